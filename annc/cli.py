@@ -1,0 +1,225 @@
+"""The ``annc`` command line: the only place that prints, parses arguments or exits.
+
+Exit codes: 0 success; 2 bad input (spec, data, solution file, options); 3 no
+solution (infeasible, unbounded, none found); 4 a solution that fails verification;
+130 aborted by a second Ctrl-C.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .errors import AnncError, SpecError
+
+VERIFY_FAILED = 4
+
+
+def _print(lines):
+    for line in lines:
+        print(line)
+
+
+# -- compile ----------------------------------------------------------------------
+def cmd_compile(a) -> int:
+    from .compiler import compile_files
+    from .report import stats_lines
+    c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
+                      allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer)
+    for w in c.model.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    p = c.problem
+    print(f"compiled {a.spec} on {a.data}: {p.num_samples} samples"
+          + (f" merged into {p.num_rows} distinct inputs" if p.merged else ""))
+    _print(stats_lines(c.model.stats()))
+    print(f"wrote {c.model_path}")
+    print(f"wrote {c.map_path}")
+    return 0
+
+
+# -- decode -----------------------------------------------------------------------
+def cmd_decode(a) -> int:
+    from .decode import decode_network, find_map, solution_vector
+    from .errors import NoSolutionError
+    from .report import network_lines, verification_lines
+    from .solutions import Status, read_solution
+    NO_POINT = (Status.INFEASIBLE, Status.UNBOUNDED, Status.NO_SOLUTION)
+    from .varmap import column_names, load_map
+    from .verify import verify
+
+    sol = read_solution(a.solution, a.format)
+    if a.map:
+        vmap, map_path = load_map(a.map), Path(a.map)
+    else:
+        vmap, map_path = find_map(sol, a.solution, [Path(a.out), Path(a.solution).parent])
+        print(f"using map {map_path}")
+    print(f"solution {a.solution}: {sol.format} format, status {sol.status.value} ({sol.status_text})")
+    if not sol.has_values or sol.status in NO_POINT:
+        raise NoSolutionError(f"{a.solution}: no solution to decode: the solver reports "
+                              f"{sol.status.value} ({sol.status_text})")
+    x = solution_vector(sol, column_names(vmap), a.solution)
+    net = decode_network(vmap, x)
+    net.meta["status"] = sol.status.value
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = Path(a.solution).name.split(".")[0]
+    _print(network_lines(net))
+    rc = 0
+    if not a.no_verify:
+        v = verify(vmap, x, net, status=sol.status.value, solver_objective=sol.objective, data_path=a.data)
+        print("verification:")
+        _print(verification_lines(v))
+        rc = 0 if v.ok else VERIFY_FAILED
+    for p in net.save(out / stem):
+        print(f"wrote {p}")
+    return rc
+
+
+# -- eval -------------------------------------------------------------------------
+def cmd_eval(a) -> int:
+    from .data import load_data
+    from .network import TrainedNetwork
+    from .report import confusion_lines
+    net = TrainedNetwork.load(a.weights)
+    data = load_data(a.data, label=a.label, classes=net.classes)
+    if data.X.shape[1] != net.layers[0].weight.shape[0]:
+        raise AnncError(f"{a.data} has {data.X.shape[1]} feature columns but the network takes "
+                        f"{net.layers[0].weight.shape[0]} inputs")
+    pred = net.predict_index(data.X)
+    print(f"{a.data}: {len(data.y)} samples, accuracy {np.mean(pred == data.y):.4f}")
+    _print(confusion_lines(net.classes, data.y, pred))
+    return 0
+
+
+# -- train ------------------------------------------------------------------------
+def cmd_train(a) -> int:
+    from .data import load_data
+    from .report import network_lines, verification_lines
+    from .solvers import SolveOptions
+    from .spec import load_spec
+    from .train import train
+
+    spec = load_spec(a.spec)
+    data = load_data(a.data, label=a.label)
+    test = load_data(a.test, label=a.label, classes=data.classes) if a.test else None
+    solver = "cmd" if a.solver_cmd else a.solver
+    progress = None if a.quiet else (lambda p: print(p.line(), flush=True))
+    opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads, progress=progress,
+                        command=a.solver_cmd)
+    r = train(spec, data, test=test, solver=solver, opts=opts, out_dir=a.out, merge=not a.no_merge,
+              greedy=True if a.greedy else None)
+    last = r.steps[-1]
+    print("summary:")
+    print(f"  status             {'greedy: ' if len(r.steps) > 1 else ''}"
+          + "; ".join(s.result.describe() for s in r.steps))
+    if len(r.steps) == 1:
+        res = last.result
+        print(f"  objective          {res.objective:.9g}")
+        print(f"  best bound         {'-' if res.bound is None else format(res.bound, '.9g')}")
+        g = res.gap
+        print(f"  gap                {'-' if g is None else format(100 * g, '.4f') + '%'}")
+    print(f"  solve time         {r.seconds:.2f} s")
+    print(f"  train accuracy     {r.train_accuracy:.4f} (forward pass, {len(data.y)} samples)")
+    if r.test_accuracy is not None:
+        print(f"  test accuracy      {r.test_accuracy:.4f} ({len(test.y)} samples)")
+    print(f"  non-zero weights   {r.network.nonzero_weights()}")
+    for s in r.steps:
+        print(f"verification of {s.name}:")
+        _print(verification_lines(s.verification))
+    if not a.quiet:
+        _print(network_lines(r.network))
+    for p in r.files:
+        print(f"wrote {p}")
+    return 0 if r.verified else VERIFY_FAILED
+
+
+# -- data -------------------------------------------------------------------------
+def cmd_data(a) -> int:
+    from .datasets import write_csv, xor_data
+    X, y = xor_data(a.n, noise=a.noise, seed=a.seed)
+    path = write_csv(a.output, X, y)
+    print(f"wrote {path}: {a.n} samples, label = parity of x1, x3, x5, label noise {a.noise}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    from .solutions import FORMATS
+    from .solvers import DEFAULT, SOLVERS
+    p = argparse.ArgumentParser(prog="annc", description="Compile neural-network training into a MIP.")
+    p.add_argument("--version", action="version", version=f"annc {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("compile", help="spec + data -> MPS/LP model and variable map")
+    c.add_argument("spec")
+    c.add_argument("data")
+    c.add_argument("--label", help="label column (default: the last one)")
+    c.add_argument("--format", choices=("mps", "lp"), default="mps")
+    c.add_argument("--gz", action="store_true", help="gzip the model file")
+    c.add_argument("--writer", choices=("annc", "pulp"), default="annc")
+    c.add_argument("-o", "--out", default="out", help="output folder (default: out)")
+    c.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")
+    c.add_argument("--allow-small-m", action="store_true", help="keep a numeric M below the valid bound")
+    c.set_defaults(func=cmd_compile)
+
+    d = sub.add_parser("decode", help="solution file -> weight matrices, verified")
+    d.add_argument("solution")
+    d.add_argument("--map", help="variable map (default: the one in out/ or beside the solution that matches)")
+    d.add_argument("--format", choices=FORMATS, help="solution format (default: sniffed)")
+    d.add_argument("--data", help="training data (default: the file recorded in the map)")
+    d.add_argument("--no-verify", action="store_true")
+    d.add_argument("-o", "--out", default="out")
+    d.set_defaults(func=cmd_decode)
+
+    e = sub.add_parser("eval", help="accuracy and confusion matrix of a weights file on a CSV")
+    e.add_argument("weights")
+    e.add_argument("data")
+    e.add_argument("--label")
+    e.set_defaults(func=cmd_eval)
+
+    t = sub.add_parser("train", help="compile, solve, decode and verify in one go")
+    t.add_argument("spec")
+    t.add_argument("data")
+    t.add_argument("--test", help="held-out CSV to report test accuracy on")
+    t.add_argument("--label")
+    t.add_argument("--solver", choices=[s for s in SOLVERS if s != "cmd"], default=DEFAULT)
+    t.add_argument("--solver-cmd", help="external solver command with {model} and {sol}, "
+                   "e.g. 'gurobi_cl ResultFile={sol} {model}'")
+    t.add_argument("--time-limit", type=float, help="seconds per MIP")
+    t.add_argument("--gap", type=float, help="stop at this relative gap")
+    t.add_argument("--threads", type=int)
+    t.add_argument("--greedy", action="store_true", help="greedy layer-wise training")
+    t.add_argument("--no-merge", action="store_true")
+    t.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    t.add_argument("-o", "--out", default="out")
+    t.set_defaults(func=cmd_train)
+
+    g = sub.add_parser("data", help="generate data sets")
+    g.add_argument("kind", choices=("xor",))
+    g.add_argument("--n", type=int, default=1000)
+    g.add_argument("--noise", type=float, default=0.1)
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("-o", "--output", required=True)
+    g.set_defaults(func=cmd_data)
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except AnncError as e:
+        print(str(e) if isinstance(e, SpecError) else f"annc: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("annc: aborted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+"""CSV data sets: numeric feature columns and one label column.
+
+Every problem raises :class:`~annc.errors.DataError` whose message starts with the
+file path and names the row (the 1-based line in the file; the header is line 1)
+and the column (its name and 1-based number).  Cell problems are collected and
+reported together (the first :data:`MAX_REPORTED` of them).
+"""
+from __future__ import annotations
+
+import csv
+import difflib
+import hashlib
+import io
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import DataError
+
+MAX_REPORTED = 20
+_INT_RE = re.compile(r"\s*[+-]?\d+\s*")
+
+
+@dataclass
+class Dataset:
+    X: np.ndarray  # float, N x d
+    y: np.ndarray  # int class index, N
+    classes: list  # class labels in stable order (ints sorted numerically, else strings sorted)
+    features: list[str]  # feature column names
+    label: str  # label column name
+    path: str
+    sha256: str  # hex digest of the file bytes
+
+
+# ---------------------------------------------------------------------------
+# Reading the file
+# ---------------------------------------------------------------------------
+
+def _read_text(path: str) -> tuple[str, str]:
+    """The file's text and the sha256 of its bytes."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{path}: data file not found") from None
+    except OSError as err:
+        raise DataError(f"{path}: cannot read data file ({err.strerror or err})") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise DataError(f"{path}: not UTF-8 text (bad byte at offset {err.start})") from None
+    return text, hashlib.sha256(raw).hexdigest()
+
+
+def _rows(text: str, path: str) -> list[tuple[int, list[str]]]:
+    """Non-blank CSV rows as (line number of the row's first line, cells)."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows, line = [], 1
+    try:
+        for cells in reader:
+            if any(c.strip() for c in cells):
+                rows.append((line, cells))
+            line = reader.line_num + 1
+    except csv.Error as err:
+        raise DataError(f"{path}: row {reader.line_num}: malformed CSV ({err})") from None
+    return rows
+
+
+def _header(line: int, cells: list[str], path: str) -> list[str]:
+    names = [c.strip() for c in cells]
+    problems = [f"{path}: row {line}, column {i}: empty column name in the header"
+                for i, name in enumerate(names, 1) if not name]
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names, 1):
+        if name and name in seen:
+            problems.append(f"{path}: row {line}, column {i}: duplicate column name "
+                            f"'{name}' (also column {seen[name]})")
+        seen.setdefault(name, i)
+    if problems:
+        raise DataError("\n".join(problems))
+    if len(names) < 2:
+        hint = ""
+        if any(sep in cells[0] for sep in ";\t|"):
+            hint = " (annc reads comma-separated files)"
+        raise DataError(f"{path}: the header has a single column '{names[0]}'; need at "
+                        f"least one feature column and a label column{hint}")
+    return names
+
+
+def _label_index(names: list[str], label: str | None, path: str) -> int:
+    if label is None:
+        return len(names) - 1
+    if label in names:
+        return names.index(label)
+    close = difflib.get_close_matches(label, names, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    raise DataError(f"{path}: no column named '{label}'{hint}; the columns are: "
+                    + ", ".join(names))
+
+
+# ---------------------------------------------------------------------------
+# Cells
+# ---------------------------------------------------------------------------
+
+class _Problems:
+    """Collects located cell problems; raises them all at once."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.messages: list[str] = []
+
+    def add(self, message: str) -> None:
+        self.messages.append(f"{self.path}: {message}")
+
+    def cell(self, row: int, name: str, column: int, message: str) -> None:
+        self.add(f"row {row}, column '{name}' ({column}): {message}")
+
+    def raise_if_any(self) -> None:
+        if not self.messages:
+            return
+        shown = self.messages[:MAX_REPORTED]
+        more = len(self.messages) - len(shown)
+        if more:
+            shown.append(f"{self.path}: ... and {more} more")
+        raise DataError("\n".join(shown))
+
+
+def _number(text: str) -> tuple[float | None, str | None]:
+    """(value, None) or (None, what is wrong with the cell)."""
+    s = text.strip()
+    if not s:
+        return None, "empty cell"
+    try:
+        value = float(s)
+    except ValueError:
+        return None, f"{s!r} is not a number"
+    if not math.isfinite(value):
+        return None, f"{s!r} is not a finite number"
+    return value, None
+
+
+def _class_order(labels: list[str]) -> list:
+    """Ints sorted numerically when every label is an integer, else strings sorted."""
+    if all(_INT_RE.fullmatch(s) for s in labels):
+        return sorted({int(s) for s in labels})
+    return sorted({s.strip() for s in labels})
+
+
+def _class_lookup(classes: list) -> dict:
+    """Map label text (and integer value, for integer classes) to the class index."""
+    lookup: dict = {}
+    for i, c in enumerate(classes):
+        lookup.setdefault(str(c).strip(), i)
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            lookup.setdefault(int(c), i)
+    return lookup
+
+
+def _index_of(text: str, lookup: dict) -> int | None:
+    s = text.strip()
+    if s in lookup:
+        return lookup[s]
+    if _INT_RE.fullmatch(s) and int(s) in lookup:
+        return lookup[int(s)]
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+
+def load_data(path, label: str | None = None, classes: list | None = None) -> Dataset:
+    """Read a CSV with a header into a :class:`Dataset`.
+
+    The label column is the last one unless ``label`` names another.  With ``classes``
+    (e.g. the training classes, for a test set) labels are mapped through that list
+    and a label outside it is an error; otherwise the classes are the labels present.
+    """
+    path = str(path)
+    text, digest = _read_text(path)
+    rows = _rows(text, path)
+    if not rows:
+        raise DataError(f"{path}: the file is empty (expected a header line and data rows)")
+    header_line, header_cells = rows[0]
+    names = _header(header_line, header_cells, path)
+    li = _label_index(names, label, path)
+    feature_cols = [i for i in range(len(names)) if i != li]
+    if len(rows) == 1:
+        raise DataError(f"{path}: no data rows (only the header)")
+
+    problems = _Problems(path)
+    X = np.zeros((len(rows) - 1, len(feature_cols)))
+    labels: list[str] = []
+    good = []  # the rows whose label cell is usable, for the class mapping
+    for r, (line, cells) in enumerate(rows[1:]):
+        if len(cells) != len(names):
+            problems.add(f"row {line} has {len(cells)} cells, the header has {len(names)}")
+            labels.append("")
+            continue
+        for j, col in enumerate(feature_cols):
+            value, wrong = _number(cells[col])
+            if wrong:
+                problems.cell(line, names[col], col + 1, wrong)
+            else:
+                X[r, j] = value
+        labels.append(cells[li])
+        if not cells[li].strip():
+            problems.cell(line, names[li], li + 1, "empty cell")
+        else:
+            good.append(r)
+
+    if classes is None:
+        problems.raise_if_any()
+        classes = _class_order(labels)
+        if len(classes) < 2:
+            raise DataError(f"{path}: all {len(labels)} rows have label {classes[0]}; "
+                            "training needs at least two classes")
+    else:
+        classes = list(classes)
+    lookup = _class_lookup(classes)
+    y = np.zeros(len(labels), dtype=np.int64)
+    for r in good:
+        index = _index_of(labels[r], lookup)
+        if index is None:
+            problems.cell(rows[r + 1][0], names[li], li + 1,
+                          f"label {labels[r].strip()!r} is not one of the classes "
+                          + ", ".join(map(str, classes)))
+        else:
+            y[r] = index
+    problems.raise_if_any()
+    return Dataset(X=X, y=y, classes=classes, features=[names[i] for i in feature_cols],
+                   label=names[li], path=path, sha256=digest)
+
+
+def _difference(got: int, want: int) -> str:
+    n = abs(got - want)
+    return f"{n} {'more' if got > want else 'fewer'} than the spec"
+
+
+def check_against_spec(spec, data: Dataset) -> None:
+    """Check the data has ``spec.inputs`` feature columns and ``spec.classes`` classes."""
+    problems = []
+    d = len(data.features)
+    if d != spec.inputs:
+        problems.append(
+            f"spec {spec.source} says input {spec.inputs} but {data.path} has {d} feature "
+            f"column{'s' if d != 1 else ''} ({_difference(d, spec.inputs)})")
+    k = len(data.classes)
+    if k != spec.classes:
+        problems.append(
+            f"spec {spec.source} says output {spec.classes} but {data.path} has {k} "
+            f"class{'es' if k != 1 else ''} ({_difference(k, spec.classes)}): "
+            + ", ".join(map(str, data.classes)))
+    if problems:
+        raise DataError("\n".join(problems))

@@ -1,0 +1,100 @@
+"""``solution file + map -> TrainedNetwork``: find the map, align the values, read tensors.
+
+A solution is aligned to the map by column name (or, for index-only formats such as
+GLPK's ``-w``, by position in the map's column order).  Names the map does not know,
+or a column count that differs, mean the solution belongs to another model: refused.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .errors import SolutionError
+from .network import Layer, TrainedNetwork
+from .solutions import RawSolution
+from .varmap import column_names, load_map
+
+
+def _matches(sol: RawSolution, vmap: dict, names: list[str]) -> bool:
+    if sol.index_values or (sol.num_columns is not None and not sol.values):
+        return sol.num_columns == len(names)
+    if sol.num_columns is not None and sol.num_columns != len(names):
+        return False
+    pos = {n: i for i, n in enumerate(names)}
+    return (bool(sol.values) and all(k in pos for k in sol.values)
+            and all(pos[k] == i for k, i in sol.positions.items()))
+
+
+def find_map(sol: RawSolution, sol_path: str | Path, search: list[str | Path]) -> tuple[dict, Path]:
+    """The one map in ``search`` folders whose columns match ``sol``; errors otherwise."""
+    seen, found = set(), []
+    for folder in search:
+        for p in sorted(Path(folder).glob("*.map.json")):
+            if p.resolve() in seen:
+                continue
+            seen.add(p.resolve())
+            try:
+                vmap = load_map(p)
+            except SolutionError:
+                continue
+            if _matches(sol, vmap, column_names(vmap)):
+                found.append((vmap, p))
+    where = " or ".join(str(f) for f in search)
+    if not found:
+        raise SolutionError(f"{sol_path}: no variable map in {where} matches this solution's columns; "
+                            "pass --map MAP")
+    if len(found) > 1:
+        raise SolutionError(f"{sol_path}: {len(found)} maps match this solution ("
+                            + ", ".join(str(p) for _, p in found) + "); pass --map MAP")
+    return found[0]
+
+
+def solution_vector(sol: RawSolution, names: list[str], sol_path: str | Path = "solution") -> np.ndarray:
+    """Values of the columns ``names`` in order (0 where a zero-omitting format left one out)."""
+    n = len(names)
+    if sol.num_columns is not None and sol.num_columns != n:
+        raise SolutionError(f"{sol_path}: the solution has {sol.num_columns} columns but the model of "
+                            f"this map has {n}: it is from another model")
+    x = np.zeros(n)
+    if sol.index_values:
+        idx = np.fromiter(sol.index_values.keys(), dtype=np.int64, count=len(sol.index_values))
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            raise SolutionError(f"{sol_path}: column index {int(idx.max()) + 1} is beyond the {n} columns "
+                                "of this map's model: it is from another model")
+        x[idx] = np.fromiter(sol.index_values.values(), dtype=float, count=idx.size)
+        return x
+    pos = {name: i for i, name in enumerate(names)}
+    unknown = [k for k in sol.values if k not in pos]
+    if unknown:
+        raise SolutionError(f"{sol_path}: {len(unknown)} column(s) of the solution are not in the map, "
+                            f"e.g. {', '.join(unknown[:3])}: the solution is from another model")
+    if not sol.omits_zeros and sol.values and len(sol.values) < n:
+        missing = [k for k in names if k not in sol.values]
+        raise SolutionError(f"{sol_path}: the solution lacks {len(missing)} of the map's {n} columns, "
+                            f"e.g. {', '.join(missing[:3])}: it is from another model")
+    moved = [k for k, i in sol.positions.items() if pos[k] != i]
+    if moved:
+        k = moved[0]
+        raise SolutionError(f"{sol_path}: column {k} is column {sol.positions[k] + 1} of the solved model but "
+                            f"column {pos[k] + 1} of this map's model ({len(moved)} columns differ): "
+                            "the solution is from another model")
+    for k, v in sol.values.items():
+        x[pos[k]] = v
+    return x
+
+
+def tensor(vmap: dict, x: np.ndarray, name: str) -> np.ndarray:
+    for t in vmap["tensors"]:
+        if t["name"] == name:
+            size = int(np.prod(t["shape"])) if t["shape"] else 1
+            return x[t["start"]:t["start"] + size].reshape(t["shape"])
+    raise KeyError(name)
+
+
+def decode_network(vmap: dict, x: np.ndarray) -> TrainedNetwork:
+    """The exported network: weights as solved, biases shifted per the map's layer table."""
+    layers = [Layer(L["activation"], tensor(vmap, x, L["weight"]).copy(),
+                    tensor(vmap, x, L["bias"]) + L["bias_shift"]) for L in vmap["layers"]]
+    return TrainedNetwork(classes=list(vmap["classes"]), layers=layers,
+                          meta={"spec": vmap["spec"]["source"], "model": vmap["model"].get("file")})

@@ -1,0 +1,61 @@
+"""User-facing errors.
+
+Every mistake a user can make (a bad spec, a bad CSV, a solution file from another
+model) raises a subclass of :class:`AnncError`.  The command-line layer prints its
+message and exits with its ``exit_code``; it never shows a traceback for these.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class AnncError(Exception):
+    """A problem with the user's input; ``str(err)`` is the full message."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One located problem: ``file:line:column: message``, the line and a caret."""
+
+    file: str
+    line: int
+    column: int
+    message: str
+    source_line: str = ""
+
+    def format(self) -> str:
+        head = f"{self.file}:{self.line}:{self.column}: error: {self.message}"
+        if not self.source_line:
+            return head
+        caret = " " * (max(self.column, 1) - 1) + "^"
+        return f"{head}\n    {self.source_line.rstrip()}\n    {caret}"
+
+
+class SpecError(AnncError):
+    """One or more problems in a network spec, all reported together."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = list(diagnostics)
+        n = len(self.diagnostics)
+        summary = f"{n} error{'s' if n != 1 else ''} in spec"
+        super().__init__("\n".join(d.format() for d in self.diagnostics) + f"\n{summary}")
+
+
+class DataError(AnncError):
+    """A problem in a CSV data file (the message names the file, row and column)."""
+
+
+class SolutionError(AnncError):
+    """A solution file that cannot be read, or that belongs to another model."""
+
+
+class NoSolutionError(AnncError):
+    """The solver finished without a usable solution (infeasible, unbounded, none found)."""
+
+    exit_code = 3
+
+
+class ModelError(AnncError):
+    """A model that cannot be built as asked (e.g. a big-M below its valid bound)."""

@@ -1,0 +1,72 @@
+"""Lowering of a :class:`~annc.problem.TrainingProblem` to a MIP (:class:`~annc.model.Model`).
+
+Layers are lowered in order.  A layer's pre-activation is affine in the data (layer 0,
+exact) or a sum of products of its weights with the previous layer's outputs, which
+the previous layer's activation decides how to linearise (registry ``PRODUCTS``:
+exact for binary inputs, piecewise McCormick for ReLU inputs).  Its own activation
+adds units (registry ``ACTIVATIONS``); the last layer is linear and feeds the loss
+(registry ``LOSSES``).
+
+Column blocks, per layer ``l``: ``a{l}`` weights, ``b{l}`` biases, ``z{l}`` products,
+``s{l}`` McCormick selectors, ``h{l}`` binary activations or ReLU indicators, ``q{l}``
+ReLU outputs; then ``o`` outputs, ``w`` omega, ``r`` diversifying binaries.
+"""
+from __future__ import annotations
+
+from ..errors import ModelError
+from ..model import Model, ModelBuilder
+from ..problem import TrainingProblem
+from . import binary, relu
+from .common import LayerInput, Lowering, data_affine, parameters
+from .loss import LOSSES
+from .output import add_output
+
+ACTIVATIONS = {"binary": binary.add_units, "relu": relu.add_units}
+PRODUCTS = {"binary": binary.add_products, "relu": relu.add_products}
+INTEGRALITY_TOL = 1e-6
+
+
+def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bool = False) -> Model:
+    """Build the training MIP of ``problem``; see the module docstring for its blocks."""
+    spec = problem.spec
+    low = Lowering(ModelBuilder(name), problem)
+    inp = LayerInput("data", None, problem.X, problem.X)
+    o = None
+    for layer, ls in enumerate(spec.layers):
+        n_in = spec.inputs if layer == 0 else spec.layers[layer - 1].units
+        a, beta = parameters(low, layer, n_in, ls)
+        if inp.kind == "data":
+            pre = data_affine(problem.X, a, beta, ls)
+        else:
+            pre = PRODUCTS[inp.kind](low, layer, ls, inp, a, beta)
+        if layer == len(spec.hidden):
+            o = add_output(low, layer, ls, pre)
+        else:
+            inp = ACTIVATIONS[ls.activation](low, layer, ls, pre)
+    LOSSES[spec.loss](low, o, spec.output)
+    if low.m_too_small and not allow_small_m:
+        raise ModelError(m_too_small_message(low.m_too_small))
+    model = low.builder.build()
+    model.warnings = m_warnings(model, spec.eps, low.m_too_small)
+    return model
+
+
+def m_too_small_message(short: list) -> str:
+    lines = [f"  rows {rows}: M = {user:g} but {count} row(s) need up to {valid:.6g}"
+             for rows, user, valid, count in short]
+    return ("big-M is below the valid bound of some rows, so networks whose weights are inside "
+            "their bounds would be cut off:\n" + "\n".join(lines) +
+            "\nuse 'M auto' (the default), a larger M, or --allow-small-m to keep it anyway")
+
+
+def m_warnings(model: Model, eps: float, short: list) -> list[str]:
+    out = []
+    if short:
+        out.append("big-M below the valid bound kept on request (--allow-small-m): "
+                   "the model may cut off valid networks")
+    big = max((m[1] for m in model.big_m.values()), default=0.0)
+    if big * INTEGRALITY_TOL > eps / 10:
+        out.append(f"largest big-M {big:g} times a typical integrality tolerance {INTEGRALITY_TOL:g} "
+                   f"is {big * INTEGRALITY_TOL:g}, not well below eps = {eps:g}: the eps separation "
+                   "of the activations is at the solver's mercy")
+    return out

@@ -1,0 +1,97 @@
+"""ReLU units and piecewise McCormick products with ReLU inputs (Proposition 3).
+
+Unit ``k`` of layer ``l`` on row ``u``: an indicator ``h`` (rows ``on``/``off`` of the
+binary formulation, ``h = 1`` iff ``pre >= eps``) and the output ``q = max(pre, 0)``,
+``q`` in ``[0, qU]`` with ``qU = max(Up, 0)``::
+
+    ra: q <= pre + M_a (1 - h)     M_a = max(-Lp, 0)
+    rb: q >= pre - M_b (1 - h)     M_b = 0: q >= pre holds for every network
+    rc: q <= M_c h                 M_c = qU
+    (-M h <= q is the bound q >= 0)
+
+Product ``z = a q'`` of a weight ``a`` in ``[aL, aU]`` and a ReLU input ``q'`` in
+``[0, qU']`` (``qU'`` per sample): ``[aL, aU]`` is cut into P pieces
+``[aL_p, aU_p]``, ``aL_p = aL + (aU - aL)(p - 1)/P``, ``aU_p = aL + (aU - aL) p/P``; one
+selector ``lambda_p`` per weight and piece (no sample index) with
+``sum_p lambda_p = 1`` and ``sum_p aL_p lambda_p <= a <= sum_p aU_p lambda_p``; and the
+McCormick envelope of the chosen piece (lower bound of ``q'`` is 0)::
+
+    mca: z >= aL_p q'                          - M1 (1 - lambda_p)   M1 = (aL_p - aL) qU'
+    mcb: z >= aU_p q' + a qU' - aU_p qU'       - M2 (1 - lambda_p)   M2 = (aU - aU_p) qU'
+    mcc: z <= aU_p q'                          + M3 (1 - lambda_p)   M3 = (aU - aU_p) qU'
+    mcd: z <= aL_p q' + a qU' - aL_p qU'       + M4 (1 - lambda_p)   M4 = (aL_p - aL) qU'
+
+Each M is the largest violation of its row by an exact product ``z = a q'`` with ``a``
+in another piece.  This is a relaxation: ``|z - a q'|`` (the McCormick gap) shrinks
+as ``P`` grows and is reported by ``annc decode``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .binary import add_units as add_indicator
+from .common import Affine, LayerInput, Lowering
+
+
+def add_units(low: Lowering, layer: int, spec_layer, pre: Affine) -> LayerInput:
+    """Indicator ``h{layer}``, output ``q{layer}`` and rows on/off/ra/rb/rc."""
+    b, user = low.builder, spec_layer.big_m
+    shape = pre.lo.shape
+    h = add_indicator(low, layer, spec_layer, pre).cols
+    qU = np.maximum(pre.hi, 0.0)
+    q = b.var(f"q{layer}", shape, 0.0, qU, role="relu", layer=layer)
+    m_a = low.big_m(f"ra{layer}", -pre.lo, user)
+    m_b = low.big_m(f"rb{layer}", np.zeros(shape), user)
+    m_c = low.big_m(f"rc{layer}", qU, user)
+    neg = [(c, -np.asarray(v, float)) for c, v in pre.terms]
+    b.rows(f"ra{layer}", shape, "L", m_a, [(q, 1.0), (h, m_a)] + neg, role="relu", layer=layer, big_m=m_a)
+    b.rows(f"rb{layer}", shape, "G", -m_b, [(q, 1.0), (h, -m_b)] + neg, role="relu", layer=layer, big_m=m_b)
+    b.rows(f"rc{layer}", shape, "L", 0.0, [(q, 1.0), (h, -m_c)], role="relu", layer=layer, big_m=m_c)
+    return LayerInput("relu", q, None, qU)
+
+
+def pieces(lo: float, hi: float, P: int) -> tuple[np.ndarray, np.ndarray]:
+    """Piece bounds ``aL_p``, ``aU_p`` for ``p = 1..P`` (uniform partition)."""
+    p = np.arange(1, P + 1)
+    return lo + (hi - lo) * (p - 1) / P, lo + (hi - lo) * p / P
+
+
+def add_products(low: Lowering, layer: int, spec_layer, inp: LayerInput,
+                 a: np.ndarray, beta: np.ndarray) -> Affine:
+    """McCormick products ``z{layer}[u,i,k] ~ a[i,k] q'[u,i]``; returns ``pre = sum_i z + b``."""
+    b, user, P = low.builder, spec_layer.big_m, low.problem.spec.partitions
+    (wl, wu), (bl, bu) = spec_layer.weight_bounds, spec_layer.bias_bounds
+    U, n_in = inp.cols.shape
+    K = spec_layer.units
+    qU = inp.upper  # U x n_in
+    zlo = min(wl, 0.0) * qU[:, :, None] * np.ones((1, 1, K))
+    zhi = max(wu, 0.0) * qU[:, :, None] * np.ones((1, 1, K))
+    z = b.var(f"z{layer}", (U, n_in, K), zlo, zhi, role="product", layer=layer)
+    lam = b.binary(f"s{layer}", (n_in, K, P), role="selector", layer=layer)
+    aLp, aUp = pieces(wl, wu, P)
+
+    b.rows(f"sel{layer}", (n_in, K), "E", 1.0, [(lam, 1.0)], role="selector", layer=layer)
+    b.rows(f"sl{layer}", (n_in, K), "G", 0.0, [(a, 1.0), (lam, -aLp)], role="selector", layer=layer)
+    b.rows(f"su{layer}", (n_in, K), "L", 0.0, [(a, 1.0), (lam, -aUp)], role="selector", layer=layer)
+
+    shape = (U, n_in, K, P)
+    zz = z[..., None]
+    qq = inp.cols[:, :, None, None]
+    aa = a[None, :, :, None]
+    ll = lam[None]
+    qu = qU[:, :, None, None] * np.ones(shape)
+    rows = {  # name: (sense, valid M, q' coef, a coef, constant on the right)
+        "mca": ("G", (aLp - wl) * qu, -aLp, 0.0, 0.0),
+        "mcb": ("G", (wu - aUp) * qu, -aUp, -qu, -aUp * qu),
+        "mcc": ("L", (wu - aUp) * qu, -aUp, 0.0, 0.0),
+        "mcd": ("L", (aLp - wl) * qu, -aLp, -qu, -aLp * qu),
+    }
+    for name, (sense, valid, qcoef, acoef, const) in rows.items():
+        m = low.big_m(f"{name}{layer}", valid, user)
+        sign = -1.0 if sense == "G" else 1.0  # z >= ... - M(1-l)  /  z <= ... + M(1-l)
+        terms = [(zz, 1.0), (qq, qcoef * np.ones(shape)), (aa, acoef * np.ones(shape)), (ll, sign * m)]
+        b.rows(f"{name}{layer}", shape, sense, const + sign * m, terms, role="mccormick", layer=layer, big_m=m)
+
+    hi = zhi.sum(1) + bu
+    lo = zlo.sum(1) + bl
+    return Affine([(z.transpose(0, 2, 1), 1.0), (beta[None, :], 1.0)], lo, hi)

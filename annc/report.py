@@ -1,0 +1,61 @@
+"""Text the command line prints: model statistics, verification, matrices, summaries."""
+from __future__ import annotations
+
+import numpy as np
+
+from .network import TrainedNetwork
+from .verify import Verification
+
+
+def stats_lines(stats: dict) -> list[str]:
+    s = stats
+    m = s["big_m_range"]
+    return [
+        f"  columns   {s['columns']} ({s['binary']} binary, {s['integer']} integer, {s['continuous']} continuous)",
+        f"  rows      {s['rows']}",
+        f"  non-zeros {s['nonzeros']}",
+        f"  |coefficients| in [{s['coef_range'][0]:.3g}, {s['coef_range'][1]:.3g}]"
+        + (f", big-M in [{m[0]:.3g}, {m[1]:.3g}]" if m else ""),
+    ]
+
+
+def verification_lines(v: Verification) -> list[str]:
+    out = [f"  training samples      {v.samples}"]
+    if v.solver_objective is not None:
+        out.append(f"  solver objective      {v.solver_objective:.9g}")
+    out += [
+        f"  objective of point    {v.point_objective:.9g}",
+        f"  loss of exported net  {v.network_loss:.9g}",
+        f"  training accuracy     {v.train_accuracy:.4f} (forward pass of the exported network)",
+    ]
+    if v.mccormick_gap is not None:
+        out.append(f"  solver's accuracy     {v.solver_accuracy:.4f} (its relaxed outputs)")
+        out.append(f"  McCormick gap         {v.mccormick_gap:.3g} (largest |z - alpha * h_relu|)")
+    for layer, (bad, total) in v.activation_mismatch.items():
+        out.append(f"  layer {layer} activations {total - bad}/{total} equal to the solver's")
+    viol = v.violations
+    out.append("  violations            "
+               + ", ".join(f"{k} {viol[k]['max']:.2g}" for k in ("integrality", "bound", "row")))
+    out.append("  verification          " + ("passed" if v.ok else "FAILED"))
+    out += [f"    - {p}" for p in v.problems]
+    return out
+
+
+def network_lines(net: TrainedNetwork) -> list[str]:
+    out = [f"classes: {', '.join(str(c) for c in net.classes)}"]
+    with np.printoptions(precision=4, suppress=True, linewidth=120):
+        for i, L in enumerate(net.layers):
+            out.append(f"layer {i}: {L.activation}, {L.weight.shape[0]} inputs -> {L.units} units")
+            out.append("  weight =\n" + "\n".join("    " + r for r in str(L.weight).splitlines()))
+            out.append(f"  bias   = {L.bias}")
+    return out
+
+
+def confusion_lines(classes: list, y: np.ndarray, pred: np.ndarray) -> list[str]:
+    J = len(classes)
+    cm = np.zeros((J, J), dtype=int)
+    np.add.at(cm, (y, pred), 1)
+    width = max(6, *(len(str(c)) + 1 for c in classes))
+    head = "true\\pred".ljust(width + 3) + "".join(str(c).rjust(width) for c in classes)
+    rows = [str(c).ljust(width + 3) + "".join(str(v).rjust(width) for v in cm[i]) for i, c in enumerate(classes)]
+    return [head] + rows

@@ -1,0 +1,64 @@
+"""Gurobi JSON solution files (``model.write("x.json")``).
+
+::
+
+    { "SolutionInfo": { "Status": 2, "ObjVal": 41, "SolCount": 2, ...},
+      "Vars": [ { "VarName": "b", "X": 1}, ...]}
+
+``Status`` is Gurobi's optimisation status code; ``Vars`` lists the non-zero
+variables only and is absent when there is no solution (``SolCount`` 0).
+"""
+from __future__ import annotations
+
+import json
+from numbers import Real
+
+from ..errors import SolutionError
+from .common import RawSolution, Source, Status
+
+FORMAT = "gurobi-json"
+_CODES = {1: "loaded", 2: "optimal", 3: "infeasible", 4: "infeasible or unbounded",
+          5: "unbounded", 6: "cutoff", 7: "iteration limit", 8: "node limit",
+          9: "time limit", 10: "solution limit", 11: "interrupted", 12: "numeric trouble",
+          13: "suboptimal", 14: "in progress", 15: "user objective limit",
+          16: "work limit", 17: "memory limit"}
+_STATUSES = {2: Status.OPTIMAL, 3: Status.INFEASIBLE, 5: Status.UNBOUNDED}
+_STOPPED = {6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 17}   # FEASIBLE if a solution was kept
+
+
+def sniff(first: str, second: str) -> bool:
+    return first.startswith("{")
+
+
+def read(src: Source) -> RawSolution:
+    try:
+        data = json.loads(src.text)
+    except json.JSONDecodeError as err:
+        raise src.error(err.lineno, f"expected a Gurobi JSON solution: {err.msg} "
+                                    f"(column {err.colno})") from None
+    info = data.get("SolutionInfo") if isinstance(data, dict) else None
+    variables = data.get("Vars", []) if isinstance(data, dict) else None
+    if not (isinstance(info, dict) and isinstance(info.get("Status"), int)
+            and isinstance(variables, list)):
+        raise SolutionError(f'{src.path}: expected a Gurobi JSON solution, with '
+                            f'"SolutionInfo": {{"Status": <code>, ...}} and "Vars": [...]')
+    code, count = info["Status"], info.get("SolCount", 0)
+    status = _STATUSES.get(code, Status.UNKNOWN)
+    if code in _STOPPED:
+        status = Status.FEASIBLE if count else Status.NO_SOLUTION
+    values: dict[str, float] = {}
+    for i, var in enumerate(variables):
+        if not (isinstance(var, dict) and isinstance(var.get("VarName"), str)
+                and isinstance(var.get("X"), Real)):
+            raise SolutionError(f'{src.path}: expected {{"VarName": <name>, "X": <number>}} '
+                                f"as Vars[{i}] of a Gurobi JSON solution, "
+                                f"got {json.dumps(var)[:80]}")
+        if var["VarName"] in values:
+            raise SolutionError(f"{src.path}: column {var['VarName']!r} appears twice "
+                                f"(Vars[{i}])")
+        values[var["VarName"]] = float(var["X"])
+    objective = info.get("ObjVal")
+    return RawSolution(format=FORMAT, status=status,
+                       status_text=f"{_CODES.get(code, 'unknown')} (Gurobi status {code})",
+                       objective=float(objective) if isinstance(objective, Real) else None,
+                       values=values, omits_zeros=True)

@@ -1,0 +1,115 @@
+"""Verification that does not trust the solver.
+
+Given a map and a solution vector ``x``: rebuild the model from the map's spec and
+data (checking the data's fingerprint), check ``x`` against every bound, row and
+integrality requirement, then run the decoded network forward with numpy on the
+training data and compare: the binary activations with the solver's ``h``, the loss
+of the exported network with the solver's objective, the accuracy.  For ReLU nets the
+McCormick gap ``max |z - a q'|`` measures how far the relaxed products are from exact.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .compiler import Compiled, build
+from .data import load_data
+from .errors import AnncError
+from .formulations.loss import network_loss
+from .network import TrainedNetwork
+from .spec import parse_spec
+from .varmap import names_digest
+
+FEAS_TOL = 1e-5
+INT_TOL = 1e-5
+
+
+@dataclass
+class Verification:
+    status: str
+    solver_objective: float | None
+    point_objective: float
+    network_loss: float
+    train_accuracy: float
+    solver_accuracy: float
+    samples: int
+    activation_mismatch: dict = field(default_factory=dict)  # layer -> (mismatches, total)
+    violations: dict = field(default_factory=dict)
+    mccormick_gap: float | None = None
+    problems: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def rebuild(vmap: dict, data_path: str | Path | None = None):
+    """The compiled model of ``vmap``, rebuilt from its spec and (fingerprinted) data."""
+    path = Path(data_path or vmap["data"]["file"])
+    if not path.exists():
+        raise AnncError(f"cannot verify: training data {path} not found (pass --data PATH, or --no-verify)")
+    data = load_data(path, label=vmap["options"].get("label"), classes=vmap["classes"])
+    if data.sha256 != vmap["data"]["sha256"]:
+        raise AnncError(f"cannot verify: {path} is not the data the model was compiled from "
+                        "(its SHA-256 differs from the map's)")
+    spec = parse_spec(vmap["spec"]["text"], vmap["spec"]["source"])
+    c = build(spec, data, name=vmap["model"]["name"], merge=vmap["options"]["merge"],
+              allow_small_m=vmap["options"].get("allow_small_m", False))
+    if names_digest(c.model.col_names()) != vmap["model"]["columns_sha256"]:
+        raise AnncError("cannot verify: the rebuilt model's columns differ from the map's "
+                        "(was the map compiled by another annc version?)")
+    return c
+
+
+def verify(vmap: dict, x: np.ndarray, net: TrainedNetwork, *, status: str,
+           solver_objective: float | None, data_path=None) -> Verification:
+    """Rebuild the model of ``vmap`` and :func:`check` the solution ``x`` against it."""
+    return check(rebuild(vmap, data_path), x, net, status=status, solver_objective=solver_objective)
+
+
+def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
+          solver_objective: float | None) -> Verification:
+    """Check ``x`` and the exported ``net`` against the compiled model ``c``."""
+    model, problem, layers = c.model, c.problem, c.varmap["layers"]
+    point_obj = float(model.obj @ x + model.obj_const)
+    viol = model.violations(x)
+
+    outs = net.forward(problem.X)
+    scores = outs[-1]
+    counts = problem.counts
+    n = problem.num_samples
+    loss = network_loss(c.spec, scores, counts)
+    acc = float(counts[np.arange(len(scores)), scores.argmax(1)].sum() / n)
+    o = model.values(x, "o")
+    solver_acc = float(counts[np.arange(len(o)), o.argmax(1)].sum() / n)
+
+    mism, gap = {}, None
+    for i, L in enumerate(layers[:-1]):
+        h = model.values(x, f"h{i}")
+        if L["activation"] == "binary":
+            mism[i] = (int(np.sum(np.round(h) != outs[i])), int(h.size))
+    for i in range(1, len(layers)):
+        if layers[i - 1]["activation"] == "relu":
+            z, a, q = (model.values(x, f"{t}") for t in (f"z{i}", f"a{i}", f"q{i - 1}"))
+            g = float(np.max(np.abs(z - a[None] * q[:, :, None]))) if z.size else 0.0
+            gap = g if gap is None else max(gap, g)
+
+    v = Verification(status, solver_objective, point_obj, loss, acc, solver_acc, n, mism, viol, gap)
+    if viol["integrality"]["max"] > INT_TOL:
+        w = viol["integrality"]
+        v.problems.append(f"not integral: {w['where']} is {w['max']:.3g} away from an integer "
+                          "(a solver stopped at a limit may return a fractional point)")
+    if viol["bound"]["max"] > FEAS_TOL:
+        w = viol["bound"]
+        v.problems.append(f"bound violated by {w['max']:.3g} at {w['where']}")
+    if viol["row"]["max"] > FEAS_TOL * max(1.0, float(np.abs(model.rhs).max(initial=0.0))):
+        w = viol["row"]
+        v.problems.append(f"row {w['where']} violated by {w['max']:.3g}: the solution does not satisfy "
+                          "this model (is it from another model?)")
+    for i, (bad, total) in mism.items():
+        if bad:
+            v.problems.append(f"layer {i}: {bad} of {total} binary activations of the exported network "
+                              "differ from the solver's")
+    return v

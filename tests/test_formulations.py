@@ -1,0 +1,92 @@
+"""Exact sizes of the lowered models, checked against the formulas of the formulations."""
+import numpy as np
+import pytest
+
+from annc.formulations import formulate
+from annc.problem import make_problem
+from annc.spec import LayerSpec, NetworkSpec, parse_spec
+from annc.solvers import SolveOptions, solve
+
+
+def sizes(d, hidden, J, U, P):
+    """(columns, binaries, rows) from the formulas in the formulation docstrings."""
+    cols = bins = rows = 0
+    widths = [d] + [k for k, _ in hidden] + [J]
+    acts = ["data"] + [a for _, a in hidden]
+    for l in range(len(widths) - 1):
+        i, o = widths[l], widths[l + 1]
+        cols += i * o + o
+        if l > 0:
+            cols += U * i * o
+            if acts[l] == "binary":
+                rows += 4 * U * i * o
+            else:
+                cols += i * o * P
+                bins += i * o * P
+                rows += 4 * U * i * o * P + 3 * i * o
+        if l < len(hidden):
+            act = hidden[l][1]
+            cols += U * o * (1 if act == "binary" else 2)
+            bins += U * o
+            rows += U * o * (2 if act == "binary" else 5)
+    pairs = J * (J - 1) // 2
+    cols += U * J + U + U * pairs
+    bins += U * pairs
+    rows += U * J + U * J + 2 * U * pairs
+    return cols, bins, rows
+
+
+CASES = [
+    ("input 3\nhidden 2 binary\noutput 2", 3, [(2, "binary")], 2),
+    ("input 3\nhidden 2 binary\nhidden 3 binary\nhidden 2 binary\noutput 3", 3,
+     [(2, "binary"), (3, "binary"), (2, "binary")], 3),
+    ("input 2\nhidden 2 relu\nhidden 2 relu\noutput 2\nP 3", 2, [(2, "relu"), (2, "relu")], 2),
+    ("input 2\nhidden 2 relu\nhidden 2 binary\noutput 3\nP 2", 2, [(2, "relu"), (2, "binary")], 3),
+    ("input 4\noutput 3", 4, [], 3),
+]
+
+
+@pytest.mark.parametrize("text,d,hidden,J", CASES)
+def test_counts_match_formulas(text, d, hidden, J):
+    spec = parse_spec(text)
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 3, size=(9, d)).astype(float)
+    y = rng.integers(0, J, size=9)
+    pb = make_problem(spec, X, y, list(range(J)))
+    m = formulate(pb)
+    cols, bins, rows = sizes(d, hidden, J, pb.num_rows, spec.partitions)
+    st = m.stats()
+    assert (st["columns"], st["binary"], st["rows"]) == (cols, bins, rows)
+    assert st["integer"] == 0
+
+
+def test_merging_shares_rows_and_keeps_the_optimum():
+    spec = parse_spec("input 2\nhidden 2 binary\noutput 2")
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3, float)
+    y = np.array([0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0])
+    merged, plain = make_problem(spec, X, y, [0, 1]), make_problem(spec, X, y, [0, 1], merge=False)
+    assert merged.num_rows == 4 and plain.num_rows == 12
+    assert merged.counts.sum() == 12 and merged.counts[2].tolist() == [1, 2]
+    a = solve(formulate(merged), "highs", SolveOptions(time_limit=60))
+    b = solve(formulate(plain), "highs", SolveOptions(time_limit=60))
+    assert a.status.value == b.status.value == "optimal"
+    assert a.objective == pytest.approx(b.objective, abs=1e-6)
+
+
+def test_small_user_m_is_refused_with_the_rows_named():
+    from annc.errors import ModelError
+    spec = parse_spec("input 2\nhidden 2 binary\noutput 2\nM 1.5")
+    pb = make_problem(spec, np.array([[0, 1], [1, 1.0]]), np.array([0, 1]), [0, 1])
+    with pytest.raises(ModelError) as e:
+        formulate(pb)
+    msg = str(e.value)
+    assert "rows on0: M = 1.5" in msg and "--allow-small-m" in msg
+    m = formulate(pb, allow_small_m=True)
+    assert any("kept on request" in w for w in m.warnings)
+
+
+def test_large_m_warns_about_integrality_tolerance():
+    spec = parse_spec("input 2\nhidden 2 binary\noutput 2\nM 100000\neps 0.01")
+    pb = make_problem(spec, np.array([[0, 1], [1, 1.0]]), np.array([0, 1]), [0, 1])
+    m = formulate(pb)
+    assert any("integrality tolerance" in w for w in m.warnings)

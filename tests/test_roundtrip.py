@@ -1,0 +1,161 @@
+"""compile -> a real solver -> decode -> verify, on specs/xor.ann with a small XOR sample.
+
+Every solver must read annc's MPS file as the same problem: the same optimum, and a
+solution that decodes to a network whose recomputed loss equals the solver's objective.
+"""
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import SPECS, run_cli
+
+
+def _xor(tmp_path, n=24, seed=1):
+    from annc.datasets import write_csv, xor_data
+    X, y = xor_data(n, noise=0.1, seed=seed)
+    return write_csv(tmp_path / "xor.csv", X, y)
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("rt")
+    data = _xor(tmp)
+    code, out, err = run_cli("compile", SPECS / "xor.ann", data, "-o", tmp / "out")
+    assert code == 0, err
+    return tmp, tmp / "out" / "xor.mps", tmp / "out" / "xor.map.json"
+
+
+def solve_cbc(mps, sol):
+    import pulp
+    subprocess.run([pulp.apis.PULP_CBC_CMD().path, str(mps), "-solve", "-solu", str(sol)],
+                   check=True, capture_output=True)
+
+
+def solve_glpk(mps, sol):
+    exe = shutil.which("glpsol")
+    assert exe, "glpsol missing: CI must install glpk-utils"
+    subprocess.run([exe, "--freemps", str(mps), "-w", str(sol)], check=True, capture_output=True)
+
+
+def solve_highs(mps, sol):
+    import highspy
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(mps))
+    h.run()
+    h.writeSolution(str(sol), 0)
+
+
+def solve_scip(mps, sol):
+    from pyscipopt import Model
+    m = Model()
+    m.hideOutput()
+    m.readProblem(str(mps))
+    m.optimize()
+    m.writeBestSol(str(sol))
+
+
+def solve_gurobi(mps, sol):
+    import gurobipy as gp
+    m = gp.read(str(mps))
+    m.Params.OutputFlag = 0
+    m.optimize()
+    m.write(str(sol))
+
+
+def solve_cplex(mps, sol):
+    import cplex
+    c = cplex.Cplex(str(mps))
+    for s in (c.set_log_stream, c.set_results_stream, c.set_warning_stream):
+        s(None)
+    c.solve()
+    c.solution.write(str(sol))
+
+
+def solve_xpress(mps, sol):
+    import xpress as xp
+    p = xp.problem()
+    p.setControl("outputlog", 0)
+    p.readProb(str(mps))
+    p.optimize()
+    p.writeSlxSol(str(sol))
+
+
+SOLVERS = [("cbc", solve_cbc, "sol", "optimal"), ("glpk", solve_glpk, "raw", "optimal"),
+           ("highs", solve_highs, "sol", "optimal"), ("scip", solve_scip, "sol", "unknown"),
+           ("gurobi", solve_gurobi, "json", "optimal"), ("cplex", solve_cplex, "sol", "optimal"),
+           ("xpress", solve_xpress, "slx", "unknown")]
+
+
+@pytest.mark.parametrize("name,fn,ext,status", SOLVERS, ids=[s[0] for s in SOLVERS])
+def test_solve_decode_verify(compiled, name, fn, ext, status):
+    tmp, mps, vmap = compiled
+    sol = tmp / f"{name}.{ext}"
+    fn(mps, sol)
+    code, out, err = run_cli("decode", sol, "-o", tmp / "out")
+    assert code == 0, out + err
+    assert "using map" in out and "xor.map.json" in out
+    assert f"status {status}" in out
+    assert "verification          passed" in out
+    lines = dict(l.strip().split("  ", 1) for l in out.splitlines()
+                 if l.startswith("  ") and "  " in l.strip())
+    point = float(lines["objective of point"])
+    loss = float(lines["loss of exported net"])
+    assert loss == pytest.approx(point, abs=1e-6)
+    if "solver objective" in lines:
+        assert float(lines["solver objective"]) == pytest.approx(loss, abs=1e-6)
+    # every solver finds the same optimum of the same problem
+    assert loss == pytest.approx(0.01, abs=1e-6)
+    weights = json.loads((tmp / "out" / f"{name}.weights.json").read_text())
+    assert [L["activation"] for L in weights["layers"]] == ["binary", "linear"]
+    assert len(weights["layers"][0]["weight"]) == 5 and len(weights["layers"][0]["weight"][0]) == 5
+    assert (tmp / "out" / f"{name}.weights.npz").exists()
+
+
+def test_solution_of_another_model_is_refused(tmp_path, compiled):
+    _, _, vmap = compiled
+    data = _xor(tmp_path)
+    code, _, err = run_cli("compile", SPECS / "output_only.ann", data, "-o", tmp_path / "other")
+    assert code == 0, err
+    sol = tmp_path / "other.sol"
+    solve_cbc(tmp_path / "other" / "output_only.mps", sol)
+    code, out, err = run_cli("decode", sol, "--map", vmap, "-o", tmp_path / "o")
+    assert code == 2
+    assert "column a0_1_0 is column 3 of the solved model but column 6 of this map's model" in err
+    assert "from another model" in err
+    assert not (tmp_path / "o").exists()
+    # names the map does not know at all
+    sol.write_text("Optimal - objective value 0\n      0 zz9_1  1  0\n")
+    code, out, err = run_cli("decode", sol, "--map", vmap, "-o", tmp_path / "o")
+    assert code == 2 and "not in the map, e.g. zz9_1" in err
+    # GLPK's index-only file is refused by its column count
+    raw = tmp_path / "other.raw"
+    solve_glpk(tmp_path / "other" / "output_only.mps", raw)
+    code, out, err = run_cli("decode", raw, "--map", vmap, "-o", tmp_path / "o")
+    assert code == 2 and "columns but the model of this map has" in err
+
+
+def test_map_search_none_or_ambiguous(tmp_path, compiled):
+    tmp, mps, vmap = compiled
+    sol = tmp_path / "x.sol"
+    solve_cbc(mps, sol)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run_cli("decode", sol, "-o", empty)
+    assert code == 2 and "no variable map" in err and "pass --map" in err
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    shutil.copy(vmap, twin / "a.map.json")
+    shutil.copy(vmap, tmp_path / "b.map.json")  # beside the solution
+    code, _, err = run_cli("decode", sol, "-o", twin)
+    assert code == 2 and "2 maps match" in err
+
+
+def test_infeasible_status_is_not_decoded(tmp_path, compiled):
+    tmp, mps, vmap = compiled
+    sol = tmp_path / "inf.sol"
+    sol.write_text("Infeasible - objective value 0.00000000\n      0 a0_0_0  0  0\n")
+    code, out, err = run_cli("decode", sol, "--map", vmap, "-o", tmp_path / "o")
+    assert code == 3 and "no solution to decode" in err and "infeasible" in err

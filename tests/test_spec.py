@@ -1,0 +1,369 @@
+"""The .ann DSL: example specs, canonical formatting, located error messages."""
+from pathlib import Path
+
+import pytest
+
+from annc.errors import AnncError, SpecError
+from annc.spec import LayerSpec, NetworkSpec, format_spec, load_spec, parse_spec
+
+SPECS = Path(__file__).resolve().parent.parent / "specs"
+
+
+def binary(n=5):
+    return LayerSpec(n, "binary")
+
+
+def errors(text, filename="t.ann"):
+    """The SpecError raised by parsing ``text``."""
+    with pytest.raises(SpecError) as info:
+        parse_spec(text, filename)
+    return info.value
+
+
+def only_error(text):
+    err = errors(text)
+    assert len(err.diagnostics) == 1, str(err)
+    return err.diagnostics[0]
+
+
+def assert_error(text, line, column, message, source=None):
+    """Exactly one error at ``line:column`` whose message contains ``message``."""
+    d = only_error(text)
+    assert (d.line, d.column) == (line, column), d.format()
+    assert message in d.message, d.format()
+    if source is not None:
+        assert d.source_line == source
+    return d
+
+
+# ---------------------------------------------------------------------------
+# Example specs
+# ---------------------------------------------------------------------------
+
+EXPECTED = {
+    "xor.ann": NetworkSpec(5, (binary(),), LayerSpec(2, "linear")),
+    "deep3.ann": NetworkSpec(5, (binary(), binary(), binary()), LayerSpec(2, "linear")),
+    "relu.ann": NetworkSpec(5, (LayerSpec(3, "relu"),), LayerSpec(2, "linear"),
+                            partitions=4),
+    "output_only.ann": NetworkSpec(5, (), LayerSpec(2, "linear")),
+    "xor_greedy.ann": NetworkSpec(5, (binary(), binary()), LayerSpec(2, "linear"),
+                                  training="greedy"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_example_specs_parse(name):
+    path = SPECS / name
+    spec = load_spec(path)
+    expected = EXPECTED[name]
+    assert spec == NetworkSpec(**{**expected.__dict__, "source": str(path)})
+    assert spec.text == path.read_text()
+    assert spec.source == str(path)
+
+
+def test_every_example_spec_is_tested():
+    assert {p.name for p in SPECS.glob("*.ann")} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_format_spec_round_trips_examples(name):
+    spec = load_spec(SPECS / name)
+    text = format_spec(spec)
+    assert parse_spec(text, spec.source) == spec
+    assert format_spec(parse_spec(text, spec.source)) == text
+
+
+def test_format_spec_round_trips_everything():
+    text = """
+        input 7
+        hidden 4 relu { weights [-2, 0.5]; M 12.5 }
+        hidden 3 binary { bias [0, 1] }
+        hidden 2 relu
+        output 3 { M auto }
+        weights [-1.5, 1.5]
+        M 40
+        eps 1e-3
+        P 6
+        loss hinge 0.25
+        training greedy
+        penalty l0 0.001
+    """
+    spec = parse_spec(text, "all.ann")
+    assert spec.hidden == (
+        LayerSpec(4, "relu", (-2.0, 0.5), (-1.0, 1.0), 12.5),
+        LayerSpec(3, "binary", (-1.5, 1.5), (0.0, 1.0), 40.0),
+        LayerSpec(2, "relu", (-1.5, 1.5), (-1.0, 1.0), 40.0),
+    )
+    assert spec.output == LayerSpec(3, "linear", (-1.5, 1.5), (-1.0, 1.0), None)
+    assert (spec.eps, spec.partitions, spec.loss, spec.margin) == (0.001, 6, "hinge", 0.25)
+    assert (spec.training, spec.penalty, spec.penalty_weight) == ("greedy", "l0", 0.001)
+    again = parse_spec(format_spec(spec), "all.ann")
+    assert again == spec
+
+
+def test_format_spec_is_canonical_text():
+    spec = parse_spec("input 2; output 2; hidden 1 binary { M 3 }")
+    assert format_spec(spec) == (
+        "input 2\nhidden 1 binary { M 3 }\noutput 2\nweights [-1, 1]\nbias [-1, 1]\n"
+        "M auto\neps 0.01\nloss nll\ntraining full\npenalty none\n")
+
+
+def test_defaults():
+    spec = parse_spec("input 3\noutput 2\n")
+    assert spec == NetworkSpec(3, (), LayerSpec(2, "linear"))
+    assert (spec.eps, spec.partitions, spec.loss, spec.margin) == (0.01, 10, "nll", 1.0)
+    assert spec.output.big_m is None
+
+
+def test_syntax_niceties():
+    text = "# header\n\n  input 5 ; output 2   # trailing comment\r\n\n"
+    spec = parse_spec(text)
+    assert (spec.inputs, spec.classes) == (5, 2)
+    spec = parse_spec("input +5\noutput 2\nweights [-.5, 5E-1]\neps 2.5e-2\nloss errors")
+    assert spec.output.weight_bounds == (-0.5, 0.5)
+    assert (spec.eps, spec.loss) == (0.025, "errors")
+
+
+def test_layer_block_overrides_globals():
+    spec = parse_spec("input 2\nhidden 2 binary {\n  weights [-3, 3]\n  M 7\n}\n"
+                      "output 2\nbias [0, 2]\nM 9\n")
+    assert spec.hidden[0] == LayerSpec(2, "binary", (-3.0, 3.0), (0.0, 2.0), 7.0)
+    assert spec.output == LayerSpec(2, "linear", (-1.0, 1.0), (0.0, 2.0), 9.0)
+
+
+def test_hinge_default_margin_and_penalty():
+    spec = parse_spec("input 2\noutput 2\nloss hinge\npenalty l1 0\n")
+    assert (spec.loss, spec.margin, spec.penalty, spec.penalty_weight) == \
+        ("hinge", 1.0, "l1", 0.0)
+
+
+def test_load_spec_missing_file(tmp_path):
+    with pytest.raises(AnncError, match=r"nope\.ann: spec file not found"):
+        load_spec(tmp_path / "nope.ann")
+
+
+# ---------------------------------------------------------------------------
+# Semantic errors: message, line, column and caret
+# ---------------------------------------------------------------------------
+
+def test_error_format_has_location_source_and_caret():
+    err = errors("input 5\nhiden 5 binary\noutput 2\n")
+    assert str(err) == (
+        "t.ann:2:1: error: unknown setting 'hiden' (did you mean 'hidden'?)\n"
+        "    hiden 5 binary\n"
+        "    ^\n"
+        "1 error in spec")
+
+
+def test_unknown_setting_without_suggestion():
+    d = assert_error("input 5\noutput 2\nfoo 1\n", 3, 1, "unknown setting 'foo' (expected")
+    assert "input, hidden, output" in d.message
+
+
+def test_unknown_setting_case_suggestion():
+    assert_error("input 5\noutput 2\nm 3\n", 3, 1, "unknown setting 'm' (did you mean 'M'?)")
+
+
+def test_duplicate_setting():
+    d = assert_error("input 5\noutput 2\neps 0.1\neps 0.2\n", 4, 1,
+                     "duplicate setting 'eps' (first set at line 3)")
+    assert d.format().endswith("    eps 0.2\n    ^")
+
+
+def test_missing_input_and_output():
+    err = errors("# nothing\nhidden 5 binary\n")
+    msgs = [(d.line, d.column, d.message) for d in err.diagnostics]
+    assert msgs == [
+        (1, 1, "missing required setting 'input' (the number of input features, "
+               "e.g. 'input 5')"),
+        (2, 16, "missing required setting 'output' (the number of classes, e.g. 'output 2')"),
+    ]
+    assert "2 errors in spec" in str(err)
+
+
+def test_wrong_number_of_values():
+    d = assert_error("input 5 6\noutput 2\n", 1, 9, "'input' takes one integer, got 2 values")
+    assert d.format().splitlines()[2] == "    " + " " * 8 + "^"
+    assert_error("input\noutput 2\n", 1, 1, "'input' takes one integer, got no value")
+    assert_error("input 5\nhidden 5\noutput 2\n", 2, 1,
+                 "'hidden' takes a width and an activation (binary or relu), got 1 value")
+    assert_error("input 5\noutput 2\nweights\n", 3, 1,
+                 "'weights' takes one interval [lo, hi], got no value")
+
+
+def test_wrong_kind_of_value():
+    assert_error("input five\noutput 2\n", 1, 7, "'input' must be an integer, got 'five'")
+    assert_error("input 5\noutput 2\nweights 1\n", 3, 9,
+                 "'weights' takes an interval [lo, hi], got 1")
+    assert_error("input 5\noutput 2\neps [0, 1]\n", 3, 5,
+                 "'eps' must be a number, got interval [0, 1]")
+
+
+def test_width_below_one_and_classes_below_two():
+    assert_error("input 0\noutput 2\n", 1, 7, "'input' must be at least 1, got 0")
+    assert_error("input 5\nhidden -2 binary\noutput 2\n", 2, 8,
+                 "'hidden' width must be at least 1, got -2")
+    assert_error("input 5\noutput 1\n", 2, 8,
+                 "'output' must be at least 2 (the number of classes), got 1")
+
+
+def test_non_integer_width():
+    assert_error("input 5.5\noutput 2\n", 1, 7, "'input' must be an integer, got 5.5")
+    assert_error("input 5\nhidden 2e1 relu\noutput 2\n", 2, 8,
+                 "'hidden' width must be an integer, got 2e1")
+
+
+def test_unknown_activation():
+    assert_error("input 5\nhidden 5 reul\noutput 2\n", 2, 10,
+                 "unknown activation 'reul' (did you mean 'relu'?)")
+    assert_error("input 5\nhidden 5 tanh\noutput 2\n", 2, 10,
+                 "unknown activation 'tanh' (expected binary or relu)")
+
+
+def test_partitions():
+    assert_error("input 5\nhidden 3 relu\noutput 2\nP 0\n", 4, 3, "'P' must be at least 1, got 0")
+    assert_error("input 5\nhidden 3 relu\noutput 2\nP 2.5\n", 4, 3,
+                 "'P' must be an integer, got 2.5")
+
+
+def test_relu_only_setting_on_binary_net():
+    assert_error("input 5\nhidden 5 binary\noutput 2\nP 4\n", 4, 1,
+                 "'P' is only used after a ReLU layer; this net has none")
+
+
+def test_eps_must_be_positive():
+    assert_error("input 5\noutput 2\neps 0\n", 3, 5, "'eps' must be > 0, got 0")
+    assert_error("input 5\noutput 2\neps -0.1\n", 3, 5, "'eps' must be > 0, got -0.1")
+
+
+def test_interval_lower_above_upper():
+    d = assert_error("input 5\noutput 2\nweights [2, 1]\n", 3, 10,
+                     "lower bound 2 is above upper bound 1")
+    assert d.format().splitlines()[1:] == ["    weights [2, 1]", "             ^"]
+    assert_error("input 5\noutput 2 { bias [0.5, -0.5] }\n", 2, 18,
+                 "lower bound 0.5 is above upper bound -0.5")
+
+
+def test_big_m():
+    assert_error("input 5\noutput 2\nM 0\n", 3, 3, "'M' must be > 0, got 0")
+    assert_error("input 5\noutput 2 { M -4 }\n", 2, 14, "'M' must be > 0, got -4")
+    assert_error("input 5\noutput 2\nM autp\n", 3, 3,
+                 "'M' takes 'auto' or a number > 0, got 'autp' (did you mean 'auto'?)")
+
+
+def test_greedy_needs_hidden_layer():
+    assert_error("input 5\noutput 2\ntraining greedy\n", 3, 10,
+                 "'training greedy' needs at least one hidden layer")
+    assert_error("input 5\noutput 2\ntraining fast\n", 3, 10,
+                 "unknown training 'fast' (expected full or greedy)")
+
+
+def test_hinge_margin_misuse():
+    assert_error("input 5\noutput 2\nloss nll 2\n", 3, 10,
+                 "'loss nll' takes no margin (only 'loss hinge' has one)")
+    assert_error("input 5\noutput 2\nloss errors 1\n", 3, 13, "'loss errors' takes no margin")
+    assert_error("input 5\noutput 2\nloss hinge 0\n", 3, 12,
+                 "the hinge margin must be > 0, got 0")
+    assert_error("input 5\noutput 2\nloss hing\n", 3, 6,
+                 "unknown loss 'hing' (did you mean 'hinge'?)")
+
+
+def test_penalty_errors():
+    assert_error("input 5\noutput 2\npenalty l1\n", 3, 1,
+                 "'penalty l1' needs a weight, e.g. 'penalty l1 0.01'")
+    assert_error("input 5\noutput 2\npenalty l0 -1\n", 3, 12,
+                 "the l0 penalty weight must be >= 0, got -1")
+    assert_error("input 5\noutput 2\npenalty none 3\n", 3, 14, "'penalty none' takes no weight")
+
+
+def test_layer_block_errors():
+    assert_error("input 5\noutput 2 { wieghts [0, 1] }\n", 2, 12,
+                 "unknown layer setting 'wieghts' (did you mean 'weights'?)")
+    assert_error("input 5\noutput 2 { eps 3 }\n", 2, 12,
+                 "unknown layer setting 'eps' (a layer block takes weights, bias or M; "
+                 "'eps' goes at the top level)")
+    assert_error("input 5\noutput 2 {\n  M 3\n  M 4\n}\n", 4, 3,
+                 "duplicate setting 'M' (first set at line 3)")
+    assert_error("input 5\neps 0.1 { M 2 }\noutput 2\n", 2, 9,
+                 "'eps' takes no { } block (only 'hidden' and 'output' have layer settings)")
+
+
+def test_huge_number():
+    assert_error("input 5\noutput 2\neps 1e999\n", 3, 5, "number 1e999 is too large")
+
+
+def test_tab_keeps_caret_aligned():
+    d = only_error("input 5\n\toutput 2 3\n")
+    assert (d.line, d.column) == (2, 11)
+    assert d.format().splitlines()[1:] == ["     output 2 3", "              ^"]
+
+
+def test_all_errors_reported_together():
+    text = (
+        "input 0\n"                     # 1: width < 1
+        "hiden 5 binary\n"              # 2: unknown setting
+        "hidden 0 binary\n"             # 3: width < 1
+        "output 2 { wieghts [0, 1] }\n"  # 4: unknown layer setting
+        "eps 0\n"                       # 5: eps <= 0
+        "eps 0.1\n"                     # 6: duplicate
+        "weights [1, -1]\n"             # 7: lower > upper
+        "M -5\n"                        # 8: M <= 0
+        "P 3\n"                         # 9: P on a binary-only net
+        "loss nll 1\n"                  # 10: margin with nll
+    )
+    err = errors(text)
+    lines = [d.line for d in err.diagnostics]
+    assert lines == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], str(err)
+    assert str(err).endswith("\n10 errors in spec")
+    assert str(err).count("t.ann:") == 10
+
+
+# ---------------------------------------------------------------------------
+# Syntax errors
+# ---------------------------------------------------------------------------
+
+def test_syntax_error_unexpected_bracket():
+    err = errors("input 5\noutput 2]\n")
+    assert str(err) == (
+        "t.ann:2:9: error: unexpected ']', expected a value or end of line\n"
+        "    output 2]\n"
+        "            ^\n"
+        "1 error in spec")
+
+
+def test_syntax_error_in_interval():
+    assert_error("input 5\noutput 2\nweights [1 2]\n", 3, 12, "unexpected number 2, expected ','")
+    assert_error("input 5\noutput 2\nweights [1,\n", 3, 12,
+                 "unexpected end of line, expected a number")
+    assert_error("input 5\noutput 2\nweights [-1, 1", 3, 15,
+                 "unexpected end of file, expected ']'")
+
+
+def test_syntax_error_bad_character():
+    assert_error("input 5 @\noutput 2\n", 1, 9,
+                 "unexpected character '@', expected a value or end of line")
+
+
+def test_syntax_error_unclosed_block():
+    assert_error("input 5\nhidden 5 binary {\n  M 3\noutput 2\n", 4, 9,
+                 "unexpected end of file: missing '}' for the '{' at line 2, column 17")
+
+
+def test_syntax_error_stray_closing_brace():
+    assert_error("input 5\noutput 2 }\n", 2, 10, "unexpected '}' (no '{' is open)")
+
+
+def test_syntax_error_brace_on_its_own_line():
+    assert_error("input 5\nhidden 5 binary\n{ M 3 }\noutput 2\n", 3, 1,
+                 "unexpected '{' at the start of a line")
+
+
+def test_syntax_error_inside_block_mentions_brace():
+    assert_error("input 5\noutput 2 { M 3 ] }\n", 2, 16,
+                 "unexpected ']', expected a value, '}' or end of line")
+
+
+def test_block_checked_even_when_its_statement_is_wrong():
+    err = errors("input 5\nhidden 5 { M 0 }\noutput 2\n")
+    assert [(d.line, d.column) for d in err.diagnostics] == [(2, 1), (2, 14)]
+    assert err.diagnostics[1].message == "'M' must be > 0, got 0"
