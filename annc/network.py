@@ -74,6 +74,23 @@ class TrainedNetwork:
         """Predicted class labels for the rows of ``X``."""
         return np.asarray(self.classes, dtype=object)[self.predict_index(X)]
 
+    def pruned(self, tol: float = 1e-9) -> "TrainedNetwork":
+        """The same function without hidden units whose outgoing weights are all zero.
+
+        Such a unit never reaches the output, so removing it (its column in ``W_l`` and
+        ``b_l``, its row in ``W_{l+1}``) is exact; removal runs from the last hidden
+        layer back, since it can leave units before it without outgoing weights.
+        """
+        layers = [Layer(L.activation, L.weight.copy(), L.bias.copy()) for L in self.layers]
+        removed = [0] * len(layers)
+        for i in range(len(layers) - 2, -1, -1):
+            keep = np.abs(layers[i + 1].weight).max(axis=1, initial=0.0) > tol
+            removed[i] = int(np.sum(~keep))
+            layers[i] = Layer(layers[i].activation, layers[i].weight[:, keep], layers[i].bias[keep])
+            layers[i + 1] = Layer(layers[i + 1].activation, layers[i + 1].weight[keep], layers[i + 1].bias)
+        meta = {**self.meta, "pruned_units": removed[:-1]}
+        return TrainedNetwork(list(self.classes), layers, meta)
+
     def nonzero_weights(self, tol: float = 1e-9) -> int:
         return int(sum(np.count_nonzero(np.abs(layer.weight) > tol) for layer in self.layers))
 

@@ -80,7 +80,7 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
     scores = outs[-1]
     counts = problem.counts
     n = problem.num_samples
-    loss = network_loss(c.spec, scores, counts)
+    loss = network_loss(c.spec, scores, counts, [L.weight for L in net.layers])
     acc = float(counts[np.arange(len(scores)), scores.argmax(1)].sum() / n)
     o = model.values(x, "o")
     solver_acc = float(counts[np.arange(len(o)), o.argmax(1)].sum() / n)

@@ -90,3 +90,28 @@ def test_large_m_warns_about_integrality_tolerance():
     pb = make_problem(spec, np.array([[0, 1], [1, 1.0]]), np.array([0, 1]), [0, 1])
     m = formulate(pb)
     assert any("integrality tolerance" in w for w in m.warnings)
+
+
+@pytest.mark.parametrize("extra", ["loss errors", "loss hinge 0.5", "penalty l1 0.01", "loss hinge\npenalty l0 0.05",
+                                   "loss hinge\npenalty l1 0.1"])
+def test_losses_and_penalties_match_the_exported_network(extra):
+    """The objective the solver reports is the loss recomputed from the exported weights."""
+    from annc.compiler import build
+    from annc.data import Dataset
+    from annc.datasets import xor_data
+    from annc.decode import decode_network
+    from annc.verify import check
+    spec = parse_spec("input 5\nhidden 2 binary\noutput 2\n" + extra)
+    X, y = xor_data(16, noise=0.1, seed=2)
+    data = Dataset(X, y, [0, 1], [f"x{i}" for i in range(5)], "label", "<xor>", "0")
+    c = build(spec, data)
+    r = solve(c.model, "highs", SolveOptions(time_limit=60))
+    assert r.status.value == "optimal"
+    net = decode_network(c.varmap, r.x)
+    v = check(c, r.x, net, status="optimal", solver_objective=r.objective)
+    assert v.ok, v.problems
+    assert v.network_loss == pytest.approx(r.objective, abs=1e-6)
+    if "errors" in extra:  # an exact count of misclassified samples
+        assert r.objective == pytest.approx(round(r.objective)) and r.objective == round((1 - v.train_accuracy) * 16)
+    if "l0" in extra:
+        assert v.network_loss >= 0.05 * net.nonzero_weights() - 1e-6

@@ -9,7 +9,9 @@ adds units (registry ``ACTIVATIONS``); the last layer is linear and feeds the lo
 
 Column blocks, per layer ``l``: ``a{l}`` weights, ``b{l}`` biases, ``z{l}`` products,
 ``s{l}`` McCormick selectors, ``h{l}`` binary activations or ReLU indicators, ``q{l}``
-ReLU outputs; then ``o`` outputs, ``w`` omega, ``r`` diversifying binaries.
+ReLU outputs; then ``o`` outputs and the loss's columns (``w`` omega and ``r``
+diversifying binaries for nll, ``e`` for errors, ``xi`` for hinge); then the penalty's
+(``t{l}`` for l1, ``n{l}`` for l0).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from ..model import Model, ModelBuilder
 from ..problem import TrainingProblem
 from . import binary, relu
 from .common import LayerInput, Lowering, data_affine, parameters
-from .loss import LOSSES
+from .loss import LOSSES, add_penalty
 from .output import add_output
 
 ACTIVATIONS = {"binary": binary.add_units, "relu": relu.add_units}
@@ -31,10 +33,11 @@ def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bo
     spec = problem.spec
     low = Lowering(ModelBuilder(name), problem)
     inp = LayerInput("data", None, problem.X, problem.X)
-    o = None
+    o, weights = None, []
     for layer, ls in enumerate(spec.layers):
         n_in = spec.inputs if layer == 0 else spec.layers[layer - 1].units
         a, beta = parameters(low, layer, n_in, ls)
+        weights.append((a, ls.weight_bounds))
         if inp.kind == "data":
             pre = data_affine(problem.X, a, beta, ls)
         else:
@@ -44,6 +47,7 @@ def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bo
         else:
             inp = ACTIVATIONS[ls.activation](low, layer, ls, pre)
     LOSSES[spec.loss](low, o, spec.output)
+    add_penalty(low, weights)
     if low.m_too_small and not allow_small_m:
         raise ModelError(m_too_small_message(low.m_too_small))
     model = low.builder.build()

@@ -1,0 +1,168 @@
+"""MIP starts: hidden layers from a short SGD run, the output layer from an exact MIP.
+
+The MIP's bound on XOR reaches the optimum early (the majority vote over the distinct
+inputs); what a solver struggles with is *finding* weights that realise it.  SGD finds
+hidden layers that do in a fraction of a second, but its weights are not a MIP point:
+they leave the weight box and ignore the eps gap.  :func:`sgd_start` repairs them:
+
+1. each binary unit's ``(alpha_k, beta_k)`` is scaled by a positive factor that puts
+   its largest entry at 90% of its box (the step ``1[pre >= 0]`` is unchanged); ReLU layers are
+   clipped to their boxes;
+2. each unit's bias moves so that no row's pre-activation lies in the forbidden gap
+   ``(0, eps)``: the threshold goes to the gap of width ``>= eps`` between consecutive
+   pre-activations that flips the fewest activations;
+3. the output layer is the optimum of the exact output-layer-only MIP on the last
+   hidden layer's activations (as in the paper's Algorithm 2), solved by HiGHS;
+4. every other column (``h, q, z, lambda, o, omega, r``) follows from the weights by
+   the forward pass, and the point is checked against every row and bound of the
+   model; a point that fails is dropped (no start is better than a wrong one).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .model import Model
+from .problem import TrainingProblem, make_problem
+from .sgd import train_sgd
+
+FEAS_TOL = 1e-7
+BOX_ROOM = 0.9  # scale into 90% of the box, leaving the bias room to move off the eps gap
+SGD_FLOPS = 2e9  # budget for the SGD run: epochs = SGD_FLOPS / (samples * weights), capped
+
+
+def _fit_box(w: np.ndarray, wb, bb) -> np.ndarray:
+    """``w = (alpha_k, beta_k)`` scaled by the largest positive factor keeping it in its boxes."""
+    lo = np.r_[np.full(len(w) - 1, wb[0]), bb[0]]
+    hi = np.r_[np.full(len(w) - 1, wb[1]), bb[1]]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(w > 0, hi / w, np.where(w < 0, lo / w, np.inf))
+    s = np.min(ratio) if np.isfinite(ratio).any() else 1.0
+    return np.clip(w * max(s, 0.0) * BOX_ROOM, lo, hi)
+
+
+def _threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float) -> float | None:
+    """A bias near ``bias`` that leaves no value of ``pre`` (computed with ``bias``) in ``(0, eps)``.
+
+    The threshold goes mid-way into a gap wider than eps (so that rounding cannot put
+    a value back into the forbidden interval), the one flipping fewest of ``pre >= 0``.
+    """
+    v = np.unique(pre)
+    slack = 1e-6 * max(eps, 1.0)
+    gaps = np.nonzero(np.diff(v) > eps + 2 * slack)[0]
+    # c is the new zero: values <= c - slack go off, values >= c + eps + slack go on
+    cands = [v[0] - eps - slack, v[-1] + slack] + list((v[gaps] + v[gaps + 1] - eps) / 2)
+    orig = pre >= 0
+    best, best_flips = None, None
+    for c in cands:
+        nb = bias - c
+        if bl <= nb <= bu:
+            flips = int(np.sum((pre - c >= eps) != orig))
+            if best_flips is None or flips < best_flips:
+                best, best_flips = float(nb), flips
+    return best
+
+
+def repair_hidden(problem: TrainingProblem, weights: list, biases: list):
+    """Steps 1-2: hidden weights in their boxes and clear of the eps gap, or None.
+
+    Returns the repaired ``(weights, biases)`` of the hidden layers and the activations
+    of the last hidden layer on the problem's rows.
+    """
+    spec, eps, act = problem.spec, problem.spec.eps, problem.X
+    W_out, b_out = [], []
+    for layer, ls in enumerate(spec.hidden):
+        W, b = np.asarray(weights[layer], float).copy(), np.asarray(biases[layer], float).copy()
+        for k in range(W.shape[1]):
+            if ls.activation == "binary":
+                wb = _fit_box(np.r_[W[:, k], b[k]], ls.weight_bounds, ls.bias_bounds)
+                W[:, k], b[k] = wb[:-1], wb[-1]
+        W, b = np.clip(W, *ls.weight_bounds), np.clip(b, *ls.bias_bounds)
+        pre = act @ W + b
+        for k in range(W.shape[1]):
+            nb = _threshold(pre[:, k], b[k], eps, *ls.bias_bounds)
+            if nb is None:
+                return None
+            pre[:, k] += nb - b[k]
+            b[k] = nb
+        h = (pre >= eps).astype(float)
+        act = h if ls.activation == "binary" else np.maximum(pre, 0.0) * h
+        W_out.append(W)
+        b_out.append(b)
+    return W_out, b_out, act
+
+
+def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float = 10.0):
+    """Step 3: the optimal output layer for hidden activations ``H`` (rows of the problem)."""
+    from .formulations import formulate
+    from .solvers import SolveOptions, solve
+    sub = replace(problem.spec, inputs=H.shape[1], hidden=(), training="full")
+    pb = make_problem(sub, H[problem.sample_row], problem.y, problem.classes)
+    m = formulate(pb, name="start")
+    r = solve(m, "highs", SolveOptions(time_limit=time_limit))
+    if r.x is None:
+        return None
+    return m.values(r.x, "a0"), m.values(r.x, "b0")
+
+
+def _set(x: np.ndarray, model: Model, name: str, values) -> None:
+    b = model.var_block(name)
+    x[b.start:b.stop] = np.broadcast_to(np.asarray(values, float), b.shape).ravel()
+
+
+def complete(model: Model, problem: TrainingProblem, weights: list, biases: list) -> np.ndarray | None:
+    """Step 4: the full MIP point of the given weights, or None if it violates the model."""
+    from .formulations.relu import pieces
+    spec, eps = problem.spec, problem.spec.eps
+    x = np.zeros(model.num_cols)
+    act, prev = problem.X, "data"
+    for layer, ls in enumerate(spec.layers):
+        W, b = weights[layer], biases[layer]
+        _set(x, model, f"a{layer}", W)
+        _set(x, model, f"b{layer}", b)
+        if layer > 0:
+            _set(x, model, f"z{layer}", act[:, :, None] * W[None, :, :])
+            if prev == "relu":
+                hi = pieces(*ls.weight_bounds, spec.partitions)[1]
+                piece = np.minimum(np.searchsorted(hi, W), spec.partitions - 1)
+                _set(x, model, f"s{layer}", np.eye(spec.partitions)[piece])
+        pre = act @ W + b
+        if layer == len(spec.hidden):
+            _set(x, model, "o", pre)
+            _set(x, model, "w", pre.max(1))
+            j, jp = np.triu_indices(pre.shape[1], 1)
+            _set(x, model, "r", (pre[:, jp] > pre[:, j]).astype(float))
+        else:
+            h = (pre >= eps).astype(float)
+            _set(x, model, f"h{layer}", h)
+            act = h
+            if ls.activation == "relu":
+                act = np.maximum(pre, 0.0) * h
+                _set(x, model, f"q{layer}", act)
+            prev = ls.activation
+    v = model.violations(x)
+    if max(v["row"]["max"], v["bound"]["max"], v["integrality"]["max"]) > FEAS_TOL:
+        return None
+    return x
+
+
+def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0) -> np.ndarray | None:
+    """A feasible start for ``model`` (see the module docstring), or None if none was found."""
+    spec = problem.spec
+    acts = {ls.activation for ls in spec.hidden}
+    if len(acts) != 1 or spec.loss != "nll":
+        return None
+    sizes = [spec.inputs] + [ls.units for ls in spec.layers]
+    n_weights = sum(a * b for a, b in zip(sizes, sizes[1:]))
+    epochs = int(np.clip(SGD_FLOPS / (problem.num_samples * n_weights), 100, 10000))
+    net = train_sgd(problem.X_samples, problem.y, [ls.units for ls in spec.hidden], acts.pop(),
+                    classes=list(range(len(problem.classes))), epochs=epochs, seed=seed)
+    hidden = repair_hidden(problem, [L.weight for L in net.layers], [L.bias for L in net.layers])
+    if hidden is None:
+        return None
+    W, b, H = hidden
+    out = output_layer(problem, H)
+    if out is None:
+        return None
+    return complete(model, problem, W + [out[0]], b + [out[1]])
