@@ -1,0 +1,107 @@
+"""Bad input through the command line: a clear located message, a non-zero exit, no output."""
+import pytest
+
+from conftest import SPECS, run_cli
+
+
+def _files(folder):
+    return sorted(p.name for p in folder.rglob("*")) if folder.exists() else []
+
+
+@pytest.fixture
+def good_csv(tmp_path):
+    from annc.datasets import write_csv, xor_data
+    X, y = xor_data(20, seed=0)
+    return write_csv(tmp_path / "good.csv", X, y)
+
+
+SPEC_CASES = [
+    ("input 5\nhiden 5 binary\noutput 2\n", "2:1: error: unknown setting 'hiden' (did you mean 'hidden'?)"),
+    ("input 5\nhidden 0 binary\noutput 2\n", "2:8: error:"),
+    ("input 5\nhidden 5 binary\noutput 2\nP 0\n", "4:3: error:"),
+    ("input 5\nhidden 5 binary\noutput 2\neps 0\n", "4:5: error:"),
+    ("input 5\nhidden 5 binary\noutput 2\nweights [2, 1]\n", "lower bound 2 is above upper bound 1"),
+    ("input 5\nhidden 5 binary\noutput 2\nP 4\n", "'P' is only used after a ReLU layer"),
+    ("input 5\noutput 2\neps 0.1\neps 0.2\n", "duplicate setting 'eps' (first set at line 3)"),
+    ("input 5\nhidden 5 binary\noutput 2]\n", "3:9: error: unexpected ']'"),
+]
+
+
+@pytest.mark.parametrize("text,message", SPEC_CASES)
+def test_bad_spec(tmp_path, good_csv, text, message):
+    spec = tmp_path / "bad.ann"
+    spec.write_text(text)
+    out = tmp_path / "out"
+    code, stdout, err = run_cli("compile", spec, good_csv, "-o", out)
+    assert code == 2
+    assert message in err
+    assert "^" in err and "Traceback" not in err
+    assert _files(out) == []
+
+
+def test_all_spec_errors_are_reported_together(tmp_path, good_csv):
+    spec = tmp_path / "bad.ann"
+    spec.write_text("input 0\nhiden 5 binary\nhidden 5 reul\neps -1\noutput 2\n")
+    code, _, err = run_cli("compile", spec, good_csv, "-o", tmp_path / "out")
+    assert code == 2 and "4 errors in spec" in err
+    assert all(f"bad.ann:{line}:" in err for line in (1, 2, 3, 4))
+
+
+DATA_CASES = [
+    ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,abc,1,0,1,0\n", "row 3, column 'x2' (2): 'abc' is not a number"),
+    ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,1,0,1\n", "row 3 has 4 cells, the header has 6"),
+    ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,,1,0,1,0\n", "row 3, column 'x2' (2)"),
+    ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,nan,1,0,1,0\n", "row 3, column 'x2' (2)"),
+    ("x1,x2,x3,x4,x5,label\n", "no data rows"),
+    ("", "empty"),
+    ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,1,1,0,1,1\n", "training needs at least two classes"),
+    ("x1,x2,x3,x4,x5,x6,label\n1,0,1,0,1,1,1\n0,1,1,0,1,1,0\n",
+     "says input 5 but "), ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,1,1,0,1,2\n0,0,0,0,0,0\n", "says output 2 but "),
+]
+
+
+@pytest.mark.parametrize("text,message", DATA_CASES)
+def test_bad_data(tmp_path, text, message):
+    data = tmp_path / "bad.csv"
+    data.write_text(text)
+    out = tmp_path / "out"
+    code, _, err = run_cli("compile", SPECS / "xor.ann", data, "-o", out)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert "bad.csv" in err
+    if "says input" in message:
+        assert "has 6 feature columns (1 more than the spec)" in err
+    if "says output" in message:
+        assert "has 3 classes (1 more than the spec)" in err
+    assert _files(out) == []
+
+
+def test_small_user_m_is_refused_and_writes_nothing(tmp_path, good_csv):
+    spec = tmp_path / "m.ann"
+    spec.write_text("input 5\nhidden 5 binary\noutput 2\nM 2\n")
+    out = tmp_path / "out"
+    code, _, err = run_cli("compile", spec, good_csv, "-o", out)
+    assert code == 2 and "rows on0: M = 2" in err and "--allow-small-m" in err
+    assert _files(out) == []
+    code, stdout, err = run_cli("compile", spec, good_csv, "-o", out, "--allow-small-m")
+    assert code == 0 and "may cut off valid networks" in err
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", "empty"),
+    ("Optimal - objective value 1\n      0 a0_0_0 1\n", "expected"),
+    ("garbage that is no solution\n", "format"),
+])
+def test_bad_solution_file(tmp_path, text, message):
+    sol = tmp_path / "bad.sol"
+    sol.write_text(text)
+    code, _, err = run_cli("decode", sol, "-o", tmp_path / "out")
+    assert code == 2 and "bad.sol" in err and message in err and "Traceback" not in err
+    assert _files(tmp_path / "out") == []
+
+
+def test_missing_files(tmp_path, good_csv):
+    code, _, err = run_cli("compile", tmp_path / "nope.ann", good_csv, "-o", tmp_path / "out")
+    assert code == 2 and "nope.ann" in err and "not found" in err
+    code, _, err = run_cli("compile", SPECS / "xor.ann", tmp_path / "nope.csv", "-o", tmp_path / "out")
+    assert code == 2 and "nope.csv" in err and "not found" in err
+    assert _files(tmp_path / "out") == []
