@@ -73,7 +73,7 @@ def cmd_decode(a) -> int:
         print("verification:")
         _print(verification_lines(v))
         rc = 0 if v.ok else VERIFY_FAILED
-    for p in net.save(out / stem):
+    for p in net.export(out / stem):
         print(f"wrote {p}")
     return rc
 
@@ -98,29 +98,46 @@ def cmd_eval(a) -> int:
 def cmd_train(a) -> int:
     from .data import load_data
     from .report import network_lines, verification_lines
-    from .solvers import SolveOptions
+    from .solvers import DEFAULT, SolveOptions
     from .spec import load_spec
     from .train import train
 
+    if a.solver_cmd and a.solver:
+        raise AnncError("give either --solver or --solver-cmd, not both")
+    if a.solver_cmd and ("{model}" not in a.solver_cmd or "{sol}" not in a.solver_cmd):
+        raise AnncError("--solver-cmd needs both {model} and {sol} in its template, e.g. "
+                        "'gurobi_cl ResultFile={sol} {model}'")
+    for name, value, ok in (("--time-limit", a.time_limit, lambda v: v > 0), ("--gap", a.gap, lambda v: v >= 0),
+                            ("--threads", a.threads, lambda v: v >= 1)):
+        if value is not None and not ok(value):
+            raise AnncError(f"{name} {value:g} is out of range")
     spec = load_spec(a.spec)
     data = load_data(a.data, label=a.label)
     test = load_data(a.test, label=a.label, classes=data.classes) if a.test else None
-    solver = "cmd" if a.solver_cmd else a.solver
+    solver = "cmd" if a.solver_cmd else (a.solver or DEFAULT)
     progress = None if a.quiet else (lambda p: print(p.line(), flush=True))
     opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads, progress=progress,
                         command=a.solver_cmd)
-    r = train(spec, data, test=test, solver=solver, opts=opts, out_dir=a.out, merge=not a.no_merge,
-              greedy=True if a.greedy else None)
-    last = r.steps[-1]
+    r = train(spec, data, test=test, solver=solver, opts=opts, out_dir=a.out, stem=Path(a.spec).stem,
+              merge=not a.no_merge, greedy=True if a.greedy else None, warm_start=not a.no_warm_start,
+              log=lambda line: print(line, flush=True))
     print("summary:")
-    print(f"  status             {'greedy: ' if len(r.steps) > 1 else ''}"
-          + "; ".join(s.result.describe() for s in r.steps))
     if len(r.steps) == 1:
-        res = last.result
-        print(f"  objective          {res.objective:.9g}")
+        res = r.steps[0].result
+        print(f"  status             {res.describe()}")
+        print(f"  objective          {'-' if res.objective is None else format(res.objective, '.9g')}")
         print(f"  best bound         {'-' if res.bound is None else format(res.bound, '.9g')}")
         g = res.gap
         print(f"  gap                {'-' if g is None else format(100 * g, '.4f') + '%'}")
+    else:
+        print(f"  status             greedy, {len(r.steps)} MIPs: "
+              + "; ".join(s.result.describe() for s in r.steps))
+        for s in r.steps:
+            print(f"  {s.summary()}")
+    if r.interrupted:
+        print("  interrupted        by Ctrl-C: the best solution found was kept, decoded and verified")
+    if r.truncated:
+        print(f"  truncated          {r.truncated}")
     print(f"  solve time         {r.seconds:.2f} s")
     print(f"  train accuracy     {r.train_accuracy:.4f} (forward pass, {len(data.y)} samples)")
     if r.test_accuracy is not None:
@@ -184,16 +201,21 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("data")
     t.add_argument("--test", help="held-out CSV to report test accuracy on")
     t.add_argument("--label")
-    t.add_argument("--solver", choices=[s for s in SOLVERS if s != "cmd"], default=DEFAULT)
-    t.add_argument("--solver-cmd", help="external solver command with {model} and {sol}, "
+    t.add_argument("--solver", choices=[s for s in SOLVERS if s != "cmd"],
+                   help=f"solver (default: {DEFAULT})")
+    t.add_argument("--solver-cmd", metavar="TEMPLATE", help="run this solver command instead, with "
+                   "{model} and {sol} replaced by the MPS file and the solution file it must write, "
                    "e.g. 'gurobi_cl ResultFile={sol} {model}'")
-    t.add_argument("--time-limit", type=float, help="seconds per MIP")
-    t.add_argument("--gap", type=float, help="stop at this relative gap")
-    t.add_argument("--threads", type=int)
-    t.add_argument("--greedy", action="store_true", help="greedy layer-wise training")
-    t.add_argument("--no-merge", action="store_true")
-    t.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
-    t.add_argument("-o", "--out", default="out")
+    t.add_argument("--time-limit", type=float, metavar="S", help="seconds per MIP (greedy: per layer)")
+    t.add_argument("--gap", type=float, metavar="G", help="stop at this relative gap (e.g. 0.01)")
+    t.add_argument("--threads", type=int, metavar="N")
+    t.add_argument("--greedy", action="store_true", help="greedy layer-wise training "
+                   "(as 'training greedy' in the spec)")
+    t.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")
+    t.add_argument("--no-warm-start", action="store_true",
+                   help="do not give HiGHS a MIP start from a short SGD run")
+    t.add_argument("-q", "--quiet", action="store_true", help="no progress lines and no weight matrices")
+    t.add_argument("-o", "--out", default="out", help="output folder (default: out)")
     t.set_defaults(func=cmd_train)
 
     g = sub.add_parser("data", help="generate data sets")

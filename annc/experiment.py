@@ -517,19 +517,39 @@ def _cells(records) -> dict:
 
 
 def _minimum(cells, method, xs, arch_of, unit) -> tuple[str, str | None]:
-    """The Table 1 cell for one method and sweep, and a footnote when it needs one."""
-    means = [(x, cells[(method, arch_of(x))].mean if (method, arch_of(x)) in cells else None) for x in xs]
-    for x, m in means:
-        if m is not None and m >= TARGET:
-            earlier = [str(x2) for x2, m2 in means if x2 < x and m2 is None]
-            note = (f"{METHOD_NAMES[method]}: no result at {unit} {', '.join(earlier)}" if earlier else None)
-            return (f"{x}*" if note else str(x)), note
-    missing = [str(x) for x, m in means if m is None]
-    if len(missing) == len(means):
-        return "NaN", None
+    """The Table 1 cell for one method and sweep, and a footnote when it needs one.
+
+    ``x`` if the mean test accuracy at ``x`` reaches the target and at no smaller ``x``
+    (marked ``*`` when a smaller ``x`` has no result or no run yet); ``>max`` if every
+    architecture has a result and none reaches it; ``NaN`` if no run produced a network;
+    ``NaN*`` if some did, none reaches the target and others produced none; ``?`` if
+    runs are missing from the file and the answer depends on them.
+    """
+    name = METHOD_NAMES[method]
+    state = []  # (x, mean or None, "ok" | "none" | "missing")
+    for x in xs:
+        c = cells.get((method, arch_of(x)))
+        if c is None or c.n == 0:
+            state.append((x, None, "missing"))
+        elif c.mean is None:
+            state.append((x, None, "none"))
+        else:
+            state.append((x, c.mean, "ok"))
+    missing = [str(x) for x, _, k in state if k == "missing"]
+    nores = [str(x) for x, _, k in state if k == "none"]
+    for x, m, k in state:
+        if k == "ok" and m >= TARGET:
+            gaps = [f"{unit} {x2}: {'not run' if k2 == 'missing' else 'no result'}"
+                    for x2, _, k2 in state if x2 < x and k2 != "ok"]
+            if gaps:
+                return f"{x}*", f"{name}: {'; '.join(gaps)}"
+            return str(x), None
     if missing:
-        return "NaN*", (f"{METHOD_NAMES[method]}: no result at {unit} {', '.join(missing)}; "
-                        f"the others stay below {TARGET:.0%}")
+        return "?", f"{name}: runs missing at {unit} {', '.join(missing)} (see Missing runs)"
+    if len(nores) == len(state):
+        return "NaN", None
+    if nores:
+        return "NaN*", f"{name}: no result at {unit} {', '.join(nores)}; the others stay below {TARGET:.0%}"
     return f">{max(xs)}", None
 
 

@@ -129,6 +129,16 @@ class TrainedNetwork:
         np.savez(npath, **arrays)
         return jpath, npath
 
+    def export(self, stem: str | Path) -> list[Path]:
+        """Save the network as :meth:`save`, plus ``<stem>.pruned.weights.*`` when
+        :meth:`pruned` removes any unit (the same function with fewer units)."""
+        paths = list(self.save(stem))
+        pruned = self.pruned()
+        if sum(pruned.meta["pruned_units"]):
+            stem = Path(stem)
+            paths += pruned.save(stem.with_name(stem.name + ".pruned"))
+        return paths
+
     @classmethod
     def load(cls, path: str | Path) -> "TrainedNetwork":
         path = Path(path)

@@ -86,7 +86,7 @@ def test_markdown_table(tiny_run):
     assert [r.split("|")[1].strip() for r in rows] == [name for _, name in ex.METHODS]
     for r in rows:
         ours, paper = r.split("|")[2].strip(), r.split("|")[3].strip()
-        assert ours in ("1", ">1", "NaN")
+        assert ours in ("1", ">1", "NaN", "?")
         assert paper in ("1", ">5")
     assert "None: every run of the sweep is in the file." in md
     for ext in ("png", "svg"):
@@ -100,7 +100,7 @@ def test_report_lists_missing_runs_and_regenerates(tiny_run, tmp_path):
     ex.report(tmp_path / ex.JSONL_NAME, tmp_path, cfg=cfg, plots=False)
     md = (tmp_path / "table1.md").read_text()
     assert "- ReLU SGD, 5: seed(s) 0" in md
-    assert "| ReLU SGD | NaN | >5 |" in md
+    assert "| ReLU SGD | ? | >5 |" in md
     # without a config: everything in the file, both sweeps (the width sweep is all missing)
     ex.report(tmp_path / ex.JSONL_NAME, tmp_path, plots=False)
     md = (tmp_path / "table1.md").read_text()
@@ -115,11 +115,16 @@ def test_minimum_rule():
     arch = lambda d: (5,) * d  # noqa: E731
     assert ex._minimum(cells, "relu_sgd", [1, 2, 3], arch, "depth") == ("2", None)
     assert ex._minimum(cells, "relu_sgd", [1], arch, "depth") == (">1", None)
-    assert ex._minimum(cells, "binary_mip", [1, 2], arch, "depth") == ("NaN", None)
+    assert ex._minimum(cells, "relu_sgd", [1, 2, 3, 4], arch, "depth")[0] == "2"  # 4 not run: no matter
+    assert ex._minimum(cells, "binary_mip", [1, 2], arch, "depth")[0] == "?"  # nothing run yet
     cells[("binary_mip", (5,))] = ex.Cell(n=1, finished=0)
+    assert ex._minimum(cells, "binary_mip", [1], arch, "depth") == ("NaN", None)
     cells[("binary_mip", (5, 5))] = ex.Cell(n=1, finished=1, accs=[0.7])
     v, note = ex._minimum(cells, "binary_mip", [1, 2], arch, "depth")
     assert v == "NaN*" and "depth 1" in note
+    cells[("binary_mip", (5, 5, 5))] = ex.Cell(n=1, finished=1, accs=[0.9])
+    v, note = ex._minimum(cells, "binary_mip", [1, 2, 3], arch, "depth")
+    assert v == "3*" and "depth 1: no result" in note
 
 
 def test_parallel_runs_match_serial(tiny_run, tmp_path):

@@ -1,28 +1,42 @@
 """SCIP, Gurobi, CPLEX and Xpress through their Python packages.
 
 Each reads the model as the MPS file annc writes (so it solves exactly what a user of
-that solver would), maps its values back by column name, and handles Ctrl-C itself
-(SCIP, Gurobi and Xpress catch SIGINT and stop with their incumbent; CPLEX through
-an aborter).  Progress is reported on every improved incumbent.
+that solver would), maps its values back by column name, and handles Ctrl-C itself:
+SCIP, Gurobi, CPLEX and Xpress each install their own SIGINT handler while they
+solve and stop with their incumbent; annc reads the "interrupted" status back (and
+records it in the shared :class:`~annc.solvers.base.Interrupt`, so that greedy
+training stops too).  Progress is reported on every improved incumbent, and on bound
+changes at most once a second.
 """
 from __future__ import annotations
 
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import AnncError
 from ..model import Model
+from ..solutions import Status
 from ..writers import write_model
-from .base import Clock, Interrupt, Progress, SolveOptions, SolveResult, verdict
+from .base import Clock, Progress, SolveOptions, SolveResult, interrupt_of, verdict
+
+BOUND_EVERY = 1.0  # seconds between progress lines that report only a moved bound
 
 
-def _mps(model: Model, opts: SolveOptions) -> Path:
-    work = Path(opts.workdir or tempfile.mkdtemp(prefix="annc-"))
-    path = work / f"{model.name}.mps"
-    write_model(model, path, "mps")
-    return path
+@contextmanager
+def _mps(model: Model, opts: SolveOptions):
+    """The model's MPS file: ``opts.model_file``, or one written to the work folder
+    (a temporary one, removed afterwards, unless ``opts.workdir`` is set)."""
+    if opts.model_file and Path(opts.model_file).exists():
+        yield Path(opts.model_file)
+    elif opts.workdir:
+        Path(opts.workdir).mkdir(parents=True, exist_ok=True)
+        yield write_model(model, Path(opts.workdir) / f"{model.name}.mps", "mps")
+    else:
+        with tempfile.TemporaryDirectory(prefix="annc-") as tmp:
+            yield write_model(model, Path(tmp) / f"{model.name}.mps", "mps")
 
 
 def _need(module: str, package: str):
@@ -37,11 +51,41 @@ def _by_name(model: Model, values: dict) -> np.ndarray:
     return np.array([values.get(n, 0.0) for n in model.col_names()], dtype=float)
 
 
+def _finite(v) -> float | None:
+    return float(v) if v is not None and abs(v) < 1e20 else None
+
+
+class _Reporter:
+    """Calls ``opts.progress`` when the incumbent changes, or the bound (rate-limited)."""
+
+    def __init__(self, opts: SolveOptions, clock: Clock):
+        self.opts, self.clock, self.last, self.when = opts, clock, (None, None), -1e9
+
+    def __call__(self, incumbent, bound) -> None:
+        if not self.opts.progress:
+            return
+        now = (_finite(incumbent), _finite(bound))
+        if now == self.last:
+            return
+        if now[0] == self.last[0] and self.clock() - self.when < BOUND_EVERY:
+            return
+        self.last, self.when = now, self.clock()
+        self.opts.progress(Progress(self.when, *now))
+
+
+def _not_started(name: str) -> SolveResult:
+    return SolveResult(name, Status.NO_SOLUTION, "interrupted before the solve started", interrupted=True)
+
+
 def solve_scip(model: Model, opts: SolveOptions) -> SolveResult:
     scip = _need("pyscipopt", "pyscipopt")
+    intr = interrupt_of(opts)
+    if intr.requested:
+        return _not_started("scip")
     m = scip.Model()
     m.hideOutput()
-    m.readProblem(str(_mps(model, opts)))
+    with _mps(model, opts) as path:
+        m.readProblem(str(path))
     if opts.time_limit is not None:
         m.setParam("limits/time", float(opts.time_limit))
     if opts.gap is not None:
@@ -49,32 +93,47 @@ def solve_scip(model: Model, opts: SolveOptions) -> SolveResult:
     if opts.threads is not None:
         m.setParam("parallel/maxnthreads", int(opts.threads))
     clock = Clock()
+    report = _Reporter(opts, clock)
+    E = scip.SCIP_EVENTTYPE
 
-    class OnBest(scip.Eventhdlr):
+    class OnProgress(scip.Eventhdlr):
         def eventinit(self):
-            self.model.catchEvent(scip.SCIP_EVENTTYPE.BESTSOLFOUND, self)
+            self.model.catchEvent(E.BESTSOLFOUND, self)
+            self.model.catchEvent(E.NODESOLVED, self)
+
+        def eventexit(self):
+            self.model.dropEvent(E.BESTSOLFOUND, self)
+            self.model.dropEvent(E.NODESOLVED, self)
 
         def eventexec(self, event):
-            if opts.progress:
-                opts.progress(Progress(clock(), self.model.getPrimalbound(), self.model.getDualbound()))
+            inc = self.model.getPrimalbound() if self.model.getNSols() else None
+            report(inc, self.model.getDualbound())
 
-    m.includeEventhdlr(OnBest(), "annc_progress", "reports improved incumbents")
-    m.optimize()
+    m.includeEventhdlr(OnProgress(), "annc_progress", "reports incumbents and bounds")
+    m.optimize()  # SCIP catches Ctrl-C itself (misc/catchctrlc) and stops with "userinterrupt"
     st = m.getStatus()
     has = m.getNSols() > 0
     obj = m.getObjVal() if has else None
-    bound = m.getDualbound()
+    bound = _finite(m.getDualbound())
     x = _by_name(model, {v.name: m.getVal(v) for v in m.getVars()}) if has else None
-    status, text = verdict(st == "optimal", has, obj, bound, st, infeasible=st == "infeasible",
-                           unbounded=st in ("unbounded", "inforunbd"))
-    return SolveResult("scip", status, text, obj, bound, x, clock(), st == "userinterrupt",
+    interrupted = st == "userinterrupt" or intr.requested
+    intr.requested = intr.requested or interrupted
+    status, text = verdict(st == "optimal", has, obj, bound, "interrupted" if interrupted else st,
+                           infeasible=st == "infeasible", unbounded=st in ("unbounded", "inforunbd"))
+    return SolveResult("scip", status, text, obj, bound, x, clock(), interrupted,
                        {"nodes": m.getNNodes()})
 
 
 def solve_gurobi(model: Model, opts: SolveOptions) -> SolveResult:
     gp = _need("gurobipy", "gurobipy")
-    m = gp.read(str(_mps(model, opts)))
-    m.Params.OutputFlag = 0
+    intr = interrupt_of(opts)
+    if intr.requested:
+        return _not_started("gurobi")
+    env = gp.Env(empty=True)
+    env.setParam("OutputFlag", 0)  # also silences the licence banner
+    env.start()
+    with _mps(model, opts) as path:
+        m = gp.read(str(path), env)
     if opts.time_limit is not None:
         m.Params.TimeLimit = float(opts.time_limit)
     if opts.gap is not None:
@@ -82,56 +141,97 @@ def solve_gurobi(model: Model, opts: SolveOptions) -> SolveResult:
     if opts.threads is not None:
         m.Params.Threads = int(opts.threads)
     clock = Clock()
+    report = _Reporter(opts, clock)
+    C = gp.GRB.Callback
 
     def cb(mod, where):
-        if where == gp.GRB.Callback.MIPSOL and opts.progress:
-            opts.progress(Progress(clock(), mod.cbGet(gp.GRB.Callback.MIPSOL_OBJBST),
-                                   mod.cbGet(gp.GRB.Callback.MIPSOL_OBJBND)))
+        if where == C.MIPSOL:
+            report(mod.cbGet(C.MIPSOL_OBJBST), mod.cbGet(C.MIPSOL_OBJBND))
+        elif where == C.MIP:
+            report(mod.cbGet(C.MIP_OBJBST) if mod.cbGet(C.MIP_SOLCNT) else None, mod.cbGet(C.MIP_OBJBND))
 
-    m.optimize(cb)
+    m.optimize(cb)  # Gurobi catches Ctrl-C itself and stops with status INTERRUPTED
     S = gp.GRB.Status
     has = m.SolCount > 0
     obj = m.ObjVal if has else None
-    bound = m.ObjBound if m.IsMIP else obj
+    bound = _finite(m.ObjBound) if m.IsMIP else obj
     x = _by_name(model, {v.VarName: v.X for v in m.getVars()}) if has else None
-    status, text = verdict(m.Status == S.OPTIMAL, has, obj, bound, f"gurobi status {m.Status}",
-                           infeasible=m.Status == S.INFEASIBLE, unbounded=m.Status == S.UNBOUNDED)
-    return SolveResult("gurobi", status, text, obj, bound, x, clock(), m.Status == S.INTERRUPTED)
+    interrupted = m.Status == S.INTERRUPTED or intr.requested
+    intr.requested = intr.requested or interrupted
+    status, text = verdict(m.Status == S.OPTIMAL, has, obj, bound,
+                           "interrupted" if interrupted else f"gurobi status {m.Status}",
+                           infeasible=m.Status in (S.INFEASIBLE, S.INF_OR_UNBD), unbounded=m.Status == S.UNBOUNDED)
+    result = SolveResult("gurobi", status, text, obj, bound, x, clock(), interrupted)
+    m.dispose()
+    env.dispose()
+    return result
 
 
 def solve_cplex(model: Model, opts: SolveOptions) -> SolveResult:
     cplex = _need("cplex", "cplex")
-    c = cplex.Cplex(str(_mps(model, opts)))
-    for stream in (c.set_log_stream, c.set_results_stream, c.set_warning_stream):
+    intr = interrupt_of(opts)
+    if intr.requested:
+        return _not_started("cplex")
+    c = cplex.Cplex()
+    for stream in (c.set_log_stream, c.set_results_stream, c.set_warning_stream, c.set_error_stream):
         stream(None)
+    with _mps(model, opts) as path:
+        c.read(str(path))
     if opts.time_limit is not None:
         c.parameters.timelimit.set(float(opts.time_limit))
     if opts.gap is not None:
         c.parameters.mip.tolerances.mipgap.set(float(opts.gap))
     if opts.threads is not None:
         c.parameters.threads.set(int(opts.threads))
-    clock, aborter, intr = Clock(), c.use_aborter(cplex.Aborter()), Interrupt()
+    clock = Clock()
+    report = _Reporter(opts, clock)
+    if opts.progress:
+        class Info(cplex.callbacks.MIPInfoCallback):
+            def __call__(self):
+                report(self.get_incumbent_objective_value() if self.has_incumbent() else None,
+                       self.get_best_objective_value())
+        c.register_callback(Info)
+    aborter = c.use_aborter(cplex.Aborter())
     intr.on_interrupt = aborter.abort
-    with intr.armed():
-        c.solve()
+    try:
+        with intr.armed():
+            c.solve()  # CPLEX's own SIGINT handler stops it with "aborted" while it runs
+    finally:
+        intr.on_interrupt = None
     s = c.solution
     code = s.get_status()
     has = s.is_primal_feasible()
     obj = s.get_objective_value() if has else None
-    bound = s.MIP.get_best_objective() if has else None
+    bound = _finite(s.MIP.get_best_objective()) if has else None
     x = _by_name(model, dict(zip(c.variables.get_names(), s.get_values()))) if has else None
     sc = s.status
-    status, text = verdict(code in (sc.MIP_optimal, sc.optimal), has, obj, bound, s.get_status_string(),
-                           infeasible=code in (sc.MIP_infeasible, sc.infeasible),
+    text = s.get_status_string()
+    interrupted = "abort" in text.lower() or intr.requested
+    intr.requested = intr.requested or interrupted
+    status, text = verdict(code in (sc.MIP_optimal, sc.optimal), has, obj, bound,
+                           "interrupted" if interrupted else text,
+                           infeasible=code in (sc.MIP_infeasible, sc.infeasible, sc.MIP_infeasible_or_unbounded),
                            unbounded=code in (sc.MIP_unbounded, sc.unbounded))
-    return SolveResult("cplex", status, text, obj, bound, x, clock(), intr.requested)
+    c.end()
+    return SolveResult("cplex", status, text, obj, bound, x, clock(), interrupted)
 
 
 def solve_xpress(model: Model, opts: SolveOptions) -> SolveResult:
     xp = _need("xpress", "xpress")
-    p = xp.problem()
+    intr = interrupt_of(opts)
+    if intr.requested:
+        return _not_started("xpress")
+    import warnings
+    with warnings.catch_warnings():  # the community licence notice
+        warnings.simplefilter("ignore")
+        p = xp.problem()
     p.setControl("outputlog", 0)
-    p.readProb(str(_mps(model, opts)))
+    # Xpress prunes nodes within 1e-5 of the incumbent by default (mipaddcutoff), which
+    # proves less than annc's "optimal" (relative gap 1e-4 or absolute 1e-6) on the small
+    # objectives of these models; ask for the same proof as the other solvers.
+    p.setControl("mipaddcutoff", -1e-7)
+    with _mps(model, opts) as path:
+        p.readProb(str(path))
     if opts.time_limit is not None:
         p.setControl("timelimit", float(opts.time_limit))
     if opts.gap is not None:
@@ -139,14 +239,26 @@ def solve_xpress(model: Model, opts: SolveOptions) -> SolveResult:
     if opts.threads is not None:
         p.setControl("threads", int(opts.threads))
     clock = Clock()
-    p.optimize()
+    report = _Reporter(opts, clock)
+    if opts.progress:
+        def on_sol(prob, data):
+            report(prob.attributes.mipobjval, prob.attributes.bestbound)
+        if hasattr(p, "addIntsolCallback"):  # Xpress >= 9.8
+            p.addIntsolCallback(on_sol, None)
+        else:
+            p.addcbintsol(on_sol, None)
+    p.optimize()  # Xpress catches Ctrl-C itself (stop type CTRLC)
     sol_status = p.attributes.solstatus
     has = sol_status in (xp.SolStatus.OPTIMAL, xp.SolStatus.FEASIBLE)
     obj = p.attributes.objval if has else None
-    bound = p.attributes.bestbound
+    bound = _finite(p.attributes.bestbound)
     x = _by_name(model, dict(zip([v.name for v in p.getVariable()], p.getSolution()))) if has else None
+    stop = p.attributes.stopstatus
+    interrupted = stop in (xp.StopType.CTRLC, xp.StopType.USER) or intr.requested
+    intr.requested = intr.requested or interrupted
     status, text = verdict(sol_status == xp.SolStatus.OPTIMAL, has, obj, bound,
-                           f"xpress {p.attributes.solvestatus.name.lower()}",
+                           "interrupted" if interrupted else f"xpress {p.attributes.solvestatus.name.lower()}"
+                           + (f", {stop.name.lower()}" if stop != xp.StopType.NONE else ""),
                            infeasible=sol_status == xp.SolStatus.INFEASIBLE,
                            unbounded=sol_status == xp.SolStatus.UNBOUNDED)
-    return SolveResult("xpress", status, text, obj, bound, x, clock(), False)
+    return SolveResult("xpress", status, text, obj, bound, x, clock(), interrupted)

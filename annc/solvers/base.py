@@ -20,7 +20,8 @@ import numpy as np
 
 from ..solutions import Status
 
-OPTIMAL_GAP = 1e-4
+OPTIMAL_GAP = 1e-4  # relative gap within which a proved optimum is called "optimal"
+OPTIMAL_ABS_GAP = 1e-6  # ... or this absolute gap (objectives near 0: HiGHS's mip_abs_gap default)
 
 
 @dataclass
@@ -29,8 +30,11 @@ class SolveOptions:
     gap: float | None = None  # relative gap at which to stop
     threads: int | None = None
     progress: Callable[["Progress"], None] | None = None
-    workdir: str | None = None  # where file-based drivers write model and solution
+    workdir: str | None = None  # where file-based drivers write model and solution (default: a temp dir)
     command: str | None = None  # external command template (solver "cmd")
+    model_file: str | None = None  # an MPS file of this very model already written (skip writing it again)
+    interrupt: "Interrupt | None" = None  # shared Ctrl-C state (e.g. over the MIPs of greedy training)
+    start: "np.ndarray | None" = None  # a feasible point to start from (MIP start), in column order
 
 
 @dataclass
@@ -96,39 +100,71 @@ def verdict(proved_optimal: bool, has_solution: bool, obj, bound, limit_text: st
     if not has_solution:
         return Status.NO_SOLUTION, limit_text or "no solution found"
     gap = relative_gap(obj, bound)
-    if proved_optimal and (gap is None or gap <= OPTIMAL_GAP):
+    closed = (gap is None or gap <= OPTIMAL_GAP
+              or (bound is not None and math.isfinite(bound) and abs(obj - bound) <= OPTIMAL_ABS_GAP))
+    if proved_optimal and closed:
         return Status.OPTIMAL, "proved optimal"
+    if proved_optimal:  # stopped at a looser gap (--gap, or the solver's own tolerance)
+        return Status.FEASIBLE, "stopped at the gap tolerance"
     return Status.FEASIBLE, limit_text or "stopped before proving optimality"
 
 
 class Interrupt:
     """Ctrl-C while solving: the first SIGINT asks the solver to stop (keeping its
-    incumbent), a second one aborts.  ``on_interrupt`` is called in the main thread."""
+    incumbent), a second one aborts (``KeyboardInterrupt``).
+
+    One object can be shared by several solves (``SolveOptions.interrupt``, as greedy
+    training does) and armed around all of them: arming is re-entrant.  Each driver sets
+    ``on_interrupt`` (called in the main thread, from the signal handler) while its solver
+    runs.  A Ctrl-C while no solver runs is kept as a request (the next solve stops at
+    once) if there is already something to keep (``has_solution``, e.g. the layers of
+    a greedy run trained so far); with nothing to keep it aborts, as Ctrl-C usually does.
+    """
 
     def __init__(self):
         self.requested = False
+        self.has_solution = False
         self.on_interrupt: Callable[[], None] | None = None
+        self._depth = 0
+
+    def request(self) -> None:
+        """What the first Ctrl-C does (also callable directly, e.g. from a GUI or a test)."""
+        self.requested = True
+        if self.on_interrupt:
+            self.on_interrupt()
 
     @contextmanager
     def armed(self):
         def handler(signum, frame):
-            if self.requested:
+            if self.requested or (self.on_interrupt is None and not self.has_solution):
                 raise KeyboardInterrupt
-            self.requested = True
-            print("\ninterrupt: stopping the solver and keeping the best solution "
+            print("\ninterrupt: stopping and keeping the best solution found "
                   "(Ctrl-C again to abort)", file=sys.stderr, flush=True)
-            if self.on_interrupt:
-                self.on_interrupt()
+            self.request()
 
+        if self._depth:  # already armed by an enclosing solve or training run
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+            return
         try:
             old = signal.signal(signal.SIGINT, handler)
         except ValueError:  # not the main thread: leave SIGINT alone
             yield self
             return
+        self._depth = 1
         try:
             yield self
         finally:
+            self._depth = 0
             signal.signal(signal.SIGINT, old)
+
+
+def interrupt_of(opts: SolveOptions) -> Interrupt:
+    """The shared :class:`Interrupt` of ``opts``, or a fresh one for this solve only."""
+    return opts.interrupt if opts.interrupt is not None else Interrupt()
 
 
 class Clock:

@@ -50,9 +50,11 @@ misreads - checked with every reader installed here:
 annc names are ``block`` or ``block_i_j``; only the block name matters, so a
 formulation that avoids those block names can always be written as LP.
 
-Speed: as in the MPS writer, coefficient values, column names and row names are
-formatted once each into byte tables, and every chunk of terms is assembled by numpy
-fancy indexing (:func:`annc.writers.mps.assemble`).
+Speed and memory: as in the MPS writer, names are byte tables, numbers are formatted
+once each, and the rows are written ``CHUNK`` terms at a time, each chunk assembled by
+numpy fancy indexing (:func:`annc.writers.mps.assemble`).  The number of terms per line
+is fixed from the longest possible number (23 characters), so lines stay below the
+limit without formatting every coefficient first.
 """
 from __future__ import annotations
 
@@ -61,8 +63,8 @@ from typing import TextIO
 
 import numpy as np
 
-from .mps import (CHUNK, assemble, check_model, emit, format_numbers, objective_name,
-                  sanitize_model_name, table, unique_inverse)
+from .mps import (CHUNK, NumberFormatter, assemble, check_model, check_names, emit, format_numbers,
+                  objective_name, sanitize_model_name, table, unique_inverse)
 
 LINE_LIMIT = 250  # characters; the LP format's hard limit is 255 (CPLEX, GLPK)
 
@@ -111,61 +113,32 @@ def check_lp_names(model) -> None:
                          + " - write MPS instead, or rename the block")
 
 
-def _coef_table(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(table of |value| per distinct value, inverse, is_negative)`` for the terms."""
-    values = np.asarray(values, dtype=float)
-    if values.size == 0:
-        return table([]), np.zeros(0, np.int64), np.zeros(0, bool)
-    uniq, inv = unique_inverse(values)
-    return table(format_numbers(np.abs(uniq))), inv, (uniq < 0)[inv]
+NUMBER_WIDTH = 23  # longest |x| from fmt_num: "1.7976931348623157e+308", "2.2250738585072014e-308"
 
 
-def _write_terms(fh: TextIO, ptr: np.ndarray, cols: np.ndarray, coef: tuple, name_tab: np.ndarray,
-                 heads: list[str], tails: list[str], per_line: int) -> None:
-    """Write rows ``heads[i] + terms of row i + tails[i]``; every row has >= 1 term.
-
-    Term ``t`` is ``" + " or " - ", |coefficient|, " ", name`` (``coef`` is what
-    :func:`_coef_table` returns); a line break goes before every ``per_line``-th term.
-    """
-    coef_tab, inv, neg = coef
-    total = len(cols)
-    if total == 0:
-        return
-    counts = np.diff(ptr)
-    row_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
-    pos = np.arange(total, dtype=np.int64) - ptr[:-1][row_of]
-    # pre: 0 nothing, 1 line break, 2 + i head of row i;  post: 0 nothing, 1 + i tail of row i
-    pre = np.where((pos % per_line == 0) & (pos > 0), 1, 0)
-    pre[pos == 0] = 2 + row_of[pos == 0]
-    last = pos == counts[row_of] - 1
-    post = np.zeros(total, dtype=np.int64)
-    post[last] = 1 + row_of[last]
-    pre_tab = table(["", "\n"] + heads)
-    post_tab = table([""] + tails)
-    for s in range(0, total, CHUNK):
-        e = min(s + CHUNK, total)
-        emit(fh, assemble([(pre_tab, pre[s:e]), (_SIGN_TAB, neg[s:e].view(np.int8)),
-                           (coef_tab, inv[s:e]), b" ", (name_tab, cols[s:e]),
-                           (post_tab, post[s:e])], e - s))
+def _terms(fh: TextIO, cols: np.ndarray, vals: np.ndarray, pos: np.ndarray, head: np.ndarray,
+           tail: np.ndarray, name_tab: np.ndarray, numbers: NumberFormatter, per_line: int) -> None:
+    """Write terms ``" + " or " - ", |value|, " ", name``; ``pos`` is each term's position
+    in its row.  ``head`` / ``tail`` (uint8 rows, one per term) go before / after the
+    term (a row's name on its first term, its sense and rhs on its last; NUL rows
+    elsewhere); a line break goes before every ``per_line``-th term of a row."""
+    brk = (pos % per_line == 0) & (pos > 0)
+    if brk.any():
+        head = head.copy()
+        head[brk, 0] = ord("\n")
+    emit(fh, assemble([head, (_SIGN_TAB, (vals < 0).view(np.int8)), numbers(np.abs(vals)), b" ",
+                       (name_tab, cols), tail], len(cols)))
 
 
-def _row_entries(model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """CSR entries ``(ptr, cols, vals)`` with one ``0 * column 0`` term in every empty row."""
-    A = model.A.tocsr()
-    A.sort_indices()
-    m = A.shape[0]
-    counts = np.diff(A.indptr).astype(np.int64)
-    empty = counts == 0
-    if not empty.any():
-        return A.indptr.astype(np.int64), A.indices.astype(np.int64), A.data.astype(float)
-    ptr = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(counts + empty, out=ptr[1:])
-    cols = np.zeros(int(ptr[-1]), dtype=np.int64)
-    vals = np.zeros(int(ptr[-1]), dtype=float)
-    at = np.arange(A.nnz, dtype=np.int64) + np.repeat(ptr[:-1] - A.indptr[:-1].astype(np.int64), counts)
-    cols[at] = A.indices
-    vals[at] = A.data
-    return ptr, cols, vals
+def _row_segments(indptr: np.ndarray, chunk: int) -> list[tuple[int, int]]:
+    """Runs of rows ``[r0, r1)`` with about ``chunk`` entries (and at most ``chunk`` rows)."""
+    m, nnz = len(indptr) - 1, int(indptr[-1])
+    cuts = {0, m}
+    if nnz > chunk:
+        cuts.update(np.searchsorted(indptr, np.arange(chunk, nnz, chunk), side="right") - 1)
+    cuts.update(range(chunk, m, chunk))
+    cuts = sorted(c for c in cuts if 0 <= c <= m)
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
 
 
 def write_lp(model, fh: TextIO) -> None:
@@ -173,40 +146,67 @@ def write_lp(model, fh: TextIO) -> None:
     check_model(model)
     n, m = model.num_cols, model.num_rows
     check_lp_names(model)
-    col_names, row_names = model.col_names(), model.row_names()
-    if len(col_names) != n or len(row_names) != m:
-        raise ValueError("name blocks do not match the model size")
+    check_names(model)
     if n == 0 and m:
         raise ValueError("cannot write rows without any column as LP")
-    objname = objective_name(row_names)
-
-    if m:
-        ptr, cols, vals = _row_entries(model)
-    else:
-        ptr, cols, vals = np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    # objective coefficients are often all distinct, matrix ones repeat: format apart
-    obj_coef = _coef_table(np.asarray(model.obj, dtype=float))
-    row_coef = _coef_table(vals)
-    ops = {"L": " <= ", "G": " >= ", "E": " = "}
-    uniq, rinv = unique_inverse(model.rhs)
-    rhs_strs = format_numbers(uniq)
-    tails = [ops[sn] + rhs_strs[k] + "\n" for sn, k in zip(np.asarray(model.sense).tolist(), rinv.tolist())]
-    heads = [" " + r + ":" for r in row_names]
-    name_tab = table(col_names)
-    max_head = max(len(objname), max((len(r) for r in row_names), default=0)) + 2
-    max_tail = max((len(t) for t in tails), default=1)
-    max_coef = max(obj_coef[0].shape[1], row_coef[0].shape[1]) + 4
-    per_line = max(1, (LINE_LIMIT - max_head - max_tail) // (max_coef + name_tab.shape[1]))
+    objname = objective_name(model)
+    name_tab = model.col_name_table()
+    heads = model.row_name_table(prefix=b" ", suffix=b":")
+    numbers = NumberFormatter()
+    ops = table([" <= ", " >= ", " = "])
+    sense = np.asarray(model.sense, dtype="<U1")
+    op = np.where(sense == "L", 0, np.where(sense == "G", 1, 2))
+    rhs = np.asarray(model.rhs, dtype=float)
+    rhs_text = NumberFormatter("\n")
+    # terms per line from the widest head, term (" - " |x| " " name) and tail (" <= " rhs "\n")
+    max_head = max(len(objname) + 2, heads.shape[1])
+    per_line = max(1, (LINE_LIMIT - max_head - (4 + 1 + NUMBER_WIDTH + 1))
+                   // (3 + NUMBER_WIDTH + 1 + name_tab.shape[1]))
 
     fh.write(f"\\Problem name: {sanitize_model_name(model.name)}\nMinimize\n")
+    obj = np.asarray(model.obj, dtype=float)
     if n:
-        _write_terms(fh, np.array([0, n], dtype=np.int64), np.arange(n, dtype=np.int64),
-                     obj_coef, name_tab, [f" {objname}:"], ["\n"], per_line)
+        obj_head, obj_tail = table([f" {objname}:"]), table(["\n"])
+        for s in range(0, n, CHUNK):
+            e = min(s + CHUNK, n)
+            pos = np.arange(s, e)
+            head = np.zeros((e - s, obj_head.shape[1]), dtype=np.uint8)
+            head[pos == 0] = obj_head[0]
+            tail = np.zeros((e - s, 1), dtype=np.uint8)
+            tail[pos == n - 1] = obj_tail[0]
+            _terms(fh, pos, obj[s:e], pos, head, tail, name_tab, numbers, per_line)
     else:
         fh.write(f" {objname}:\n")
+
     fh.write("Subject To\n")
-    _write_terms(fh, ptr, cols, row_coef, name_tab, heads, tails, per_line)
-    _write_bounds(fh, model, col_names, name_tab)
+    A = model.A.tocsr()
+    A.sort_indices()
+    for r0, r1 in _row_segments(A.indptr, CHUNK):
+        # a row without terms is written "name: + 0 <first column> <= rhs" to keep its place
+        counts = np.diff(A.indptr[r0:r1 + 1])
+        lines = np.maximum(counts, 1)
+        row = np.repeat(np.arange(r0, r1), lines)
+        start = np.cumsum(lines) - lines
+        pos = np.arange(len(row)) - np.repeat(start, lines)
+        p0, p1 = int(A.indptr[r0]), int(A.indptr[r1])
+        if (counts == 0).any():
+            cols = np.zeros(len(row), dtype=A.indices.dtype)
+            vals = np.zeros(len(row))
+            real = np.repeat(counts > 0, lines)
+            cols[real], vals[real] = A.indices[p0:p1], A.data[p0:p1]
+        else:
+            cols, vals = A.indices[p0:p1], A.data[p0:p1]
+        first, last = pos == 0, pos == np.repeat(lines, lines) - 1
+        head = np.zeros((len(row), heads.shape[1]), dtype=np.uint8)
+        head[first] = heads[row[first]]
+        text = rhs_text(rhs[r0:r1])  # NULs inside a record are dropped by assemble
+        tail = np.zeros((len(row), ops.shape[1] + text.shape[1]), dtype=np.uint8)
+        tail[last, :ops.shape[1]] = ops[op[row[last]]]
+        tail[last, ops.shape[1]:] = text[row[last] - r0]
+        _terms(fh, cols, vals, pos, head, tail, name_tab, numbers, per_line)
+    del A
+
+    _write_bounds(fh, model, name_tab)
     integer = np.flatnonzero(np.asarray(model.integer, dtype=bool))
     if integer.size:
         fh.write("General\n")
@@ -220,7 +220,7 @@ def write_lp(model, fh: TextIO) -> None:
     fh.write("End\n")
 
 
-def _write_bounds(fh: TextIO, model, col_names: list[str], name_tab: np.ndarray) -> None:
+def _write_bounds(fh: TextIO, model, name_tab: np.ndarray) -> None:
     lb = np.asarray(model.lb, dtype=float)
     ub = np.asarray(model.ub, dtype=float)
     integer = np.asarray(model.integer, dtype=bool)

@@ -44,15 +44,20 @@ name longer than 8 characters, so ``    a obj 1`` is read as a column called
 other reader splits on blanks.  (``NAME x FREE`` would switch CoinMpsIO to free format,
 but is not standard for the other readers.)
 
-Speed: no Python object is built per non-zero.  Each distinct coefficient value is
-formatted once (``np.unique``), each column and row name once, into NUL-padded byte
-tables; a chunk of ``CHUNK`` lines is assembled by fancy-indexing those tables into one
-``uint8`` array (one fixed-width slot per field) and dropping the NUL padding
-(:func:`assemble`), so the per-non-zero work is a few ``memcpy``-like numpy passes.
+Speed and memory: no Python object is built per non-zero, and nothing of the size
+of the matrix is allocated: the writer streams ``COLUMNS`` straight from the arrays of
+the CSC matrix ``model.A``, ``CHUNK`` entries at a time.  Names come as byte tables
+rendered from block indices (:meth:`annc.model.Model.col_name_table`); integral
+coefficients up to ``2**15`` in magnitude are looked up by arithmetic in a table of
+their strings, other values are formatted once each (``np.unique`` per chunk, a cache
+across chunks); a chunk of lines is assembled by gathering table rows into the fields
+of one fixed-width record per line and dropping the NUL padding (:func:`assemble`), so
+the per-non-zero work is a few ``memcpy``-like numpy passes.
 """
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TextIO
 
 import numpy as np
@@ -61,11 +66,12 @@ CHUNK = 100_000  # non-zeros (or rows / bound lines) per write
 
 _MARK_ORG = "    MARKER    'MARKER'                 'INTORG'\n"
 _MARK_END = "    MARKER    'MARKER'                 'INTEND'\n"
+PAD = 8  # name fields are padded to 8 characters (see the module docstring)
 
 
 def _pad(names) -> list[str]:
     """Names padded to 8 characters (see the module docstring: CoinMpsIO's fixed fields)."""
-    return [s.ljust(8) for s in names]
+    return [s.ljust(PAD) for s in names]
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -92,9 +98,18 @@ def sanitize_model_name(name: str) -> str:
     return s or "annc"
 
 
-def objective_name(row_names: list[str]) -> str:
-    """``obj``, unless a row already has that name (``obj_`` is never an annc name)."""
-    return "obj_" if "obj" in set(row_names) else "obj"
+def objective_name(row_names) -> str:
+    """``obj``, unless a row already has that name (``obj_`` is never an annc name).
+
+    ``row_names`` is a list of names or a model (then only a scalar row block can be
+    called ``obj``: element names of other blocks contain ``_``).
+    """
+    blocks = getattr(row_names, "row_blocks", None)
+    if blocks is not None:
+        taken = any(b.name == "obj" and b.shape == () for b in blocks)
+    else:
+        taken = "obj" in set(row_names)
+    return "obj_" if taken else "obj"
 
 
 def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,23 +138,89 @@ def value_table(values, prefix: str = "", suffix: str = "") -> tuple[np.ndarray,
     return table(strs), inv
 
 
+SMALL_INT = 1 << 15  # integral values in [-SMALL_INT, SMALL_INT] are formatted by table lookup
+
+
+@lru_cache(maxsize=4)
+def _int_table(suffix: str = "") -> np.ndarray:
+    return table([str(i) + suffix for i in range(-SMALL_INT, SMALL_INT + 1)])
+
+
+class NumberFormatter:
+    """Numbers of a stream of chunks as byte fields (:func:`fmt_num` text + ``suffix``).
+
+    Small integers (the bulk of a training model's coefficients: data values, 1, -1,
+    many big-M values) cost one index computation; every other distinct value is
+    formatted once and cached for the following chunks.
+    """
+
+    def __init__(self, suffix: str = ""):
+        self.suffix = suffix
+        self.ints = _int_table(suffix)
+        self.cache: dict[float, str] = {}
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        """A ``len(values) x width`` uint8 array: the text of each value, NUL-padded."""
+        v = np.asarray(values, dtype=float)
+        small = (np.abs(v) <= SMALL_INT) & (v == np.trunc(v))
+        if small.all():
+            return _take(self.ints, (v + SMALL_INT).astype(np.intp))
+        uniq, inv = np.unique(v[~small], return_inverse=True)
+        tab = table(self._strings(uniq))
+        width = max(tab.shape[1], self.ints.shape[1] if small.any() else 0)
+        out = np.zeros((len(v), width), dtype=np.uint8)
+        out[~small, :tab.shape[1]] = tab[inv.ravel()]
+        if small.any():
+            out[small, :self.ints.shape[1]] = self.ints[(v[small] + SMALL_INT).astype(np.intp)]
+        return out
+
+    def _strings(self, uniq: np.ndarray) -> list[str]:
+        cache, keys = self.cache, uniq.tolist()
+        missing = [k for k in keys if k not in cache]
+        if missing:
+            for k, s in zip(missing, format_numbers(np.array(missing))):
+                cache[k] = s + self.suffix
+        return [cache[k] for k in keys]
+
+
+def _void(tab: np.ndarray) -> np.ndarray:
+    """The rows of a 2-D uint8 table as a 1-D array of ``void`` items (one memcpy each)."""
+    tab = np.ascontiguousarray(tab)
+    return tab.view(np.dtype((np.void, tab.shape[1]))).reshape(-1)
+
+
+def _take(tab: np.ndarray, idx) -> np.ndarray:
+    """``tab[idx]`` for a 2-D uint8 table (rows copied as whole items)."""
+    return _void(tab)[idx].view(np.uint8).reshape(-1, tab.shape[1])
+
+
 def assemble(parts: list, count: int) -> bytes:
     """``count`` records; record ``r`` is the concatenation over ``parts`` of
-    ``tab[idx[r]]`` for a ``(tab, idx)`` part or of the part itself for ``bytes``,
-    with the NUL padding of the tables removed."""
+    ``tab[idx[r]]`` for a ``(tab, idx)`` part, of ``arr[r]`` for a 2-D uint8 array part
+    with ``count`` rows, or of the part itself for ``bytes``; NUL bytes are dropped."""
     if count == 0:
         return b""
-    widths = [len(p) if isinstance(p, bytes) else p[0].shape[1] for p in parts]
-    buf = np.empty((count, sum(widths)), dtype=np.uint8)
-    at = 0
-    for p, w in zip(parts, widths):
+    fields = []
+    for p in parts:
         if isinstance(p, bytes):
-            buf[:, at:at + w] = np.frombuffer(p, dtype=np.uint8)
+            fields.append(len(p))
+        elif isinstance(p, np.ndarray):
+            fields.append(p.shape[1])
+        else:
+            fields.append(p[0].shape[1])
+    rec = np.dtype({"names": [f"f{i}" for i in range(len(parts))],
+                    "formats": [np.dtype((np.void, w)) for w in fields]})
+    buf = np.empty(count, dtype=rec)
+    for i, p in enumerate(parts):
+        dest = buf[f"f{i}"]
+        if isinstance(p, bytes):
+            dest[...] = np.frombuffer(p, dtype=np.dtype((np.void, len(p))))[0]
+        elif isinstance(p, np.ndarray):
+            dest[...] = _void(p)
         else:
             tab, idx = p
-            buf[:, at:at + w] = tab[idx]
-        at += w
-    flat = buf.reshape(-1)
+            np.take(_void(tab), idx, out=dest, mode="clip")
+    flat = buf.view(np.uint8)
     return flat[flat != 0].tobytes()
 
 
@@ -161,7 +242,7 @@ def check_model(model) -> None:
                             ("obj", model.obj, n), ("sense", model.sense, m), ("rhs", model.rhs, m)):
         if len(arr) != size:
             raise ValueError(f"model.{what} has length {len(arr)}, expected {size}")
-    if not np.all(np.isfinite(model.A.data)):
+    if not _all_finite(model.A.data):
         raise ValueError("matrix has a NaN or infinite coefficient")
     if not np.all(np.isfinite(model.obj)):
         raise ValueError("objective has a NaN or infinite coefficient")
@@ -183,53 +264,67 @@ def check_model(model) -> None:
         raise ValueError(f"row sense {model.sense[np.argmax(bad)]!r} is not L, G or E")
 
 
-def augmented_csc(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The column-wise entries with the objective as pseudo-row ``num_rows``.
+def check_names(model) -> None:
+    """The name blocks must cover the columns and rows exactly."""
+    if (sum(b.size for b in model.var_blocks) != model.num_cols
+            or sum(b.size for b in model.row_blocks) != model.num_rows):
+        raise ValueError("name blocks do not match the model size")
 
-    Column ``j`` gets an objective entry when ``obj[j] != 0`` or when it has no matrix
-    entry at all (then with value 0), so that every column has at least one entry.
-    Returns ``(ptr, rows, vals, is_obj)``: column ``j``'s entries are
-    ``ptr[j]:ptr[j+1]``, its objective entry (if any) first.
+
+def _all_finite(v: np.ndarray, chunk: int = 1 << 20) -> bool:
+    return all(np.isfinite(v[s:s + chunk]).all() for s in range(0, len(v), chunk))
+
+
+def csc_arrays(model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(indptr, indices, data)`` of ``model.A`` in CSC form with sorted rows, no copy
+    when ``A`` already is (an :class:`annc.model.Model` built by the builder is)."""
+    A = model.A
+    if A.format != "csc":
+        A = A.tocsc()
+    if not A.has_sorted_indices:
+        A = A.copy()
+        A.sort_indices()
+    return A.indptr, A.indices, A.data
+
+
+def column_segments(indptr: np.ndarray, integer: np.ndarray, chunk: int) -> list[tuple[int, int]]:
+    """Runs of columns ``[j0, j1)`` with about ``chunk`` entries each, never crossing a
+    change of integrality (an ``INTORG``/``INTEND`` marker goes between segments)."""
+    n = len(integer)
+    cuts = {0, n}
+    cuts.update(np.flatnonzero(integer[1:] != integer[:-1]) + 1)
+    nnz = int(indptr[-1])
+    if nnz > chunk:
+        cuts.update(np.searchsorted(indptr, np.arange(chunk, nnz, chunk), side="right") - 1)
+    if n > chunk:  # also bound the columns per segment (empty columns get one line each)
+        cuts.update(range(chunk, n, chunk))
+    cuts = sorted(c for c in cuts if 0 <= c <= n)
+    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+
+
+def column_lines(indptr, indices, data, obj, m, j0, j1):
+    """The ``COLUMNS`` entries of columns ``j0..j1-1``: ``(col, row, value)`` arrays.
+
+    A column's objective entry (pseudo-row ``m``) comes first; it is written when the
+    objective coefficient is non-zero or the column has no matrix entry at all (value 0),
+    so that every column appears.
     """
-    n, m = model.num_cols, model.num_rows
-    A = model.A.tocsc()
-    A.sort_indices()
-    counts = np.diff(A.indptr).astype(np.int64)
-    obj = np.asarray(model.obj, dtype=float)
-    extra = (obj != 0) | (counts == 0)
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts + extra, out=ptr[1:])
-    total = int(ptr[-1])
-    rows = np.empty(total, dtype=np.int64)
-    vals = np.empty(total, dtype=float)
-    is_obj = np.zeros(total, dtype=bool)
-    at = ptr[:-1][extra]
-    rows[at] = m
-    vals[at] = obj[extra]
-    is_obj[at] = True
-    shift = np.repeat(ptr[:-1] - A.indptr[:-1].astype(np.int64) + extra, counts)
-    pos = np.arange(A.nnz, dtype=np.int64) + shift
-    rows[pos] = A.indices
-    vals[pos] = A.data
-    return ptr, rows, vals, is_obj
-
-
-def split_value_table(vals: np.ndarray, group: np.ndarray, suffix: str = "") -> tuple[np.ndarray, np.ndarray]:
-    """:func:`value_table` computed separately for ``vals[group]`` and ``vals[~group]``.
-
-    Objective coefficients are often all distinct while matrix coefficients repeat a
-    few values; two smaller ``np.unique`` calls are much cheaper than one mixed one.
-    """
-    t1, i1 = value_table(vals[~group], suffix=suffix)
-    t2, i2 = value_table(vals[group], suffix=suffix)
-    w = max(t1.shape[1], t2.shape[1])
-    tab = np.zeros((len(t1) + len(t2), w), dtype=np.uint8)
-    tab[:len(t1), :t1.shape[1]] = t1
-    tab[len(t1):, :t2.shape[1]] = t2
-    inv = np.empty(len(vals), dtype=np.int64)
-    inv[~group] = i1
-    inv[group] = i2 + len(t1)
-    return tab, inv
+    p0, p1 = int(indptr[j0]), int(indptr[j1])
+    counts = np.diff(indptr[j0:j1 + 1])
+    oc = obj[j0:j1]
+    extra = (oc != 0) | (counts == 0)
+    cols = np.repeat(np.arange(j0, j1, dtype=indices.dtype), counts + extra)
+    if not extra.any():
+        return cols, indices[p0:p1], data[p0:p1]
+    starts = np.cumsum(counts + extra) - (counts + extra)  # first line of each column
+    at = starts[extra]
+    mat = np.ones(len(cols), dtype=bool)
+    mat[at] = False
+    rows = np.empty(len(cols), dtype=indices.dtype)
+    vals = np.empty(len(cols), dtype=float)
+    rows[mat], vals[mat] = indices[p0:p1], data[p0:p1]
+    rows[at], vals[at] = m, oc[extra]
+    return cols, rows, vals
 
 
 def bound_entries(model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -277,77 +372,76 @@ def write_mps(model, fh: TextIO) -> None:
     """Write ``model`` as free MPS to the text file handle ``fh`` (see module docstring)."""
     check_model(model)
     n, m = model.num_cols, model.num_rows
-    col_names = model.col_names()
-    row_names = model.row_names()
-    if len(col_names) != n or len(row_names) != m:
-        raise ValueError("name blocks do not match the model size")
-    objname = objective_name(row_names)
-
+    objname = objective_name(model)
     fh.write(f"NAME {sanitize_model_name(model.name)}\nROWS\n N  {objname}\n")
+    check_names(model)
+    row_tab = model.row_name_table(suffix=b"\n")
     sense = np.asarray(model.sense, dtype="<U1")
     code = np.where(sense == "L", 0, np.where(sense == "G", 1, 2))
     sense_tab = table([" L  ", " G  ", " E  "])
-    row_tab = table(row_names)
     for s in range(0, m, CHUNK):
         e = min(s + CHUNK, m)
-        emit(fh, assemble([(sense_tab, code[s:e]), (row_tab, np.arange(s, e)), b"\n"], e - s))
+        emit(fh, assemble([(sense_tab, code[s:e]), row_tab[s:e]], e - s))
+    del row_tab
 
-    # COLUMNS: "    <col padded>  <row padded>  <value>"; integer runs between markers
+    # COLUMNS: "    <col padded>  <row padded>  <value>"; integer runs between markers.
+    # Row m of the row table is the objective.
     fh.write("COLUMNS\n")
-    ptr, rows, vals, is_obj = augmented_csc(model)
-    total = len(rows)
-    rowpad_tab = table([r + "  " for r in _pad(row_names + [objname])])
-    colpad = ["    " + c + "  " for c in _pad(col_names)]
-    val_tab, inv = split_value_table(vals, is_obj)
-    cols = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
+    row_tab = _with_row(model.row_name_table(PAD, suffix=b"  "), objname.ljust(PAD) + "  ")
+    col_tab = model.col_name_table(PAD, prefix=b"    ", suffix=b"  ")
+    indptr, indices, data = csc_arrays(model)
+    obj = np.asarray(model.obj, dtype=float)
     integer = np.asarray(model.integer, dtype=bool)
-    prev = np.concatenate([[False], integer[:-1]])
-    change = np.flatnonzero(integer != prev)
-    # the first entry of a column where integrality changes carries the marker line:
-    # those entries index rows n, n+1, ... of the wide column table
-    marker_at = ptr[change]
-    col_tab = table(colpad)
-    wide_tab = table(colpad + [(_MARK_ORG if integer[j] else _MARK_END) + colpad[j]
-                               for j in change.tolist()])
-    for s in range(0, total, CHUNK):
-        e = min(s + CHUNK, total)
-        lo, hi = np.searchsorted(marker_at, [s, e])
-        cidx = cols[s:e]
-        tab = col_tab
-        if hi > lo:
-            cidx = cidx.copy()
-            cidx[marker_at[lo:hi] - s] = n + np.arange(lo, hi)
-            tab = wide_tab
-        emit(fh, assemble([(tab, cidx), (rowpad_tab, rows[s:e]), (val_tab, inv[s:e]), b"\n"], e - s))
+    numbers = NumberFormatter("\n")
+    for j0, j1 in column_segments(indptr, integer, CHUNK):
+        if integer[j0] and (j0 == 0 or not integer[j0 - 1]):
+            fh.write(_MARK_ORG)
+        elif not integer[j0] and j0 > 0 and integer[j0 - 1]:
+            fh.write(_MARK_END)
+        cols, rows, vals = column_lines(indptr, indices, data, obj, m, j0, j1)
+        emit(fh, assemble([(col_tab, cols), (row_tab, rows), numbers(vals)], len(cols)))
     if n and integer[-1]:
         fh.write(_MARK_END)
+    del col_tab
 
     # RHS
     fh.write("RHS\n")
     rhs = np.asarray(model.rhs, dtype=float)
     nz = np.flatnonzero(rhs != 0)
-    if nz.size:
-        rtab, rinv = value_table(rhs[nz])
-        for s in range(0, nz.size, CHUNK):
-            e = min(s + CHUNK, nz.size)
-            emit(fh, assemble([b"    RHS       ", (rowpad_tab, nz[s:e]), (rtab, rinv[s:e]), b"\n"], e - s))
+    for s in range(0, nz.size, CHUNK):
+        e = min(s + CHUNK, nz.size)
+        emit(fh, assemble([b"    RHS       ", (row_tab, nz[s:e]), numbers(rhs[nz[s:e]])], e - s))
+    del row_tab
 
-    # BOUNDS
+    # BOUNDS: "<kind> BND       <col padded>  <value>", or "<kind> BND       <col>" (MI, PL, FR)
     bcols, kinds, bvals = bound_entries(model)
     if bcols.size:
         fh.write("BOUNDS\n")
         has_val = ~np.isnan(bvals)
-        # value-less lines (MI, PL, FR) end right after the (unpadded) name
-        uniq, vinv = unique_inverse(np.where(has_val, bvals, 0.0))
-        vstrs = ["  " + v + "\n" for v in format_numbers(uniq)] + ["\n"]
-        vtab = table(vstrs)
-        vinv = np.where(has_val, vinv, len(vstrs) - 1)
         kcode, kinv = np.unique(kinds, return_inverse=True)
         kind_tab = table([f" {k} BND       " for k in kcode.tolist()])
-        name_tab = table(_pad(col_names) + col_names)
-        nidx = np.where(has_val, bcols, bcols + n)
         kinv = kinv.ravel()
+        padded = model.col_name_table(PAD, suffix=b"  ")
+        bare = model.col_name_table(suffix=b"\n")
         for s in range(0, bcols.size, CHUNK):
             e = min(s + CHUNK, bcols.size)
-            emit(fh, assemble([(kind_tab, kinv[s:e]), (name_tab, nidx[s:e]), (vtab, vinv[s:e])], e - s))
+            hv, bc = has_val[s:e], bcols[s:e]
+            names = _take(padded, bc)
+            text = numbers(np.where(hv, bvals[s:e], 0.0))
+            if not hv.all():
+                bare_names = _take(bare, bc[~hv])
+                names = np.pad(names, ((0, 0), (0, max(0, bare_names.shape[1] - names.shape[1]))))
+                names[~hv] = 0
+                names[~hv, :bare_names.shape[1]] = bare_names
+                text[~hv] = 0
+            emit(fh, assemble([(kind_tab, kinv[s:e]), names, text], e - s))
     fh.write("ENDATA\n")
+
+
+def _with_row(tab: np.ndarray, text: str) -> np.ndarray:
+    """``tab`` with one more row holding ``text``."""
+    extra = table([text])
+    out = np.zeros((len(tab) + 1, max(tab.shape[1], extra.shape[1])), dtype=np.uint8)
+    out[:-1, :tab.shape[1]] = tab
+    out[-1, :extra.shape[1]] = extra[0]
+    return out

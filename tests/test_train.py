@@ -1,0 +1,383 @@
+"""``annc train`` end to end: solvers, honest status, progress, Ctrl-C, greedy, Python API.
+
+Small XOR data keeps the optimal solves short (16 samples: every solver proves
+optimality in about a second); the runs meant to stop early use 1000 samples, where
+no solver finishes within the seconds given.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import annc
+from annc.data import load_data
+from annc.datasets import write_csv, xor_data
+from annc.network import TrainedNetwork
+from annc.solutions import Status
+from annc.solvers import SolveOptions
+from annc.solvers.base import Interrupt, verdict
+from annc.solvers.external import _cbc_line, _glpk_line, cbc_path
+
+from conftest import ROOT, SPECS, run_cli
+
+RELU2 = """\
+# two ReLU hidden layers, greedy (Algorithm 2)
+input 5
+hidden 3 relu
+hidden 2 relu
+output 2
+P 2
+"""
+INFEASIBLE = """\
+# every weight and bias fixed at 0: the outputs tie, the diversifying rows cannot hold
+input 5
+output 2
+weights [0, 0]
+bias [0, 0]
+"""
+NOT_OPTIMAL = re.compile(r"\boptimal\b")
+
+
+# -- helpers ----------------------------------------------------------------------
+def xor_csv(path: Path, n: int, seed: int = 0) -> Path:
+    X, y = xor_data(n, noise=0.1, seed=seed)
+    return write_csv(path, X, y)
+
+
+@pytest.fixture
+def small_csv(tmp_path):
+    return xor_csv(tmp_path / "xor16.csv", 16)
+
+
+@pytest.fixture(scope="module")
+def big_csv(tmp_path_factory):
+    """1000 samples: no solver proves optimality of specs/xor.ann or deep3.ann in seconds."""
+    return xor_csv(tmp_path_factory.mktemp("big") / "xor1000.csv", 1000)
+
+
+def printed_accuracy(out: str) -> str:
+    m = re.search(r"train accuracy\s+([0-9.]+)", out)
+    assert m, out
+    return m.group(1)
+
+
+def recomputed_accuracy(weights: Path, csv: Path) -> str:
+    """Accuracy of the written weights file on the CSV, by our own forward pass."""
+    net = TrainedNetwork.load(weights)
+    data = load_data(csv, classes=net.classes)
+    a = net.layers[0].weight.shape[0]
+    assert data.X.shape[1] == a
+    X = data.X
+    for L in net.layers:  # independent of TrainedNetwork.forward
+        pre = X @ L.weight + L.bias
+        X = {"binary": (pre >= 0).astype(float), "relu": np.maximum(pre, 0), "linear": pre}[L.activation]
+    return f"{np.mean(X.argmax(1) == data.y):.4f}"
+
+
+def assert_artifacts(out_dir: Path, stem: str, out: str) -> None:
+    for suffix in (".mps", ".map.json", ".weights.json", ".weights.npz"):
+        p = out_dir / f"{stem}{suffix}"
+        assert p.is_file() and p.stat().st_size > 0, p
+        assert f"wrote {p}" in out
+    vmap = json.loads((out_dir / f"{stem}.map.json").read_text())
+    assert vmap["model"]["file"] == f"{stem}.mps"
+    npz = TrainedNetwork.load(out_dir / f"{stem}.weights.npz")
+    js = TrainedNetwork.load(out_dir / f"{stem}.weights.json")
+    for a, b in zip(npz.layers, js.layers):
+        assert np.array_equal(a.weight, b.weight) and np.array_equal(a.bias, b.bias)
+
+
+def verification_blocks(out: str) -> list[str]:
+    return re.findall(r"verification\s+(passed|FAILED)", out)
+
+
+def wrapper_script(tmp_path: Path) -> Path:
+    """An executable wrapper around the CBC inside PuLP: ``cbc.sh MODEL SOLUTION``."""
+    script = tmp_path / "cbc.sh"
+    script.write_text(f'#!/bin/bash\nCBC="{cbc_path()}"\n"$CBC" "$1" -solve -solu "$2"\n')
+    script.chmod(0o755)
+    return script
+
+
+# -- full training with each solver -------------------------------------------------------
+@pytest.mark.parametrize("solver", ["highs", "cbc", "scip"])
+def test_train_cli_optimal_and_verified(solver, small_csv, tmp_path):
+    out_dir = tmp_path / "out"
+    code, out, err = run_cli("train", SPECS / "xor.ann", small_csv, "--solver", solver, "-o", out_dir)
+    assert code == 0, out + err
+    assert "status             optimal (proved optimal)" in out
+    assert re.search(r"objective\s+[-0-9.e]+", out) and re.search(r"best bound\s+[-0-9.e]+", out)
+    assert re.search(r"gap\s+0\.0000%", out)
+    assert re.search(r"solve time\s+[0-9.]+ s", out)
+    assert re.search(r"non-zero weights\s+\d+", out)
+    assert verification_blocks(out) == ["passed"]
+    assert_artifacts(out_dir, "xor", out)
+    assert printed_accuracy(out) == recomputed_accuracy(out_dir / "xor.weights.json", small_csv)
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc", "scip"])
+def test_train_api_optimal_and_verified(solver, tmp_path):
+    X, y = xor_data(16, noise=0.1, seed=0)
+    Xt, yt = xor_data(40, noise=0.0, seed=5)
+    r = annc.train(SPECS / "xor.ann", (X, y), test=(Xt, yt), solver=solver, out_dir=tmp_path)
+    assert r.status == Status.OPTIMAL and r.verified and not r.interrupted
+    assert r.train_accuracy == np.mean(r.predict(X) == y)
+    assert r.test_accuracy == np.mean(r.network.predict(Xt) == yt)
+    # the arrays were written beside the map, so `annc decode` could verify from files alone
+    data_csv = tmp_path / "xor.csv"
+    assert data_csv.is_file()
+    assert f"{r.train_accuracy:.4f}" == recomputed_accuracy(tmp_path / "xor.weights.json", data_csv)
+    for suffix in (".mps", ".map.json", ".weights.json", ".weights.npz"):
+        assert tmp_path / f"xor{suffix}" in r.files
+
+
+def test_api_spec_text_labels_and_compile(tmp_path):
+    X, y = xor_data(16, noise=0.1, seed=0)
+    labels = np.array(["even", "odd"], dtype=object)[y]
+    r = annc.train("input 5\nhidden 2 binary\noutput 2\n", (X, labels))
+    assert r.network.classes == ["even", "odd"] and r.status == Status.OPTIMAL
+    assert set(r.predict(X)) <= {"even", "odd"}
+    assert r.score(X, labels) == r.train_accuracy
+    assert r.files == []  # no out_dir: nothing written
+
+    c = annc.compile(SPECS / "xor.ann", (X, y), out_dir=tmp_path)
+    assert c.model_path == tmp_path / "xor.mps" and c.map_path.is_file()
+    c2 = annc.compile(SPECS / "xor.ann", c.data.path)  # in memory, from the CSV written
+    assert c2.model_path is None and c2.model.stats() == c.model.stats()
+
+    import annc.train as train_module  # rebinds the package attribute to the module...
+    assert callable(annc.train) and train_module.train is not None
+    r2 = annc.train(SPECS / "output_only.ann", (X, y), solver="cbc")  # ...which still trains
+    assert r2.status == Status.OPTIMAL
+
+
+# -- greedy layer-wise training -------------------------------------------------------------
+def test_greedy_binary_two_hidden_layers(small_csv, tmp_path):
+    out_dir = tmp_path / "out"
+    code, out, err = run_cli("train", SPECS / "xor_greedy.ann", small_csv, "-o", out_dir, "-q")
+    assert code == 0, out + err
+    for i in (0, 1):
+        assert re.search(rf"^\[xor_greedy\.layer{i}\] optimal \(proved optimal\), objective .*"
+                         r"training accuracy [0-9.]+, verified", out, re.M), out
+        assert (out_dir / f"xor_greedy.layer{i}.map.json").is_file()
+    assert (out_dir / "xor_greedy.layer1.csv").is_file()  # layer 1's inputs: layer 0's forward pass
+    assert "[xor_greedy.output]" not in out  # Algorithm 1 keeps the last MIP's output layer
+    assert verification_blocks(out) == ["passed", "passed"]
+    assert "status             greedy, 2 MIPs" in out
+    assert " incumbent " not in out  # -q: no progress lines
+    net = TrainedNetwork.load(out_dir / "xor_greedy.weights.json")
+    assert [L.activation for L in net.layers] == ["binary", "binary", "linear"]
+    assert [L.weight.shape for L in net.layers] == [(5, 5), (5, 5), (5, 2)]
+    assert net.meta["training"] == "greedy"
+    assert printed_accuracy(out) == recomputed_accuracy(out_dir / "xor_greedy.weights.json", small_csv)
+    # layer 1 was trained on the forward pass of the decoded layer 0
+    layer1 = load_data(out_dir / "xor_greedy.layer1.csv")
+    X = load_data(small_csv).X
+    assert np.array_equal(layer1.X, (X @ net.layers[0].weight + net.layers[0].bias >= 0).astype(float))
+
+
+def test_greedy_relu_ends_with_exact_output_mip(small_csv, tmp_path):
+    spec = tmp_path / "relu2.ann"
+    spec.write_text(RELU2)
+    out_dir = tmp_path / "out"
+    code, out, err = run_cli("train", spec, small_csv, "--greedy", "-o", out_dir, "-q")
+    assert code == 0, out + err
+    for name in ("relu2.layer0", "relu2.layer1", "relu2.output"):
+        assert re.search(rf"^\[{re.escape(name)}\] optimal .*verified", out, re.M), out
+    assert "(output layer only, exact)" in out
+    assert verification_blocks(out) == ["passed"] * 3
+    vmap = json.loads((out_dir / "relu2.output.map.json").read_text())
+    assert len(vmap["layers"]) == 1 and vmap["layers"][0]["activation"] == "linear"  # L = 0: no products
+    net = TrainedNetwork.load(out_dir / "relu2.weights.json")
+    assert [L.activation for L in net.layers] == ["relu", "relu", "linear"]
+    assert [L.weight.shape for L in net.layers] == [(5, 3), (3, 2), (2, 2)]
+    assert printed_accuracy(out) == recomputed_accuracy(out_dir / "relu2.weights.json", small_csv)
+
+
+def test_greedy_with_external_command(small_csv, tmp_path):
+    script = wrapper_script(tmp_path)
+    out_dir = tmp_path / "out"
+    code, out, err = run_cli("train", SPECS / "xor_greedy.ann", small_csv, "-o", out_dir, "-q",
+                             "--solver-cmd", f"{script} {{model}} {{sol}}")
+    assert code == 0, out + err
+    assert verification_blocks(out) == ["passed", "passed"]
+    assert (out_dir / "xor_greedy.layer1.sol").is_file()
+    assert printed_accuracy(out) == recomputed_accuracy(out_dir / "xor_greedy.weights.json", small_csv)
+
+
+def test_greedy_interrupt_keeps_layers_trained(big_csv, tmp_path):
+    """A stop request during layer 0 (as Ctrl-C makes) ends greedy training there."""
+    from annc.spec import parse_spec
+    from annc.train import train
+    intr = Interrupt()
+    spec = parse_spec("input 5\nhidden 5 binary\nhidden 5 binary\noutput 2\ntraining greedy\n", "g2.ann")
+    opts = SolveOptions(interrupt=intr, progress=lambda p: p.incumbent is not None and intr.request())
+    r = train(spec, load_data(big_csv), opts=opts, out_dir=tmp_path, log=lambda *_: None)
+    assert r.interrupted and r.truncated and len(r.steps) == 1
+    assert r.steps[0].result.status == Status.FEASIBLE and r.steps[0].result.interrupted
+    assert r.verified and len(r.network.layers) == 2
+    assert (tmp_path / "g2.weights.json").is_file()
+
+
+# -- honest status at limits -------------------------------------------------------------
+def test_time_limit_highs_is_feasible_with_gap(big_csv, tmp_path):
+    code, out, err = run_cli("train", SPECS / "deep3.ann", big_csv, "--time-limit", "2", "-o", tmp_path)
+    assert code == 0, out + err
+    assert "feasible, gap" in out and "(time limit reached)" in out
+    assert not NOT_OPTIMAL.search(out)
+    assert re.search(r"^\s+[0-9.]+s\s+incumbent\s+\S+\s+bound\s+\S+\s+gap\s+\S+$", out, re.M)  # progress
+    assert verification_blocks(out) == ["passed"]
+    assert printed_accuracy(out) == recomputed_accuracy(tmp_path / "deep3.weights.json", big_csv)
+
+
+def test_time_limit_cbc_is_never_optimal(big_csv, tmp_path):
+    code, out, err = run_cli("train", SPECS / "xor.ann", big_csv, "--solver", "cbc", "--time-limit", "5",
+                             "-o", tmp_path, "-q")
+    assert not NOT_OPTIMAL.search(out), out
+    if code == 0:
+        assert "feasible, gap" in out and verification_blocks(out) == ["passed"]
+        assert printed_accuracy(out) == recomputed_accuracy(tmp_path / "xor.weights.json", big_csv)
+    else:  # CBC 2.10 may lose its incumbent at a limit and write a fractional point
+        assert code == 4, out + err
+        assert "not a solution of the model" in out and verification_blocks(out) == ["FAILED"]
+
+
+def test_point_that_is_not_a_solution_fails_verification(small_csv, tmp_path):
+    """What a CBC that lost its incumbent writes: never called feasible, exit code 4."""
+    h = annc.compile(SPECS / "xor.ann", small_csv).model.col_names().index("h0_0_0")  # a binary
+    bogus = tmp_path / "bogus.sol"
+    bogus.write_text("Stopped on time - objective value 0.00000000\n"
+                     "      0 a0_0_0                  1                       0\n"
+                     f"{h:7d} h0_0_0                0.5                       0\n")
+    script = tmp_path / "fake.sh"
+    script.write_text(f'#!/bin/bash\ncp "{bogus}" "$2"\n')
+    script.chmod(0o755)
+    code, out, err = run_cli("train", SPECS / "xor.ann", small_csv, "-o", tmp_path / "out", "-q",
+                             "--solver-cmd", f"{script} {{model}} {{sol}}")
+    assert code == 4, out + err
+    assert "not a solution of the model" in out and "0.5 away from an integer" in out
+    assert "feasible" not in out and not NOT_OPTIMAL.search(out)
+    assert verification_blocks(out) == ["FAILED"]
+
+
+def test_solver_cmd_wrapper_script(small_csv, tmp_path):
+    script = wrapper_script(tmp_path)
+    out_dir = tmp_path / "out"
+    code, out, err = run_cli("train", SPECS / "xor.ann", small_csv, "-o", out_dir,
+                             "--solver-cmd", f"{script} {{model}} {{sol}}")
+    assert code == 0, out + err
+    assert "solving with cmd" in out and "status             optimal (proved optimal)" in out
+    assert verification_blocks(out) == ["passed"]
+    assert (out_dir / "xor.sol").is_file() and f"wrote {out_dir / 'xor.sol'}" in out
+    assert_artifacts(out_dir, "xor", out)
+    assert printed_accuracy(out) == recomputed_accuracy(out_dir / "xor.weights.json", small_csv)
+    # the solution file it left decodes on its own, as `annc decode` does
+    code, out2, _ = run_cli("decode", out_dir / "xor.sol", "-o", tmp_path / "dec")
+    assert code == 0 and "verification          passed" in out2
+
+
+def test_solver_cmd_errors(small_csv, tmp_path):
+    for template, message in [("cbc {model}", "needs both {model} and {sol}"),
+                              (f"{tmp_path}/missing {{model}} {{sol}}", "solver program not found"),
+                              ("false {model} {sol}", "failed with exit code 1"),
+                              ("true {model} {sol}", "wrote no solution file")]:
+        code, out, err = run_cli("train", SPECS / "xor.ann", small_csv, "-o", tmp_path, "-q",
+                                 "--solver-cmd", template)
+        assert code in (2, 3) and message in err and "Traceback" not in err, (template, err)
+    code, _, err = run_cli("train", SPECS / "xor.ann", small_csv, "--solver", "cbc",
+                           "--solver-cmd", "x {model} {sol}")
+    assert code == 2 and "not both" in err
+
+
+# -- no incumbent ---------------------------------------------------------------------------
+@pytest.mark.parametrize("solver", ["highs", "cbc", "scip"])
+def test_infeasible_exits_3(solver, small_csv, tmp_path):
+    spec = tmp_path / "zero.ann"
+    spec.write_text(INFEASIBLE)
+    code, out, err = run_cli("train", spec, small_csv, "--solver", solver, "-o", tmp_path / "out")
+    assert code == 3, out + err
+    assert f"[zero] {solver}: the MIP is infeasible" in err and "no network to export" in err
+    assert "Traceback" not in err and not list((tmp_path / "out").glob("*.weights.*"))
+
+
+# (not HiGHS: it runs its first heuristics before it looks at the clock, and on these
+# models they find a solution whatever the limit, so the outcome would depend on timing)
+@pytest.mark.parametrize("solver", ["cbc", "scip"])
+def test_time_limit_without_incumbent_exits_3(solver, big_csv, tmp_path):
+    code, out, err = run_cli("train", SPECS / "deep3.ann", big_csv, "--solver", solver, "--time-limit", "0.01",
+                             "-o", tmp_path, "-q")
+    assert code == 3, out + err
+    assert f"[deep3] {solver}: " in err
+    assert "no solution found within the time limit of 0.01 s" in err and "raise --time-limit" in err
+    assert "Traceback" not in err and not list(tmp_path.glob("*.weights.*"))
+
+
+# -- Ctrl-C -----------------------------------------------------------------------------------
+INCUMBENT = re.compile(r"^\s+[0-9.]+s\s+incumbent\s+-?[0-9][-0-9.e+]*\s")
+
+
+@pytest.mark.parametrize("solver,spec", [("highs", "deep3.ann"), ("cbc", "xor.ann"), ("scip", "deep3.ann")])
+def test_ctrl_c_keeps_incumbent(solver, spec, big_csv, tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "annc.cli", "train", str(SPECS / spec), str(big_csv),
+                             "--solver", solver, "-o", str(tmp_path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    watchdog = threading.Timer(90, proc.kill)
+    watchdog.start()
+    try:
+        seen = []
+        for line in proc.stdout:
+            seen.append(line)
+            if INCUMBENT.match(line):
+                break
+        else:
+            pytest.fail("the solve ended before any progress line with an incumbent:\n" + "".join(seen))
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=60)
+    finally:
+        watchdog.cancel()
+    out = "".join(seen) + rest
+    assert proc.returncode == 0, out + err
+    assert "interrupted" in out and "feasible, gap" in out
+    assert not NOT_OPTIMAL.search(out)
+    assert verification_blocks(out) == ["passed"]
+    stem = Path(spec).stem
+    assert (tmp_path / f"{stem}.weights.json").is_file()
+    assert printed_accuracy(out) == recomputed_accuracy(tmp_path / f"{stem}.weights.json", big_csv)
+    assert "Traceback" not in err
+
+
+# -- small pieces ------------------------------------------------------------------------------
+def test_verdict_is_honest():
+    assert verdict(True, True, 1.0, 1.0, "x") == (Status.OPTIMAL, "proved optimal")
+    assert verdict(True, True, 1.0, 0.5, "x")[0] == Status.FEASIBLE  # "optimal" at a 50% gap
+    assert verdict(False, True, 1.0, 1.0, "time limit")[0] == Status.FEASIBLE
+    assert verdict(False, False, None, None, "time limit") == (Status.NO_SOLUTION, "time limit")
+    assert verdict(True, True, 0.0, -5e-7, "x")[0] == Status.OPTIMAL  # absolute gap near 0
+
+
+def test_progress_parsers():
+    state = [None, None]
+    parse = _cbc_line(state)
+    assert parse("Cbc0010I After 0 nodes, 1 on tree, 1e+50 best solution, best possible 0 (0.1 seconds)") \
+        == (None, 0.0)
+    assert parse("Cbc0012I Integer solution of 4.81 found by feasibility pump after 0 iterations") == (4.81, 0.0)
+    assert parse("Cbc0010I After 100 nodes, 54 on tree, 4.5 best solution, best possible 0.25 (5 s)") \
+        == (4.5, 0.25)
+    assert parse("Cbc0038I Full problem 3 rows") is None
+    g = _glpk_line([None, None])
+    assert g("+   208: mip =     not found yet >=              -inf        (1; 0)") is None
+    assert g("+  2739: >>>>>   4.2e-01 >=   1.0e-01  76.2% (227; 21)") == (0.42, 0.1)
+    assert g("+  2739: mip =   4.2e-01 >=     tree is empty   0.0% (0; 495)") == (0.42, 0.42)
