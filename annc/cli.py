@@ -54,7 +54,7 @@ def cmd_decode(a) -> int:
     if a.map:
         vmap, map_path = load_map(a.map), Path(a.map)
     else:
-        vmap, map_path = find_map(sol, a.solution, [Path(a.out), Path(a.solution).parent])
+        vmap, map_path = find_map(sol, a.solution, [Path("out"), Path(a.out), Path(a.solution).parent])
         print(f"using map {map_path}")
     print(f"solution {a.solution}: {sol.format} format, status {sol.status.value} ({sol.status_text})")
     if not sol.has_values or sol.status in NO_POINT:
@@ -225,6 +225,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("-o", "--output", required=True)
     g.set_defaults(func=cmd_data)
+
+    from .experiment import add_parser as add_experiment
+    add_experiment(sub)
     return p
 
 

@@ -137,8 +137,9 @@ def test_solution_of_another_model_is_refused(tmp_path, compiled):
     assert code == 2 and "columns but the model of this map has" in err
 
 
-def test_map_search_none_or_ambiguous(tmp_path, compiled):
+def test_map_search_none_or_ambiguous(tmp_path, compiled, monkeypatch):
     tmp, mps, vmap = compiled
+    monkeypatch.chdir(tmp_path)  # decode also looks in ./out
     sol = tmp_path / "x.sol"
     solve_cbc(mps, sol)
     empty = tmp_path / "empty"
@@ -151,6 +152,17 @@ def test_map_search_none_or_ambiguous(tmp_path, compiled):
     shutil.copy(vmap, tmp_path / "b.map.json")  # beside the solution
     code, _, err = run_cli("decode", sol, "-o", twin)
     assert code == 2 and "2 maps match" in err
+
+
+def test_map_is_found_in_out_when_writing_elsewhere(tmp_path, compiled, monkeypatch):
+    tmp, mps, vmap = compiled
+    monkeypatch.chdir(tmp)  # the map is in ./out, the solution elsewhere, the weights go to a third folder
+    sol = tmp_path / "x.sol"
+    solve_cbc(mps, sol)
+    code, out, err = run_cli("decode", sol, "-o", tmp_path / "weights")
+    assert code == 0, err
+    assert "using map out/xor.map.json" in out
+    assert (tmp_path / "weights" / "x.weights.json").exists()
 
 
 def test_infeasible_status_is_not_decoded(tmp_path, compiled):
