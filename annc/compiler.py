@@ -70,7 +70,13 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
     data = load_data(data_path, label=label)
     stem = Path(spec_path).stem
     c = build(spec, data, name=stem, merge=merge, allow_small_m=allow_small_m)
-    out = Path(out_dir)
+    write_artifacts(c, Path(out_dir), stem, fmt=fmt, gzip=gzip, writer=writer)
+    return c
+
+
+def write_artifacts(c: Compiled, out: Path, stem: str, *, fmt: str = "mps", gzip: bool = False,
+                    writer: str = "annc") -> tuple[Path, Path]:
+    """Write ``<out>/<stem>.<fmt>`` (the model) then ``<out>/<stem>.map.json`` (its map)."""
     out.mkdir(parents=True, exist_ok=True)
     model_path = out / f"{stem}.{fmt}{'.gz' if gzip else ''}"
     if writer == "pulp":
@@ -82,4 +88,4 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
     map_path = out / f"{stem}.map.json"
     save_json(c.varmap, map_path)
     c.model_path, c.map_path = model_path, map_path
-    return c
+    return model_path, map_path

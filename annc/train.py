@@ -33,7 +33,7 @@ from typing import Callable
 
 import numpy as np
 
-from .compiler import Compiled, build
+from .compiler import Compiled, build, write_artifacts
 from .data import Dataset, load_data
 from .decode import decode_network
 from .errors import AnncError, DataError, NoSolutionError
@@ -42,10 +42,9 @@ from .solutions import Status
 from .solvers import DEFAULT, SolveOptions, SolveResult, solve
 from .solvers.base import Interrupt
 from .spec import NetworkSpec, load_spec, parse_spec
-from .varmap import file_digest, save_json
+from .varmap import file_digest
 from .verify import Verification, check
 from .warmstart import sgd_start
-from .writers import write_model
 
 WARM_START_SOLVERS = ("highs",)  # drivers that take SolveOptions.start
 
@@ -117,24 +116,6 @@ def accuracy(net: TrainedNetwork, data: Dataset) -> float:
 
 
 # -- files ------------------------------------------------------------------------
-def write_artifacts(c: Compiled, out: Path, stem: str, *, fmt: str = "mps", gzip: bool = False,
-                    writer: str = "annc") -> tuple[Path, Path]:
-    """Write ``<out>/<stem>.<fmt>`` and ``<out>/<stem>.map.json`` for ``c`` (as ``annc compile``)."""
-    out.mkdir(parents=True, exist_ok=True)
-    model_path = out / f"{stem}.{fmt}{'.gz' if gzip else ''}"
-    if writer == "pulp":
-        from .writers.pulp import write_with_pulp
-        write_with_pulp(c.model, model_path, fmt)
-    else:
-        write_model(c.model, model_path, fmt)
-    c.varmap["model"].update({"file": model_path.name, "format": fmt, "sha256": file_digest(model_path),
-                              "writer": writer})
-    map_path = out / f"{stem}.map.json"
-    save_json(c.varmap, map_path)
-    c.model_path, c.map_path = model_path, map_path
-    return model_path, map_path
-
-
 def _data_file(data: Dataset, out: Path | None, name: str) -> Dataset:
     """``data`` backed by a CSV file: as is if it was read from one, else written to
     ``<out>/<name>.csv`` (so that the map points at data ``annc decode`` can verify)."""

@@ -93,7 +93,7 @@ def run(net: str, variant: str, seed: int, time_limit: float) -> dict:
 
 
 def table(records: list[dict], time_limit: float) -> str:
-    out = [f"| net | variant | binaries | big-M range | proven optimal | median time (s) | "
+    out = ["| net | variant | binaries | big-M range | proven optimal | median time (s) | "
            f"median first gap | median nodes | median test acc. |",
            "|---|---|---|---|---|---|---|---|---|"]
     med = lambda v: statistics.median(v) if v else None  # noqa: E731

@@ -4,7 +4,7 @@ import pytest
 
 from annc.formulations import formulate
 from annc.problem import make_problem
-from annc.spec import LayerSpec, NetworkSpec, parse_spec
+from annc.spec import parse_spec
 from annc.solvers import SolveOptions, solve
 
 

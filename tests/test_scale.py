@@ -269,6 +269,22 @@ def test_to_highs_lp_is_the_model_file(model, tmp_path):
     assert_same_arrays(got, from_file)
 
 
+@pytest.mark.parametrize("chunk", [2, 5, 100_000])
+def test_integer_markers_inside_chunks(tmp_path, monkeypatch, chunk):
+    """Integrality changing from column to column, markers inside and across chunks."""
+    monkeypatch.setattr(mpsw, "CHUNK", chunk)
+    rng = np.random.default_rng(2)
+    mb = ModelBuilder("mixed")
+    for j, integer in enumerate([1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 1, 0]):
+        mb.var(f"x{j}", (3,), -2, 5, integer=bool(integer))
+    mb.rows("r", (4,), "L", 3.0, [(np.arange(36), rng.integers(-3, 4, (4, 36)).astype(float))])
+    mb.minimize(np.arange(36)[::5], 1.0)
+    model = mb.build()
+    cols, rows, got = read_highs(write_model(model, tmp_path / "m.mps"))
+    assert cols == model.col_names()
+    assert_same_arrays(got, model_arrays(model))
+
+
 def test_gzip_output_is_the_plain_file(tmp_path):
     model = digits_model(n=30)
     plain = write_model(model, tmp_path / "m.mps").read_bytes()
