@@ -39,13 +39,8 @@ def format_from_path(path) -> tuple[str, bool]:
     raise ValueError(f"cannot tell the model format from {str(path)!r}: use .mps, .lp, .mps.gz or .lp.gz")
 
 
-def write_model(model, path, fmt: str | None = None) -> Path:
-    """Write ``model`` to ``path`` as ``fmt`` ("mps" or "lp"; by default from the suffix).
-
-    A name ending in ``.gz`` is gzip-compressed.  The file appears atomically (see the
-    module docstring).  Returns the path written.
-    """
-    path = Path(path)
+def resolve_format(path: Path, fmt: str | None) -> tuple[str, bool]:
+    """``(format, gzipped)`` for writing ``path``: ``fmt`` if given, else from the suffix."""
     try:
         sfmt, gz = format_from_path(path)
     except ValueError:
@@ -55,6 +50,17 @@ def write_model(model, path, fmt: str | None = None) -> Path:
     fmt = (fmt or sfmt).lower()
     if fmt not in FORMATS:
         raise ValueError(f"unknown model format {fmt!r}: expected one of {', '.join(FORMATS)}")
+    return fmt, gz
+
+
+def write_model(model, path, fmt: str | None = None) -> Path:
+    """Write ``model`` to ``path`` as ``fmt`` ("mps" or "lp"; by default from the suffix).
+
+    A name ending in ``.gz`` is gzip-compressed.  The file appears atomically (see the
+    module docstring).  Returns the path written.
+    """
+    path = Path(path)
+    fmt, gz = resolve_format(path, fmt)
     # looked up at call time so that tests can monkeypatch annc.writers.mps.write_mps
     writer = _mps.write_mps if fmt == "mps" else _lp.write_lp
     return _atomic_write(path, gz, lambda fh: writer(model, fh))

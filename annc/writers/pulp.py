@@ -52,7 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _atomic_write, format_from_path
+from . import _atomic_write, resolve_format
 from .mps import check_model, sanitize_model_name
 
 
@@ -115,15 +115,7 @@ def write_with_pulp(model, path, fmt: str | None = None) -> Path:
     with PuLP's differences listed in the module docstring.
     """
     path = Path(path)
-    try:
-        sfmt, gz = format_from_path(path)
-    except ValueError:
-        if fmt is None:
-            raise
-        sfmt, gz = fmt, path.name.lower().endswith(".gz")
-    fmt = (fmt or sfmt).lower()
-    if fmt not in ("mps", "lp"):
-        raise ValueError(f"unknown model format {fmt!r}")
+    fmt, gz = resolve_format(path, fmt)
     prob = to_pulp(model)
     path.parent.mkdir(parents=True, exist_ok=True)
     # PuLP writes to a file name: let it write a plain temporary file, then copy it
