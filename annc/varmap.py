@@ -15,8 +15,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import SolutionError
-from .model import Model
-from .names import element_names
+from .model import Block, Model, name_table, table_strings
 
 SCHEMA = "annc-map/1"
 
@@ -57,7 +56,9 @@ def build_map(model: Model, *, spec_text: str, spec_source: str, classes: list, 
 
 def column_names(vmap: dict) -> list[str]:
     """Every column name in the model file's order, regenerated from the tensors."""
-    return [n for t in vmap["tensors"] for n in element_names(t["name"], tuple(t["shape"]))]
+    blocks = [Block(t["name"], t.get("role", ""), t.get("layer"), tuple(t["shape"]), t["start"])
+              for t in vmap["tensors"]]
+    return table_strings(name_table(blocks))
 
 
 def load_map(path: str | Path) -> dict:
