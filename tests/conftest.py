@@ -24,3 +24,29 @@ def run_cli(*args):
     with redirect_stdout(out), redirect_stderr(err):
         code = main([str(a) for a in args])
     return code, out.getvalue(), err.getvalue()
+
+
+def highs_read(path=None, lp=None) -> dict:
+    """A model file read by HiGHS (or a ``HighsLp``) as arrays: names, bounds, integrality,
+    objective, row bounds and the matrix ``A`` (CSR, explicit zeros dropped)."""
+    import highspy
+    import numpy as np
+    import scipy.sparse as sp
+    if lp is None:
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        assert h.readModel(str(path)) == highspy.HighsStatus.kOk, path
+        lp = h.getLp()
+    a = lp.a_matrix_
+    assert a.format_ == highspy.MatrixFormat.kColwise
+    A = sp.csc_matrix((np.array(a.value_), np.array(a.index_), np.array(a.start_)),
+                      shape=(lp.num_row_, lp.num_col_))
+    A.eliminate_zeros()  # an LP reader may keep the "0 x" term of an empty row
+    return {
+        "cols": list(lp.col_names_), "rows": list(lp.row_names_),
+        "lb": np.array(lp.col_lower_), "ub": np.array(lp.col_upper_),
+        "integer": np.array([int(t) for t in lp.integrality_], dtype=int) == 1
+        if len(lp.integrality_) else np.zeros(lp.num_col_, bool),
+        "obj": np.array(lp.col_cost_), "offset": lp.offset_, "sense": lp.sense_,
+        "row_lo": np.array(lp.row_lower_), "row_up": np.array(lp.row_upper_), "A": A.tocsr(),
+    }

@@ -28,10 +28,11 @@ from annc.names import element_names
 from annc.problem import make_problem
 from annc.solutions import RawSolution, Status
 from annc.spec import parse_spec
+from conftest import highs_read
 from annc.writers import write_model
 from annc.writers.pulp import pulp_column_order, pulp_row_order, to_pulp, write_with_pulp
 
-highspy = pytest.importorskip("highspy")
+import highspy  # noqa: E402  (a declared dependency: never skipped)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -71,22 +72,8 @@ def model(request):
 
 def read_highs(path=None, lp=None):
     """``(col names, row names, arrays)`` of a file read by HiGHS (or of a ``HighsLp``)."""
-    if lp is None:
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        assert h.readModel(str(path)) == highspy.HighsStatus.kOk, path
-        lp = h.getLp()
-    a = lp.a_matrix_
-    assert a.format_ == highspy.MatrixFormat.kColwise
-    A = sp.csc_matrix((np.array(a.value_), np.array(a.index_), np.array(a.start_)),
-                      shape=(lp.num_row_, lp.num_col_))
-    A.eliminate_zeros()  # an LP reader may keep the "0 x" term of an empty row
-    integer = (np.array([int(t) for t in lp.integrality_]) == 1 if len(lp.integrality_)
-               else np.zeros(lp.num_col_, bool))
-    arrays = {"lb": np.array(lp.col_lower_), "ub": np.array(lp.col_upper_), "integer": integer,
-              "obj": np.array(lp.col_cost_), "row_lo": np.array(lp.row_lower_),
-              "row_up": np.array(lp.row_upper_), "A": A.tocsr(), "sense": lp.sense_, "offset": lp.offset_}
-    return list(lp.col_names_), list(lp.row_names_), arrays
+    arrays = highs_read(path, lp)
+    return arrays.pop("cols"), arrays.pop("rows"), arrays
 
 
 def model_arrays(model, cols=None, rows=None):

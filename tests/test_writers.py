@@ -16,16 +16,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 import annc.writers as writers
 import annc.writers.lp as lpw
 import annc.writers.mps as mpsw
 from annc.model import ModelBuilder
+from conftest import highs_read
 from annc.writers import write_lp, write_model, write_mps
 from annc.writers.pulp import pulp_column_order, pulp_row_order, to_pulp, write_with_pulp
 
-highspy = pytest.importorskip("highspy")
+import highspy  # noqa: E402  (a declared dependency: never skipped)
 
 OPT_OBJ = -1 - 5 - 2.5 / 3 + 2.25 + 2.5 + 3 / 7  # without the constant 5 (never written)
 OPT_X = {"b": 1, "k": -5, "f": -2.5, "m": -2.25, "x": 3.5, "p": 0, "q": 2.5,
@@ -70,26 +70,6 @@ def files(model, tmp_path_factory):
 
 
 # ----------------------------------------------------------------------------- helpers
-
-def highs_read(path):
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    assert h.readModel(str(path)) == highspy.HighsStatus.kOk, path
-    lp = h.getLp()
-    a = lp.a_matrix_
-    assert a.format_ == highspy.MatrixFormat.kColwise
-    A = sp.csc_matrix((np.array(a.value_), np.array(a.index_), np.array(a.start_)),
-                      shape=(lp.num_row_, lp.num_col_))
-    A.eliminate_zeros()  # an LP reader may keep the "0 b" term of an empty row
-    return {
-        "cols": list(lp.col_names_), "rows": list(lp.row_names_),
-        "lb": np.array(lp.col_lower_), "ub": np.array(lp.col_upper_),
-        "integer": np.array([int(t) for t in lp.integrality_], dtype=int) == 1
-        if len(lp.integrality_) else np.zeros(lp.num_col_, bool),
-        "obj": np.array(lp.col_cost_), "offset": lp.offset_, "sense": lp.sense_,
-        "row_lo": np.array(lp.row_lower_), "row_up": np.array(lp.row_upper_), "A": A.tocsr(),
-    }
-
 
 def model_row_bounds(model):
     lo = np.where(model.sense == "L", -np.inf, model.rhs)
@@ -179,7 +159,7 @@ def solve_highs(path, model, tmp):
 
 
 def solve_scip(path, model, tmp):
-    pyscipopt = pytest.importorskip("pyscipopt")
+    import pyscipopt
     s = pyscipopt.Model()
     s.hideOutput()
     s.readProblem(str(path))
@@ -205,7 +185,7 @@ def solve_glpk(path, model, tmp):
 
 
 def solve_gurobi(path, model, tmp):
-    gp = pytest.importorskip("gurobipy")
+    import gurobipy as gp
     env = gp.Env(empty=True)
     env.setParam("OutputFlag", 0)
     env.start()
@@ -220,7 +200,7 @@ def solve_gurobi(path, model, tmp):
 
 
 def solve_cplex(path, model, tmp):
-    cplex = pytest.importorskip("cplex")
+    import cplex as cplex
     c = cplex.Cplex()
     for stream in (c.set_log_stream, c.set_results_stream, c.set_warning_stream):
         stream(None)
@@ -232,7 +212,7 @@ def solve_cplex(path, model, tmp):
 
 
 def solve_xpress(path, model, tmp):
-    xp = pytest.importorskip("xpress")
+    import xpress as xp
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         p = xp.problem()
