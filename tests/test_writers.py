@@ -200,7 +200,7 @@ def solve_gurobi(path, model, tmp):
 
 
 def solve_cplex(path, model, tmp):
-    import cplex as cplex
+    import cplex
     c = cplex.Cplex()
     for stream in (c.set_log_stream, c.set_results_stream, c.set_warning_stream):
         stream(None)
