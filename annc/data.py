@@ -141,14 +141,14 @@ def _number(text: str) -> tuple[float | None, str | None]:
     return value, None
 
 
-def _class_order(labels: list[str]) -> list:
+def class_order(labels: list[str]) -> list:
     """Ints sorted numerically when every label is an integer, else strings sorted."""
     if all(_INT_RE.fullmatch(s) for s in labels):
         return sorted({int(s) for s in labels})
     return sorted({s.strip() for s in labels})
 
 
-def _class_lookup(classes: list) -> dict:
+def class_lookup(classes: list) -> dict:
     """Map label text (and integer value, for integer classes) to the class index."""
     lookup: dict = {}
     for i, c in enumerate(classes):
@@ -158,7 +158,7 @@ def _class_lookup(classes: list) -> dict:
     return lookup
 
 
-def _index_of(text: str, lookup: dict) -> int | None:
+def class_index(text: str, lookup: dict) -> int | None:
     s = text.strip()
     if s in lookup:
         return lookup[s]
@@ -213,16 +213,16 @@ def load_data(path, label: str | None = None, classes: list | None = None) -> Da
 
     if classes is None:
         problems.raise_if_any()
-        classes = _class_order(labels)
+        classes = class_order(labels)
         if len(classes) < 2:
             raise DataError(f"{path}: all {len(labels)} rows have label {classes[0]}; "
                             "training needs at least two classes")
     else:
         classes = list(classes)
-    lookup = _class_lookup(classes)
+    lookup = class_lookup(classes)
     y = np.zeros(len(labels), dtype=np.int64)
     for r in good:
-        index = _index_of(labels[r], lookup)
+        index = class_index(labels[r], lookup)
         if index is None:
             problems.cell(rows[r + 1][0], names[li], li + 1,
                           f"label {labels[r].strip()!r} is not one of the classes "

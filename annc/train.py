@@ -34,7 +34,7 @@ from typing import Callable
 import numpy as np
 
 from .compiler import Compiled, build, write_artifacts
-from .data import Dataset, load_data
+from .data import Dataset, class_index, class_lookup, class_order, load_data
 from .decode import decode_network
 from .errors import AnncError, DataError, NoSolutionError
 from .network import TrainedNetwork
@@ -297,14 +297,6 @@ def as_spec(spec) -> NetworkSpec:
     raise TypeError(f"spec must be a NetworkSpec, a path or .ann text, not {type(spec).__name__}")
 
 
-def _label_classes(y: np.ndarray) -> list:
-    vals = list(np.unique(y))
-    if all(isinstance(v, (int, np.integer)) or (isinstance(v, (float, np.floating)) and float(v).is_integer())
-           for v in vals):
-        return sorted({int(v) for v in vals})
-    return sorted({str(v) for v in vals})
-
-
 def as_data(data, *, label: str | None = None, classes: list | None = None, name: str = "<arrays>") -> Dataset:
     """A :class:`Dataset` from a Dataset, a CSV path, or a pair ``(X, y)`` of arrays
     (``y``: class labels; the classes are the sorted labels, or ``classes``)."""
@@ -322,18 +314,21 @@ def as_data(data, *, label: str | None = None, classes: list | None = None, name
                             f"(got shapes {X.shape} and {y.shape})")
         if not np.all(np.isfinite(X)):
             raise DataError(f"{name}: X has values that are not finite numbers")
-        labels = _label_classes(y)
-        classes = list(classes) if classes is not None else labels
-        if classes is labels and len(classes) < 2:
-            raise DataError(f"{name}: every label is {classes[0]}; training needs at least two classes")
-        lookup = {str(c): i for i, c in enumerate(classes)}
-        key = (lambda v: str(int(v))) if all(isinstance(c, int) for c in classes) else str
-        try:
-            idx = np.array([lookup[key(v)] for v in y], dtype=np.int64)
-        except (KeyError, ValueError):
-            bad = sorted({str(v) for v in y} - set(lookup))
+        # labels as the CSV loader sees them: integer-valued numbers as integers
+        texts = [str(int(v)) if isinstance(v, (int, float, np.number)) and float(v).is_integer()
+                 else str(v) for v in y.tolist()]
+        if classes is None:
+            classes = class_order(texts)
+            if len(classes) < 2:
+                raise DataError(f"{name}: every label is {classes[0]}; training needs at least two classes")
+        classes = list(classes)
+        lookup = class_lookup(classes)
+        found = [class_index(t, lookup) for t in texts]
+        bad = sorted({t for t, i in zip(texts, found) if i is None})
+        if bad:
             raise DataError(f"{name}: labels {', '.join(bad[:5])} are not among the classes "
-                            + ", ".join(map(str, classes))) from None
+                            + ", ".join(map(str, classes)))
+        idx = np.array(found, dtype=np.int64)
         digest = hashlib.sha256(np.ascontiguousarray(X).tobytes() + idx.tobytes()).hexdigest()
         return Dataset(X, idx, classes, [f"x{i + 1}" for i in range(X.shape[1])], label or "label", name, digest)
     raise TypeError("data must be a Dataset, a CSV path or a pair (X, y), "
