@@ -63,19 +63,19 @@ def cmd_decode(a) -> int:
     x = solution_vector(sol, column_names(vmap), a.solution)
     net = decode_network(vmap, x)
     net.meta["status"] = sol.status.value
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = Path(a.solution).name.split(".")[0]
     _print(network_lines(net))
-    rc = 0
     if not a.no_verify:
         v = verify(vmap, x, net, status=sol.status.value, solver_objective=sol.objective, data_path=a.data)
         print("verification:")
         _print(verification_lines(v))
-        rc = 0 if v.ok else VERIFY_FAILED
-    for p in net.export(out / stem):
+        if not v.ok:
+            print("no weights written: the solution failed verification (--no-verify writes them anyway)")
+            return VERIFY_FAILED
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for p in net.export(out / Path(a.solution).name.split(".")[0]):
         print(f"wrote {p}")
-    return rc
+    return 0
 
 
 # -- eval -------------------------------------------------------------------------

@@ -107,7 +107,7 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
     if viol["row"]["max"] > FEAS_TOL * max(1.0, float(np.abs(model.rhs).max(initial=0.0))):
         w = viol["row"]
         v.problems.append(f"row {w['where']} violated by {w['max']:.3g}: the solution does not satisfy "
-                          "this model (is it from another model?)")
+                          "this model (is the file truncated, or from another model?)")
     for i, (bad, total) in mism.items():
         if bad:
             v.problems.append(f"layer {i}: {bad} of {total} binary activations of the exported network "

@@ -165,6 +165,18 @@ def test_map_is_found_in_out_when_writing_elsewhere(tmp_path, compiled, monkeypa
     assert (tmp_path / "weights" / "x.weights.json").exists()
 
 
+def test_truncated_solution_fails_verification_and_writes_nothing(tmp_path, compiled):
+    tmp, mps, vmap = compiled
+    full = tmp_path / "full.sol"
+    solve_cbc(mps, full)
+    cut = tmp_path / "cut.sol"
+    cut.write_text("".join(full.read_text().splitlines(keepends=True)[:8]))  # CBC omits zeros: looks valid
+    code, out, err = run_cli("decode", cut, "--map", vmap, "-o", tmp_path / "o")
+    assert code == 4
+    assert "verification          FAILED" in out and "is the file truncated, or from another model?" in out
+    assert "no weights written" in out and not (tmp_path / "o").exists()
+
+
 def test_infeasible_status_is_not_decoded(tmp_path, compiled):
     tmp, mps, vmap = compiled
     sol = tmp_path / "inf.sol"
