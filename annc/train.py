@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import time
 import types
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -44,9 +45,10 @@ from .solvers.base import Interrupt
 from .spec import NetworkSpec, load_spec, parse_spec
 from .varmap import file_digest
 from .verify import Verification, check
-from .warmstart import sgd_start
+from .warmstart import mip_start
 
 WARM_START_SOLVERS = ("highs",)  # drivers that take SolveOptions.start
+START_BUDGET = 20.0  # seconds for the MIP start's local search, at most a quarter of a time limit
 
 # weakest last: the status of a run is the weakest over its MIPs
 STATUS_ORDER = [Status.OPTIMAL, Status.FEASIBLE, Status.UNKNOWN, Status.NO_SOLUTION,
@@ -172,10 +174,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         # beside it, where `annc decode` finds the matching map
         step_opts = replace(opts, model_file=str(files[0]), workdir=str(out_dir))
     if warm_start and solver in WARM_START_SOLVERS and step_opts.start is None:
-        start = sgd_start(c.model, c.problem)
-        if start is not None:
-            log(f"[{name}] MIP start from SGD: objective {float(c.model.obj @ start):.6g}")
-            step_opts = replace(step_opts, start=start)
+        step_opts = _with_start(name, c, step_opts, log)
     res = solve(c.model, solver, step_opts)
     if res.x is not None and opts.interrupt is not None:
         opts.interrupt.has_solution = True  # from now on a Ctrl-C keeps what there is
@@ -187,6 +186,23 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     net = decode_network(c.varmap, res.x)
     ver = check(c, res.x, net, status=res.status.value, solver_objective=res.objective)
     return Step(name, c, res, ver, net, files, accuracy(net, data))
+
+
+def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> SolveOptions:
+    """``opts`` with the MIP start of :func:`~annc.warmstart.mip_start`; the time it
+    took comes off the time limit (which then still leaves the solver half of it)."""
+    limit = opts.time_limit
+    budget = START_BUDGET if limit is None else min(START_BUDGET, limit / 4)
+    t0 = time.perf_counter()
+    start = mip_start(c.model, c.problem, budget=budget, interrupt=opts.interrupt)
+    took = time.perf_counter() - t0
+    if start is None:
+        log(f"[{name}] no MIP start ({took:.1f}s)")
+        return opts
+    log(f"[{name}] MIP start from SGD and local search: objective "
+        f"{float(c.model.obj @ start + c.model.obj_const):.6g} ({took:.1f}s)")
+    left = None if limit is None else max(limit - took, limit / 2)
+    return replace(opts, start=start, time_limit=left)
 
 
 def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solver: str = DEFAULT,

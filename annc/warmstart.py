@@ -15,10 +15,22 @@ they leave the weight box and ignore the eps gap.  :func:`sgd_start` repairs the
    hidden layer's activations (as in the paper's Algorithm 2), solved by HiGHS;
 4. every other column (``h, q, z, lambda, o, omega, r``) follows from the weights by
    the forward pass, and the point is checked against every row and bound of the
-   model; a point that fails is dropped (no start is better than a wrong one).
+   model; a point that fails is dropped (no start is better than a wrong one);
+5. :func:`improve` then runs a fix-and-optimise local search on the full MIP: with
+   every layer's ``(alpha, beta)`` but one fixed at the incumbent, the products
+   ``alpha h`` have fixed coefficients and the MIP over that one layer (and all
+   activations) is small and easy; it is solved exactly by HiGHS from the incumbent,
+   layer after layer, until a sweep over all layers gains nothing, the incumbent
+   reaches a known lower bound, or the budget is spent.  Each step's result is a point
+   of the full model, so the incumbent never gets worse.
+
+On the paper's XOR instance (1000 samples, 5-5-2) the SGD point is 2-40% above the
+optimum; freeing the hidden layer under the fixed output layer closes that gap in one
+step of about a second (``bench/formulation_bench.py``).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -141,14 +153,68 @@ def complete(model: Model, problem: TrainingProblem, weights: list, biases: list
                 act = np.maximum(pre, 0.0) * h
                 _set(x, model, f"q{layer}", act)
             prev = ls.activation
-    v = model.violations(x)
-    if max(v["row"]["max"], v["bound"]["max"], v["integrality"]["max"]) > FEAS_TOL:
-        return None
+    for layer, W in enumerate(weights):
+        if spec.penalty == "l1":
+            _set(x, model, f"t{layer}", np.abs(W))
+        elif spec.penalty == "l0":
+            _set(x, model, f"n{layer}", (W != 0).astype(float))
+    return x if _feasible(model, x) else None
+
+
+def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
+    """``model`` with the weights and biases of every layer but ``free`` fixed at ``x``."""
+    lb, ub = model.lb.copy(), model.ub.copy()
+    for layer in range(layers):
+        if layer != free:
+            for name in (f"a{layer}", f"b{layer}"):
+                b = model.var_block(name)
+                lb[b.start:b.stop] = ub[b.start:b.stop] = x[b.start:b.stop]
+    return replace(model, lb=lb, ub=ub)
+
+
+def improve(model: Model, problem: TrainingProblem, x: np.ndarray, *, budget: float = 20.0,
+            step_limit: float = 5.0, floor: float = -np.inf, interrupt=None) -> np.ndarray:
+    """Step 5: fix-and-optimise from the feasible point ``x``; returns the best point found.
+
+    Stops after a sweep over the layers that improves nothing, when the objective is
+    within 1e-6 of ``floor`` (a lower bound on the optimum), or after ``budget`` seconds.
+    """
+    from .solvers import SolveOptions, solve
+    from .solvers.base import Interrupt
+    intr = interrupt or Interrupt()
+    intr.has_solution = True  # x is feasible: from now on a Ctrl-C keeps it
+    layers = len(problem.spec.layers)
+    best = float(model.obj @ x + model.obj_const)
+    t0 = time.perf_counter()
+    improved = True
+    with intr.armed():
+        while improved:
+            improved = False
+            for free in range(layers):
+                left = budget - (time.perf_counter() - t0)
+                if best <= floor + 1e-6 or left <= 0 or intr.requested:
+                    return x
+                r = solve(fix_layers(model, x, free, layers), "highs",
+                          SolveOptions(time_limit=min(step_limit, left), start=x, interrupt=intr))
+                y = None if r.x is None else _rounded(model, r.x)
+                if y is not None and float(model.obj @ y + model.obj_const) < best - 1e-9:
+                    x, best, improved = y, float(model.obj @ y + model.obj_const), True
     return x
 
 
+def _rounded(model: Model, x: np.ndarray) -> np.ndarray | None:
+    """The solver's point ``x`` with integer columns rounded, or None if that violates the model."""
+    y = np.where(model.integer, np.round(x), x)
+    return y if _feasible(model, y) else None
+
+
+def _feasible(model: Model, x: np.ndarray) -> bool:
+    v = model.violations(x)
+    return max(v["row"]["max"], v["bound"]["max"], v["integrality"]["max"]) <= FEAS_TOL
+
+
 def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0) -> np.ndarray | None:
-    """A feasible start for ``model`` (see the module docstring), or None if none was found."""
+    """A feasible start for ``model`` (steps 1-4 of the module docstring), or None."""
     spec = problem.spec
     acts = {ls.activation for ls in spec.hidden}
     if len(acts) != 1 or spec.loss != "nll":
@@ -166,3 +232,14 @@ def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0) -> np.nd
     if out is None:
         return None
     return complete(model, problem, W + [out[0]], b + [out[1]])
+
+
+def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
+              interrupt=None) -> np.ndarray | None:
+    """The SGD start improved by fix-and-optimise (steps 1-5), or None if SGD gave none."""
+    x = sgd_start(model, problem)
+    if x is None:
+        return None
+    from .formulations.loss import nll_floor
+    floor = float(nll_floor(problem.counts, problem.spec.eps).sum()) if problem.spec.loss == "nll" else -np.inf
+    return improve(model, problem, x, budget=budget, floor=floor, interrupt=interrupt)

@@ -34,7 +34,7 @@ from annc.compiler import layer_table
 from annc.problem import make_problem
 from annc.solvers import SolveOptions, solve
 from annc.spec import parse_spec
-from annc.warmstart import sgd_start
+from annc.warmstart import mip_start
 
 NETS = {
     "xor": ("5-5-2", [5]),
@@ -71,7 +71,7 @@ def run(net: str, variant: str, seed: int, time_limit: float) -> dict:
     pb = make_problem(spec, Xtr, ytr, [0, 1], merge=merge)
     t0 = time.perf_counter()
     model = formulate(pb, name=net)
-    x0 = sgd_start(model, pb) if start else None
+    x0 = mip_start(model, pb) if start else None
     r = solve(model, "highs", SolveOptions(time_limit=time_limit, start=x0))
     total = time.perf_counter() - t0
     acc = None

@@ -32,7 +32,7 @@ def sizes(d, hidden, J, U, P):
     pairs = J * (J - 1) // 2
     cols += U * J + U + U * pairs
     bins += U * pairs
-    rows += U * J + U * J + 2 * U * pairs
+    rows += U * J + U * J + U + 2 * U * pairs  # out, om, lf, da/db
     return cols, bins, rows
 
 
@@ -71,6 +71,43 @@ def test_merging_shares_rows_and_keeps_the_optimum():
     b = solve(formulate(plain), "highs", SolveOptions(time_limit=60))
     assert a.status.value == b.status.value == "optimal"
     assert a.objective == pytest.approx(b.objective, abs=1e-6)
+
+
+def test_nll_floor_is_the_sorted_rank_sum():
+    from annc.formulations.loss import nll_floor
+    c = np.array([[3, 1, 0], [0, 0, 5], [2, 2, 2], [1, 4, 2]])
+    # ranks 0, 1, 2 go to the counts sorted down: [3,1,0] -> 1; [5,0,0] -> 0; [2,2,2] -> 6; [4,2,1] -> 4
+    assert nll_floor(c, 0.5).tolist() == [0.5, 0.0, 3.0, 2.0]
+
+
+def _without_rows(model, block):
+    """``model`` with the row block ``block`` dropped (arrays only: enough for a solver)."""
+    from dataclasses import replace
+    b = model.row_blocks and next(r for r in model.row_blocks if r.name == block)
+    keep = np.r_[0:b.start, b.stop:model.num_rows]
+    return replace(model, A=model.A[keep].tocsc(), sense=model.sense[keep], rhs=model.rhs[keep])
+
+
+@pytest.mark.parametrize("J,seed,n", [(2, 0, 24), (2, 1, 24), (3, 2, 16), (3, 3, 12), (4, 4, 8)])
+def test_loss_floor_rows_cut_off_no_network(J, seed, n):
+    """The optimum is the same with and without the loss-floor rows, and every row's loss
+    at the optimum is at least its floor (the rows are valid, not just plausible)."""
+    from annc.formulations.loss import nll_floor
+    spec = parse_spec(f"input 3\nhidden 2 binary\noutput {J}\neps 0.1")
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, 3)).astype(float)
+    y = rng.integers(0, J, size=n)
+    pb = make_problem(spec, X, y, list(range(J)))
+    m = formulate(pb)
+    with_floor = solve(m, "highs", SolveOptions(time_limit=120))
+    without = solve(_without_rows(m, "lf"), "highs", SolveOptions(time_limit=120))
+    assert with_floor.status.value == without.status.value == "optimal"
+    assert with_floor.objective == pytest.approx(without.objective, abs=1e-6)
+    o, w = m.values(without.x, "o"), m.values(without.x, "w")
+    row_loss = (pb.counts * (w[:, None] - o)).sum(1)
+    floor = nll_floor(pb.counts, 0.1)
+    assert np.all(row_loss >= floor - 1e-6)
+    assert floor.sum() >= 0.2 - 1e-9  # the check has teeth: at least two samples pay eps here
 
 
 def test_small_user_m_is_refused_with_the_rows_named():

@@ -61,7 +61,8 @@ def small_csv(tmp_path):
 
 @pytest.fixture(scope="module")
 def big_csv(tmp_path_factory):
-    """1000 samples: no solver proves optimality of specs/xor.ann or deep3.ann in seconds."""
+    """1000 samples: no solver proves optimality of specs/xor.ann or deep3.ann in seconds
+    without a MIP start."""
     return xor_csv(tmp_path_factory.mktemp("big") / "xor1000.csv", 1000)
 
 
@@ -231,14 +232,25 @@ def test_greedy_interrupt_keeps_layers_trained(big_csv, tmp_path):
 
 
 # -- honest status at limits -------------------------------------------------------------
+def test_papers_xor_is_proven_optimal_with_default_settings(big_csv, tmp_path):
+    """The issue's target: specs/xor.ann on 1000 XOR samples, HiGHS with default options."""
+    code, out, err = run_cli("train", SPECS / "xor.ann", big_csv, "--time-limit", "60", "-o", tmp_path)
+    assert code == 0, out + err
+    assert "MIP start from SGD and local search" in out
+    assert re.search(r"status\s+optimal \(", out), out
+    assert verification_blocks(out) == ["passed"]
+
+
 def test_time_limit_highs_is_feasible_with_gap(big_csv, tmp_path):
-    code, out, err = run_cli("train", SPECS / "deep3.ann", big_csv, "--time-limit", "2", "-o", tmp_path)
+    # without the MIP start (which reaches the optimum, proven at once, on this instance)
+    code, out, err = run_cli("train", SPECS / "xor.ann", big_csv, "--time-limit", "2", "--no-warm-start",
+                             "-o", tmp_path)
     assert code == 0, out + err
     assert "feasible, gap" in out and "(time limit reached)" in out
     assert not NOT_OPTIMAL.search(out)
     assert re.search(r"^\s+[0-9.]+s\s+incumbent\s+\S+\s+bound\s+\S+\s+gap\s+\S+$", out, re.M)  # progress
     assert verification_blocks(out) == ["passed"]
-    assert printed_accuracy(out) == recomputed_accuracy(tmp_path / "deep3.weights.json", big_csv)
+    assert printed_accuracy(out) == recomputed_accuracy(tmp_path / "xor.weights.json", big_csv)
 
 
 def test_time_limit_cbc_is_never_optimal(big_csv, tmp_path):
@@ -327,11 +339,12 @@ def test_time_limit_without_incumbent_exits_3(solver, big_csv, tmp_path):
 INCUMBENT = re.compile(r"^\s+[0-9.]+s\s+incumbent\s+-?[0-9][-0-9.e+]*\s")
 
 
-@pytest.mark.parametrize("solver,spec", [("highs", "deep3.ann"), ("cbc", "xor.ann"), ("scip", "deep3.ann")])
+@pytest.mark.parametrize("solver,spec", [("highs", "xor.ann"), ("cbc", "xor.ann"), ("scip", "deep3.ann")])
 def test_ctrl_c_keeps_incumbent(solver, spec, big_csv, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # HiGHS without the MIP start, which would make the solve end before the Ctrl-C
     proc = subprocess.Popen([sys.executable, "-m", "annc.cli", "train", str(SPECS / spec), str(big_csv),
-                             "--solver", solver, "-o", str(tmp_path)],
+                             "--solver", solver, "-o", str(tmp_path), "--no-warm-start"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     watchdog = threading.Timer(90, proc.kill)
     watchdog.start()

@@ -3,6 +3,17 @@
 ``nll`` (Proposition 1): ``omega_u >= o_uj`` for all j (rows ``om``) and
 ``min sum_u sum_j c_uj (omega_u - o_uj)``, within ``N log J`` of the softmax negative
 log-likelihood; the diversifying rows keep a row's outputs eps apart (:mod:`.output`).
+Plus one valid inequality per row, the *loss floor* (rows ``lf``)::
+
+    sum_j c_uj (omega_u - o_uj) >= eps * sum_k k c_u(k)
+
+with ``c_u(0) >= c_u(1) >= ...`` the row's class counts sorted down.  It holds at every
+integer point: the outputs of a row are pairwise eps apart, so the one ranked k is at
+least k eps below ``omega_u``, and pairing the largest counts with the smallest ranks
+minimises the sum (rearrangement inequality).  The LP relaxation does not imply it
+(fractional ``r`` lets outputs tie), and without it the root bound of a two-class
+problem starts far below ``eps * sum_u min(c_u0, c_u1)``, the value a network that
+gets every row's majority right with margin exactly eps attains.
 
 ``errors``: one binary ``e_uj`` per row and class present in it, with
 ``o_uj - o_uj' >= eps - M (1 - ... )`` written as ``o_uj - o_uj' >= eps - M e_uj`` for
@@ -24,6 +35,12 @@ from .common import Lowering
 from .output import add_diversifying
 
 
+def nll_floor(counts: np.ndarray, eps: float) -> np.ndarray:
+    """Per row u, the least ``nll`` loss of any network: ``eps * sum_k k c_u(k)``."""
+    ranked = -np.sort(-counts, axis=1)
+    return eps * ranked @ np.arange(counts.shape[1])
+
+
 def add_nll(low: Lowering, o: np.ndarray, spec_layer) -> None:
     b = low.builder
     c = low.problem.counts
@@ -31,6 +48,7 @@ def add_nll(low: Lowering, o: np.ndarray, spec_layer) -> None:
     U, J = o.shape
     w = b.var("w", (U,), lb.max(1), ub.max(1), role="omega")
     b.rows("om", (U, J), "G", 0.0, [(w[:, None], 1.0), (o, -1.0)], role="omega")
+    b.rows("lf", (U,), "G", nll_floor(c, low.eps), [(w, c.sum(1)), (o, -c)], role="omega")
     b.minimize(w, c.sum(1))
     b.minimize(o, -c)
     add_diversifying(low, o, spec_layer)
