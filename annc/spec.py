@@ -48,6 +48,7 @@ class NetworkSpec:
     training: str = "full"  # "full" | "greedy"
     penalty: str = "none"  # "none" | "l1" | "l0"
     penalty_weight: float = 0.0
+    symmetry: str = "none"  # "none" | "bias" | "count": order of the units of each hidden layer
     source: str = "<spec>"  # file name the spec came from
     text: str = field(default="", compare=False, repr=False)  # its source text
 
@@ -66,12 +67,13 @@ class NetworkSpec:
 # ---------------------------------------------------------------------------
 
 TOP_SETTINGS = ("input", "hidden", "output", "weights", "bias", "eps", "M", "P",
-                "loss", "training", "penalty")
+                "loss", "training", "penalty", "symmetry")
 LAYER_SETTINGS = ("weights", "bias", "M")
 HIDDEN_ACTIVATIONS = ("binary", "relu")
 LOSSES = ("nll", "errors", "hinge")
 TRAININGS = ("full", "greedy")
 PENALTIES = ("none", "l1", "l0")
+SYMMETRIES = ("none", "bias", "count")
 DEFAULT_BOUNDS = (-1.0, 1.0)
 
 _INT_RE = re.compile(r"[+-]?\d+")
@@ -558,6 +560,9 @@ class _Checker:
         if key == "training":
             return self.count(st, 1, _one_of(TRAININGS)) and \
                 self.word(st, st.values[0], TRAININGS, "training")
+        if key == "symmetry":
+            return self.count(st, 1, _one_of(SYMMETRIES)) and \
+                self.word(st, st.values[0], SYMMETRIES, "symmetry")
         raise AssertionError(key)  # pragma: no cover
 
     def cross_checks(self, seen: dict, hidden: list) -> None:
@@ -571,6 +576,10 @@ class _Checker:
         relu = any(layer and layer.activation == "relu" for layer in hidden)
         if "P" in seen and not relu and all(hidden):
             self.error(seen["P"], "'P' is only used after a ReLU layer; this net has none")
+        sym = seen.get("symmetry")
+        if sym and sym.values and sym.values[0].text != "none" and not hidden:
+            self.error(sym.values[0], f"'symmetry {sym.values[0].text}' orders the units of hidden "
+                       "layers; this net has none")
         training = seen.get("training")
         if training and training.values and training.values[0].text == "greedy" \
                 and not hidden:
@@ -595,7 +604,7 @@ class _Checker:
             output=make(got["output"]), eps=got.get("eps") or 0.01,
             partitions=got.get("P") or 10, loss=loss, margin=margin,
             training=got.get("training") or "full", penalty=penalty,
-            penalty_weight=weight, source=self.filename, text=self.text)
+            penalty_weight=weight, symmetry=got.get("symmetry") or "none", source=self.filename, text=self.text)
 
 
 # ---------------------------------------------------------------------------
@@ -679,4 +688,5 @@ def format_spec(spec: NetworkSpec) -> str:
     out.append(f"training {spec.training}")
     out.append(f"penalty {spec.penalty}"
                + (f" {_fmt(spec.penalty_weight)}" if spec.penalty != "none" else ""))
+    out.append(f"symmetry {spec.symmetry}")
     return "\n".join(out) + "\n"

@@ -24,7 +24,9 @@ they leave the weight box and ignore the eps gap.  :func:`sgd_start` repairs the
    reaches a known lower bound, or the budget is spent.  Each step's result is a point
    of the full model, so the incumbent never gets worse.
 
-On the paper's XOR instance (1000 samples, 5-5-2) the SGD point is 2-40% above the
+:func:`mip_start` repeats 1-5 from other SGD seeds while the budget lasts and the point
+is above the ``nll`` loss floor (:func:`~annc.formulations.loss.nll_floor`).  On the
+paper's XOR instance (1000 samples, 5-5-2) the first SGD point is 2-40% above the
 optimum; freeing the hidden layer under the fixed output layer closes that gap in one
 step of about a second (``bench/formulation_bench.py``).
 """
@@ -123,10 +125,27 @@ def _set(x: np.ndarray, model: Model, name: str, values) -> None:
     x[b.start:b.stop] = np.broadcast_to(np.asarray(values, float), b.shape).ravel()
 
 
+def ordered(problem: TrainingProblem, weights: list, biases: list) -> tuple[list, list]:
+    """The same network with each hidden layer's units in the spec's ``symmetry`` order."""
+    from .formulations.symmetry import order
+    spec, eps = problem.spec, problem.spec.eps
+    W, b = [np.array(w, float) for w in weights], [np.array(v, float) for v in biases]
+    n, act = problem.counts.sum(1).astype(float), problem.X
+    for layer, ls in enumerate(spec.hidden):
+        pre = act @ W[layer] + b[layer]
+        h = (pre >= eps).astype(float)
+        p = order(spec.symmetry, b[layer], h, n)
+        W[layer], b[layer], W[layer + 1] = W[layer][:, p], b[layer][p], W[layer + 1][p, :]
+        act = h[:, p] if ls.activation == "binary" else (np.maximum(pre, 0.0) * h)[:, p]
+    return W, b
+
+
 def complete(model: Model, problem: TrainingProblem, weights: list, biases: list) -> np.ndarray | None:
-    """Step 4: the full MIP point of the given weights, or None if it violates the model."""
+    """Step 4: the full MIP point of the given weights (units put in the spec's symmetry
+    order), or None if it violates the model."""
     from .formulations.relu import pieces
     spec, eps = problem.spec, problem.spec.eps
+    weights, biases = ordered(problem, weights, biases)
     x = np.zeros(model.num_cols)
     act, prev = problem.X, "data"
     for layer, ls in enumerate(spec.layers):
@@ -142,9 +161,7 @@ def complete(model: Model, problem: TrainingProblem, weights: list, biases: list
         pre = act @ W + b
         if layer == len(spec.hidden):
             _set(x, model, "o", pre)
-            _set(x, model, "w", pre.max(1))
-            j, jp = np.triu_indices(pre.shape[1], 1)
-            _set(x, model, "r", (pre[:, jp] > pre[:, j]).astype(float))
+            _set_loss(x, model, problem, pre)
         else:
             h = (pre >= eps).astype(float)
             _set(x, model, f"h{layer}", h)
@@ -159,6 +176,23 @@ def complete(model: Model, problem: TrainingProblem, weights: list, biases: list
         elif spec.penalty == "l0":
             _set(x, model, f"n{layer}", (W != 0).astype(float))
     return x if _feasible(model, x) else None
+
+
+def _set_loss(x: np.ndarray, model: Model, problem: TrainingProblem, o: np.ndarray) -> None:
+    """The loss's columns at outputs ``o``: omega and r (nll), e (errors) or xi (hinge)."""
+    from .formulations.loss import class_pairs
+    spec = problem.spec
+    if spec.loss == "nll":
+        _set(x, model, "w", o.max(1))
+        j, jp = np.triu_indices(o.shape[1], 1)
+        _set(x, model, "r", (o[:, jp] > o[:, j]).astype(float))
+        return
+    u, j, jp = class_pairs(problem.counts)
+    lead = o[u, j][:, None] - o[u[:, None], jp]  # how far class j is ahead of each rival
+    if spec.loss == "errors":
+        _set(x, model, "e", (lead.min(1) < spec.eps).astype(float))
+    else:
+        _set(x, model, "xi", np.maximum(spec.margin - lead, 0.0).max(1))
 
 
 def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
@@ -217,7 +251,7 @@ def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0) -> np.nd
     """A feasible start for ``model`` (steps 1-4 of the module docstring), or None."""
     spec = problem.spec
     acts = {ls.activation for ls in spec.hidden}
-    if len(acts) != 1 or spec.loss != "nll":
+    if len(acts) != 1:
         return None
     sizes = [spec.inputs] + [ls.units for ls in spec.layers]
     n_weights = sum(a * b for a, b in zip(sizes, sizes[1:]))
@@ -235,11 +269,29 @@ def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0) -> np.nd
 
 
 def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
-              interrupt=None) -> np.ndarray | None:
-    """The SGD start improved by fix-and-optimise (steps 1-5), or None if SGD gave none."""
-    x = sgd_start(model, problem)
-    if x is None:
-        return None
+              interrupt=None, restarts: int = 8) -> np.ndarray | None:
+    """The best point of steps 1-5 over SGD restarts (seeds 0, 1, ...), or None.
+
+    Each restart's local search gets a quarter of the budget (or what is left); restarts
+    stop when the point reaches a lower bound of the optimum (the ``nll`` loss floor, or
+    0 for the other losses: it is then optimal), when the budget is spent, after
+    ``restarts`` runs, or on Ctrl-C.
+    """
     from .formulations.loss import nll_floor
-    floor = float(nll_floor(problem.counts, problem.spec.eps).sum()) if problem.spec.loss == "nll" else -np.inf
-    return improve(model, problem, x, budget=budget, floor=floor, interrupt=interrupt)
+    spec = problem.spec
+    # a lower bound on the optimum: the nll loss floor; the other losses are >= 0
+    floor = float(nll_floor(problem.counts, spec.eps).sum()) if spec.loss == "nll" else 0.0
+    t0 = time.perf_counter()
+    best, best_obj = None, np.inf
+    for seed in range(restarts):
+        left = budget - (time.perf_counter() - t0)
+        if left <= 0 or best_obj <= floor + 1e-6 or (interrupt is not None and interrupt.requested):
+            break
+        x = sgd_start(model, problem, seed=seed)
+        if x is None:
+            continue
+        x = improve(model, problem, x, budget=min(left, budget / 4), floor=floor, interrupt=interrupt)
+        obj = float(model.obj @ x + model.obj_const)
+        if obj < best_obj:
+            best, best_obj = x, obj
+    return best

@@ -1,16 +1,20 @@
 """Formulation strength on the paper's XOR instance, solved by HiGHS (issue: formulation strength).
 
 For two nets, the paper's 5-5-2 (`specs/xor.ann`) and a 3-hidden-layer 5-5-5-5-2, on
-1000 XOR samples (noise 0.1) per seed, it solves:
+1000 XOR samples (noise 0.1) per seed, it solves with HiGHS's default options:
 
-  global M     the paper's single M = 100 on every big-M row
-  compounded M the authors' per-layer M: 6, 31, 156, ... (M_l = 5 M_{l-1} + 1)
-  auto         annc's tightest valid M per row (the default)
-  auto, start  auto plus the SGD-based MIP start (what `annc train` does)
-  auto unmerged    auto with one row per sample instead of per distinct input
+  global M         the paper's single M = 100 on every big-M row
+  compounded M     the authors' per-layer M: 6, 31, 156, ... (M_l = 5 M_{l-1} + 1)
+  auto             annc's tightest valid M per row (the default)
+  unmerged         one row per sample instead of one per distinct input
+  sym=bias/count   the spec's `symmetry bias` / `symmetry count` unit orderings
+  without loss floor   auto without the valid rows ``lf`` (see annc/formulations/loss.py)
+  + start          annc's MIP start (SGD, then fix-and-optimise), as `annc train` does
 
-and reports per variant the median over seeds of: time to proven optimum (or the
-limit), status counts, objective and bound at the end, nodes and test accuracy.
+and reports per variant the median over seeds of: wall time to proven optimum
+(formulation + MIP start + solve; the limit when not proven), status counts, objective
+and bound at the end, root gap (best objective vs. the bound after the root node),
+nodes and test accuracy.
 
     python bench/formulation_bench.py --seeds 3 --time-limit 60 [--nets xor,deep3]
 """
@@ -22,6 +26,7 @@ import platform
 import statistics
 import sys
 import time
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -42,7 +47,7 @@ NETS = {
 }
 
 
-def spec_text(hidden: list[int], m: str) -> str:
+def spec_text(hidden: list[int], m: str, symmetry: str = "none") -> str:
     """The spec with big-M setting ``m``: "auto", "global" (100) or "compound" (6, 31, ...)."""
     lines = ["input 5"]
     ms = [6.0]
@@ -51,27 +56,46 @@ def spec_text(hidden: list[int], m: str) -> str:
     for i, k in enumerate(hidden):
         lines.append(f"hidden {k} binary" + (f" {{ M {ms[i]:g} }}" if m == "compound" else ""))
     lines.append("output 2" + (f" {{ M {ms[len(hidden)]:g} }}" if m == "compound" else ""))
-    lines += ["weights [-1, 1]", "bias [-1, 1]", "eps 0.01", "M 100" if m == "global" else "M auto"]
+    lines += ["weights [-1, 1]", "bias [-1, 1]", "eps 0.01", "M 100" if m == "global" else "M auto",
+              f"symmetry {symmetry}"]
     return "\n".join(lines)
 
 
-VARIANTS = {  # name: (M setting, merge, MIP start)
-    "global M = 100": ("global", True, False),
-    "compounded M": ("compound", True, False),
-    "auto": ("auto", True, False),
-    "auto + start": ("auto", True, True),
-    "auto unmerged": ("auto", False, False),
+VARIANTS = {  # name: (M setting, merge, MIP start, symmetry)
+    "global M = 100": ("global", True, False, "none"),
+    "compounded M": ("compound", True, False, "none"),
+    "auto": ("auto", True, False, "none"),
+    "auto unmerged": ("auto", False, False, "none"),
+    "auto sym=bias": ("auto", True, False, "bias"),
+    "auto sym=count": ("auto", True, False, "count"),
+    "global M = 100 + start": ("global", True, True, "none"),
+    "auto + start (annc train)": ("auto", True, True, "none"),
+    "auto unmerged + start": ("auto", False, True, "none"),
+    "auto sym=bias + start": ("auto", True, True, "bias"),
+    "auto sym=count + start": ("auto", True, True, "count"),
+    "auto without loss floor": ("auto", True, False, "nofloor"),
+    "auto without loss floor + start": ("auto", True, True, "nofloor"),
 }
 
 
+def without_floor(model):
+    """``model`` without its loss-floor rows ``lf`` (arrays only: enough for HiGHS)."""
+    b = model.row_block("lf")
+    keep = np.r_[0:b.start, b.stop:model.num_rows]
+    return replace(model, A=model.A[keep].tocsc(), sense=model.sense[keep], rhs=model.rhs[keep])
+
+
 def run(net: str, variant: str, seed: int, time_limit: float) -> dict:
-    m_setting, merge, start = VARIANTS[variant]
-    spec = parse_spec(spec_text(NETS[net][1], m_setting), f"{net}.ann")
+    m_setting, merge, start, symmetry = VARIANTS[variant]
+    floor = symmetry != "nofloor"
+    symmetry = symmetry if floor else "none"
+    spec = parse_spec(spec_text(NETS[net][1], m_setting, symmetry), f"{net}.ann")
     Xtr, ytr, Xte, yte = xor_split(1000, 250, 0.1, seed)
     pb = make_problem(spec, Xtr, ytr, [0, 1], merge=merge)
     t0 = time.perf_counter()
     model = formulate(pb, name=net)
     x0 = mip_start(model, pb) if start else None
+    model = model if floor else without_floor(model)
     r = solve(model, "highs", SolveOptions(time_limit=time_limit, start=x0))
     total = time.perf_counter() - t0
     acc = None
@@ -82,13 +106,21 @@ def run(net: str, variant: str, seed: int, time_limit: float) -> dict:
         acc = float(np.mean(decode_network(vmap, r.x).predict_index(Xte) == yte))
     return {"net": net, "variant": variant, "seed": seed, "status": r.status.value,
             "seconds": round(total, 2), "objective": r.objective, "bound": r.bound,
-            "nodes": r.extra.get("nodes"), "test_accuracy": acc,
+            "nodes": r.extra.get("nodes"), "root_bound": r.extra.get("root_bound"), "test_accuracy": acc,
             "binaries": model.stats()["binary"], "big_m_range": model.stats()["big_m_range"]}
 
 
 def table(records: list[dict], time_limit: float) -> str:
+    """Medians over seeds per net and variant.  The root gap of a run is
+    ``(best - root bound) / best``, with ``best`` the best objective any variant found on
+    that net and seed (the optimum wherever one run proved it)."""
+    best = {}
+    for r in records:
+        if r["objective"] is not None:
+            key = (r["net"], r["seed"])
+            best[key] = min(best.get(key, np.inf), r["objective"])
     out = ["| net | variant | binaries | big-M range | proven optimal | median time (s) | "
-           "median objective | median bound | median nodes | median test acc. |",
+           "median objective | median root gap | median nodes | median test acc. |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     med = lambda v: statistics.median(v) if v else None  # noqa: E731
     for net in NETS:
@@ -98,7 +130,8 @@ def table(records: list[dict], time_limit: float) -> str:
                 continue
             opt = sum(r["status"] == "optimal" for r in rs)
             objs = [r["objective"] for r in rs if r["objective"] is not None]
-            bounds = [r["bound"] for r in rs if r["bound"] is not None]
+            gaps = [(best[(net, r["seed"])] - r["root_bound"]) / abs(best[(net, r["seed"])])
+                    for r in rs if r.get("root_bound") is not None and (net, r["seed"]) in best]
             accs = [r["test_accuracy"] for r in rs if r["test_accuracy"] is not None]
             t = med([r["seconds"] for r in rs])
             mr = rs[0]["big_m_range"]
@@ -106,7 +139,7 @@ def table(records: list[dict], time_limit: float) -> str:
                        f"{mr[0]:g} to {mr[1]:g} | {opt}/{len(rs)} | "
                        f"{t:.1f}{'' if opt == len(rs) else f' (limit {time_limit:g})'} | "
                        f"{'-' if not objs else f'{med(objs):.4g}'} ({len(objs)} with a solution) | "
-                       f"{'-' if not bounds else f'{med(bounds):.3g}'} | "
+                       f"{'-' if not gaps else f'{100 * max(med(gaps), 0.0):.1f}%'} | "
                        f"{med([r['nodes'] for r in rs if r['nodes'] is not None])} | "
                        f"{'-' if not accs else f'{med(accs):.3f}'} |")
     return "\n".join(out)

@@ -87,6 +87,7 @@ def test_format_spec_round_trips_everything():
         loss hinge 0.25
         training greedy
         penalty l0 0.001
+        symmetry count
     """
     spec = parse_spec(text, "all.ann")
     assert spec.hidden == (
@@ -97,6 +98,7 @@ def test_format_spec_round_trips_everything():
     assert spec.output == LayerSpec(3, "linear", (-1.5, 1.5), (-1.0, 1.0), None)
     assert (spec.eps, spec.partitions, spec.loss, spec.margin) == (0.001, 6, "hinge", 0.25)
     assert (spec.training, spec.penalty, spec.penalty_weight) == ("greedy", "l0", 0.001)
+    assert spec.symmetry == "count"
     again = parse_spec(format_spec(spec), "all.ann")
     assert again == spec
 
@@ -105,7 +107,7 @@ def test_format_spec_is_canonical_text():
     spec = parse_spec("input 2; output 2; hidden 1 binary { M 3 }")
     assert format_spec(spec) == (
         "input 2\nhidden 1 binary { M 3 }\noutput 2\nweights [-1, 1]\nbias [-1, 1]\n"
-        "M auto\neps 0.01\nloss nll\ntraining full\npenalty none\n")
+        "M auto\neps 0.01\nloss nll\ntraining full\npenalty none\nsymmetry none\n")
 
 
 def test_defaults():
@@ -256,6 +258,15 @@ def test_greedy_needs_hidden_layer():
                  "'training greedy' needs at least one hidden layer")
     assert_error("input 5\noutput 2\ntraining fast\n", 3, 10,
                  "unknown training 'fast' (expected full or greedy)")
+
+
+def test_symmetry_errors():
+    assert_error("input 5\nhidden 2 binary\noutput 2\nsymmetry biases\n", 4, 10,
+                 "unknown symmetry 'biases' (did you mean 'bias'?)")
+    assert_error("input 5\nhidden 2 binary\noutput 2\nsymmetry\n", 4, 1,
+                 "'symmetry' takes none, bias or count")
+    assert_error("input 5\noutput 2\nsymmetry bias\n", 3, 10,
+                 "'symmetry bias' orders the units of hidden layers; this net has none")
 
 
 def test_hinge_margin_misuse():

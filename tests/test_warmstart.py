@@ -77,9 +77,10 @@ def test_interrupt_during_the_search_keeps_the_best_point():
     assert objective(m, x) <= objective(m, x0) + 1e-9
 
 
-@pytest.mark.parametrize("extra", ["penalty l1 0.001", "penalty l0 0.001"])
-def test_start_covers_penalty_columns(extra):
-    spec = parse_spec((SPECS / "xor.ann").read_text() + "\n" + extra)
+@pytest.mark.parametrize("extra", ["penalty l1 0.001", "penalty l0 0.001", "loss errors", "loss hinge 0.5"])
+def test_start_covers_every_loss_and_penalty(extra):
+    text = (SPECS / "xor.ann").read_text()
+    spec = parse_spec(text.replace("loss nll", extra) if extra.startswith("loss") else text + "\n" + extra)
     m, pb = xor_model(spec, 0)
     x = sgd_start(m, pb)
     assert x is not None

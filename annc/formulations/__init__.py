@@ -11,7 +11,8 @@ Column blocks, per layer ``l``: ``a{l}`` weights, ``b{l}`` biases, ``z{l}`` prod
 ``s{l}`` McCormick selectors, ``h{l}`` binary activations or ReLU indicators, ``q{l}``
 ReLU outputs; then ``o`` outputs and the loss's columns (``w`` omega and ``r``
 diversifying binaries for nll, ``e`` for errors, ``xi`` for hinge); then the penalty's
-(``t{l}`` for l1, ``n{l}`` for l0).
+(``t{l}`` for l1, ``n{l}`` for l0).  The spec's ``symmetry`` adds ordering rows per hidden
+layer (:mod:`.symmetry`).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from . import binary, relu
 from .common import LayerInput, Lowering, data_affine, parameters
 from .loss import LOSSES, add_penalty
 from .output import add_output
+from .symmetry import add_order
 
 ACTIVATIONS = {"binary": binary.add_units, "relu": relu.add_units}
 PRODUCTS = {"binary": binary.add_products, "relu": relu.add_products}
@@ -46,6 +48,7 @@ def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bo
             o = add_output(low, layer, ls, pre)
         else:
             inp = ACTIVATIONS[ls.activation](low, layer, ls, pre)
+            add_order(low, layer, spec.symmetry, beta, inp.on)
     LOSSES[spec.loss](low, o, spec.output)
     add_penalty(low, weights)
     if low.m_too_small and not allow_small_m:

@@ -35,7 +35,7 @@ def add_units(low: Lowering, layer: int, spec_layer, pre: Affine) -> LayerInput:
     b.rows(f"on{layer}", shape, "L", 0.0, pre.terms + [(h, -m_on)], role="on", layer=layer, big_m=m_on)
     b.rows(f"off{layer}", shape, "G", -m_off, pre.terms + [(h, -(m_off + eps))],
            role="off", layer=layer, big_m=m_off)
-    return LayerInput("binary", h, None, np.ones(shape))
+    return LayerInput("binary", h, None, np.ones(shape), on=h)
 
 
 def add_products(low: Lowering, layer: int, spec_layer, inp: LayerInput,

@@ -37,13 +37,14 @@ class LayerInput:
 
     ``cols`` (U x n) are the previous activation columns (None for data); ``X`` the data;
     ``upper`` (U x n) an upper bound of every input value (its lower bound is 0 for
-    binary and ReLU units).
+    binary and ReLU units); ``on`` (U x n) the units' binary on/off columns ``h``.
     """
 
     kind: str  # "data" | "binary" | "relu"
     cols: np.ndarray | None
     X: np.ndarray | None
     upper: np.ndarray
+    on: np.ndarray | None = None
 
 
 @dataclass

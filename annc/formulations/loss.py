@@ -54,10 +54,10 @@ def add_nll(low: Lowering, o: np.ndarray, spec_layer) -> None:
     add_diversifying(low, o, spec_layer)
 
 
-def _class_pairs(low: Lowering, o: np.ndarray):
-    """Index arrays (u, j, j') over rows u, classes j present in u, and rivals j' != j."""
-    c = low.problem.counts
-    U, J = o.shape
+def class_pairs(c: np.ndarray):
+    """Index arrays (u, j, j') over rows u, classes j present in u (``c[u, j] > 0``), and
+    rivals j' != j: shapes (n,), (n,), (n, J-1)."""
+    J = c.shape[1]
     u, j = np.nonzero(c > 0)
     rivals = np.array([[k for k in range(J) if k != jj] for jj in range(J)])  # J x (J-1)
     return u, j, rivals[j]  # (n,), (n,), (n, J-1)
@@ -66,7 +66,7 @@ def _class_pairs(low: Lowering, o: np.ndarray):
 def add_errors(low: Lowering, o: np.ndarray, spec_layer) -> None:
     b, eps = low.builder, low.eps
     lb, ub = b.var_bounds(o)
-    u, j, jp = _class_pairs(low, o)
+    u, j, jp = class_pairs(low.problem.counts)
     n = len(u)
     e = b.binary("e", (n,), role="error")
     d_lo = lb[u, j][:, None] - ub[u[:, None], jp]  # lower bound of o_uj - o_uj'
@@ -79,7 +79,7 @@ def add_errors(low: Lowering, o: np.ndarray, spec_layer) -> None:
 def add_hinge(low: Lowering, o: np.ndarray, spec_layer) -> None:
     b, margin = low.builder, low.problem.spec.margin
     lb, ub = b.var_bounds(o)
-    u, j, jp = _class_pairs(low, o)
+    u, j, jp = class_pairs(low.problem.counts)
     n = len(u)
     hi = np.maximum(margin - (lb[u, j][:, None] - ub[u[:, None], jp]), 0.0).max(1)
     xi = b.var("xi", (n,), 0.0, hi, role="hinge")

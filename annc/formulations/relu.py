@@ -47,7 +47,7 @@ def add_units(low: Lowering, layer: int, spec_layer, pre: Affine) -> LayerInput:
     b.rows(f"ra{layer}", shape, "L", m_a, [(q, 1.0), (h, m_a)] + neg, role="relu", layer=layer, big_m=m_a)
     b.rows(f"rb{layer}", shape, "G", -m_b, [(q, 1.0), (h, -m_b)] + neg, role="relu", layer=layer, big_m=m_b)
     b.rows(f"rc{layer}", shape, "L", 0.0, [(q, 1.0), (h, -m_c)], role="relu", layer=layer, big_m=m_c)
-    return LayerInput("relu", q, None, qU)
+    return LayerInput("relu", q, None, qU, on=h)
 
 
 def pieces(lo: float, hi: float, P: int) -> tuple[np.ndarray, np.ndarray]:

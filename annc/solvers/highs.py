@@ -60,11 +60,14 @@ def solve(model: Model, opts: SolveOptions) -> SolveResult:
 
     clock, stop = Clock(), threading.Event()
     last = [None, None]
+    root = []  # the dual bound when the root node is done (first report with a node count)
 
     def report(e):
         out = e.data_out
         inc = out.mip_primal_bound if abs(out.mip_primal_bound) < 1e50 else None
         bnd = out.mip_dual_bound if abs(out.mip_dual_bound) < 1e50 else None
+        if not root and out.mip_node_count >= 1 and bnd is not None:
+            root.append(bnd)
         if opts.progress and (inc, bnd) != tuple(last):
             last[:] = [inc, bnd]
             opts.progress(Progress(clock(), inc, bnd))
@@ -113,4 +116,4 @@ def solve(model: Model, opts: SolveOptions) -> SolveResult:
                        unbounded=status == MS.kUnbounded)
     x = np.asarray(h.getSolution().col_value, dtype=float) if has else None
     return SolveResult("highs", st, text, obj, bound, x, clock(), interrupted,
-                       {"nodes": int(info.mip_node_count)})
+                       {"nodes": int(info.mip_node_count), "root_bound": root[0] if root else bound})
