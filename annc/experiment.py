@@ -51,6 +51,8 @@ from typing import Callable
 
 import numpy as np
 
+from .solvers.base import Interrupt
+
 # -- the experiment's definition ------------------------------------------------------
 # (id, name in Table 1, family, hidden activation)
 METHODS = (
@@ -279,7 +281,7 @@ def run_task(task: Task, cfg: Config) -> list[dict]:
         if (method, tuple(hidden)) in wanted:
             out.append(_record(method, tuple(hidden), task.seed, cfg, data=data, **k))
 
-    opts = SolveOptions(time_limit=cfg.time_limit, threads=cfg.threads)
+    opts = SolveOptions(time_limit=cfg.time_limit, threads=cfg.threads, interrupt=Interrupt())
     quiet = lambda s: None  # noqa: E731
 
     if task.kind == "mip":
@@ -288,9 +290,11 @@ def run_task(task: Task, cfg: Config) -> list[dict]:
             r = train(_binary_spec(Xtr.shape[1], task.hidden), _dataset(Xtr, ytr, f"<xor seed {task.seed}>"),
                       solver=cfg.solver, opts=opts, out_dir=None, greedy=False, log=quiet)
         except NoSolutionError as e:
+            _not_interrupted(opts.interrupt)
             emit("binary_mip", task.hidden, status=STATUS_NO_SOLUTION, seconds=time.perf_counter() - t0,
                  error=str(e))
             return out
+        _not_interrupted(opts.interrupt)
         emit("binary_mip", task.hidden, status=r.status.value, seconds=time.perf_counter() - t0,
              net=r.network, **_mip_info(r.steps))
         return out
@@ -310,8 +314,10 @@ def run_task(task: Task, cfg: Config) -> list[dict]:
                 r = train(_binary_spec(X.shape[1], (width,)), d, solver=cfg.solver, opts=opts,
                           out_dir=None, greedy=False, log=quiet)
             except NoSolutionError as e:
+                _not_interrupted(opts.interrupt)
                 failed = (i, str(e), time.perf_counter() - t0)
                 break
+            _not_interrupted(opts.interrupt)
             times.append(time.perf_counter() - t0)
             steps.append(r.steps[0])
             layers.append(r.network.layers[0])
@@ -364,6 +370,13 @@ def run_task(task: Task, cfg: Config) -> list[dict]:
                  seconds=t_greedy + time.perf_counter() - t1, net=tuned, final_loss=tuned.meta["final_loss"])
         return out
     raise ValueError(f"unknown task kind {task.kind!r}")
+
+
+def _not_interrupted(intr) -> None:
+    """A run stopped by Ctrl-C is not a measurement: abort the task instead of recording it
+    (the sweep resumes it later)."""
+    if intr.requested:
+        raise KeyboardInterrupt
 
 
 def _worker_init():

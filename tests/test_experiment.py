@@ -66,6 +66,24 @@ def test_resume_after_a_torn_line_and_a_lost_run(tmp_path):
     assert sorted(r["method"] for r in _records(tmp_path)) == ["binary_sgd", "relu_sgd"]
 
 
+@pytest.mark.parametrize("method", ["binary_mip", "greedy_binary_mip"])
+def test_a_run_stopped_by_ctrl_c_is_not_recorded(method, tmp_path, monkeypatch):
+    """Ctrl-C stops the solver (which keeps its incumbent), but such a run is no
+    measurement: the sweep aborts and records nothing for it."""
+    from annc.solvers.base import Interrupt
+
+    def pressed():  # Ctrl-C already pressed when the run starts
+        intr = Interrupt()
+        intr.requested = True
+        return intr
+
+    monkeypatch.setattr(ex, "Interrupt", pressed)
+    cfg = ex.Config(**{**TINY, "methods": ("binary_sgd", method)})
+    with pytest.raises(KeyboardInterrupt):
+        ex.run_table1(tmp_path, cfg, jobs=1, log=lambda s: None, make_report=False)
+    assert [r["method"] for r in _records(tmp_path)] in ([], ["binary_sgd"])
+
+
 def test_other_settings_are_new_runs(tiny_run, tmp_path):
     out, _, _, _ = tiny_run
     path = tmp_path / ex.JSONL_NAME
