@@ -47,7 +47,7 @@ from .varmap import file_digest
 from .verify import Verification, check
 from .warmstart import mip_start
 
-WARM_START_SOLVERS = ("highs",)  # drivers that take SolveOptions.start
+WARM_START_SOLVERS = ("highs", "scip", "gurobi", "cplex", "xpress")  # drivers that take SolveOptions.start
 START_BUDGET = 20.0  # seconds for the MIP start's local search, at most a quarter of a time limit
 
 # weakest last: the status of a run is the weakest over its MIPs

@@ -1,7 +1,8 @@
 """SCIP, Gurobi, CPLEX and Xpress through their Python packages.
 
 Each reads the model as the MPS file annc writes (so it solves exactly what a user of
-that solver would), maps its values back by column name, and handles Ctrl-C itself:
+that solver would), takes ``SolveOptions.start`` as a MIP start (by column name), maps
+its values back by column name, and handles Ctrl-C itself:
 SCIP, Gurobi, CPLEX and Xpress each install their own SIGINT handler while they
 solve and stop with their incumbent; annc reads the "interrupted" status back (and
 records it in the shared :class:`~annc.solvers.base.Interrupt`, so that greedy
@@ -51,6 +52,13 @@ def _by_name(model: Model, values: dict) -> np.ndarray:
     return np.array([values.get(n, 0.0) for n in model.col_names()], dtype=float)
 
 
+def _start_values(model: Model, opts: SolveOptions) -> dict | None:
+    """The MIP start ``opts.start`` by column name (None without one)."""
+    if opts.start is None:
+        return None
+    return dict(zip(model.col_names(), map(float, opts.start)))
+
+
 def _finite(v) -> float | None:
     return float(v) if v is not None and abs(v) < 1e20 else None
 
@@ -92,6 +100,12 @@ def solve_scip(model: Model, opts: SolveOptions) -> SolveResult:
         m.setParam("limits/gap", float(opts.gap))
     if opts.threads is not None:
         m.setParam("parallel/maxnthreads", int(opts.threads))
+    start = _start_values(model, opts)
+    if start is not None:
+        sol = m.createSol()
+        for v in m.getVars():
+            m.setSolVal(sol, v, start.get(v.name, 0.0))
+        m.addSol(sol)
     clock = Clock()
     report = _Reporter(opts, clock)
     E = scip.SCIP_EVENTTYPE
@@ -140,6 +154,10 @@ def solve_gurobi(model: Model, opts: SolveOptions) -> SolveResult:
         m.Params.MIPGap = float(opts.gap)
     if opts.threads is not None:
         m.Params.Threads = int(opts.threads)
+    start = _start_values(model, opts)
+    if start is not None:
+        for v in m.getVars():
+            v.Start = start.get(v.VarName, 0.0)
     clock = Clock()
     report = _Reporter(opts, clock)
     C = gp.GRB.Callback
@@ -183,6 +201,11 @@ def solve_cplex(model: Model, opts: SolveOptions) -> SolveResult:
         c.parameters.mip.tolerances.mipgap.set(float(opts.gap))
     if opts.threads is not None:
         c.parameters.threads.set(int(opts.threads))
+    start = _start_values(model, opts)
+    if start is not None:
+        names = c.variables.get_names()
+        c.MIP_starts.add(cplex.SparsePair(ind=names, val=[start.get(n, 0.0) for n in names]),
+                         c.MIP_starts.effort_level.check_feasibility)
     clock = Clock()
     report = _Reporter(opts, clock)
     if opts.progress:
@@ -238,6 +261,11 @@ def solve_xpress(model: Model, opts: SolveOptions) -> SolveResult:
         p.setControl("miprelstop", float(opts.gap))
     if opts.threads is not None:
         p.setControl("threads", int(opts.threads))
+    start = _start_values(model, opts)
+    if start is not None:
+        cols = p.getVariable()
+        add = p.addMipSol if hasattr(p, "addMipSol") else p.addmipsol  # Xpress >= 9.8 renamed it
+        add([start.get(v.name, 0.0) for v in cols], cols, "annc")
     clock = Clock()
     report = _Reporter(opts, clock)
     if opts.progress:
@@ -253,11 +281,11 @@ def solve_xpress(model: Model, opts: SolveOptions) -> SolveResult:
     obj = p.attributes.objval if has else None
     bound = _finite(p.attributes.bestbound)
     x = _by_name(model, dict(zip([v.name for v in p.getVariable()], p.getSolution()))) if has else None
-    stop = p.attributes.stopstatus
+    stop = xp.StopType(p.attributes.stopstatus)  # an int, not the enum, in some versions
     interrupted = stop in (xp.StopType.CTRLC, xp.StopType.USER) or intr.requested
     intr.requested = intr.requested or interrupted
     status, text = verdict(sol_status == xp.SolStatus.OPTIMAL, has, obj, bound,
-                           "interrupted" if interrupted else f"xpress {p.attributes.solvestatus.name.lower()}"
+                           "interrupted" if interrupted else f"xpress {xp.SolveStatus(p.attributes.solvestatus).name.lower()}"
                            + (f", {stop.name.lower()}" if stop != xp.StopType.NONE else ""),
                            infeasible=sol_status == xp.SolStatus.INFEASIBLE,
                            unbounded=sol_status == xp.SolStatus.UNBOUNDED)
