@@ -1,5 +1,4 @@
 """MIP starts reach every solver driver that takes one, by column name."""
-import numpy as np
 import pytest
 
 from annc.datasets import xor_split
