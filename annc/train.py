@@ -49,6 +49,7 @@ from .warmstart import mip_start
 
 WARM_START_SOLVERS = ("highs", "scip", "gurobi", "cplex", "xpress")  # drivers that take SolveOptions.start
 START_BUDGET = 20.0  # seconds for the MIP start's local search, at most a quarter of a time limit
+MIN_START_BUDGET = 0.5  # below this (a time limit under 2 s) no start is tried
 
 # weakest last: the status of a run is the weakest over its MIPs
 STATUS_ORDER = [Status.OPTIMAL, Status.FEASIBLE, Status.UNKNOWN, Status.NO_SOLUTION,
@@ -193,6 +194,9 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> So
     took comes off the time limit (which then still leaves the solver half of it)."""
     limit = opts.time_limit
     budget = START_BUDGET if limit is None else min(START_BUDGET, limit / 4)
+    if budget < MIN_START_BUDGET:  # not even time for one SGD run
+        log(f"[{name}] no MIP start: the time limit is too short")
+        return opts
     t0 = time.perf_counter()
     start = mip_start(c.model, c.problem, budget=budget, interrupt=opts.interrupt)
     took = time.perf_counter() - t0
