@@ -23,7 +23,7 @@ digits straight into a byte table (the same names as :func:`annc.names.element_n
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -197,6 +197,20 @@ class Model:
 
     def activity(self, x: np.ndarray) -> np.ndarray:
         return self.A @ x
+
+    def objective(self, x: np.ndarray) -> float:
+        """``c'x + c0`` at the point ``x``."""
+        return float(self.obj @ x + self.obj_const)
+
+    def without_rows(self, name: str) -> "Model":
+        """This model without the row block ``name`` (e.g. to measure what a block of
+        valid inequalities is worth)."""
+        b = self.row_block(name)
+        keep = np.r_[0:b.start, b.stop:self.num_rows]
+        blocks = [r if r.start < b.start else replace(r, start=r.start - b.size)
+                  for r in self.row_blocks if r.name != name]
+        return replace(self, A=self.A[keep].tocsc(), sense=self.sense[keep], rhs=self.rhs[keep],
+                       row_blocks=blocks, big_m={k: v for k, v in self.big_m.items() if k != name})
 
     def violations(self, x: np.ndarray) -> dict:
         """Largest bound, row and integrality violations of the point ``x``."""

@@ -204,7 +204,7 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> So
         log(f"[{name}] no MIP start ({took:.1f}s)")
         return opts
     log(f"[{name}] MIP start from SGD and local search: objective "
-        f"{float(c.model.obj @ start + c.model.obj_const):.6g} ({took:.1f}s)")
+        f"{c.model.objective(start):.6g} ({took:.1f}s)")
     left = None if limit is None else max(limit - took, limit / 2)
     return replace(opts, start=start, time_limit=left)
 

@@ -73,7 +73,7 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
           solver_objective: float | None) -> Verification:
     """Check ``x`` and the exported ``net`` against the compiled model ``c``."""
     model, problem, layers = c.model, c.problem, c.varmap["layers"]
-    point_obj = float(model.obj @ x + model.obj_const)
+    point_obj = model.objective(x)
     viol = model.violations(x)
 
     outs = net.forward(problem.X)

@@ -218,7 +218,7 @@ def improve(model: Model, problem: TrainingProblem, x: np.ndarray, *, budget: fl
     intr = interrupt or Interrupt()
     intr.has_solution = True  # x is feasible: from now on a Ctrl-C keeps it
     layers = len(problem.spec.layers)
-    best = float(model.obj @ x + model.obj_const)
+    best = model.objective(x)
     t0 = time.perf_counter()
     improved = True
     with intr.armed():
@@ -231,8 +231,9 @@ def improve(model: Model, problem: TrainingProblem, x: np.ndarray, *, budget: fl
                 r = solve(fix_layers(model, x, free, layers), "highs",
                           SolveOptions(time_limit=min(step_limit, left), start=x, interrupt=intr))
                 y = None if r.x is None else _rounded(model, r.x)
-                if y is not None and float(model.obj @ y + model.obj_const) < best - 1e-9:
-                    x, best, improved = y, float(model.obj @ y + model.obj_const), True
+                obj = np.inf if y is None else model.objective(y)
+                if obj < best - 1e-9:
+                    x, best, improved = y, obj, True
     return x
 
 
@@ -291,7 +292,7 @@ def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
         if x is None:
             continue
         x = improve(model, problem, x, budget=min(left, budget / 4), floor=floor, interrupt=interrupt)
-        obj = float(model.obj @ x + model.obj_const)
+        obj = model.objective(x)
         if obj < best_obj:
             best, best_obj = x, obj
     return best

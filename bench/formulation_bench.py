@@ -26,7 +26,6 @@ import platform
 import statistics
 import sys
 import time
-from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -61,41 +60,32 @@ def spec_text(hidden: list[int], m: str, symmetry: str = "none") -> str:
     return "\n".join(lines)
 
 
-VARIANTS = {  # name: (M setting, merge, MIP start, symmetry)
-    "global M = 100": ("global", True, False, "none"),
-    "compounded M": ("compound", True, False, "none"),
-    "auto": ("auto", True, False, "none"),
-    "auto unmerged": ("auto", False, False, "none"),
-    "auto sym=bias": ("auto", True, False, "bias"),
-    "auto sym=count": ("auto", True, False, "count"),
-    "global M = 100 + start": ("global", True, True, "none"),
-    "auto + start (annc train)": ("auto", True, True, "none"),
-    "auto unmerged + start": ("auto", False, True, "none"),
-    "auto sym=bias + start": ("auto", True, True, "bias"),
-    "auto sym=count + start": ("auto", True, True, "count"),
-    "auto without loss floor": ("auto", True, False, "nofloor"),
-    "auto without loss floor + start": ("auto", True, True, "nofloor"),
+VARIANTS = {  # name: (M setting, merge, MIP start, symmetry, loss-floor rows)
+    "global M = 100": ("global", True, False, "none", True),
+    "compounded M": ("compound", True, False, "none", True),
+    "auto": ("auto", True, False, "none", True),
+    "auto unmerged": ("auto", False, False, "none", True),
+    "auto sym=bias": ("auto", True, False, "bias", True),
+    "auto sym=count": ("auto", True, False, "count", True),
+    "global M = 100 + start": ("global", True, True, "none", True),
+    "auto + start (annc train)": ("auto", True, True, "none", True),
+    "auto unmerged + start": ("auto", False, True, "none", True),
+    "auto sym=bias + start": ("auto", True, True, "bias", True),
+    "auto sym=count + start": ("auto", True, True, "count", True),
+    "auto without loss floor": ("auto", True, False, "none", False),
+    "auto without loss floor + start": ("auto", True, True, "none", False),
 }
 
 
-def without_floor(model):
-    """``model`` without its loss-floor rows ``lf`` (arrays only: enough for HiGHS)."""
-    b = model.row_block("lf")
-    keep = np.r_[0:b.start, b.stop:model.num_rows]
-    return replace(model, A=model.A[keep].tocsc(), sense=model.sense[keep], rhs=model.rhs[keep])
-
-
 def run(net: str, variant: str, seed: int, time_limit: float) -> dict:
-    m_setting, merge, start, symmetry = VARIANTS[variant]
-    floor = symmetry != "nofloor"
-    symmetry = symmetry if floor else "none"
+    m_setting, merge, start, symmetry, floor = VARIANTS[variant]
     spec = parse_spec(spec_text(NETS[net][1], m_setting, symmetry), f"{net}.ann")
     Xtr, ytr, Xte, yte = xor_split(1000, 250, 0.1, seed)
     pb = make_problem(spec, Xtr, ytr, [0, 1], merge=merge)
     t0 = time.perf_counter()
     model = formulate(pb, name=net)
     x0 = mip_start(model, pb) if start else None
-    model = model if floor else without_floor(model)
+    model = model if floor else model.without_rows("lf")
     r = solve(model, "highs", SolveOptions(time_limit=time_limit, start=x0))
     total = time.perf_counter() - t0
     acc = None

@@ -80,14 +80,6 @@ def test_nll_floor_is_the_sorted_rank_sum():
     assert nll_floor(c, 0.5).tolist() == [0.5, 0.0, 3.0, 2.0]
 
 
-def _without_rows(model, block):
-    """``model`` with the row block ``block`` dropped (arrays only: enough for a solver)."""
-    from dataclasses import replace
-    b = model.row_blocks and next(r for r in model.row_blocks if r.name == block)
-    keep = np.r_[0:b.start, b.stop:model.num_rows]
-    return replace(model, A=model.A[keep].tocsc(), sense=model.sense[keep], rhs=model.rhs[keep])
-
-
 @pytest.mark.parametrize("J,seed,n", [(2, 0, 24), (2, 1, 24), (3, 2, 16), (3, 3, 12), (4, 4, 8)])
 def test_loss_floor_rows_cut_off_no_network(J, seed, n):
     """The optimum is the same with and without the loss-floor rows, and every row's loss
@@ -100,7 +92,7 @@ def test_loss_floor_rows_cut_off_no_network(J, seed, n):
     pb = make_problem(spec, X, y, list(range(J)))
     m = formulate(pb)
     with_floor = solve(m, "highs", SolveOptions(time_limit=120))
-    without = solve(_without_rows(m, "lf"), "highs", SolveOptions(time_limit=120))
+    without = solve(m.without_rows("lf"), "highs", SolveOptions(time_limit=120))
     assert with_floor.status.value == without.status.value == "optimal"
     assert with_floor.objective == pytest.approx(without.objective, abs=1e-6)
     o, w = m.values(without.x, "o"), m.values(without.x, "w")

@@ -181,7 +181,7 @@ def _finish(name: str, model: Model, sol_path: Path, rc: int, interrupted: bool,
         st = sol.status if sol.status != Status.UNKNOWN else Status.NO_SOLUTION
         return SolveResult(name, st, sol.status_text, seconds=clock(), interrupted=interrupted, extra=extra)
     x = solution_vector(sol, model.col_names(), sol_path)
-    obj = float(model.obj @ x + model.obj_const)
+    obj = model.objective(x)
     bad = _not_a_solution(model, x)
     if bad:  # e.g. CBC 2.10 after losing its incumbent at a limit: never call it feasible
         return SolveResult(name, Status.UNKNOWN, f"{sol.status_text}; but the point in {sol_path.name} is "
