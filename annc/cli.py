@@ -1,12 +1,14 @@
 """The ``annc`` command line: the only place that prints, parses arguments or exits.
 
-Exit codes: 0 success; 2 bad input (spec, data, solution file, options); 3 no
-solution (infeasible, unbounded, none found); 4 a solution that fails verification;
-130 aborted by a second Ctrl-C.
+Exit codes: 0 success; 2 bad input (spec, data, solution file, map, weights file,
+options, output folder); 3 no solution (infeasible, unbounded, none found); 4 a
+solution that fails verification; 70 an internal error (a bug in annc: the message
+says so, ``ANNC_TRACEBACK=1`` shows the traceback); 130 aborted by a second Ctrl-C.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from . import __version__
 from .errors import AnncError, SpecError
 
 VERIFY_FAILED = 4
+INTERNAL_ERROR = 70  # EX_SOFTWARE: an exception that is not an AnncError is a bug in annc
 
 
 def _print(lines):
@@ -245,6 +248,12 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # output piped into head & co.
         sys.stderr.close()
         return 0
+    except (Exception, RecursionError, MemoryError) as e:  # a bug: one line, no traceback
+        if os.environ.get("ANNC_TRACEBACK"):
+            raise
+        print(f"annc: internal error: {type(e).__name__}: {e} (a bug in annc; "
+              "ANNC_TRACEBACK=1 shows the traceback)", file=sys.stderr)
+        return INTERNAL_ERROR
 
 
 if __name__ == "__main__":

@@ -59,3 +59,29 @@ class NoSolutionError(AnncError):
 
 class ModelError(AnncError):
     """A model that cannot be built as asked (e.g. a big-M below its valid bound)."""
+
+
+class MapError(AnncError):
+    """A variable map that is missing, unreadable, edited or corrupt (the message names the map)."""
+
+
+class WeightsError(AnncError):
+    """A weights file (``.weights.json`` / ``.weights.npz``) that cannot be used as a network."""
+
+
+class UsageError(AnncError):
+    """Bad options or arguments: command-line flags or Python API parameters."""
+
+
+class OutputError(AnncError):
+    """The output folder cannot take annc's files (a regular file, not writable, ...)."""
+
+
+class SizeError(ModelError):
+    """A model that would pass a size limit; the message names the size it would have."""
+
+
+class VerificationError(AnncError):
+    """A solution that fails verification (exit 4): nothing is written for it."""
+
+    exit_code = 4
