@@ -8,7 +8,10 @@ The Python API mirrors the command line (imports are lazy: ``import annc`` is ch
     r.status, r.train_accuracy, r.network.predict(X_new)
 
 ``spec`` is a ``.ann`` path, ``.ann`` text or a ``NetworkSpec``; ``data`` (and ``test``) a
-CSV path, a ``Dataset`` or a pair ``(X, y)``.
+CSV path, a ``Dataset`` or a pair ``(X, y)``.  Every argument is checked as the CLI
+checks its options, before anything is written: a bad one raises an
+``annc.errors.AnncError`` (``UsageError``, ``DataError``, ``OutputError``, ...), with the
+CLI's exit code as ``.exit_code``.
 """
 __version__ = "0.1.0"
 
@@ -17,9 +20,11 @@ def compile(spec, data, **kw):  # noqa: A001 - mirrors `annc compile`
     """Build the training MIP of ``spec`` on ``data``; returns a ``Compiled`` (model, map).
 
     Keywords: ``out_dir`` (write ``<name>.mps`` and ``<name>.map.json`` there), ``fmt``
-    ("mps" or "lp"), ``label``, ``merge``, ``allow_small_m``, ``gzip``, ``writer``, ``name``.
+    ("mps" or "lp"), ``label``, ``merge``, ``allow_small_m``, ``gzip``, ``writer`` ("annc"
+    or "pulp"), ``name`` (a plain file name: no path separator), ``max_nonzeros``.
     """
-    from .train import compile_api
+    from .train import check_keywords, compile_api
+    check_keywords(compile_api, kw)
     return compile_api(spec, data, **kw)
 
 
@@ -28,10 +33,12 @@ def train(spec, data, test=None, **kw):
     ``.predict(X)``, ``.status``, ``.train_accuracy``, ``.test_accuracy``, ``.steps``).
 
     Keywords: ``solver`` (highs, cbc, scip, glpk, gurobi, cplex, xpress), ``solver_cmd``,
-    ``time_limit``, ``gap``, ``threads``, ``greedy``, ``out_dir``, ``label``, ``merge``,
-    ``progress`` (a callable), ``verbose``, ``name``.
+    ``time_limit`` (seconds > 0), ``gap`` (0 to 1), ``threads`` (1 to 1024), ``greedy``,
+    ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
+    ``warm_start``, ``max_nonzeros``.
     """
-    from .train import train_api
+    from .train import check_keywords, train_api
+    check_keywords(train_api, kw)
     return train_api(spec, data, test, **kw)
 
 

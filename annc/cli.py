@@ -8,6 +8,7 @@ says so, ``ANNC_TRACEBACK=1`` shows the traceback); 130 aborted by a second Ctrl
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
-from .errors import AnncError, SpecError
+from .errors import AnncError, SpecError, UsageError
 
 VERIFY_FAILED = 4
 INTERNAL_ERROR = 70  # EX_SOFTWARE: an exception that is not an AnncError is a bug in annc
@@ -31,7 +32,7 @@ def cmd_compile(a) -> int:
     from .compiler import compile_files
     from .report import stats_lines
     c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
-                      allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer)
+                      allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros)
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem
@@ -45,14 +46,16 @@ def cmd_compile(a) -> int:
 
 # -- decode -----------------------------------------------------------------------
 def cmd_decode(a) -> int:
-    from .decode import decode_network, find_map, solution_vector
-    from .errors import NoSolutionError
+    from .decode import check_finite, check_same_model, decode_network, find_map, solution_vector
+    from .errors import NoSolutionError, VerificationError
     from .report import network_lines, verification_lines
     from .solutions import Status, read_solution
     NO_POINT = (Status.INFEASIBLE, Status.UNBOUNDED, Status.NO_SOLUTION)
     from .varmap import column_names, load_map
+    from .outputs import check_out_dir, export_atomically, prepare_out_dir
     from .verify import verify
 
+    check_out_dir(a.out)  # before any work: a folder that cannot take the weights is an error now
     sol = read_solution(a.solution, a.format)
     if a.map:
         vmap, map_path = load_map(a.map), Path(a.map)
@@ -63,20 +66,27 @@ def cmd_decode(a) -> int:
     if not sol.has_values or sol.status in NO_POINT:
         raise NoSolutionError(f"{a.solution}: no solution to decode: the solver reports "
                               f"{sol.status.value} ({sol.status_text})")
-    x = solution_vector(sol, column_names(vmap), a.solution)
+    names = column_names(vmap)
+    x = solution_vector(sol, names, a.solution)
+    check_finite(x, names, a.solution)  # even with --no-verify: NaN weights are no network
     net = decode_network(vmap, x)
     net.meta["status"] = sol.status.value
+    if not a.no_verify:
+        v = verify(vmap, x, net, status=sol.status.value, solver_objective=sol.objective, data_path=a.data,
+                   map_path=map_path)
+        if not v.ok:
+            check_same_model(sol, v.point_objective, a.solution)
     _print(network_lines(net))
     if not a.no_verify:
-        v = verify(vmap, x, net, status=sol.status.value, solver_objective=sol.objective, data_path=a.data)
         print("verification:")
         _print(verification_lines(v))
         if not v.ok:
             print("no weights written: the solution failed verification (--no-verify writes them anyway)")
-            return VERIFY_FAILED
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for p in net.export(out / Path(a.solution).name.split(".")[0]):
+            more = f" (and {len(v.problems) - 1} more problems)" if len(v.problems) > 1 else ""
+            raise VerificationError(f"{a.solution}: the solution failed verification: {v.problems[0]}{more}; "
+                                    "no weights written")
+    out = prepare_out_dir(a.out)
+    for p in export_atomically(net.export, out / (Path(a.solution).name.split(".")[0] or "solution")):
         print(f"wrote {p}")
     return 0
 
@@ -105,25 +115,20 @@ def cmd_train(a) -> int:
     from .spec import load_spec
     from .train import train
 
-    if a.solver_cmd and a.solver:
-        raise AnncError("give either --solver or --solver-cmd, not both")
-    if a.solver_cmd and ("{model}" not in a.solver_cmd or "{sol}" not in a.solver_cmd):
-        raise AnncError("--solver-cmd needs both {model} and {sol} in its template, e.g. "
-                        "'gurobi_cl ResultFile={sol} {model}'")
-    for name, value, ok in (("--time-limit", a.time_limit, lambda v: v > 0), ("--gap", a.gap, lambda v: v >= 0),
-                            ("--threads", a.threads, lambda v: v >= 1)):
-        if value is not None and not ok(value):
-            raise AnncError(f"{name} {value:g} is out of range")
+    if a.solver_cmd is not None and a.solver:
+        raise UsageError("give either --solver or --solver-cmd, not both")
+    # everything else (options, test width, output folder) is checked by train() before it
+    # writes anything: one check for the CLI and the Python API
     spec = load_spec(a.spec)
     data = load_data(a.data, label=a.label)
     test = load_data(a.test, label=a.label, classes=data.classes) if a.test else None
-    solver = "cmd" if a.solver_cmd else (a.solver or DEFAULT)
+    solver = "cmd" if a.solver_cmd is not None else (a.solver or DEFAULT)
     progress = None if a.quiet else (lambda p: print(p.line(), flush=True))
     opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads, progress=progress,
                         command=a.solver_cmd)
     r = train(spec, data, test=test, solver=solver, opts=opts, out_dir=a.out, stem=Path(a.spec).stem,
               merge=not a.no_merge, greedy=True if a.greedy else None, warm_start=not a.no_warm_start,
-              log=lambda line: print(line, flush=True))
+              log=lambda line: print(line, flush=True), max_nonzeros=a.max_nonzeros)
     print("summary:")
     if len(r.steps) == 1:
         res = r.steps[0].result
@@ -158,11 +163,32 @@ def cmd_train(a) -> int:
 
 # -- data -------------------------------------------------------------------------
 def cmd_data(a) -> int:
-    from .datasets import write_csv, xor_data
-    X, y = xor_data(a.n, noise=a.noise, seed=a.seed)
-    path = write_csv(a.output, X, y)
-    print(f"wrote {path}: {a.n} samples, label = parity of x1, x3, x5, label noise {a.noise}")
+    from .datasets import check_xor_args, write_csv, xor_data
+    from .outputs import check_out_file
+    n, noise, seed = check_xor_args(a.n, a.noise, a.seed)
+    target = check_out_file(a.output)  # a missing folder is created, as for compile's -o
+    X, y = xor_data(n, noise=noise, seed=seed)
+    path = write_csv(target, X, y)
+    print(f"wrote {path}: {n} samples, label = parity of x1, x3, x5, label noise {noise:g}")
     return 0
+
+
+def _nonzero_count(text: str) -> int:
+    """``--max-nonzeros``: a whole number >= 1 (``50000000``, ``5e7`` or ``50_000_000``)."""
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return int(value)
+
+
+def _max_nonzeros_option(p: argparse.ArgumentParser) -> None:
+    from .limits import MAX_NONZEROS
+    p.add_argument("--max-nonzeros", type=_nonzero_count, metavar="N", default=None,
+                   help=f"refuse a model with more non-zeros than this, before building it "
+                        f"(default {MAX_NONZEROS:,}, about 2 GiB to build)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -182,6 +208,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--out", default="out", help="output folder (default: out)")
     c.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")
     c.add_argument("--allow-small-m", action="store_true", help="keep a numeric M below the valid bound")
+    _max_nonzeros_option(c)
     c.set_defaults(func=cmd_compile)
 
     d = sub.add_parser("decode", help="solution file -> weight matrices, verified")
@@ -219,6 +246,7 @@ def parser() -> argparse.ArgumentParser:
                    help="do not give HiGHS a MIP start (short SGD runs improved by a fix-and-optimise "
                         "local search; at most 20 s or a quarter of --time-limit)")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress lines and no weight matrices")
+    _max_nonzeros_option(t)
     t.add_argument("-o", "--out", default="out", help="output folder (default: out)")
     t.set_defaults(func=cmd_train)
 

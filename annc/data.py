@@ -18,9 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import DataError
+from .errors import DataError, UsageError
+from .limits import LARGEST
 
 MAX_REPORTED = 20
+MAX_LABEL_DIGITS = 4000  # Python's int() refuses more than 4300 digits
 _INT_RE = re.compile(r"\s*[+-]?\d+\s*")
 
 
@@ -33,6 +35,7 @@ class Dataset:
     label: str  # label column name
     path: str
     sha256: str  # hex digest of the file bytes
+    lines: np.ndarray | None = None  # N: the file's line of every sample (None: not from a file)
 
 
 # ---------------------------------------------------------------------------
@@ -50,7 +53,9 @@ def _read_text(path: str) -> tuple[str, str]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise DataError(f"{path}: not UTF-8 text (bad byte at offset {err.start})") from None
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise DataError(f"{path}: row {line}: not UTF-8 text (byte 0x{raw[err.start]:02x} at "
+                        f"offset {err.start}; save the file as UTF-8)") from None
     return text, hashlib.sha256(raw).hexdigest()
 
 
@@ -70,21 +75,22 @@ def _rows(text: str, path: str) -> list[tuple[int, list[str]]]:
 
 def _header(line: int, cells: list[str], path: str) -> list[str]:
     names = [c.strip() for c in cells]
-    problems = [f"{path}: row {line}, column {i}: empty column name in the header"
-                for i, name in enumerate(names, 1) if not name]
+    problems = _Problems(path)
+    for i, name in enumerate(names, 1):
+        if not name:
+            problems.add(f"row {line}, column {i}: empty column name in the header")
     seen: dict[str, int] = {}
     for i, name in enumerate(names, 1):
         if name and name in seen:
-            problems.append(f"{path}: row {line}, column {i}: duplicate column name "
-                            f"'{name}' (also column {seen[name]})")
+            problems.add(f"row {line}, column {i}: duplicate column name "
+                         f"'{_clip(name)}' (also column {seen[name]})")
         seen.setdefault(name, i)
-    if problems:
-        raise DataError("\n".join(problems))
+    problems.raise_if_any()
     if len(names) < 2:
         hint = ""
         if any(sep in cells[0] for sep in ";\t|"):
             hint = " (annc reads comma-separated files)"
-        raise DataError(f"{path}: the header has a single column '{names[0]}'; need at "
+        raise DataError(f"{path}: the header has a single column '{_clip(names[0])}'; need at "
                         f"least one feature column and a label column{hint}")
     return names
 
@@ -92,12 +98,14 @@ def _header(line: int, cells: list[str], path: str) -> list[str]:
 def _label_index(names: list[str], label: str | None, path: str) -> int:
     if label is None:
         return len(names) - 1
+    if not isinstance(label, str):
+        raise UsageError(f"label must be a column name (a str), got {type(label).__name__}")
     if label in names:
         return names.index(label)
     close = difflib.get_close_matches(label, names, n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
-    raise DataError(f"{path}: no column named '{label}'{hint}; the columns are: "
-                    + ", ".join(names))
+    raise DataError(f"{path}: no column named '{_clip(label)}'{hint}; the columns are: "
+                    + _listed(names))
 
 
 # ---------------------------------------------------------------------------
@@ -127,18 +135,48 @@ class _Problems:
         raise DataError("\n".join(shown))
 
 
+def _clip(s: str, keep: int = 12) -> str:
+    """``s``, or its ends and its length if it is long."""
+    return s if len(s) <= 2 * keep + 3 else f"{s[:keep]}...{s[-keep:]} ({len(s)} characters)"
+
+
+def _shown(s: str) -> str:
+    """A cell as quoted in a message (long ones clipped)."""
+    return repr(_clip(s))
+
+
 def _number(text: str) -> tuple[float | None, str | None]:
-    """(value, None) or (None, what is wrong with the cell)."""
+    """(value, None) or (None, what is wrong with the cell).
+
+    A feature is a coefficient of the model (``x * alpha`` in layer 0's rows), so its
+    magnitude must stay below :data:`annc.limits.LARGEST` like every number of the model.
+    """
     s = text.strip()
     if not s:
         return None, "empty cell"
     try:
-        value = float(s)
+        value = float(s) if "_" not in s else None  # float() would read 1_0 as 10
     except ValueError:
-        return None, f"{s!r} is not a number"
+        value = None
+    if value is None:
+        return None, f"{_shown(s)} is not a number"
     if not math.isfinite(value):
-        return None, f"{s!r} is not a finite number"
+        return None, f"{_shown(s)} is not a finite number"
+    if abs(value) >= LARGEST:
+        return None, (f"{_shown(s)} is too large: a feature is a coefficient of the model, and "
+                      f"every number of the model stays below {LARGEST:g} (rescale the column)")
     return value, None
+
+
+def _listed(items: list, most: int = 10) -> str:
+    """``a, b, c`` (the first ``most`` items, then how many more)."""
+    text = ", ".join(_clip(str(c)) for c in items[:most])
+    return text + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+def _long_integer(s: str) -> bool:
+    """An integer label too long for ``int()`` (more than :data:`MAX_LABEL_DIGITS` digits)."""
+    return len(s.strip().lstrip("+-")) > MAX_LABEL_DIGITS and bool(_INT_RE.fullmatch(s))
 
 
 def class_order(labels: list[str]) -> list:
@@ -162,7 +200,7 @@ def class_index(text: str, lookup: dict) -> int | None:
     s = text.strip()
     if s in lookup:
         return lookup[s]
-    if _INT_RE.fullmatch(s) and int(s) in lookup:
+    if _INT_RE.fullmatch(s) and not _long_integer(s) and int(s) in lookup:
         return lookup[int(s)]
     return None
 
@@ -208,6 +246,10 @@ def load_data(path, label: str | None = None, classes: list | None = None) -> Da
         labels.append(cells[li])
         if not cells[li].strip():
             problems.cell(line, names[li], li + 1, "empty cell")
+        elif _long_integer(cells[li]):
+            problems.cell(line, names[li], li + 1,
+                          f"label {_shown(cells[li].strip())} is an integer of more than "
+                          f"{MAX_LABEL_DIGITS} digits")
         else:
             good.append(r)
 
@@ -225,13 +267,14 @@ def load_data(path, label: str | None = None, classes: list | None = None) -> Da
         index = class_index(labels[r], lookup)
         if index is None:
             problems.cell(rows[r + 1][0], names[li], li + 1,
-                          f"label {labels[r].strip()!r} is not one of the classes "
-                          + ", ".join(map(str, classes)))
+                          f"label {_shown(labels[r].strip())} is not one of the classes "
+                          + _listed(classes))
         else:
             y[r] = index
     problems.raise_if_any()
     return Dataset(X=X, y=y, classes=classes, features=[names[i] for i in feature_cols],
-                   label=names[li], path=path, sha256=digest)
+                   label=names[li], path=path, sha256=digest,
+                   lines=np.array([line for line, _ in rows[1:]], dtype=np.int64))
 
 
 def _difference(got: int, want: int) -> str:
@@ -252,6 +295,6 @@ def check_against_spec(spec, data: Dataset) -> None:
         problems.append(
             f"spec {spec.source} says output {spec.classes} but {data.path} has {k} "
             f"class{'es' if k != 1 else ''} ({_difference(k, spec.classes)}): "
-            + ", ".join(map(str, data.classes)))
+            + _listed(data.classes))
     if problems:
         raise DataError("\n".join(problems))

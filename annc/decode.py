@@ -7,14 +7,17 @@ or a column count that differs, mean the solution belongs to another model: refu
 from __future__ import annotations
 
 import itertools
+import math
 from pathlib import Path
 
 import numpy as np
 
-from .errors import SolutionError
+from .errors import AnncError, SolutionError, VerificationError
 from .network import Layer, TrainedNetwork
 from .solutions import RawSolution
 from .varmap import column_names, load_map
+
+OBJECTIVE_TOL = 1e-6  # relative: solvers print the objective with at least 6 or 7 digits
 
 
 def _matches(sol: RawSolution, vmap: dict, names: list[str]) -> bool:
@@ -28,23 +31,35 @@ def _matches(sol: RawSolution, vmap: dict, names: list[str]) -> bool:
 
 
 def find_map(sol: RawSolution, sol_path: str | Path, search: list[str | Path]) -> tuple[dict, Path]:
-    """The one map in ``search`` folders whose columns match ``sol``; errors otherwise."""
-    seen, found = set(), []
+    """The one map in ``search`` folders whose columns match ``sol``; errors otherwise.
+
+    A map that does not load (corrupt, edited, another schema) is skipped: it is only
+    mentioned when no map matches, as a possible reason.
+    """
+    seen, found, skipped = set(), [], []
     for folder in search:
-        for p in sorted(Path(folder).glob("*.map.json")):
+        try:
+            paths = sorted(Path(folder).glob("*.map.json"))
+        except OSError:  # not a folder, or not readable: nothing to find there
+            continue
+        for p in paths:
             if p.resolve() in seen:
                 continue
             seen.add(p.resolve())
             try:
                 vmap = load_map(p)
-            except SolutionError:
+            except AnncError as e:
+                skipped.append(str(e))
                 continue
             if _matches(sol, vmap, column_names(vmap)):
                 found.append((vmap, p))
     where = " or ".join(str(f) for f in search)
     if not found:
+        why = "".join(f"\n  skipped {reason.splitlines()[0]}" for reason in skipped[:5])
+        if len(skipped) > 5:
+            why += f"\n  (and {len(skipped) - 5} more maps that do not load)"
         raise SolutionError(f"{sol_path}: no variable map in {where} matches this solution's columns; "
-                            "pass --map MAP")
+                            "pass --map MAP" + why)
     if len(found) > 1:
         raise SolutionError(f"{sol_path}: {len(found)} maps match this solution ("
                             + ", ".join(str(p) for _, p in found) + "); pass --map MAP")
@@ -106,12 +121,39 @@ def solution_vector(sol: RawSolution, names: list[str], sol_path: str | Path = "
     return x
 
 
+def check_finite(x: np.ndarray, names: list[str], sol_path: str | Path = "solution") -> None:
+    """Refuse a point with a NaN or infinite value (no comparison would catch it):
+    :class:`VerificationError` naming the first such column."""
+    bad = np.flatnonzero(~np.isfinite(x))
+    if bad.size:
+        more = f" ({bad.size} non-finite values in all)" if bad.size > 1 else ""
+        raise VerificationError(f"{sol_path}: column {names[bad[0]]} has the value {x[bad[0]]}{more}: "
+                                "not a solution; no weights written")
+
+
+def check_same_model(sol: RawSolution, point_objective: float, sol_path: str | Path = "solution") -> None:
+    """For a point that failed verification: refuse it as a solution of another model
+    when the file names no column positions, omits zeros (so neither its names nor its
+    column count tell) and states an objective that this model does not give at the point.
+
+    A solution of this model (even a fractional one, stopped at a limit) has the
+    objective it states; one of another model generally does not.
+    """
+    stated = sol.objective
+    if (not sol.omits_zeros or sol.positions or stated is None
+            or not (math.isfinite(stated) and math.isfinite(point_objective))):
+        return
+    if abs(stated - point_objective) > OBJECTIVE_TOL * max(1.0, abs(stated), abs(point_objective)):
+        raise SolutionError(f"{sol_path}: the file states objective {stated:.9g} but this map's model has "
+                            f"objective {point_objective:.9g} at the point it gives: the solution is from "
+                            "another model (or the file is incomplete)")
+
+
 def tensor(vmap: dict, x: np.ndarray, name: str) -> np.ndarray:
-    for t in vmap["tensors"]:
-        if t["name"] == name:
-            size = int(np.prod(t["shape"])) if t["shape"] else 1
-            return x[t["start"]:t["start"] + size].reshape(t["shape"])
-    raise KeyError(name)
+    """The values of the map's tensor ``name`` in the solution vector ``x``, shaped."""
+    t = next(t for t in vmap["tensors"] if t["name"] == name)  # load_map checked it is there
+    size = math.prod(t["shape"])
+    return x[t["start"]:t["start"] + size].reshape(t["shape"])
 
 
 def decode_network(vmap: dict, x: np.ndarray) -> TrainedNetwork:

@@ -25,22 +25,35 @@ class Diagnostic:
     message: str
     source_line: str = ""
 
+    WIDTH = 120  # a longer source line is shown as a window of this many characters
+
     def format(self) -> str:
         head = f"{self.file}:{self.line}:{self.column}: error: {self.message}"
         if not self.source_line:
             return head
-        caret = " " * (max(self.column, 1) - 1) + "^"
-        return f"{head}\n    {self.source_line.rstrip()}\n    {caret}"
+        text, column = self.source_line.rstrip(), max(self.column, 1)
+        if len(text) > self.WIDTH:  # a window around the caret, '...' where it cuts
+            start = max(0, min(column - 1 - self.WIDTH // 2, len(text) - self.WIDTH))
+            end = start + self.WIDTH
+            head_cut, tail_cut = ("..." if start else ""), ("..." if end < len(text) else "")
+            text, column = head_cut + text[start:end] + tail_cut, column - start + len(head_cut)
+        caret = " " * (column - 1) + "^"
+        return f"{head}\n    {text}\n    {caret}"
 
 
 class SpecError(AnncError):
     """One or more problems in a network spec, all reported together."""
 
+    MAX_SHOWN = 20  # the message shows the first 20; ``diagnostics`` keeps them all
+
     def __init__(self, diagnostics: list[Diagnostic]):
         self.diagnostics = list(diagnostics)
         n = len(self.diagnostics)
+        shown = [d.format() for d in self.diagnostics[:self.MAX_SHOWN]]
+        if n > self.MAX_SHOWN:
+            shown.append(f"... and {n - self.MAX_SHOWN} more error{'s' if n - self.MAX_SHOWN != 1 else ''}")
         summary = f"{n} error{'s' if n != 1 else ''} in spec"
-        super().__init__("\n".join(d.format() for d in self.diagnostics) + f"\n{summary}")
+        super().__init__("\n".join(shown) + f"\n{summary}")
 
 
 class DataError(AnncError):

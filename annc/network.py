@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import DataError, UsageError, WeightsError
+
 ACTIVATIONS = ("binary", "relu", "linear")
 
 
@@ -25,7 +27,7 @@ def activate(activation: str, pre: np.ndarray) -> np.ndarray:
         return np.maximum(pre, 0.0)
     if activation == "linear":
         return pre
-    raise ValueError(f"unknown activation {activation!r}")
+    raise UsageError(f"unknown activation {activation!r}; expected one of {', '.join(ACTIVATIONS)}")
 
 
 @dataclass
@@ -35,12 +37,16 @@ class Layer:
     bias: np.ndarray  # shape (units,)
 
     def __post_init__(self):
-        self.weight = np.asarray(self.weight, dtype=float)
-        self.bias = np.asarray(self.bias, dtype=float)
+        try:
+            self.weight = np.asarray(self.weight, dtype=float)
+            self.bias = np.asarray(self.bias, dtype=float)
+        except (TypeError, ValueError) as e:
+            raise UsageError(f"a layer's weight and bias must be arrays of numbers: {e}") from None
         if self.activation not in ACTIVATIONS:
-            raise ValueError(f"unknown activation {self.activation!r}")
+            raise UsageError(f"unknown activation {self.activation!r}; expected one of {', '.join(ACTIVATIONS)}")
         if self.weight.ndim != 2 or self.bias.shape != (self.weight.shape[1],):
-            raise ValueError("weight must be (inputs, units) and bias (units,)")
+            raise UsageError(f"a layer's weight must have shape (inputs, units) and its bias (units,); got "
+                             f"{self.weight.shape} and {self.bias.shape}")
 
     @property
     def units(self) -> int:
@@ -57,17 +63,38 @@ class TrainedNetwork:
 
     def forward(self, X: np.ndarray) -> list[np.ndarray]:
         """Activations of every layer (the last one is the output scores)."""
-        a = np.asarray(X, dtype=float)
+        a = self._rows(X)
         outs = []
         for layer in self.layers:
             a = activate(layer.activation, a @ layer.weight + layer.bias)
             outs.append(a)
         return outs
 
+    def _rows(self, X) -> np.ndarray:
+        """``X`` as a float matrix of finite rows as wide as the input layer; a
+        :class:`~annc.errors.UsageError` (wrong shape or type) or
+        :class:`~annc.errors.DataError` (NaN or inf) otherwise."""
+        if not self.layers:
+            raise UsageError("the network has no layers")
+        width = self.layers[0].weight.shape[0]
+        try:
+            a = np.asarray(X, dtype=float)
+        except (TypeError, ValueError) as e:
+            raise UsageError(f"X must be a matrix of numbers (samples x {width} features): {e}") from None
+        if a.ndim != 2 or a.shape[1] != width:
+            raise UsageError(f"X must be a matrix of shape (samples, {width}); got shape {a.shape}")
+        bad = np.argwhere(~np.isfinite(a))
+        if bad.size:
+            r, c = bad[0]
+            raise DataError(f"X row {r}, column {c}: {a[r, c]} is not a finite number")
+        return a
+
     def scores(self, X: np.ndarray) -> np.ndarray:
+        """The output layer's scores for the rows of ``X`` (one column per class)."""
         return self.forward(X)[-1]
 
     def predict_index(self, X: np.ndarray) -> np.ndarray:
+        """The index in :attr:`classes` of the predicted class of each row of ``X``."""
         return np.argmax(self.scores(X), axis=1)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -106,14 +133,31 @@ class TrainedNetwork:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TrainedNetwork":
-        return cls(
-            classes=list(d["classes"]),
-            layers=[Layer(L["activation"], np.array(L["weight"], dtype=float).reshape(len(L["weight"]), -1)
-                          if len(L["weight"]) else np.zeros((0, len(L["bias"]))), L["bias"])
-                    for L in d["layers"]],
-            meta=d.get("meta", {}),
-        )
+    def from_dict(cls, d: dict, source: str = "weights") -> "TrainedNetwork":
+        """The network of a parsed ``.weights.json``; :class:`~annc.errors.WeightsError`
+        naming ``source`` and the field when it is not a usable network."""
+        if not isinstance(d, dict):
+            raise WeightsError(f"{source}: expected a JSON object with \"classes\" and \"layers\", "
+                               f"found {type(d).__name__}")
+        for key in ("classes", "layers"):
+            if not isinstance(d.get(key), list):
+                raise WeightsError(f"{source}: field {key} must be a list"
+                                   + (" (it is missing)" if key not in d else ""))
+        layers = []
+        for i, L in enumerate(d["layers"]):
+            if not isinstance(L, dict):
+                raise WeightsError(f"{source}: field layers[{i}] must be an object with activation, "
+                                   "weight and bias")
+            for key in ("activation", "weight", "bias"):
+                if key not in L:
+                    raise WeightsError(f"{source}: field layers[{i}].{key} is missing")
+            bias = _matrix(L["bias"], f"{source}: field layers[{i}].bias", 1)
+            weight = (np.zeros((0, bias.size)) if L["weight"] == []  # no inputs: a pruned layer's successor
+                      else _matrix(L["weight"], f"{source}: field layers[{i}].weight", 2))
+            layers.append((L["activation"], weight, bias))
+        meta = d.get("meta", {})
+        return _network(d["classes"], layers, meta if isinstance(meta, dict) else {}, source,
+                        lambda i, key: f"layers[{i}].{key}")
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write ``<stem>.weights.json`` and ``<stem>.weights.npz``; return both paths."""
@@ -141,11 +185,103 @@ class TrainedNetwork:
 
     @classmethod
     def load(cls, path: str | Path) -> "TrainedNetwork":
+        """Read a ``.weights.json`` or ``.weights.npz`` file (as :meth:`save` writes
+        them); :class:`~annc.errors.WeightsError` naming the file and field otherwise."""
         path = Path(path)
-        if path.suffix == ".npz":
-            z = np.load(path, allow_pickle=False)
-            n = sum(1 for k in z.files if k.endswith("_weight"))
-            layers = [Layer(str(z[f"layer{i}_activation"]), z[f"layer{i}_weight"], z[f"layer{i}_bias"])
-                      for i in range(n)]
-            return cls(classes=[str(c) for c in z["classes"]], layers=layers)
-        return cls.from_dict(json.loads(path.read_text()))
+        try:
+            if path.suffix == ".npz":
+                return _load_npz(path)
+            try:
+                d = json.loads(path.read_text(encoding="utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError) as e:  # bad JSON, 4,300+ digits
+                raise WeightsError(f"{path}: not a readable weights file ({e})") from None
+            return cls.from_dict(d, str(path))
+        except FileNotFoundError:
+            raise WeightsError(f"{path}: weights file not found") from None
+        except IsADirectoryError:
+            raise WeightsError(f"{path}: is a folder, not a weights file") from None
+        except OSError as e:
+            raise WeightsError(f"{path}: cannot read the weights file ({e.strerror or e})") from None
+
+
+def _matrix(value, where: str, ndim: int) -> np.ndarray:
+    """``value`` as a float array of ``ndim`` dimensions (a weight matrix: rows of equal
+    length; a bias: a list of numbers); :class:`WeightsError` at ``where`` otherwise."""
+    what = "a list of rows of numbers, all of the same length" if ndim == 2 else "a list of numbers"
+    if isinstance(value, np.ndarray):
+        ok = value.dtype.kind in "iuf" and value.ndim == ndim
+        a = value.astype(float) if ok else None
+    else:
+        ok = isinstance(value, list) and (ndim == 1 or all(isinstance(r, list) for r in value))
+        flat = [v for r in value for v in r] if ok and ndim == 2 else (value if ok else [])
+        ok = ok and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
+        if ok and ndim == 2:
+            ok = len({len(r) for r in value}) <= 1
+        try:
+            a = np.array(value, dtype=float) if ok else None
+        except OverflowError:  # an integer beyond a float
+            a = np.array([np.inf])
+    if not ok:
+        raise WeightsError(f"{where} must be {what}")
+    if not np.all(np.isfinite(a)):
+        raise WeightsError(f"{where} has a value that is not a finite number")
+    return a
+
+
+def _network(classes, layers: list[tuple], meta: dict, source: str, field) -> TrainedNetwork:
+    """Check the parts ``(activation, weight, bias)`` of a network read from ``source``
+    fit together, and build it; ``field(i, key)`` names a layer's field in messages."""
+    if not layers:
+        raise WeightsError(f"{source}: field layers is empty: a network needs at least the output layer")
+    if not all(isinstance(c, str) or (isinstance(c, int) and not isinstance(c, bool)) for c in classes):
+        raise WeightsError(f"{source}: field classes must be a list of class labels (strings or integers)")
+    if len(classes) < 2 or len({str(c).strip() for c in classes}) != len(classes):
+        raise WeightsError(f"{source}: field classes must list at least 2 distinct classes, found "
+                           f"{', '.join(map(str, classes)) or 'none'}")
+    built, inputs = [], None
+    for i, (act, w, b) in enumerate(layers):
+        if act not in ACTIVATIONS:
+            raise WeightsError(f"{source}: field {field(i, 'activation')} must be one of "
+                               f"{', '.join(ACTIVATIONS)} (found {str(act)[:40]!r})")
+        if inputs is not None and w.shape[0] != inputs:
+            raise WeightsError(f"{source}: field {field(i, 'weight')} has {w.shape[0]} rows but layer "
+                               f"{i - 1} has {inputs} units")
+        if b.shape != (w.shape[1],):
+            raise WeightsError(f"{source}: field {field(i, 'bias')} has {b.size} values but the weight "
+                               f"has {w.shape[1]} columns")
+        built.append(Layer(act, w, b))
+        inputs = w.shape[1]
+    if inputs != len(classes):
+        raise WeightsError(f"{source}: the output layer has {inputs} units but field classes lists "
+                           f"{len(classes)} classes")
+    return TrainedNetwork(list(classes), built, meta)
+
+
+def _load_npz(path: Path) -> TrainedNetwork:
+    """Read a ``.weights.npz`` (``classes``, ``layer<i>_weight|_bias|_activation``)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, KeyError) as e:
+        if isinstance(e, (FileNotFoundError, IsADirectoryError)):
+            raise
+        raise WeightsError(f"{path}: not a readable .npz weights file ({e})") from None
+    except Exception as e:  # noqa: BLE001 - zipfile and numpy raise many kinds on a corrupt archive
+        raise WeightsError(f"{path}: not a readable .npz weights file ({type(e).__name__}: {e})") from None
+    if "classes" not in arrays:
+        raise WeightsError(f"{path}: field classes is missing")
+    classes = arrays["classes"]
+    if classes.ndim != 1 or classes.dtype.kind not in "U":
+        raise WeightsError(f"{path}: field classes must be a list of class labels")
+    layers, i = [], 0
+    while f"layer{i}_weight" in arrays:
+        for key in ("activation", "weight", "bias"):
+            if f"layer{i}_{key}" not in arrays:
+                raise WeightsError(f"{path}: field layer{i}_{key} is missing")
+        act = arrays[f"layer{i}_activation"]
+        act = str(act) if act.ndim == 0 and act.dtype.kind == "U" else repr(act.tolist())[:40]
+        parts = (act, _matrix(arrays[f"layer{i}_weight"], f"{path}: field layer{i}_weight", 2),
+                 _matrix(arrays[f"layer{i}_bias"], f"{path}: field layer{i}_bias", 1))
+        layers.append(parts)
+        i += 1
+    return _network([str(c) for c in classes], layers, {}, str(path), lambda i, key: f"layer{i}_{key}")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import UsageError
 from .spec import NetworkSpec
 
 
@@ -41,8 +42,7 @@ class TrainingProblem:
 
 def make_problem(spec: NetworkSpec, X, y, classes, merge: bool = True) -> TrainingProblem:
     """Group the samples ``(X, y)`` by distinct input row (if ``merge``)."""
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=int)
+    X, y = _samples(X, y, len(classes))
     J = len(classes)
     if merge:
         U, inverse = np.unique(X, axis=0, return_inverse=True)
@@ -52,3 +52,23 @@ def make_problem(spec: NetworkSpec, X, y, classes, merge: bool = True) -> Traini
     counts = np.zeros((len(U), J))
     np.add.at(counts, (inverse, y), 1.0)
     return TrainingProblem(spec, U, counts, inverse, y, list(classes), merge)
+
+
+def _samples(X, y, classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` as an N x d array of finite floats and ``y`` as N class indices in
+    ``0..classes-1``; anything else is a :class:`UsageError` (Python API callers)."""
+    try:
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y)
+    except (TypeError, ValueError) as err:
+        raise UsageError(f"make_problem needs numeric arrays X and y ({err})") from None
+    if X.ndim != 2 or y.ndim != 1 or len(X) != len(y):
+        raise UsageError(f"make_problem needs X of shape N x d and y of length N, got X "
+                         f"{X.shape} and y {y.shape}")
+    if not np.isfinite(X).all():
+        raise UsageError("make_problem needs finite X (it has NaN or infinite values)")
+    whole = np.issubdtype(y.dtype, np.integer) or (
+        np.issubdtype(y.dtype, np.floating) and bool(np.all(y == np.round(y))))
+    if y.size and (not whole or y.min() < 0 or y.max() >= classes):
+        raise UsageError(f"make_problem needs y as class indices in 0..{classes - 1}")
+    return X, y.astype(int)

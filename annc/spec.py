@@ -18,7 +18,8 @@ from pathlib import Path
 
 import lark
 
-from .errors import AnncError, Diagnostic, SpecError
+from .errors import AnncError, Diagnostic, SpecError, UsageError
+from .limits import LARGEST, MAX_LAYERS, MAX_PIECES, MAX_UNITS
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,9 @@ SYMMETRIES = ("none", "bias", "count")
 DEFAULT_BOUNDS = (-1.0, 1.0)
 
 _INT_RE = re.compile(r"[+-]?\d+")
+MAX_SPEC_CHARS = 1_000_000  # a spec is a dozen lines; this bounds the parse to a second or so
+MAX_INT_DIGITS = 4000  # Python's int() refuses more than 4300 digits; any such value is too large
+MAX_BLOCK_DEPTH = 2  # a layer's block, and (an error) a block inside it: nothing deeper is read
 
 
 # ---------------------------------------------------------------------------
@@ -99,8 +103,8 @@ class _Value:
     def shown(self) -> str:
         """The value as quoted in a message: 'word', 5.5 or interval [0, 1]."""
         if self.kind == "word":
-            return f"'{self.text}'"
-        return f"interval {self.text}" if self.kind == "interval" else self.text
+            return f"'{_short(self.text)}'"
+        return f"interval {_short(self.text)}" if self.kind == "interval" else _short(self.text)
 
 
 @dataclass(frozen=True)
@@ -122,10 +126,30 @@ def _parser() -> lark.Lark:
 
 
 def _number(tok: lark.Token) -> _Value:
+    """An int or float literal; an integer of more than :data:`MAX_INT_DIGITS` digits
+    (which ``int()`` may refuse) is kept as +-inf, refused later as too large."""
     text = str(tok)
     if _INT_RE.fullmatch(text):
+        if len(text.lstrip("+-")) > MAX_INT_DIGITS:
+            return _Value("int", text, -math.inf if text.startswith("-") else math.inf,
+                          tok.line, tok.column)
         return _Value("int", text, int(text), tok.line, tok.column)
     return _Value("float", text, float(text), tok.line, tok.column)
+
+
+def _as_float(x) -> float:
+    """``float(x)``, or +-inf for an int too large for a double."""
+    try:
+        return float(x)
+    except OverflowError:
+        return -math.inf if x < 0 else math.inf
+
+
+def _short(text: str, keep: int = 12) -> str:
+    """A literal as quoted in a message: long ones abbreviated, with their length."""
+    if len(text) <= 2 * keep + 3:
+        return text
+    return f"{text[:keep]}...{text[-keep:]} ({len(text)} characters)"
 
 
 def _value(node) -> _Value:
@@ -133,27 +157,30 @@ def _value(node) -> _Value:
         lbr, lo_tok, _comma, hi_tok, _rbr = node.children
         lo, hi = _number(lo_tok), _number(hi_tok)
         text = f"[{lo.text}, {hi.text}]"
-        return _Value("interval", text, (float(lo.value), float(hi.value)),
+        return _Value("interval", text, (_as_float(lo.value), _as_float(hi.value)),
                       lbr.line, lbr.column, lo, hi)
     if node.type == "NUMBER":
         return _number(node)
     return _Value("word", str(node), str(node), node.line, node.column)
 
 
-def _statements(children) -> tuple[_Statement, ...]:
-    return tuple(_statement(c) for c in children if isinstance(c, lark.Tree)
+def _statements(children, depth: int = 0) -> tuple[_Statement, ...]:
+    return tuple(_statement(c, depth) for c in children if isinstance(c, lark.Tree)
                  and c.data == "statement")
 
 
-def _statement(tree: lark.Tree) -> _Statement:
+def _statement(tree: lark.Tree, depth: int = 0) -> _Statement:
+    """A statement at block depth ``depth`` (0: top level).  A block at depth
+    :data:`MAX_BLOCK_DEPTH` or more is kept empty: one inside a layer's block is already
+    an error, and not reading its contents bounds the recursion however deep they nest."""
     key, *rest = tree.children
     block = rest.pop() if rest else None  # the optional block is always last
     values = tuple(_value(v) for v in rest)
     if block is None:
         return _Statement(str(key), key.line, key.column, values, None)
     brace = block.children[0]
-    return _Statement(str(key), key.line, key.column, values,
-                      _statements(block.children), brace.line, brace.column)
+    inner = _statements(block.children, depth + 1) if depth + 1 < MAX_BLOCK_DEPTH else ()
+    return _Statement(str(key), key.line, key.column, values, inner, brace.line, brace.column)
 
 
 # ---------------------------------------------------------------------------
@@ -266,8 +293,18 @@ def _syntax_diagnostic(err: lark.UnexpectedInput, text: str, lines: list[str],
 def _diagnostic(filename: str, lines: list[str], line: int, column: int,
                 message: str) -> Diagnostic:
     source = lines[line - 1] if 1 <= line <= len(lines) else ""
-    # Tabs count as one column in lark; show them as one space so the caret lines up.
-    return Diagnostic(filename, line, column, message, source.replace("\t", " "))
+    # Tabs, form feeds, vertical tabs and lone carriage returns count as one column in
+    # lark; show each as one space so the caret lines up.
+    return Diagnostic(filename, line, column, message, source.translate(_ONE_COLUMN))
+
+
+_ONE_COLUMN = str.maketrans({c: " " for c in "\t\f\v\r"})
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of ``text`` as lark counts them: split at ``\\n`` only (``splitlines``
+    would also split at form feeds, ``\\r`` and others and shift every later line)."""
+    return text.split("\n")
 
 
 # ---------------------------------------------------------------------------
@@ -299,6 +336,9 @@ def _fmt(x: float) -> str:
     return repr(x)
 
 
+_WIDTH_LIMIT = " (annc's limit on the width of a layer)"
+
+
 @dataclass
 class _Layer:
     """A layer as written, before the global defaults are applied."""
@@ -316,7 +356,7 @@ class _Checker:
     def __init__(self, text: str, filename: str):
         self.text = text
         self.filename = filename
-        self.lines = text.splitlines()
+        self.lines = _lines(text)
         self.diagnostics: list[Diagnostic] = []
 
     def error(self, at, message: str) -> None:
@@ -336,21 +376,34 @@ class _Checker:
         return False
 
     def finite(self, v: _Value) -> bool:
+        """Every number of ``v`` is below :data:`~annc.limits.LARGEST` in magnitude (it
+        becomes a coefficient or bound of the model; a double overflows past 1.8e308)."""
         for part in (v.lo, v.hi) if v.kind == "interval" else (v,):
-            if part.kind == "float" and not math.isfinite(part.value):
-                self.error(part, f"number {part.text} is too large")
+            x = abs(_as_float(part.value))
+            if not math.isfinite(x):
+                self.error(part, f"number {_short(part.text)} is too large")
+                return False
+            if x >= LARGEST:
+                self.error(part, f"number {_short(part.text)} is too large: every number of "
+                           f"the model stays below {LARGEST:g} (solvers refuse larger values "
+                           "or read them as infinite)")
                 return False
         return True
 
     def integer(self, st: _Statement, v: _Value, minimum: int, what: str = "",
-                why: str = "") -> int | None:
-        """An integer literal >= ``minimum``; ``what`` names it ("width"), ``why`` explains."""
+                why: str = "", maximum: int | None = None,
+                limit_why: str = "") -> int | None:
+        """An integer literal in ``[minimum, maximum]``; ``what`` names it ("width"),
+        ``why`` explains the minimum and ``limit_why`` the maximum."""
         name = f"'{st.key}' {what}".rstrip()
         if v.kind != "int":
             self.error(v, f"{name} must be an integer, got {v.shown}")
             return None
         if v.value < minimum:
-            self.error(v, f"{name} must be at least {minimum}{why}, got {v.text}")
+            self.error(v, f"{name} must be at least {minimum}{why}, got {v.shown}")
+            return None
+        if maximum is not None and v.value > maximum:
+            self.error(v, f"{name} must be at most {maximum:,}{limit_why}, got {v.shown}")
             return None
         return v.value
 
@@ -362,7 +415,8 @@ class _Checker:
         if not self.finite(v):
             return None
         if v.value < 0 or (v.value == 0 and not zero_ok):
-            self.error(v, f"{what} must be {'>= 0' if zero_ok else '> 0'}, got {v.text}")
+            zero = " (0 in double precision)" if v.value == 0 and v.kind == "float" else ""
+            self.error(v, f"{what} must be {'>= 0' if zero_ok else '> 0'}, got {v.shown}{zero}")
             return None
         return float(v.value)
 
@@ -374,7 +428,7 @@ class _Checker:
             return None
         lo, hi = v.value
         if lo > hi:
-            self.error(v.lo, f"lower bound {v.lo.text} is above upper bound {v.hi.text}")
+            self.error(v.lo, f"lower bound {v.lo.shown} is above upper bound {v.hi.shown}")
             return None
         return lo, hi
 
@@ -384,17 +438,18 @@ class _Checker:
         if v.kind == "word":
             hint = _suggest(v.value, choices)
             extra = f"did you mean '{hint}'?" if hint else f"expected {_one_of(choices)}"
-            self.error(v, f"unknown {what} '{v.text}' ({extra})")
+            self.error(v, f"unknown {what} {v.shown} ({extra})")
         else:
             self.error(v, f"'{st.key}' takes {_one_of(choices)}, got {v.shown}")
         return None
 
     # -- settings ------------------------------------------------------------
 
-    def single_integer(self, st: _Statement, minimum: int, what: str = "") -> int | None:
+    def single_integer(self, st: _Statement, minimum: int, maximum: int,
+                       limit_why: str) -> int | None:
         if not self.count(st, 1, "one integer"):
             return None
-        return self.integer(st, st.values[0], minimum, what)
+        return self.integer(st, st.values[0], minimum, maximum=maximum, limit_why=limit_why)
 
     def bounds(self, st: _Statement) -> tuple[float, float] | None:
         if not self.count(st, 1, "one interval [lo, hi]"):
@@ -410,7 +465,7 @@ class _Checker:
             if v.value == "auto":
                 return None
             hint = _suggest(v.value, ["auto"])
-            self.error(v, f"'M' takes 'auto' or a number > 0, got '{v.text}'"
+            self.error(v, f"'M' takes 'auto' or a number > 0, got {v.shown}"
                        + (" (did you mean 'auto'?)" if hint else ""))
             return "unset"
         m = self.positive(v, "'M'")
@@ -443,7 +498,8 @@ class _Checker:
         if not self.count(st, 2, takes):
             self.layer(st, 1, "binary")  # still check its block
             return None
-        units = self.integer(st, st.values[0], 1, "width")
+        units = self.integer(st, st.values[0], 1, "width", maximum=MAX_UNITS,
+                             limit_why=_WIDTH_LIMIT)
         activation = self.word(st, st.values[1], HIDDEN_ACTIVATIONS, "activation")
         layer = self.layer(st, units or 1, activation or "binary")
         return layer if activation is not None else None  # a bad width is already reported
@@ -452,7 +508,8 @@ class _Checker:
         if not self.count(st, 1, "one integer (the number of classes)"):
             self.layer(st, 2, "linear")  # still check its block
             return None
-        units = self.integer(st, st.values[0], 2, why=" (the number of classes)")
+        units = self.integer(st, st.values[0], 2, why=" (the number of classes)",
+                             maximum=MAX_UNITS, limit_why=_WIDTH_LIMIT)
         layer = self.layer(st, units or 2, "linear")
         return layer if units is not None else None
 
@@ -503,7 +560,7 @@ class _Checker:
             extra = f"a layer block takes {_one_of(choices)}; '{st.key}' goes at the top level"
         else:
             extra = f"expected {_one_of(choices)}"
-        self.error(st, f"unknown {what} '{st.key}' ({extra})")
+        self.error(st, f"unknown {what} '{_short(st.key)}' ({extra})")
 
     def duplicate(self, st: _Statement, seen: dict) -> bool:
         first = seen.get(st.key)
@@ -524,6 +581,9 @@ class _Checker:
                 self.unknown(st, TOP_SETTINGS, "setting")
                 continue
             if st.key == "hidden":
+                if len(hidden) == MAX_LAYERS:
+                    self.error(st, f"more than {MAX_LAYERS} hidden layers (annc's limit on the "
+                               "depth of a network)")
                 hidden.append(self.hidden(st))
                 continue
             if self.duplicate(st, seen):
@@ -541,7 +601,7 @@ class _Checker:
     def setting(self, st: _Statement):
         key = st.key
         if key == "input":
-            return self.single_integer(st, 1)
+            return self.single_integer(st, 1, MAX_UNITS, _WIDTH_LIMIT)
         if key == "output":
             return self.output(st)
         if key in ("weights", "bias"):
@@ -552,7 +612,8 @@ class _Checker:
             return self.count(st, 1, "one number") and \
                 self.positive(st.values[0], "'eps'")
         if key == "P":
-            return self.single_integer(st, 1)
+            return self.single_integer(st, 1, MAX_PIECES, " (McCormick pieces per weight; the "
+                                       "relaxation gap already shrinks as 1/P)")
         if key == "loss":
             return self.loss(st)
         if key == "penalty":
@@ -613,7 +674,16 @@ class _Checker:
 
 def parse_spec(text: str, filename: str = "<spec>") -> NetworkSpec:
     """Parse and validate ``.ann`` source; raises :class:`SpecError` listing all problems."""
+    if not isinstance(text, str):
+        raise UsageError(f"parse_spec takes the spec's text as a str, got {type(text).__name__}")
     checker = _Checker(text, filename)
+    if len(text) > MAX_SPEC_CHARS:
+        line = text.count("\n", 0, MAX_SPEC_CHARS) + 1
+        column = MAX_SPEC_CHARS - text.rfind("\n", 0, MAX_SPEC_CHARS)
+        raise SpecError([_diagnostic(filename, checker.lines, line, column,
+                                     f"the spec is {len(text):,} characters long; annc reads "
+                                     f"specs of up to {MAX_SPEC_CHARS:,} (a spec is a few "
+                                     "settings)")])
     try:
         tree = _parser().parse(text)
     except lark.UnexpectedInput as err:
@@ -627,14 +697,54 @@ def parse_spec(text: str, filename: str = "<spec>") -> NetworkSpec:
 def load_spec(path) -> NetworkSpec:
     """Read and parse a ``.ann`` file (the spec keeps ``source=str(path)`` and its text)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        raw = Path(path).read_bytes()
     except FileNotFoundError:
         raise AnncError(f"{path}: spec file not found") from None
-    except UnicodeDecodeError:
-        raise AnncError(f"{path}: spec file is not UTF-8 text") from None
+    except IsADirectoryError:
+        raise AnncError(f"{path}: is a folder, not a spec file") from None
     except OSError as err:
         raise AnncError(f"{path}: cannot read spec file ({err.strerror or err})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise SpecError([_undecodable(raw, err, str(path))]) from None
     return parse_spec(text, str(path))
+
+
+def _undecodable(raw: bytes, err: UnicodeDecodeError, filename: str) -> Diagnostic:
+    """Where a spec stops being UTF-8: the line and column (in characters) of the first
+    bad byte, with the line shown (bad bytes as U+FFFD, one column each)."""
+    line_start = raw.rfind(b"\n", 0, err.start) + 1
+    line = raw.count(b"\n", 0, err.start) + 1
+    column = len(raw[line_start:err.start].decode("utf-8", "replace")) + 1
+    end = raw.find(b"\n", err.start)
+    source = raw[line_start:end if end >= 0 else len(raw)].decode("utf-8", "replace")
+    return _diagnostic(filename, [""] * (line - 1) + [source], line, column,
+                       f"the spec is not UTF-8 text: byte 0x{raw[err.start]:02x} cannot be "
+                       "decoded (save the file as UTF-8)")
+
+
+def locate(spec: NetworkSpec, keys, layer: int | None, message: str) -> Diagnostic:
+    """A diagnostic at the first statement of ``spec.text`` that sets one of ``keys`` (tried
+    in order) for ``layer`` (an index into ``spec.layers``; None for a global setting): the
+    layer's own block setting or the top-level one; else at the layer's line; else 1:1."""
+    lines = _lines(spec.text)
+    try:
+        statements = _statements(_parser().parse(spec.text).children)
+    except lark.LarkError:  # a spec built in Python may carry no (or other) text
+        statements = ()
+    top: dict[str, _Statement] = {}
+    for st in statements:
+        top.setdefault(st.key, st)
+    layers = [st for st in statements if st.key == "hidden"] + \
+        [st for st in statements if st.key == "output"][:1]
+    own = layers[layer] if layer is not None and layer < len(layers) else None
+    found = [opt for key in ([keys] if isinstance(keys, str) else keys)
+             for opt in ([o for o in own.block or () if o.key == key] if own else []) + [top.get(key)]
+             if opt is not None]
+    at = found[0] if found else own
+    line, column = (at.line, at.column) if at is not None else (1, 1)
+    return _diagnostic(spec.source, lines, line, column, message)
 
 
 def _bounds_text(bounds) -> str:

@@ -17,9 +17,30 @@ Algorithm 2's exact output layer; ``meta["truncated"]`` says so).  A Ctrl-C befo
 solution exists aborts (``KeyboardInterrupt``) unless a solver is running; a solver
 stopped before its first incumbent gives :class:`~annc.errors.NoSolutionError`.
 
+**Files.**  A run checks everything before it writes anything
+(:func:`check_train_args`: the solver and its options, the file name, the data and the
+test data against the spec, the output folder).  It then writes, in the output folder,
+each MIP's model and map (and the CSV of a greedy layer's inputs, or of data given as
+arrays, which the map names) together (:func:`~annc.compiler.write_artifacts`), any
+file a file-based solver leaves there (its solution file), and at the end the weights
+(``<stem>.weights.json`` / ``.npz``, through temporary files).  What stays when a run
+fails:
+
+* no solution (exit 3, :class:`~annc.errors.NoSolutionError`): the model and map of the
+  MIP that has none (with the CSV its map names), complete and valid for another
+  solver; the message names them.  Nothing else: no weights, no solution files, and
+  in greedy training none of the files of the layers trained before;
+* a solution that fails verification (exit 4): no weights; the same rule keeps the
+  model and map of the (first) MIP whose solution failed;
+* any other error or an abort (a second Ctrl-C): nothing this run wrote.
+
 This module also holds the Python API behind ``annc.compile`` and ``annc.train``
 (:func:`compile_api`, :func:`train_api`), which take paths, spec text, ``NetworkSpec``
-and ``Dataset`` objects or ``(X, y)`` arrays.
+and ``Dataset`` objects or ``(X, y)`` arrays.  They check their arguments with the same
+functions as the CLI (:meth:`~annc.solvers.base.SolveOptions.checked`,
+:func:`~annc.compiler.check_compile_options`, :func:`~annc.compiler.check_name`,
+:func:`check_train_args`) and raise :class:`~annc.errors.UsageError` (or
+:class:`~annc.errors.DataError` for data), never ``TypeError`` or ``ValueError``.
 """
 from __future__ import annotations
 
@@ -34,13 +55,14 @@ from typing import Callable
 
 import numpy as np
 
-from .compiler import Compiled, build, write_artifacts
-from .data import Dataset, class_index, class_lookup, class_order, load_data
+from .compiler import Compiled, build, check_compile_options, check_name, write_artifacts
+from .data import Dataset, check_against_spec, class_index, class_lookup, class_order, load_data
 from .decode import decode_network
-from .errors import AnncError, DataError, NoSolutionError
+from .errors import DataError, NoSolutionError, UsageError
 from .network import TrainedNetwork
+from .outputs import check_out_dir, export_atomically, remove_files
 from .solutions import Status
-from .solvers import DEFAULT, SolveOptions, SolveResult, solve
+from .solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, solve
 from .solvers.base import Interrupt
 from .spec import NetworkSpec, load_spec, parse_spec
 from .varmap import file_digest
@@ -119,20 +141,70 @@ def accuracy(net: TrainedNetwork, data: Dataset) -> float:
 
 
 # -- files ------------------------------------------------------------------------
-def _data_file(data: Dataset, out: Path | None, name: str) -> Dataset:
-    """``data`` backed by a CSV file: as is if it was read from one, else written to
-    ``<out>/<name>.csv`` (so that the map points at data ``annc decode`` can verify)."""
+def _csv_backing(data: Dataset, out: Path | None, name: str) -> tuple[Dataset, bytes | None]:
+    """``data`` backed by a CSV file, and the bytes still to write for it: as is (None)
+    if it was read from one, else ``<out>/<name>.csv`` (so that the map points at data
+    ``annc decode`` can verify), written with the model and its map."""
     if out is None or (Path(data.path).is_file() and file_digest(data.path) == data.sha256):
-        return data
-    from .datasets import write_csv
-    path = out / f"{name}.csv"
-    write_csv(path, data.X, np.asarray(data.classes, dtype=object)[data.y], data.features, data.label)
-    return replace(data, path=str(path), sha256=file_digest(path))
+        return data, None
+    from .datasets import csv_bytes
+    raw = csv_bytes(data.X, np.asarray(data.classes, dtype=object)[data.y], data.features, data.label)
+    return replace(data, path=str(out / f"{name}.csv"), sha256=hashlib.sha256(raw).hexdigest()), raw
+
+
+class _RunFiles:
+    """The files one training run writes in its output folder, and what stays of them
+    when it fails (see the module docstring): the model and map (and the data CSV the
+    map names) of the MIP that failed, and nothing else."""
+
+    def __init__(self):
+        self.paths: list[Path] = []
+        self.artifacts: dict[str, list[Path]] = {}  # MIP name -> [data CSV,] model, map
+
+    def add(self, paths, artifacts_of: str | None = None) -> None:
+        paths = [Path(p) for p in paths]
+        self.paths += [p for p in paths if p not in self.paths]
+        if artifacts_of is not None:
+            self.artifacts[artifacts_of] = paths
+
+    def keep_only(self, name: str | None) -> list[Path]:
+        """Remove every file of the run but the artifacts of MIP ``name``; return those."""
+        keep = self.artifacts.get(name, []) if name is not None else []
+        remove_files(p for p in self.paths if p not in keep)
+        self.paths = list(keep)
+        return list(keep)
+
+    @property
+    def latest(self) -> str | None:
+        """The MIP whose model and map were written last."""
+        return next(reversed(self.artifacts), None)
+
+
+def _changed_files(folder: Path | None, prefix: str, before: dict | None = None) -> dict:
+    """The files ``<folder>/<prefix>*`` with their (inode, size, mtime); with ``before``,
+    only those that are new or changed since."""
+    if folder is None:
+        return {}
+    now = {}
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return {}
+    for e in entries:
+        if e.name.startswith(prefix):
+            try:
+                st = e.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            now[Path(e.path)] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    if before is None:
+        return now
+    return {p: v for p, v in now.items() if before.get(p) != v}
 
 
 def _layer_data(X: np.ndarray, like: Dataset, name: str) -> Dataset:
     """The inputs of the next greedy layer as an in-memory Dataset (``_solve_step``
-    writes it as ``<out>/<name>.csv`` beside the layer's model and map)."""
+    writes it as ``<out>/<name>.csv`` with the layer's model and map)."""
     X = np.ascontiguousarray(X, dtype=float)
     return replace(like, X=X, features=[f"u{k}" for k in range(X.shape[1])], path=f"<{name}>",
                    sha256=hashlib.sha256(X.tobytes() + like.y.tobytes()).hexdigest())
@@ -156,37 +228,39 @@ def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -
 
 
 def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
-                out_dir: Path | None, merge: bool, log: Callable, warm_start: bool = True) -> Step:
-    given = data.path
-    data = _data_file(data, out_dir, name)  # a greedy layer's inputs: written as <out>/<name>.csv
-    c = build(spec, data, name=name, merge=merge)
+                out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
+                warm_start: bool = True, max_nonzeros: int | None = None) -> Step:
+    data, csv = _csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
+    c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros)
     for w in c.model.warnings:
         log(f"warning: {w}")
     st = c.model.stats()
     log(f"[{name}] {st['columns']} columns ({st['binary']} binary), {st['rows']} rows, "
         f"{st['nonzeros']} non-zeros; solving with {solver}")
-    files: list[Path] = []
+    step_files: list[Path] = []
     step_opts = opts
     if out_dir is not None:
-        files += write_artifacts(c, out_dir, name)
-        if data.path != given:
-            files.append(Path(data.path))
+        step_files = write_artifacts(c, out_dir, name, data_csv=csv)
+        files.add(step_files, artifacts_of=name)
         # file-based solvers reuse the MPS just written and leave their solution file
         # beside it, where `annc decode` finds the matching map
-        step_opts = replace(opts, model_file=str(files[0]), workdir=str(out_dir))
+        step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
     if warm_start and solver in WARM_START_SOLVERS and step_opts.start is None:
         step_opts = _with_start(name, c, step_opts, log)
-    res = solve(c.model, solver, step_opts)
+    before = _changed_files(out_dir, f"{name}.")
+    try:
+        res = solve(c.model, solver, step_opts)
+    finally:  # what the solver wrote (a solution file, a log), even if it failed
+        solver_files = sorted(_changed_files(out_dir, f"{name}.", before))
+        files.add(solver_files)
+    step_files += [p for p in solver_files if p not in step_files]
     if res.x is not None and opts.interrupt is not None:
         opts.interrupt.has_solution = True  # from now on a Ctrl-C keeps what there is
-    sol_file = res.extra.get("solution_file")
-    if out_dir is not None and sol_file and Path(sol_file).exists():
-        files.append(Path(sol_file))
     if res.x is None:
         raise _no_solution(name, solver, res, opts)
     net = decode_network(c.varmap, res.x)
     ver = check(c, res.x, net, status=res.status.value, solver_objective=res.objective)
-    return Step(name, c, res, ver, net, files, accuracy(net, data))
+    return Step(name, c, res, ver, net, step_files, accuracy(net, data))
 
 
 def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> SolveOptions:
@@ -209,28 +283,11 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> So
     return replace(opts, start=start, time_limit=left)
 
 
-def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solver: str = DEFAULT,
-          opts: SolveOptions | None = None, out_dir: str | Path | None = "out", stem: str | None = None,
-          merge: bool = True, greedy: bool | None = None, log: Callable = print,
-          warm_start: bool = True) -> TrainResult:
-    """Train ``spec`` on ``data``; see the module docstring.
-
-    Raises :class:`~annc.errors.NoSolutionError` when a MIP ends without a solution
-    (infeasible, or stopped before an incumbent was found).
-    """
-    opts = replace(opts) if opts is not None else SolveOptions()  # a copy: the caller's stays as it was
-    if opts.interrupt is None:
-        opts.interrupt = Interrupt()
-    intr = opts.interrupt
-    stem = stem or Path(spec.source).stem.strip("<>").replace(" ", "_") or "net"
-    out = Path(out_dir) if out_dir is not None else None
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-    greedy = spec.training == "greedy" if greedy is None else greedy
-    greedy = bool(greedy and spec.hidden)
-    kw = dict(solver=solver, opts=opts, out_dir=out, merge=merge, log=log, warm_start=warm_start)
+def _train_mips(spec: NetworkSpec, data: Dataset, stem: str, greedy: bool, intr: Interrupt, kw: dict,
+                log: Callable) -> tuple[list[Step], TrainedNetwork, str | None]:
+    """Solve the MIP of full training, or those of greedy training: ``(steps, network,
+    why the network is truncated or None)``."""
     truncated = None
-
     with intr.armed():
         if not greedy:
             steps = [_solve_step(stem, spec, data, **kw)]
@@ -286,35 +343,117 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
             if truncated:
                 net.meta["truncated"] = truncated
 
-    result = TrainResult(net, steps, accuracy(net, data),
-                         accuracy(net, test) if test is not None else None,
-                         greedy=greedy, interrupted=intr.requested, truncated=truncated)
+    return steps, net, truncated
+
+
+def check_train_args(spec: NetworkSpec, data: Dataset, test: Dataset | None, *, solver: str,
+                     opts: SolveOptions, stem: str, out_dir) -> SolveOptions:
+    """Everything a training run checks before it writes anything (the CLI and the Python
+    API both come here): the solver, the options (returned checked), the name of the
+    files, the data and the test data against the spec, and the output folder."""
+    if solver not in SOLVERS:
+        raise UsageError(f"unknown solver {solver!r}: choose one of "
+                         + ", ".join(s for s in SOLVERS if s != "cmd") + " (or a solver command)")
+    if solver == "cmd":
+        check_solver_cmd(opts.command)
+    opts = opts.checked()
+    check_name(stem)
+    check_against_spec(spec, data)
+    if test is not None:
+        check_against_spec(spec, test)  # the test CSV's width (its classes are the data's)
+    if out_dir is not None:
+        check_out_dir(out_dir)
+    return opts
+
+
+def check_solver_cmd(template) -> str:
+    """A ``--solver-cmd`` template: text with both ``{model}`` and ``{sol}``."""
+    if not isinstance(template, str) or "{model}" not in template or "{sol}" not in template:
+        raise UsageError("--solver-cmd (solver_cmd) needs both {model} and {sol} in its template, e.g. "
+                         "'gurobi_cl ResultFile={sol} {model}'")
+    return template
+
+
+def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solver: str = DEFAULT,
+          opts: SolveOptions | None = None, out_dir: str | Path | None = "out", stem: str | None = None,
+          merge: bool = True, greedy: bool | None = None, log: Callable = print,
+          warm_start: bool = True, max_nonzeros: int | None = None) -> TrainResult:
+    """Train ``spec`` on ``data``; see the module docstring.
+
+    Checks everything first (:func:`check_train_args`).  Raises
+    :class:`~annc.errors.NoSolutionError` when a MIP ends without a solution
+    (infeasible, or stopped before an incumbent was found); the message names the model
+    and map that are kept.
+    """
+    if stem is None:
+        stem = Path(spec.source).stem.strip("<>").replace(" ", "_") or "net"
+    opts = check_train_args(spec, data, test, solver=solver, opts=opts or SolveOptions(), stem=stem,
+                            out_dir=out_dir)  # a checked copy: the caller's stays as it was
+    if opts.interrupt is None:
+        opts.interrupt = Interrupt()
+    out = Path(out_dir) if out_dir is not None else None
+    greedy = spec.training == "greedy" if greedy is None else greedy
+    greedy = bool(greedy and spec.hidden)
+    files = _RunFiles()
+    kw = dict(solver=solver, opts=opts, out_dir=out, merge=merge, log=log, warm_start=warm_start, files=files,
+              max_nonzeros=max_nonzeros)
+    try:
+        steps, net, truncated = _train_mips(spec, data, stem, greedy, opts.interrupt, kw, log)
+        result = _result(net, steps, data, test, solver=solver, greedy=greedy, truncated=truncated,
+                         interrupted=opts.interrupt.requested)
+        if out is not None and result.verified:
+            result.files = files.paths + export_atomically(net.export, out / stem)
+        elif out is not None:  # no weights for a network that fails verification
+            failed = next(s.name for s in steps if not (s.verification and s.verification.ok))
+            result.files = files.keep_only(failed)
+            log(f"[{failed}] the solution fails verification: no weights written; kept the model and "
+                "its map for another solver: " + ", ".join(map(str, result.files)))
+    except NoSolutionError as e:
+        kept = files.keep_only(files.latest)
+        if not kept:
+            raise
+        raise NoSolutionError(f"{e}\nkept the model and its map for another solver: "
+                              + ", ".join(map(str, kept))) from None
+    except BaseException:
+        files.keep_only(None)
+        raise
+    return result
+
+
+def _result(net: TrainedNetwork, steps: list[Step], data: Dataset, test: Dataset | None, *, solver: str,
+            greedy: bool, truncated: str | None, interrupted: bool) -> TrainResult:
+    """The :class:`TrainResult` of a run; records the run in ``net.meta``."""
+    result = TrainResult(net, steps, accuracy(net, data), accuracy(net, test) if test is not None else None,
+                         greedy=greedy, interrupted=interrupted, truncated=truncated)
     net.meta.update({"solver": solver, "status": result.status.value,
                      "steps": [{"name": s.name, "status": s.result.status.value, "describe": s.result.describe(),
                                 "objective": s.result.objective, "bound": s.result.bound,
                                 "seconds": round(s.result.seconds, 3),
                                 "verified": bool(s.verification and s.verification.ok)} for s in steps]})
-    if result.interrupted:
+    if interrupted:
         net.meta["interrupted"] = True
-    for s in steps:
-        result.files.extend(s.files)
-    if out is not None:
-        result.files.extend(net.export(out / stem))
     return result
 
 
 # -- the Python API ---------------------------------------------------------------------
+def _no_nul(path, what: str):
+    if "\0" in os.fspath(path):
+        raise UsageError(f"{what} path {os.fspath(path)!r} has a NUL character")
+    return path
+
+
 def as_spec(spec) -> NetworkSpec:
     """A :class:`NetworkSpec` from a spec, a ``.ann`` path, or ``.ann`` source text."""
     if isinstance(spec, NetworkSpec):
         return spec
-    if isinstance(spec, os.PathLike):
-        return load_spec(spec)
+    if isinstance(spec, os.PathLike) and isinstance(os.fspath(spec), str):
+        return load_spec(_no_nul(spec, "spec"))
     if isinstance(spec, str):
-        if "\n" in spec or (not os.path.exists(spec) and spec.lstrip().startswith(("input", "#"))):
+        if "\n" in spec or "\0" in spec or (not os.path.exists(spec)
+                                            and spec.lstrip().startswith(("input", "#"))):
             return parse_spec(spec, "<spec>")
         return load_spec(spec)
-    raise TypeError(f"spec must be a NetworkSpec, a path or .ann text, not {type(spec).__name__}")
+    raise UsageError(f"spec must be a NetworkSpec, a path or .ann text, not {type(spec).__name__}")
 
 
 def as_data(data, *, label: str | None = None, classes: list | None = None, name: str = "<arrays>") -> Dataset:
@@ -324,35 +463,52 @@ def as_data(data, *, label: str | None = None, classes: list | None = None, name
         if classes is None or list(data.classes) == list(classes):
             return data
         return as_data((data.X, np.asarray(data.classes, dtype=object)[data.y]), classes=classes, name=data.path)
-    if isinstance(data, (str, os.PathLike)):
-        return load_data(data, label=label, classes=classes)
+    if isinstance(data, (str, os.PathLike)) and isinstance(os.fspath(data), str):
+        return load_data(_no_nul(data, "data"), label=label, classes=classes)
     if isinstance(data, tuple) and len(data) == 2:
-        X = np.asarray(data[0], dtype=float)
-        y = np.asarray(data[1])
-        if X.ndim != 2 or y.ndim != 1 or len(X) != len(y):
-            raise DataError(f"{name}: X must be 2-D and y 1-D with one label per row of X "
-                            f"(got shapes {X.shape} and {y.shape})")
-        if not np.all(np.isfinite(X)):
-            raise DataError(f"{name}: X has values that are not finite numbers")
-        # labels as the CSV loader sees them: integer-valued numbers as integers
-        texts = [str(int(v)) if isinstance(v, (int, float, np.number)) and float(v).is_integer()
-                 else str(v) for v in y.tolist()]
-        if classes is None:
-            classes = class_order(texts)
-            if len(classes) < 2:
-                raise DataError(f"{name}: every label is {classes[0]}; training needs at least two classes")
-        classes = list(classes)
-        lookup = class_lookup(classes)
-        found = [class_index(t, lookup) for t in texts]
-        bad = sorted({t for t, i in zip(texts, found) if i is None})
-        if bad:
-            raise DataError(f"{name}: labels {', '.join(bad[:5])} are not among the classes "
-                            + ", ".join(map(str, classes)))
-        idx = np.array(found, dtype=np.int64)
-        digest = hashlib.sha256(np.ascontiguousarray(X).tobytes() + idx.tobytes()).hexdigest()
-        return Dataset(X, idx, classes, [f"x{i + 1}" for i in range(X.shape[1])], label or "label", name, digest)
-    raise TypeError("data must be a Dataset, a CSV path or a pair (X, y), "
-                    f"not {type(data).__name__}")
+        return _array_data(*data, label=label, classes=classes, name=name)
+    raise UsageError("data must be a Dataset, a CSV path or a pair (X, y), "
+                     f"not {type(data).__name__}")
+
+
+def _array_data(X, y, *, label: str | None, classes: list | None, name: str) -> Dataset:
+    """:func:`as_data` of a pair ``(X, y)``; :class:`DataError` names what is wrong."""
+    try:
+        X = np.asarray(X)
+        if np.iscomplexobj(X):
+            raise TypeError("complex numbers")
+        X = X.astype(float)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise DataError(f"{name}: X must be a 2-D array of numbers ({e})") from None
+    try:
+        y = np.asarray(y)
+    except (TypeError, ValueError) as e:
+        raise DataError(f"{name}: y must be a 1-D array of labels ({e})") from None
+    if X.ndim != 2 or y.ndim != 1 or len(X) != len(y):
+        raise DataError(f"{name}: X must be 2-D and y 1-D with one label per row of X "
+                        f"(got shapes {X.shape} and {y.shape})")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise DataError(f"{name}: X has no {'samples' if X.shape[0] == 0 else 'feature columns'} "
+                        f"(shape {X.shape})")
+    if not np.all(np.isfinite(X)):
+        raise DataError(f"{name}: X has values that are not finite numbers")
+    # labels as the CSV loader sees them: integer-valued numbers as integers
+    texts = [str(int(v)) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+             and np.isfinite(v) and float(v).is_integer() else str(v) for v in y.tolist()]
+    if classes is None:
+        classes = class_order(texts)
+        if len(classes) < 2:
+            raise DataError(f"{name}: every label is {classes[0]}; training needs at least two classes")
+    classes = list(classes)
+    lookup = class_lookup(classes)
+    found = [class_index(t, lookup) for t in texts]
+    bad = sorted({t for t, i in zip(texts, found) if i is None})
+    if bad:
+        raise DataError(f"{name}: labels {', '.join(bad[:5])} are not among the classes "
+                        + ", ".join(map(str, classes)))
+    idx = np.array(found, dtype=np.int64)
+    digest = hashlib.sha256(np.ascontiguousarray(X).tobytes() + idx.tobytes()).hexdigest()
+    return Dataset(X, idx, classes, [f"x{i + 1}" for i in range(X.shape[1])], label or "label", name, digest)
 
 
 def _stem_of(spec_arg, spec: NetworkSpec) -> str:
@@ -361,20 +517,27 @@ def _stem_of(spec_arg, spec: NetworkSpec) -> str:
     return Path(spec.source).stem.strip("<>").replace(" ", "_") or "net"
 
 
+def _check_flags(**flags) -> None:
+    for what, value in flags.items():
+        if value is not None and not isinstance(value, (bool, np.bool_)):
+            raise UsageError(f"{what} must be True or False, not {value!r}")
+
+
 def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None = None, merge: bool = True,
                 allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
-                name: str | None = None) -> Compiled:
+                name: str | None = None, max_nonzeros: int | None = None) -> Compiled:
     """``annc compile`` as a function: the built model and its map; with ``out_dir`` also
-    the files ``<out_dir>/<name>.<fmt>`` and ``<out_dir>/<name>.map.json``."""
+    the files ``<out_dir>/<name>.<fmt>`` and ``<out_dir>/<name>.map.json``.  Checks
+    every argument before it writes anything (:class:`~annc.errors.UsageError`)."""
+    check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
+                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
+    out = check_out_dir(out_dir) if out_dir is not None else None
     s = as_spec(spec)
-    stem = name or _stem_of(spec, s)
-    out = Path(out_dir) if out_dir is not None else None
+    stem = check_name(name if name is not None else _stem_of(spec, s))
+    d, csv = _csv_backing(as_data(data, label=label), out, f"{stem}.data")
+    c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
     if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-    d = _data_file(as_data(data, label=label), out, f"{stem}.data")
-    c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m)
-    if out is not None:
-        write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer)
+        write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, data_csv=csv)
     return c
 
 
@@ -382,25 +545,48 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
               time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
               greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
               progress: Callable | None = None, verbose: bool = False, name: str | None = None,
-              warm_start: bool = True) -> TrainResult:
+              warm_start: bool = True, max_nonzeros: int | None = None) -> TrainResult:
     """``annc train`` as a function; returns a :class:`TrainResult` (``.network``,
     ``.predict(X)``, ``.status``, ``.steps``, accuracies).  Writes files only with ``out_dir``.
 
     ``spec``: a NetworkSpec, a ``.ann`` path or ``.ann`` text; ``data`` and ``test``: a
     Dataset, a CSV path or ``(X, y)``.  ``verbose=True`` prints what the CLI prints while
-    solving; ``progress`` receives :class:`~annc.solvers.Progress` objects.
+    solving; ``progress`` receives :class:`~annc.solvers.Progress` objects.  Bad
+    arguments raise :class:`~annc.errors.UsageError` (:class:`~annc.errors.DataError`
+    for data), checked as the CLI checks them, before anything is written.
     """
-    if solver_cmd and solver not in (None, "cmd"):
-        raise AnncError("give either solver or solver_cmd, not both")
+    if solver_cmd is not None and solver not in (None, "cmd"):
+        raise UsageError("give either solver or solver_cmd, not both")
+    if solver is not None and not isinstance(solver, str):
+        raise UsageError(f"solver must be a solver's name, not {type(solver).__name__} {solver!r}")
+    _check_flags(greedy=greedy, merge=merge, verbose=verbose, warm_start=warm_start)
+    check_compile_options(label=label, max_nonzeros=max_nonzeros)
+    if progress is not None and not callable(progress):
+        raise UsageError(f"progress must be a callable, not {type(progress).__name__}")
+    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, command=solver_cmd)
     s = as_spec(spec)
     d = as_data(data, label=label)
     t = None if test is None else as_data(test, label=label, classes=d.classes, name="<test arrays>")
     if progress is None and verbose:
         progress = lambda p: print(p.line(), flush=True)  # noqa: E731
-    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, progress=progress, command=solver_cmd)
-    return train(s, d, test=t, solver="cmd" if solver_cmd else (solver or DEFAULT), opts=opts,
-                 out_dir=out_dir, stem=name or _stem_of(spec, s), merge=merge, greedy=greedy,
-                 warm_start=warm_start, log=print if verbose else (lambda *_: None))
+    opts.progress = progress
+    return train(s, d, test=t, solver="cmd" if solver_cmd is not None else (solver or DEFAULT), opts=opts,
+                 out_dir=out_dir, stem=name if name is not None else _stem_of(spec, s), merge=merge,
+                 greedy=greedy, warm_start=warm_start, log=print if verbose else (lambda *_: None),
+                 max_nonzeros=max_nonzeros)
+
+
+def check_keywords(function: Callable, kw: dict) -> None:
+    """A misspelt keyword of ``annc.compile`` / ``annc.train`` is a UsageError that names
+    the right ones, not Python's TypeError."""
+    import difflib
+    import inspect
+    known = [p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    for name in kw:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            raise UsageError(f"unknown keyword {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+                             + f"; the keywords are {', '.join(known)}")
 
 
 class _CallableModule(types.ModuleType):
@@ -409,6 +595,7 @@ class _CallableModule(types.ModuleType):
     module, so the module itself answers calls with :func:`train_api`."""
 
     def __call__(self, spec, data, test=None, **kw) -> TrainResult:
+        check_keywords(train_api, kw)
         return train_api(spec, data, test, **kw)
 
 

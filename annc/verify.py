@@ -9,6 +9,7 @@ McCormick gap ``max |z - a q'|`` measures how far the relaxed products are from 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,11 +17,11 @@ import numpy as np
 
 from .compiler import Compiled, build
 from .data import load_data
-from .errors import AnncError
+from .errors import AnncError, DataError, MapError, SpecError
 from .formulations.loss import network_loss
 from .network import TrainedNetwork
 from .spec import parse_spec
-from .varmap import names_digest
+from .varmap import file_digest, names_digest
 
 FEAS_TOL = 1e-5
 INT_TOL = 1e-5
@@ -45,28 +46,45 @@ class Verification:
         return not self.problems
 
 
-def rebuild(vmap: dict, data_path: str | Path | None = None):
-    """The compiled model of ``vmap``, rebuilt from its spec and (fingerprinted) data."""
+def rebuild(vmap: dict, data_path: str | Path | None = None, map_path: str | Path | None = None):
+    """The compiled model of ``vmap`` (read by :func:`~annc.varmap.load_map`, so valid),
+    rebuilt from its spec and (fingerprinted) data; ``map_path`` names it in errors."""
+    where = f"map {map_path}" if map_path else "the map"
     path = Path(data_path or vmap["data"]["file"])
-    if not path.exists():
-        raise AnncError(f"cannot verify: training data {path} not found (pass --data PATH, or --no-verify)")
-    data = load_data(path, label=vmap["options"].get("label"), classes=vmap["classes"])
-    if data.sha256 != vmap["data"]["sha256"]:
+    if not path.is_file():
+        what = "is not a file" if path.exists() else "not found"
+        raise AnncError(f"cannot verify: training data {path} {what} (pass --data PATH, or --no-verify)")
+    try:
+        digest = file_digest(path)
+    except OSError as e:
+        raise AnncError(f"cannot verify: cannot read training data {path} ({e.strerror or e})") from None
+    if digest != vmap["data"]["sha256"]:
         raise AnncError(f"cannot verify: {path} is not the data the model was compiled from "
-                        "(its SHA-256 differs from the map's)")
-    spec = parse_spec(vmap["spec"]["text"], vmap["spec"]["source"])
-    c = build(spec, data, name=vmap["model"]["name"], merge=vmap["options"]["merge"],
-              allow_small_m=vmap["options"].get("allow_small_m", False))
+                        f"(its SHA-256 differs from the one in {where})")
+    try:  # the very data of the compile: an error here is the map's classes or label
+        data = load_data(path, label=vmap["options"].get("label"), classes=vmap["classes"])
+    except DataError as e:
+        raise MapError(f"{where}: its classes or label column do not fit the data it was compiled "
+                       f"from: {e}") from None
+    try:
+        spec = parse_spec(vmap["spec"]["text"], vmap["spec"]["source"])
+    except SpecError as e:
+        raise MapError(f"{where}: the spec recorded in this map does not parse:\n{e}") from None
+    try:  # no size limit: the model was built once already, with whatever limit it was given
+        c = build(spec, data, name=vmap["model"]["name"], merge=vmap["options"]["merge"],
+                  allow_small_m=vmap["options"].get("allow_small_m", False), max_nonzeros=math.inf)
+    except SpecError as e:
+        raise MapError(f"{where}: the spec recorded in this map does not fit its data:\n{e}") from None
     if names_digest(c.model.col_names()) != vmap["model"]["columns_sha256"]:
-        raise AnncError("cannot verify: the rebuilt model's columns differ from the map's "
-                        "(was the map compiled by another annc version?)")
+        raise MapError(f"cannot verify: the model rebuilt from {where} has other columns than the map "
+                       "records (was the map edited, or compiled by another annc version?)")
     return c
 
 
 def verify(vmap: dict, x: np.ndarray, net: TrainedNetwork, *, status: str,
-           solver_objective: float | None, data_path=None) -> Verification:
+           solver_objective: float | None, data_path=None, map_path=None) -> Verification:
     """Rebuild the model of ``vmap`` and :func:`check` the solution ``x`` against it."""
-    return check(rebuild(vmap, data_path), x, net, status=status, solver_objective=solver_objective)
+    return check(rebuild(vmap, data_path, map_path), x, net, status=status, solver_objective=solver_objective)
 
 
 def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
@@ -97,14 +115,16 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
             gap = g if gap is None else max(gap, g)
 
     v = Verification(status, solver_objective, point_obj, loss, acc, solver_acc, n, mism, viol, gap)
-    if viol["integrality"]["max"] > INT_TOL:
+    v.problems += _non_finite(model, x, solver_objective, point_obj, loss, acc, solver_acc)
+    # every test is "not (value <= tolerance)", so that a NaN is a violation, never a pass
+    if not viol["integrality"]["max"] <= INT_TOL:
         w = viol["integrality"]
         v.problems.append(f"not integral: {w['where']} is {w['max']:.3g} away from an integer "
                           "(a solver stopped at a limit may return a fractional point)")
-    if viol["bound"]["max"] > FEAS_TOL:
+    if not viol["bound"]["max"] <= FEAS_TOL:
         w = viol["bound"]
         v.problems.append(f"bound violated by {w['max']:.3g} at {w['where']}")
-    if viol["row"]["max"] > FEAS_TOL * max(1.0, float(np.abs(model.rhs).max(initial=0.0))):
+    if not viol["row"]["max"] <= FEAS_TOL * max(1.0, float(np.abs(model.rhs).max(initial=0.0))):
         w = viol["row"]
         v.problems.append(f"row {w['where']} violated by {w['max']:.3g}: the solution does not satisfy "
                           "this model (is the file truncated, or from another model?)")
@@ -113,3 +133,21 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
             v.problems.append(f"layer {i}: {bad} of {total} binary activations of the exported network "
                               "differ from the solver's")
     return v
+
+
+def _non_finite(model, x: np.ndarray, solver_objective, *numbers) -> list[str]:
+    """Problems for a NaN or infinite value in the point, the solver's objective, or the
+    objective, loss and accuracies recomputed from it."""
+    out = []
+    bad = np.flatnonzero(~np.isfinite(np.asarray(x, dtype=float)))
+    if bad.size:
+        name = model.col_names()[bad[0]]
+        out.append(f"column {name} has the value {x[bad[0]]} ({bad.size} non-finite value"
+                   f"{'s' if bad.size > 1 else ''} in all): not a solution")
+    if solver_objective is not None and not np.isfinite(solver_objective):
+        out.append(f"the solver's objective is {solver_objective}")
+    labels = ("objective of the point", "loss of the exported network", "training accuracy",
+              "solver's accuracy")
+    out += [f"the {what} is {value} (not a finite number)" for what, value in zip(labels, numbers)
+            if not np.isfinite(value)]
+    return out

@@ -140,9 +140,11 @@ def ordered(problem: TrainingProblem, weights: list, biases: list) -> tuple[list
     return W, b
 
 
-def complete(model: Model, problem: TrainingProblem, weights: list, biases: list) -> np.ndarray | None:
+def complete(model: Model, problem: TrainingProblem, weights: list, biases: list, *,
+             tol: float | None = None) -> np.ndarray | None:
     """Step 4: the full MIP point of the given weights (units put in the spec's symmetry
-    order), or None if it violates the model."""
+    order), or None if it violates the model by more than ``tol`` (default
+    :data:`FEAS_TOL`; ``np.inf`` returns the point unchecked)."""
     from .formulations.relu import pieces
     spec, eps = problem.spec, problem.spec.eps
     weights, biases = ordered(problem, weights, biases)
@@ -175,7 +177,7 @@ def complete(model: Model, problem: TrainingProblem, weights: list, biases: list
             _set(x, model, f"t{layer}", np.abs(W))
         elif spec.penalty == "l0":
             _set(x, model, f"n{layer}", (W != 0).astype(float))
-    return x if _feasible(model, x) else None
+    return x if _feasible(model, x, tol) else None
 
 
 def _set_loss(x: np.ndarray, model: Model, problem: TrainingProblem, o: np.ndarray) -> None:
@@ -190,7 +192,7 @@ def _set_loss(x: np.ndarray, model: Model, problem: TrainingProblem, o: np.ndarr
     u, j, jp = class_pairs(problem.counts)
     lead = o[u, j][:, None] - o[u[:, None], jp]  # how far class j is ahead of each rival
     if spec.loss == "errors":
-        _set(x, model, "e", (lead.min(1) < spec.eps).astype(float))
+        _set(x, model, "mis", (lead.min(1) < spec.eps).astype(float))
     else:
         _set(x, model, "xi", np.maximum(spec.margin - lead, 0.0).max(1))
 
@@ -206,15 +208,22 @@ def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
     return replace(model, lb=lb, ub=ub)
 
 
-def improve(model: Model, problem: TrainingProblem, x: np.ndarray, *, budget: float = 20.0,
-            step_limit: float = 5.0, floor: float = -np.inf, interrupt=None) -> np.ndarray:
+def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, budget: float = 20.0,
+            step_limit: float = 5.0, floor: float = -np.inf, interrupt=None) -> np.ndarray | None:
     """Step 5: fix-and-optimise from the feasible point ``x``; returns the best point found.
 
     Stops after a sweep over the layers that improves nothing, when the objective is
-    within 1e-6 of ``floor`` (a lower bound on the optimum), or after ``budget`` seconds.
+    within 1e-6 of ``floor`` (a lower bound on the optimum), on a Ctrl-C (``interrupt``
+    requested), or after ``budget`` seconds.  Every step's point is checked against the
+    model and kept only if it is better, so the result is never worse than ``x``.
+
+    ``x`` may be None ("no start", e.g. :func:`sgd_start` found none): there is nothing to
+    improve from, so the result is None and ``interrupt`` is left as it was.
     """
     from .solvers import SolveOptions, solve
     from .solvers.base import Interrupt
+    if x is None:
+        return None
     intr = interrupt or Interrupt()
     intr.has_solution = True  # x is feasible: from now on a Ctrl-C keeps it
     layers = len(problem.spec.layers)
@@ -243,9 +252,15 @@ def _rounded(model: Model, x: np.ndarray) -> np.ndarray | None:
     return y if _feasible(model, y) else None
 
 
-def _feasible(model: Model, x: np.ndarray) -> bool:
+def _feasible(model: Model, x: np.ndarray, tol: float | None = None) -> bool:
+    """Whether ``x`` violates no row, bound or integrality by more than ``tol`` (default
+    :data:`FEAS_TOL`); a NaN anywhere is a violation."""
+    tol = FEAS_TOL if tol is None else tol
+    if tol == np.inf:
+        return True
     v = model.violations(x)
-    return max(v["row"]["max"], v["bound"]["max"], v["integrality"]["max"]) <= FEAS_TOL
+    worst = max(v["row"]["max"], v["bound"]["max"], v["integrality"]["max"])
+    return bool(np.all(np.isfinite(x))) and worst <= tol
 
 
 def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0) -> np.ndarray | None:

@@ -7,6 +7,15 @@ SPECS = ROOT / "specs"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+@pytest.fixture(autouse=True)
+def _own_folder(tmp_path, monkeypatch):
+    """Hermetic tests: every test runs in its own empty working folder, so nothing it reads
+    or writes through a relative path (``out/``, a map search, a solver's log) depends
+    on the checkout or on another test.  Use :data:`ROOT`, :data:`SPECS` and
+    :data:`FIXTURES` for the project's files."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def xor_csv(tmp_path):
     """The paper's XOR data (80 samples, seed 0) as a CSV file."""

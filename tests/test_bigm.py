@@ -80,12 +80,8 @@ def test_auto_m_cuts_off_no_network_in_the_box(text):
 
 
 def _point(model, pb, W, B):
-    import annc.warmstart as ws
-    old, ws.FEAS_TOL = ws.FEAS_TOL, np.inf
-    try:
-        return ws.complete(model, pb, W, B)
-    finally:
-        ws.FEAS_TOL = old
+    """The point of ``(W, B)`` even if it violates the model (to show the violations)."""
+    return complete(model, pb, W, B, tol=np.inf)
 
 
 @pytest.mark.parametrize("text", ["input 3\nhidden 2 binary\noutput 2", "input 3\nhidden 2 relu\noutput 2\nP 2",

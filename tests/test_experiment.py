@@ -154,8 +154,10 @@ def test_parallel_runs_match_serial(tiny_run, tmp_path):
     ser = {r["key"]: r for r in _records(out) if r["method"] in SGD_ONLY}
     assert par.keys() == ser.keys()
     for k, r in ser.items():
-        for f in ("status", "train_accuracy", "test_accuracy", "nonzero_weights", "final_loss"):
+        for f in ("status", "train_accuracy", "test_accuracy", "nonzero_weights"):
             assert par[k][f] == r[f], (r["method"], f)
+        # not bitwise: BLAS may sum in another order in a worker (threads), not a different run
+        assert par[k]["final_loss"] == pytest.approx(r["final_loss"], rel=1e-9, abs=1e-12), r["method"]
 
 
 def test_cli(tmp_path, capsys):

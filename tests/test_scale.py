@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gzip
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -331,7 +330,9 @@ def test_benchmark_data_is_shaped_like_the_real_sets(tmp_path):
 
 # ----------------------------------------------------------------------------- decoding
 
-def test_a_million_columns_decode_in_seconds():
+def test_a_million_columns_decode_by_name_in_any_order():
+    """Correctness at scale; the speed of both paths is the compile benchmark's business,
+    not a timed assertion on a shared machine."""
     names = table_strings(name_table([Block("z", "", None, (1000, 100, 10), 0)]))
     n = len(names)
     vals = np.random.default_rng(0).random(n)
@@ -340,13 +341,9 @@ def test_a_million_columns_decode_in_seconds():
     perm = np.random.default_rng(1).permutation(n)
     shuffled = RawSolution("cbc", Status.OPTIMAL, "optimal", 0.0, omits_zeros=True,
                            values={names[i]: float(vals[i]) for i in perm.tolist() if vals[i] > 0.5})
-    t = time.perf_counter()
     x = solution_vector(in_order, names)
-    assert time.perf_counter() - t < 5.0
     assert np.array_equal(x, vals)
-    t = time.perf_counter()
     x = solution_vector(shuffled, names)
-    assert time.perf_counter() - t < 20.0  # a dict lookup per value; generous on a loaded machine
     assert np.array_equal(x, np.where(vals > 0.5, vals, 0.0))
 
 

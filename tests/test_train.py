@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import numpy as np
@@ -242,13 +241,16 @@ def test_papers_xor_is_proven_optimal_with_default_settings(big_csv, tmp_path):
 
 
 def test_time_limit_highs_is_feasible_with_gap(big_csv, tmp_path):
-    # without the MIP start (which reaches the optimum, proven at once, on this instance)
+    # without the MIP start (which reaches the optimum, proven at once, on this instance).
+    # A machine fast enough to prove the optimum within the limit may say so: the verdict
+    # must be honest either way, never a race the test can lose.
     code, out, err = run_cli("train", SPECS / "xor.ann", big_csv, "--time-limit", "2", "--no-warm-start",
                              "-o", tmp_path)
     assert code == 0, out + err
-    assert "feasible, gap" in out and "(time limit reached)" in out
-    assert not NOT_OPTIMAL.search(out)
-    assert re.search(r"^\s+[0-9.]+s\s+incumbent\s+\S+\s+bound\s+\S+\s+gap\s+\S+$", out, re.M)  # progress
+    if not re.search(r"status\s+optimal \(proved optimal\)", out):
+        assert "feasible, gap" in out and "(time limit reached)" in out
+        assert not NOT_OPTIMAL.search(out)
+        assert re.search(r"^\s+[0-9.]+s\s+incumbent\s+\S+\s+bound\s+\S+\s+gap\s+\S+$", out, re.M)  # progress
     assert verification_blocks(out) == ["passed"]
     assert printed_accuracy(out) == recomputed_accuracy(tmp_path / "xor.weights.json", big_csv)
 
@@ -256,6 +258,8 @@ def test_time_limit_highs_is_feasible_with_gap(big_csv, tmp_path):
 def test_time_limit_cbc_is_never_optimal(big_csv, tmp_path):
     code, out, err = run_cli("train", SPECS / "xor.ann", big_csv, "--solver", "cbc", "--time-limit", "5",
                              "-o", tmp_path, "-q")
+    if code == 0 and re.search(r"status\s+optimal \(proved optimal\)", out):
+        return  # CBC finished within the limit (a fast machine): honestly optimal
     assert not NOT_OPTIMAL.search(out), out
     if code == 0:
         assert "feasible, gap" in out and verification_blocks(out) == ["passed"]
@@ -323,16 +327,20 @@ def test_infeasible_exits_3(solver, small_csv, tmp_path):
     assert "Traceback" not in err and not list((tmp_path / "out").glob("*.weights.*"))
 
 
-# (not HiGHS: it runs its first heuristics before it looks at the clock, and on these
-# models they find a solution whatever the limit, so the outcome would depend on timing)
-@pytest.mark.parametrize("solver", ["cbc", "scip"])
-def test_time_limit_without_incumbent_exits_3(solver, big_csv, tmp_path):
-    code, out, err = run_cli("train", SPECS / "deep3.ann", big_csv, "--solver", solver, "--time-limit", "0.01",
+# A real solver stopped by its clock before any incumbent would race the machine's speed,
+# so "cmd" stands in: a solver that writes what CBC writes when its time limit strikes
+# before any integer solution.  (Real solvers stopped at their first incumbent are in
+# tests/test_starts.py.)
+def test_time_limit_without_incumbent_exits_3(big_csv, tmp_path):
+    script = tmp_path / "stopped.sh"
+    script.write_text('#!/bin/bash\nprintf "Stopped on time (no integer solution - continuous used)'
+                      ' - objective value 0.00000000\\n      0 a0_0_0  0.5  0\\n" > "$2"\n')
+    script.chmod(0o755)
+    how = ["--solver-cmd", f"{script} {{model}} {{sol}}"]
+    code, out, err = run_cli("train", SPECS / "deep3.ann", big_csv, *how, "--time-limit", "0.01",
                              "-o", tmp_path)
     assert code == 3, out + err
-    if solver == "scip":  # a solver that takes MIP starts: none is tried in so little time
-        assert "no MIP start: the time limit is too short" in out
-    assert f"[deep3] {solver}: " in err
+    assert "[deep3] cmd: " in err
     assert "no solution found within the time limit of 0.01 s" in err and "raise --time-limit" in err
     assert "Traceback" not in err and not list(tmp_path.glob("*.weights.*"))
 
@@ -358,7 +366,8 @@ def test_ctrl_c_keeps_incumbent(solver, spec, big_csv, tmp_path):
                 break
         else:
             pytest.fail("the solve ended before any progress line with an incumbent:\n" + "".join(seen))
-        time.sleep(0.2)
+        # at once: the incumbent is there to keep (no sleep, which would only let the
+        # solve end first on a fast machine)
         proc.send_signal(signal.SIGINT)
         rest, err = proc.communicate(timeout=60)
     finally:

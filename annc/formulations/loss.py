@@ -68,10 +68,11 @@ def add_errors(low: Lowering, o: np.ndarray, spec_layer) -> None:
     lb, ub = b.var_bounds(o)
     u, j, jp = class_pairs(low.problem.counts)
     n = len(u)
-    e = b.binary("e", (n,), role="error")
+    # not "e"/"err": the LP format reserves names starting with e (see annc.writers.lp)
+    e = b.binary("mis", (n,), role="error")
     d_lo = lb[u, j][:, None] - ub[u[:, None], jp]  # lower bound of o_uj - o_uj'
-    m = low.big_m("err", eps - d_lo, spec_layer.big_m)
-    b.rows("err", jp.shape, "G", eps, [(o[u, j][:, None], 1.0), (o[u[:, None], jp], -1.0),
+    m = low.big_m("win", eps - d_lo, spec_layer.big_m)
+    b.rows("win", jp.shape, "G", eps, [(o[u, j][:, None], 1.0), (o[u[:, None], jp], -1.0),
                                       (e[:, None], m)], role="error", big_m=m)
     b.minimize(e, low.problem.counts[u, j])
 

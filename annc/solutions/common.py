@@ -68,5 +68,14 @@ class Source:
         except ValueError:
             raise self.expected(lineno, what, fmt) from None
 
+    def count(self, text: str, lineno: int, what: str, fmt: str) -> int:
+        """An integer such as a column count: ASCII digits with an optional sign, at most
+        18 of them (``nan``, ``1e3`` or 5,000 digits are a located error, not a crash)."""
+        t = text.strip()
+        digits = t[1:] if t[:1] in "+-" else t
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 18):
+            raise self.expected(lineno, what, fmt)
+        return int(t)
+
     def duplicate(self, lineno: int, name: str) -> SolutionError:
         return self.error(lineno, f"column {name!r} appears twice")

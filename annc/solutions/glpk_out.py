@@ -52,7 +52,7 @@ def read(src: Source) -> RawSolution:
             raise src.expected(len(fields) + 1, f"'{key}: ...' in the header", _NAME)
     text = fields["Status"][1]
     lineno, columns = fields["Columns"]
-    num_columns = int(src.number(columns.split()[0], lineno, "'Columns: <count>'", _NAME))
+    num_columns = src.count((columns.split() or [""])[0], lineno, "'Columns: <count>'", _NAME)
     lineno, objective = fields["Objective"]
     # "profit = 41 (MAXimum)", or "41 (MINimum)" when the objective has no name
     objective = objective.rpartition(" = ")[2].split(" (")[0]

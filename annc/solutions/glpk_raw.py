@@ -98,8 +98,10 @@ def _solution_line(src: Source, lineno: int) -> tuple[str, Status, str, int, flo
         raise src.expected(lineno, shape, _NAME)
     kind = parts[1]
     letters = parts[4:-1]
-    if (len(parts) != 5 + _KINDS[kind][0] or not parts[3].isdigit()
-            or not all(letter in _WORDS for letter in letters)):
+    if len(parts) != 5 + _KINDS[kind][0] or not all(letter in _WORDS for letter in letters):
+        raise src.expected(lineno, shape, _NAME)
+    columns = src.count(parts[3], lineno, shape, _NAME)
+    if columns < 0:
         raise src.expected(lineno, shape, _NAME)
     status, text = _status(kind, letters)
-    return kind, status, text, int(parts[3]), src.number(parts[-1], lineno, shape, _NAME)
+    return kind, status, text, columns, src.number(parts[-1], lineno, shape, _NAME)

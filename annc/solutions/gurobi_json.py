@@ -32,10 +32,13 @@ def sniff(first: str, second: str) -> bool:
 
 def read(src: Source) -> RawSolution:
     try:
-        data = json.loads(src.text)
+        data = json.loads(src.text, parse_int=_integer)
     except json.JSONDecodeError as err:
         raise src.error(err.lineno, f"expected a Gurobi JSON solution: {err.msg} "
                                     f"(column {err.colno})") from None
+    except RecursionError:
+        raise SolutionError(f"{src.path}: expected a Gurobi JSON solution, got JSON nested too "
+                            "deeply to read") from None
     info = data.get("SolutionInfo") if isinstance(data, dict) else None
     variables = data.get("Vars", []) if isinstance(data, dict) else None
     if not (isinstance(info, dict) and isinstance(info.get("Status"), int)
@@ -49,16 +52,26 @@ def read(src: Source) -> RawSolution:
     values: dict[str, float] = {}
     for i, var in enumerate(variables):
         if not (isinstance(var, dict) and isinstance(var.get("VarName"), str)
-                and isinstance(var.get("X"), Real)):
+                and _is_number(var.get("X"))):
             raise SolutionError(f'{src.path}: expected {{"VarName": <name>, "X": <number>}} '
                                 f"as Vars[{i}] of a Gurobi JSON solution, "
-                                f"got {json.dumps(var)[:80]}")
+                                f"got {json.dumps(var)[:80] if len(repr(var)) < 10_000 else '...'}")
         if var["VarName"] in values:
             raise SolutionError(f"{src.path}: column {var['VarName']!r} appears twice "
                                 f"(Vars[{i}])")
-        values[var["VarName"]] = float(var["X"])
+        values[var["VarName"]] = float(var["X"])  # NaN and overflow stay: verification names them
     objective = info.get("ObjVal")
     return RawSolution(format=FORMAT, status=status,
                        status_text=f"{_CODES.get(code, 'unknown')} (Gurobi status {code})",
-                       objective=float(objective) if isinstance(objective, Real) else None,
+                       objective=float(objective) if _is_number(objective) else None,
                        values=values, omits_zeros=True)
+
+
+def _integer(text: str) -> int | float:
+    """A JSON integer: as ``int``, but one too long for a float (or for Python's
+    4,300-digit limit on ``int``) becomes an infinite float, for verification to refuse."""
+    return int(text) if len(text) < 300 else float(text)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)

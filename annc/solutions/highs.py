@@ -63,35 +63,43 @@ def _read_raw(src: Source) -> RawSolution:
                            objective=None)
     feasible = lines[start + 1].strip() == "Feasible"
     objective = _keyword_number(src, start + 3, "Objective")
-    count = int(_keyword_number(src, start + 4, "# Columns"))
-    values = _raw_columns(src, start + 5, count)
+    count = src.count(_keyword(src, start + 4, "# Columns"), start + 4, "'# Columns <count>'", _NAME)
+    values, positions = _raw_columns(src, start + 5, count)
     return RawSolution(format=FORMAT, status=_status(text, feasible), status_text=text,
-                       objective=objective, values=values,
+                       objective=objective, values=values, positions=positions,
                        num_columns=count if count >= 0 else None, omits_zeros=count < 0)
 
 
-def _keyword_number(src: Source, lineno: int, keyword: str) -> float:
+def _keyword(src: Source, lineno: int, keyword: str) -> str:
+    """The text after ``keyword`` on line ``lineno``."""
     line = src.lines[lineno - 1] if lineno <= len(src.lines) else ""
-    head, _, number = line.strip().rpartition(" ")
+    head, _, value = line.strip().rpartition(" ")
     if head != keyword:
         raise src.expected(lineno, f"'{keyword} <number>'", _NAME)
-    return src.number(number, lineno, f"'{keyword} <number>'", _NAME)
+    return value
 
 
-def _raw_columns(src: Source, first: int, count: int) -> dict[str, float]:
+def _keyword_number(src: Source, lineno: int, keyword: str) -> float:
+    return src.number(_keyword(src, lineno, keyword), lineno, f"'{keyword} <number>'", _NAME)
+
+
+def _raw_columns(src: Source, first: int, count: int) -> tuple[dict[str, float], dict[str, int]]:
     """``count`` lines ``name value`` from line ``first``; ``-count`` lines
-    ``name value index`` for the sparse style."""
+    ``name value index`` for the sparse style (the 0-based column index of the solved
+    model, kept as the column's position)."""
     sparse = count < 0
     shape = "'<name> <value> <index>'" if sparse else "'<name> <value>'"
     block = src.lines[first - 1:first - 1 + abs(count)]
     if len(block) < abs(count):
         raise src.expected(first + len(block), shape, _NAME)
     values: dict[str, float] = {}
+    positions: dict[str, int] = {}
     lineno = first
     try:
         for lineno, line in enumerate(block, first):
             if sparse:
-                name, value, _ = line.rsplit(None, 2)
+                name, value, index = line.rsplit(None, 2)
+                positions[name] = src.count(index, lineno, shape, _NAME)
             else:
                 name, value = line.rsplit(None, 1)
             if name in values:
@@ -99,7 +107,7 @@ def _raw_columns(src: Source, first: int, count: int) -> dict[str, float]:
             values[name] = float(value)
     except ValueError:
         raise src.expected(lineno, shape, _NAME) from None
-    return values
+    return values, positions
 
 
 def _read_pretty(src: Source) -> RawSolution:

@@ -124,7 +124,11 @@ def solve_scip(model: Model, opts: SolveOptions) -> SolveResult:
             report(inc, self.model.getDualbound())
 
     m.includeEventhdlr(OnProgress(), "annc_progress", "reports incumbents and bounds")
-    m.optimize()  # SCIP catches Ctrl-C itself (misc/catchctrlc) and stops with "userinterrupt"
+    intr.on_interrupt = m.interruptSolve  # Interrupt.request() (e.g. from a progress callback)
+    try:
+        m.optimize()  # SCIP catches Ctrl-C itself (misc/catchctrlc) and stops with "userinterrupt"
+    finally:
+        intr.on_interrupt = None
     st = m.getStatus()
     has = m.getNSols() > 0
     obj = m.getObjVal() if has else None
@@ -168,7 +172,11 @@ def solve_gurobi(model: Model, opts: SolveOptions) -> SolveResult:
         elif where == C.MIP:
             report(mod.cbGet(C.MIP_OBJBST) if mod.cbGet(C.MIP_SOLCNT) else None, mod.cbGet(C.MIP_OBJBND))
 
-    m.optimize(cb)  # Gurobi catches Ctrl-C itself and stops with status INTERRUPTED
+    intr.on_interrupt = m.terminate  # Interrupt.request() (e.g. from a progress callback)
+    try:
+        m.optimize(cb)  # Gurobi catches Ctrl-C itself and stops with status INTERRUPTED
+    finally:
+        intr.on_interrupt = None
     S = gp.GRB.Status
     has = m.SolCount > 0
     obj = m.ObjVal if has else None
@@ -275,7 +283,11 @@ def solve_xpress(model: Model, opts: SolveOptions) -> SolveResult:
             p.addIntsolCallback(on_sol, None)
         else:
             p.addcbintsol(on_sol, None)
-    p.optimize()  # Xpress catches Ctrl-C itself (stop type CTRLC)
+    intr.on_interrupt = lambda: p.interrupt(xp.StopType.USER)  # Interrupt.request()
+    try:
+        p.optimize()  # Xpress catches Ctrl-C itself (stop type CTRLC)
+    finally:
+        intr.on_interrupt = None
     sol_status = p.attributes.solstatus
     has = sol_status in (xp.SolStatus.OPTIMAL, xp.SolStatus.FEASIBLE)
     obj = p.attributes.objval if has else None

@@ -9,19 +9,23 @@ is *feasible* with its gap (PuLP calls a stopped CBC run "Optimal": annc does no
 from __future__ import annotations
 
 import math
+import numbers
 import signal
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
 
+from ..errors import UsageError
 from ..solutions import Status
 
 OPTIMAL_GAP = 1e-4  # relative gap within which a proved optimum is called "optimal"
 OPTIMAL_ABS_GAP = 1e-6  # ... or this absolute gap (objectives near 0: HiGHS's mip_abs_gap default)
+MAX_THREADS = 1024  # HiGHS aborts the whole process (std::terminate) when it cannot start its threads
+MAX_TIME_LIMIT = 1e9  # seconds (31 years); GLPK takes its limit in milliseconds as a C int
 
 
 @dataclass
@@ -35,6 +39,55 @@ class SolveOptions:
     model_file: str | None = None  # an MPS file of this very model already written (skip writing it again)
     interrupt: "Interrupt | None" = None  # shared Ctrl-C state (e.g. over the MIPs of greedy training)
     start: "np.ndarray | None" = None  # a feasible point to start from (MIP start), in column order
+
+    def checked(self) -> "SolveOptions":
+        """A copy with ``time_limit``, ``gap`` and ``threads`` checked and normalised
+        (float, float, int); :class:`~annc.errors.UsageError` if one is out of range.
+        The one check of these settings: the CLI and the Python API both come here."""
+        return replace(self, time_limit=check_time_limit(self.time_limit), gap=check_gap(self.gap),
+                       threads=check_threads(self.threads))
+
+
+def _real(value, what: str, option: str) -> float | None:
+    """``value`` as a float (None stays None); booleans, text and the like are refused."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise UsageError(f"{what} ({option}) must be a number, not {type(value).__name__} {value!r}")
+    try:
+        return float(value)
+    except (OverflowError, ValueError):  # an integer too large for a float
+        return math.inf if value > 0 else -math.inf
+
+
+def check_time_limit(value) -> float | None:
+    """Seconds per MIP: a finite number > 0 and at most :data:`MAX_TIME_LIMIT` (None: no limit)."""
+    v = _real(value, "the time limit", "time_limit / --time-limit")
+    if v is not None and not 0 < v <= MAX_TIME_LIMIT:
+        raise UsageError(f"time limit {v:g} is out of range: give seconds > 0 and at most "
+                         f"{MAX_TIME_LIMIT:g} (leave it out for no limit)")
+    return v
+
+
+def check_gap(value) -> float | None:
+    """The relative gap at which to stop: a number in [0, 1] (None: the solver's default)."""
+    v = _real(value, "the gap", "gap / --gap")
+    if v is not None and not 0 <= v <= 1:
+        raise UsageError(f"gap {v:g} is out of range: give a relative gap between 0 and 1 (e.g. 0.01)")
+    return v
+
+
+def check_threads(value) -> int | None:
+    """Solver threads: a whole number from 1 to :data:`MAX_THREADS` (None: the solver's default)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value \
+            or (not isinstance(value, numbers.Integral) and not float(value).is_integer()):
+        raise UsageError(f"threads (threads / --threads) must be a whole number, not {value!r}")
+    n = int(value)
+    if not 1 <= n <= MAX_THREADS:
+        raise UsageError(f"threads {n} is out of range: give 1 to {MAX_THREADS}")
+    return n
 
 
 @dataclass

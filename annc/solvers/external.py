@@ -27,7 +27,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..decode import solution_vector
+from ..decode import check_finite, solution_vector
 from ..errors import AnncError
 from ..model import Model
 from ..solutions import Status, read_solution
@@ -159,11 +159,12 @@ def _not_a_solution(model: Model, x) -> str | None:
     """Why ``x`` is not a solution of ``model`` (None if it is one, within tolerances)."""
     v = model.violations(x)
     scale = max(1.0, float(abs(model.rhs).max(initial=0.0)))
-    if v["integrality"]["max"] > FEAS_TOL:
+    # "not (v <= tol)": a NaN (an overflow in the row activities) is a violation too
+    if not v["integrality"]["max"] <= FEAS_TOL:
         return f"{v['integrality']['where']} is {v['integrality']['max']:.3g} away from an integer"
-    if v["bound"]["max"] > FEAS_TOL:
+    if not v["bound"]["max"] <= FEAS_TOL:
         return f"bound violated by {v['bound']['max']:.3g} at {v['bound']['where']}"
-    if v["row"]["max"] > FEAS_TOL * scale:
+    if not v["row"]["max"] <= FEAS_TOL * scale:
         return f"row {v['row']['where']} violated by {v['row']['max']:.3g}"
     return None
 
@@ -180,7 +181,9 @@ def _finish(name: str, model: Model, sol_path: Path, rc: int, interrupted: bool,
     if not sol.has_values or sol.status in (Status.INFEASIBLE, Status.UNBOUNDED, Status.NO_SOLUTION):
         st = sol.status if sol.status != Status.UNKNOWN else Status.NO_SOLUTION
         return SolveResult(name, st, sol.status_text, seconds=clock(), interrupted=interrupted, extra=extra)
-    x = solution_vector(sol, model.col_names(), sol_path)
+    names = model.col_names()
+    x = solution_vector(sol, names, sol_path)
+    check_finite(x, names, sol_path)  # a NaN or inf value: VerificationError (exit 4), nothing decoded
     obj = model.objective(x)
     bad = _not_a_solution(model, x)
     if bad:  # e.g. CBC 2.10 after losing its incumbent at a limit: never call it feasible

@@ -10,6 +10,7 @@ import threading
 import highspy
 import numpy as np
 
+from ..errors import UsageError
 from ..model import Model
 from .base import Clock, Progress, SolveOptions, SolveResult, interrupt_of, verdict
 
@@ -43,14 +44,12 @@ def to_highs_lp(model: Model) -> "highspy.HighsLp":
 
 
 def solve(model: Model, opts: SolveOptions) -> SolveResult:
+    opts = opts.checked()  # HiGHS aborts the process on an absurd thread count: never pass one
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    if opts.time_limit is not None:
-        h.setOptionValue("time_limit", float(opts.time_limit))
-    if opts.gap is not None:
-        h.setOptionValue("mip_rel_gap", float(opts.gap))
-    if opts.threads is not None:
-        h.setOptionValue("threads", int(opts.threads))
+    for name, value in (("time_limit", opts.time_limit), ("mip_rel_gap", opts.gap), ("threads", opts.threads)):
+        if value is not None and h.setOptionValue(name, value) == highspy.HighsStatus.kError:
+            raise UsageError(f"HiGHS refuses {name} = {value!r}")
     h.passModel(to_highs_lp(model))
     if opts.start is not None:
         start = highspy.HighsSolution()
@@ -86,7 +85,15 @@ def solve(model: Model, opts: SolveOptions) -> SolveResult:
     # h.run() releases the GIL and runs in a worker thread, so the main thread stays
     # free to run the Python SIGINT handler, which only sets the event HiGHS polls.
     intr.on_interrupt = stop.set
-    thread = threading.Thread(target=h.run, name="highs", daemon=True)
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            h.run()
+        except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread below
+            failed.append(e)
+
+    thread = threading.Thread(target=run, name="highs", daemon=True)
     try:
         with intr.armed():
             if intr.requested:  # Ctrl-C before the solve started
@@ -100,6 +107,8 @@ def solve(model: Model, opts: SolveOptions) -> SolveResult:
         raise
     finally:
         intr.on_interrupt = None
+    if failed:  # not "no solution within the time limit": say what happened
+        raise failed[0]
 
     status = h.getModelStatus()
     info = h.getInfo()

@@ -1,10 +1,11 @@
 """Model writers: free MPS (:mod:`.mps`), CPLEX LP (:mod:`.lp`) and PuLP (:mod:`.pulp`).
 
 :func:`write_model` is the one entry point the compiler uses.  It writes to a temporary
-file in the target's folder and ``os.replace()``\\ s it onto the target only when the
-writer has finished, so a failure (bad model, full disk, Ctrl-C) never leaves a
-half-written model behind: the target is either absent, or still the previous complete
-file, and the temporary file is removed.
+file in the target's folder (named as :mod:`annc.outputs` says) and ``os.replace()``\\ s
+it onto the target only when the writer has finished, so a failure (bad model, full
+disk, Ctrl-C) never leaves a half-written model behind: the target is either absent, or
+still the previous complete file, and the temporary file is removed.  An OS error
+(full disk, no permission) is an :class:`~annc.errors.OutputError`.
 
 ``.mps.gz`` / ``.lp.gz`` are gzip-compressed (level 1: about 4x faster than gzip's
 default level 6, files about 25% larger).  Readers that take them directly (checked in
@@ -16,10 +17,9 @@ default level 6, files about 25% larger).  Readers that take them directly (chec
 from __future__ import annotations
 
 import gzip
-import os
-import secrets
 from pathlib import Path
 
+from ..outputs import atomic_write, final_name
 from . import lp as _lp
 from . import mps as _mps
 
@@ -67,27 +67,19 @@ def write_model(model, path, fmt: str | None = None) -> Path:
 
 
 def _atomic_write(path: Path, gz: bool, write_text) -> Path:
-    """Call ``write_text(text_handle)`` on a temporary file, then move it onto ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    try:
-        # "x": fail rather than clobber; normal permissions (mkstemp would make 0600)
-        with open(tmp, "xb") as raw:
-            if gz:
-                inner_name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
-                with gzip.GzipFile(filename=inner_name, mode="wb", fileobj=raw,
-                                   compresslevel=GZIP_LEVEL, mtime=0) as z:
-                    _write_text(z, write_text)
-            else:
-                _write_text(raw, write_text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return path
+    """Call ``write_text(text_handle)`` on a temporary file, then move it onto ``path``
+    (:func:`annc.outputs.atomic_write`: a recognisable temporary name, removed on failure)."""
+    def write(raw) -> None:
+        if gz:
+            inner_name = final_name(path)
+            inner_name = inner_name[:-3] if inner_name.lower().endswith(".gz") else inner_name
+            with gzip.GzipFile(filename=inner_name, mode="wb", fileobj=raw,
+                               compresslevel=GZIP_LEVEL, mtime=0) as z:
+                _write_text(z, write_text)
+        else:
+            _write_text(raw, write_text)
+
+    return atomic_write(path, write)
 
 
 class _AsciiWriter:

@@ -46,12 +46,12 @@ from __future__ import annotations
 
 import math
 import os
-import secrets
 import shutil
 from pathlib import Path
 
 import numpy as np
 
+from ..outputs import temp_path
 from . import _atomic_write, resolve_format
 from .mps import check_model, sanitize_model_name
 
@@ -120,7 +120,7 @@ def write_with_pulp(model, path, fmt: str | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     # PuLP writes to a file name: let it write a plain temporary file, then copy it
     # (compressing if asked) through the atomic writer.
-    plain = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.pulp.{fmt}"
+    plain = temp_path(path.with_name(f"{path.name}.pulp.{fmt}"))  # annc's temporary name: see annc.outputs
     try:
         if fmt == "mps":
             prob.writeMPS(str(plain))

@@ -1,0 +1,446 @@
+"""Generators of bad and odd inputs, and the one rule every outcome must follow.
+
+Used by ``tests/test_fuzz.py`` (a few dozen examples per target, in CI) and by
+``bench/fuzz.py`` (thousands, with a tally).  Hypothesis draws the inputs: it is the
+Python standard for property-based testing, it mixes structured generation (valid specs,
+CSV tables) with mutation of real files (solver outputs, maps, weights), and it shrinks a
+failure to a small reproducer.
+
+The rule (:func:`judge`): ``annc`` run on any input ends with a documented exit code
+(0 success, 2 bad input, 3 no solution, 4 verification failed), never with an internal
+error (exit 70) or a traceback; on failure it leaves nothing behind in its output folder
+(``annc train`` keeps the complete model and map of a MIP whose solve fails, exit 3, or
+whose solution fails verification, exit 4), and it never leaves a temporary file.
+"""
+from __future__ import annotations
+
+import copy
+import io
+import json
+import math
+import shutil
+import tempfile
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECS = ROOT / "specs"
+FIXTURES = Path(__file__).parent / "fixtures" / "solver-outputs"
+DOCUMENTED = {0, 2, 3, 4}
+SMALL_MODEL = "200000"  # --max-nonzeros for fuzzed compiles: the size guard is tested on its own
+
+
+# -- running the CLI ----------------------------------------------------------------
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def run(*args) -> Run:
+    """``annc ARGS`` in-process; argparse's own exits are returned as their code."""
+    from annc.cli import main
+    o, e = io.StringIO(), io.StringIO()
+    with redirect_stdout(o), redirect_stderr(e):
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as x:  # argparse: usage errors exit 2
+            code = x.code if isinstance(x.code, int) else 2
+    return Run(code, o.getvalue(), e.getvalue())
+
+
+def files_in(folder: Path) -> set[str]:
+    """Every file below ``folder`` (relative names; hidden ones included)."""
+    if not folder.exists():
+        return set()
+    return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+
+
+def judge(r: Run, out_dir: Path, before: set[str] = frozenset(), *, kept_on_failure=()) -> str | None:
+    """``None`` if ``r`` follows the rule of the module docstring, else what broke it."""
+    if r.code not in DOCUMENTED:
+        if r.code == 70 or "internal error" in r.err:
+            return f"internal error: {r.err.strip().splitlines()[-1] if r.err.strip() else r.code}"
+        return f"undocumented exit code {r.code}: {r.err.strip()[:200]}"
+    if "Traceback (most recent call last)" in r.err + r.out:
+        return "traceback printed"
+    now = files_in(out_dir)
+    temps = sorted(f for f in now if f.endswith(".tmp") or "annc-tmp" in f)
+    if temps:
+        return f"temporary files left: {temps[:3]}"
+    if r.code != 0:
+        new = now - set(before)
+        if r.code in (3, 4):
+            new = {f for f in new if not any(f.endswith(k) for k in kept_on_failure)}
+        if new:
+            return f"exit {r.code} but wrote {sorted(new)[:4]}"
+        if not r.err.strip():
+            return f"exit {r.code} without a message on stderr"
+    return None
+
+
+# -- strategies: numbers and words as a user might type them --------------------------
+ODD_NUMBERS = ["0", "-0", "1", "-1", "2", "3", "5", "0.5", "1e-9", "1e-320", "1e308", "-1e308", "1e309",
+               "nan", "NaN", "inf", "-inf", "Infinity", "1_000", "0x10", "1e", ".", "+", "--1", "1.2.3",
+               "9" * 310, "1" + "0" * 5000, "-" + "9" * 4400, "0." + "0" * 400 + "1", "1e-400", "7e99999"]
+
+
+def number() -> st.SearchStrategy[str]:
+    """A number as text: mostly small and sensible, sometimes very odd."""
+    return st.one_of(st.integers(-3, 12).map(str),
+                     st.floats(-5, 5, allow_nan=False).map(lambda v: f"{v:.3g}"),
+                     st.sampled_from(ODD_NUMBERS))
+
+
+SEPARATORS = ["\n", "\n", "\n", "; ", "\r\n", "\f", "\v", "\r", "\t\n", " \u00a0\n"]
+
+
+@st.composite
+def spec_text(draw) -> str:
+    """A ``.ann`` text: a plausible spec whose settings and numbers are often odd, then
+    sometimes mutated character by character."""
+    n = number()
+    lines = [f"input {draw(st.sampled_from(['5', '5', '5']) | n)}"]
+    for _ in range(draw(st.integers(0, 3))):
+        act = draw(st.sampled_from(["binary", "binary", "relu", "sign", "", "BINARY"]))
+        block = draw(st.sampled_from(["", "", " { weights [-2, 2] }", " { M 10; bias [0, 1] }", " {",
+                                      " { M auto }", " { eps 1 }"]))
+        lines.append(f"hidden {draw(st.integers(1, 4).map(str) | n)} {act}{block}")
+    lines.append(f"output {draw(st.sampled_from(['2', '2', '3']) | n)}")
+    optional = [
+        lambda: f"weights [{draw(n)}, {draw(n)}]", lambda: f"bias [{draw(n)}, {draw(n)}]",
+        lambda: f"eps {draw(n)}", lambda: f"M {draw(st.sampled_from(['auto']) | n)}",
+        lambda: f"P {draw(n)}",
+        lambda: "loss " + draw(st.sampled_from(["nll", "errors", "hinge", "hinge 0.5", "mse"])),
+        lambda: "training " + draw(st.sampled_from(["full", "greedy", "ovo"])),
+        lambda: "penalty " + draw(st.sampled_from(["none", "l1", "l0", "l2"])) + " " + draw(n),
+        lambda: "symmetry " + draw(st.sampled_from(["none", "bias", "count", "all"])),
+    ]
+    for k in draw(st.lists(st.integers(0, len(optional) - 1), max_size=4)):
+        lines.append(optional[k]())
+    sep = draw(st.sampled_from(SEPARATORS))
+    text = sep.join(lines) + "\n"
+    for _ in range(draw(st.integers(0, 3))):
+        text = draw(mutate_text(text))
+    return text
+
+
+@st.composite
+def mutate_text(draw, text: str) -> str:
+    """One edit: delete, duplicate or insert a span, or splice in something odd."""
+    if not text:
+        return draw(st.text(max_size=20))
+    i = draw(st.integers(0, len(text) - 1))
+    j = draw(st.integers(i, min(len(text), i + 40)))
+    kind = draw(st.sampled_from(["delete", "duplicate", "insert", "odd", "nest"]))
+    if kind == "delete":
+        return text[:i] + text[j:]
+    if kind == "duplicate":
+        return text[:j] + text[i:j] + text[j:]
+    if kind == "insert":
+        return text[:i] + draw(st.text(max_size=8)) + text[i:]
+    if kind == "nest":
+        depth = draw(st.sampled_from([2, 50, 3000]))
+        return text[:i] + " {" * depth + text[i:]
+    return text[:i] + draw(st.sampled_from(ODD_NUMBERS + ["{", "}", "[", "]", ",", ";", "#", "\x00",
+                                                          "\ufeff", "é", "\u2028"])) + text[j:]
+
+
+ODD_CELLS = ["", " ", "abc", "nan", "inf", "-inf", "1e308", "-1e308", "1e309", "1" + "0" * 400,
+             "9" * 5000, "\"1\"", "'1'", "1,5", "\u00e9", "0x1", "1_0", "True", "NULL", "-0"]
+
+
+@st.composite
+def csv_text(draw) -> tuple[str, int, int]:
+    """``(text, features, classes)``: a CSV table that is often slightly wrong."""
+    k = draw(st.integers(1, 6))
+    names = [f"x{i + 1}" for i in range(k)] + ["label"]
+    if draw(st.booleans()):
+        names[draw(st.integers(0, k))] = draw(st.sampled_from(["", "x1", "label", " a b ", "\ufeffx1", "é"]))
+    cell = st.one_of(st.integers(-3, 3).map(str), st.floats(-2, 2, allow_nan=False).map(lambda v: f"{v:.4g}"),
+                     st.sampled_from(ODD_CELLS))
+    label = st.one_of(st.integers(0, 2).map(str), st.sampled_from(["a", "b", "", "1.0", "9" * 4400, "nan"]))
+    rows = []
+    for _ in range(draw(st.integers(0, 12))):
+        clean = draw(st.booleans())
+        cells = [draw(st.integers(0, 1).map(str) if clean else cell) for _ in range(k)]
+        cells.append(draw(st.integers(0, 1).map(str) if clean else label))
+        if draw(st.integers(0, 9)) == 0:
+            cells = cells[:-1] if draw(st.booleans()) else cells + ["7"]
+        rows.append(",".join(cells))
+    eol = draw(st.sampled_from(["\n", "\n", "\r\n", "\r"]))
+    text = eol.join([",".join(names)] + rows) + draw(st.sampled_from(["\n", "", "\n\n"]))
+    if draw(st.integers(0, 4)) == 0:
+        text = draw(mutate_text(text))
+    classes = draw(st.sampled_from([2, 2, 3]))
+    return text, k, classes
+
+
+# -- mutating real files ---------------------------------------------------------------
+NUMBER_LIKE = ["nan", "NaN", "inf", "-inf", "1e400", "-1e400", "1" * 400, "1e-400", "-0", "abc", "0x1p3",
+               "", "1e", "2", "0.5", "-1", "1e20"]
+
+
+@st.composite
+def mutate_solution(draw, text: str) -> str:
+    """A solution file with one or more realistic corruptions: a number replaced by an
+    odd one, lines deleted, duplicated or swapped, the file cut short, bytes inserted."""
+    lines = text.splitlines(keepends=True)
+    for _ in range(draw(st.integers(1, 3))):
+        if not lines:
+            break
+        kind = draw(st.sampled_from(["number", "number", "number", "delete", "duplicate", "swap", "cut",
+                                     "insert"]))
+        i = draw(st.integers(0, len(lines) - 1))
+        if kind == "number":
+            tokens = lines[i].replace('"', ' " ').replace(",", " , ").split()
+            nums = [t for t in tokens if _is_number(t)]
+            if nums:
+                old = draw(st.sampled_from(nums))
+                lines[i] = lines[i].replace(old, draw(st.sampled_from(NUMBER_LIKE)), 1)
+        elif kind == "delete":
+            del lines[i]
+        elif kind == "duplicate":
+            lines.insert(i, lines[i])
+        elif kind == "swap":
+            j = draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif kind == "cut":
+            cut = draw(st.integers(0, len(lines[i])))
+            lines = lines[:i] + [lines[i][:cut]]
+        else:
+            lines.insert(i, draw(st.text(max_size=30)) + "\n")
+    return "".join(lines)
+
+
+def _is_number(t: str) -> bool:
+    try:
+        return math.isfinite(float(t))
+    except ValueError:
+        return False
+
+
+ODD_JSON = [None, True, -1, 0, 1, 2.5, 10 ** 30, float("nan"), float("inf"), "", "x", [], {}, [1, 2],
+            {"a": 1}, [[1, 2], [3]], -(10 ** 400)]
+
+
+@st.composite
+def mutate_json(draw, obj):
+    """``obj`` (a parsed JSON document) with one to three edits at random paths: a value
+    replaced by an odd one, a key deleted, a list element dropped or duplicated."""
+    obj = json.loads(json.dumps(obj))
+    for _ in range(draw(st.integers(1, 3))):
+        path = []
+        node = obj
+        while isinstance(node, (dict, list)) and node and draw(st.integers(0, 3)) > 0:
+            key = draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
+            path.append(key)
+            node = node[key]
+        if not path:
+            continue
+        parent = obj
+        for k in path[:-1]:
+            parent = parent[k]
+        last = path[-1]
+        kind = draw(st.sampled_from(["replace", "replace", "delete", "duplicate"]))
+        if kind == "replace":
+            parent[last] = copy.deepcopy(draw(st.sampled_from(ODD_JSON)))
+        elif kind == "delete":
+            del parent[last]
+        elif isinstance(parent, list):
+            parent.insert(last, copy.deepcopy(parent[last]))
+        else:
+            parent[last] = [parent[last], copy.deepcopy(parent[last])]
+    return obj
+
+
+# -- the real files the mutations start from ---------------------------------------------
+@dataclass(frozen=True)
+class Base:
+    """A compiled tiny model, its data and real solution files of seven solvers."""
+
+    folder: Path
+    data: Path
+    model: Path
+    map: Path
+    solutions: tuple[Path, ...]
+    weights: Path
+
+
+@lru_cache(maxsize=1)
+def base() -> Base:
+    """Compile ``specs/xor.ann`` on 24 XOR samples, solve it with every solver, decode one
+    solution (made once per process, in a temporary folder removed at exit)."""
+    import atexit
+
+    from annc.datasets import write_csv, xor_data
+    from test_roundtrip import SOLVERS
+
+    folder = Path(tempfile.mkdtemp(prefix="annc-fuzz-base-"))
+    atexit.register(shutil.rmtree, folder, True)
+    X, y = xor_data(24, noise=0.1, seed=1)
+    data = write_csv(folder / "xor.csv", X, y)
+    r = run("compile", SPECS / "xor.ann", data, "-o", folder)
+    assert r.code == 0, r.err
+    sols = []
+    for name, solve, ext, _ in SOLVERS:
+        sol = folder / f"{name}.{ext}"
+        solve(folder / "xor.mps", sol)
+        sols.append(sol)
+    r = run("decode", folder / "highs.sol", "--map", folder / "xor.map.json", "-o", folder)
+    assert r.code == 0, r.out + r.err
+    return Base(folder, data, folder / "xor.mps", folder / "xor.map.json", tuple(sols),
+                folder / "highs.weights.json")
+
+
+def fixture_solutions() -> list[Path]:
+    """Every real solver output in the fixtures (solutions of other models)."""
+    return sorted(p for p in FIXTURES.iterdir()
+                  if p.suffix in (".sol", ".raw", ".out", ".json", ".slx", ".mst", ".prt", ".txt"))
+
+
+def scratch() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="annc-fuzz-")
+
+
+# -- the targets: one strategy and one runner each ------------------------------------------
+def _write(path: Path, text: str) -> Path:
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    return path
+
+
+def _finite_weights(folder: Path) -> str | None:
+    for p in folder.glob("*.weights.json"):
+        net = json.loads(p.read_text())
+        flat = [v for L in net["layers"] for row in L["weight"] for v in row] + \
+               [v for L in net["layers"] for v in L["bias"]]
+        if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in flat):
+            return f"exit 0 but {p.name} has a weight that is not a finite number"
+    return None
+
+
+def run_compile_spec(text: str, fmt: str) -> tuple[Run, str | None]:
+    """``annc compile`` of a fuzzed spec on the bundled 40-row XOR sample."""
+    with scratch() as d:
+        d = Path(d)
+        spec = _write(d / "net.ann", text)
+        extra = ["--format", "lp"] if fmt == "lp" else (["--gz"] if fmt == "mps.gz" else [])
+        r = run("compile", spec, SPECS / "xor_sample.csv", "-o", d / "out", "--max-nonzeros", SMALL_MODEL, *extra)
+        bad = judge(r, d / "out")
+        if not bad and r.code == 0 and len(files_in(d / "out")) != 2:
+            bad = f"compile succeeded but wrote {sorted(files_in(d / 'out'))}"
+        return r, bad
+
+
+def run_compile_csv(table: tuple[str, int, int]) -> tuple[Run, str | None]:
+    """``annc compile`` of a small spec that fits the fuzzed CSV's width."""
+    text, k, classes = table
+    with scratch() as d:
+        d = Path(d)
+        spec = _write(d / "net.ann", f"input {k}\nhidden 2 binary\noutput {classes}\n")
+        csv = _write(d / "data.csv", text)
+        r = run("compile", spec, csv, "-o", d / "out", "--max-nonzeros", SMALL_MODEL)
+        return r, judge(r, d / "out")
+
+
+def run_decode(text: str, name: str) -> tuple[Run, str | None]:
+    """``annc decode`` of a corrupted solution file, with the tiny model's map and data."""
+    b = base()
+    with scratch() as d:
+        d = Path(d)
+        sol = _write(d / name, text)
+        r = run("decode", sol, "--map", b.map, "--data", b.data, "-o", d / "out")
+        bad = judge(r, d / "out") or (_finite_weights(d / "out") if r.code == 0 else None)
+        return r, bad
+
+
+def run_decode_map(vmap, search: bool) -> tuple[Run, str | None]:
+    """``annc decode`` of a real solution with a corrupted map: given with ``--map``, or
+    lying beside the solution for the map search to find."""
+    b = base()
+    with scratch() as d:
+        d = Path(d)
+        try:
+            text = json.dumps(vmap)
+        except ValueError:  # an integer too long for JSON's encoder
+            text = "{"
+        _write(d / "xor.map.json", text)
+        sol = d / "highs.sol"
+        shutil.copy(b.folder / "highs.sol", sol)
+        args = [] if search else ["--map", d / "xor.map.json"]
+        r = run("decode", sol, *args, "--data", b.data, "-o", d / "out")
+        bad = judge(r, d / "out") or (_finite_weights(d / "out") if r.code == 0 else None)
+        return r, bad
+
+
+def run_eval(weights) -> tuple[Run, str | None]:
+    """``annc eval`` of a corrupted weights file on the tiny model's data."""
+    b = base()
+    with scratch() as d:
+        d = Path(d)
+        try:
+            text = json.dumps(weights)
+        except ValueError:
+            text = "["
+        w = _write(d / "net.weights.json", text)
+        r = run("eval", w, b.data)
+        return r, judge(r, d / "out")
+
+
+def run_data(n: str, noise: str, seed: str, where: str) -> tuple[Run, str | None]:
+    """``annc data xor`` with fuzzed options and output path."""
+    with scratch() as d:
+        d = Path(d)
+        (d / "file").write_text("x")
+        target = {"plain": d / "x.csv", "missing": d / "no" / "such" / "x.csv", "under-file": d / "file" / "x.csv",
+                  "folder": d}[where]
+        r = run("data", "xor", "--n", n, "--noise", noise, "--seed", seed, "-o", target)
+        before = {"file"}
+        return r, judge(r, d, before)
+
+
+def run_train(spec: str, time_limit: str, gap: str, threads: str, test: str) -> tuple[Run, str | None]:
+    """``annc train`` with fuzzed options on the bundled 40-row sample (no MIP start)."""
+    with scratch() as d:
+        d = Path(d)
+        tests = {"none": [], "same": ["--test", SPECS / "xor_sample.csv"],
+                 "wide": ["--test", _write(d / "wide.csv", "a,b,label\n1,2,0\n")],
+                 "missing": ["--test", d / "nope.csv"]}[test]
+        r = run("train", SPECS / spec, SPECS / "xor_sample.csv", "--time-limit", time_limit, "--gap", gap,
+                "--threads", threads, *tests, "--no-warm-start", "-q", "-o", d / "out")
+        return r, judge(r, d / "out", kept_on_failure=(".mps", ".map.json", ".csv"))
+
+
+def _solution_texts():
+    b = base()
+    return st.sampled_from(b.solutions).flatmap(
+        lambda p: st.tuples(mutate_solution(p.read_text()), st.just(p.name)))
+
+
+def _fixture_texts():
+    return st.sampled_from(fixture_solutions()).flatmap(
+        lambda p: st.tuples(mutate_solution(p.read_text(errors="replace")), st.just(p.name)))
+
+
+def targets() -> dict:
+    """``name -> (strategy of argument tuples, runner)``."""
+    option = st.sampled_from(["1", "5", "0", "-1", "-5", "2", "0.5", "nan", "inf", "1e9", "abc", "",
+                              "1000000", "9" * 400])
+    return {
+        "spec": (st.tuples(spec_text(), st.sampled_from(["mps", "lp", "mps.gz"])), run_compile_spec),
+        "csv": (st.tuples(csv_text()), run_compile_csv),
+        "solution": (st.deferred(_solution_texts), run_decode),
+        "other-solution": (st.deferred(_fixture_texts), run_decode),
+        "map": (st.deferred(lambda: st.tuples(mutate_json(json.loads(base().map.read_text())), st.booleans())),
+                run_decode_map),
+        "weights": (st.deferred(lambda: st.tuples(mutate_json(json.loads(base().weights.read_text())))), run_eval),
+        "data": (st.tuples(option, option, option, st.sampled_from(["plain", "missing", "under-file", "folder"])),
+                 run_data),
+        "train": (st.tuples(st.sampled_from(["output_only.ann", "xor.ann"]), option, option, option,
+                            st.sampled_from(["none", "same", "wide", "missing"])), run_train),
+    }
