@@ -77,6 +77,8 @@ def solution_vector(sol: RawSolution, names: list[str], sol_path: str | Path = "
     if sol.num_columns is not None and sol.num_columns != n:
         raise SolutionError(f"{sol_path}: the solution has {sol.num_columns} columns but the model of "
                             f"this map has {n}: it is from another model")
+    _check_indices(sol.index_values.keys(), n, sol_path)
+    _check_indices(sol.positions.values(), n, sol_path)
     x = np.zeros(n)
     if sol.index_values:
         idx = np.fromiter(sol.index_values.keys(), dtype=np.int64, count=len(sol.index_values))
@@ -119,6 +121,15 @@ def solution_vector(sol: RawSolution, names: list[str], sol_path: str | Path = "
                                 "differ): the solution is from another model")
     x[idx] = vals
     return x
+
+
+def _check_indices(indices, n: int, sol_path) -> None:
+    """Column indices the file states (0-based) must lie in ``[0, n)``; one far outside,
+    even past what an int64 holds, means another model."""
+    bad = next((i for i in indices if not 0 <= i < n), None)
+    if bad is not None:
+        raise SolutionError(f"{sol_path}: column index {str(bad + 1)[:20]} is outside the {n} columns "
+                            "of this map's model: the solution is from another model")
 
 
 def check_finite(x: np.ndarray, names: list[str], sol_path: str | Path = "solution") -> None:

@@ -100,32 +100,43 @@ def number() -> st.SearchStrategy[str]:
 SEPARATORS = ["\n", "\n", "\n", "; ", "\r\n", "\f", "\v", "\r", "\t\n", " \u00a0\n"]
 
 
+SENSIBLE = {"units": st.integers(1, 4).map(str), "bound": st.sampled_from(["-2", "-1", "-0.5", "0", "0.5", "1", "2"]),
+            "eps": st.sampled_from(["0.01", "0.1", "0.001", "1"]), "M": st.sampled_from(["auto", "10", "50"]),
+            "P": st.integers(1, 6).map(str), "weight": st.sampled_from(["0.01", "0.1", "0"])}
+
+
 @st.composite
 def spec_text(draw) -> str:
-    """A ``.ann`` text: a plausible spec whose settings and numbers are often odd, then
-    sometimes mutated character by character."""
-    n = number()
-    lines = [f"input {draw(st.sampled_from(['5', '5', '5']) | n)}"]
-    for _ in range(draw(st.integers(0, 3))):
-        act = draw(st.sampled_from(["binary", "binary", "relu", "sign", "", "BINARY"]))
-        block = draw(st.sampled_from(["", "", " { weights [-2, 2] }", " { M 10; bias [0, 1] }", " {",
-                                      " { M auto }", " { eps 1 }"]))
-        lines.append(f"hidden {draw(st.integers(1, 4).map(str) | n)} {act}{block}")
-    lines.append(f"output {draw(st.sampled_from(['2', '2', '3']) | n)}")
+    """A ``.ann`` text: half the time a valid spec for the 5-feature XOR sample, else one
+    whose settings and numbers are often odd and whose text is sometimes mutated."""
+    odd = draw(st.booleans())
+    def num(kind):  # noqa: E306
+        return draw(number() if odd and draw(st.integers(0, 2)) == 0 else SENSIBLE[kind])
+    lines = [f"input {num('units') if odd else '5'}"]
+    acts = ["binary", "relu", "sign", "", "BINARY"] if odd else ["binary", "relu"]
+    for _ in range(draw(st.integers(0, 3 if odd else 2))):
+        block = draw(st.sampled_from(["", "", " { weights [-2, 2] }", " { M 10; bias [0, 1] }", " { M auto }"]
+                                     + ([" {", " { eps 1 }"] if odd else [])))
+        lines.append(f"hidden {num('units')} {draw(st.sampled_from(acts))}{block}")
+    lines.append(f"output {num('units') if odd else '2'}")
+    lo, hi = sorted([num("bound"), num("bound")], key=lambda t: float(t) if _is_number(t) else 0)
     optional = [
-        lambda: f"weights [{draw(n)}, {draw(n)}]", lambda: f"bias [{draw(n)}, {draw(n)}]",
-        lambda: f"eps {draw(n)}", lambda: f"M {draw(st.sampled_from(['auto']) | n)}",
-        lambda: f"P {draw(n)}",
-        lambda: "loss " + draw(st.sampled_from(["nll", "errors", "hinge", "hinge 0.5", "mse"])),
-        lambda: "training " + draw(st.sampled_from(["full", "greedy", "ovo"])),
-        lambda: "penalty " + draw(st.sampled_from(["none", "l1", "l0", "l2"])) + " " + draw(n),
-        lambda: "symmetry " + draw(st.sampled_from(["none", "bias", "count", "all"])),
+        lambda: f"weights [{lo}, {hi}]" if lo != hi else "weights [-1, 1]",
+        lambda: f"bias [{num('bound')}, {num('bound')}]" if odd else "bias [-1, 1]",
+        lambda: f"eps {num('eps')}", lambda: f"M {num('M')}", lambda: f"P {num('P')}",
+        lambda: "loss " + draw(st.sampled_from(["nll", "errors", "hinge", "hinge 0.5"] + (["mse"] if odd else []))),
+        lambda: "training " + draw(st.sampled_from(["full", "greedy"] + (["ovo"] if odd else []))),
+        lambda: "penalty " + draw(st.sampled_from(["none", "l1", "l0"] + (["l2"] if odd else [])))
+        + " " + num("weight"),
+        lambda: "symmetry " + draw(st.sampled_from(["none", "bias", "count"] + (["all"] if odd else []))),
     ]
-    for k in draw(st.lists(st.integers(0, len(optional) - 1), max_size=4)):
-        lines.append(optional[k]())
-    sep = draw(st.sampled_from(SEPARATORS))
+    for k in draw(st.lists(st.integers(0, len(optional) - 1), max_size=4, unique=not odd)):
+        line = optional[k]()
+        if not line.startswith("penalty none") or odd:
+            lines.append(line.replace("penalty none 0.01", "penalty none"))
+    sep = draw(st.sampled_from(SEPARATORS if odd else ["\n", "; "]))
     text = sep.join(lines) + "\n"
-    for _ in range(draw(st.integers(0, 3))):
+    for _ in range(draw(st.integers(0, 3)) if odd else 0):
         text = draw(mutate_text(text))
     return text
 
@@ -158,26 +169,27 @@ ODD_CELLS = ["", " ", "abc", "nan", "inf", "-inf", "1e308", "-1e308", "1e309", "
 @st.composite
 def csv_text(draw) -> tuple[str, int, int]:
     """``(text, features, classes)``: a CSV table that is often slightly wrong."""
+    odd = draw(st.booleans())
     k = draw(st.integers(1, 6))
     names = [f"x{i + 1}" for i in range(k)] + ["label"]
-    if draw(st.booleans()):
+    if odd and draw(st.booleans()):
         names[draw(st.integers(0, k))] = draw(st.sampled_from(["", "x1", "label", " a b ", "\ufeffx1", "é"]))
     cell = st.one_of(st.integers(-3, 3).map(str), st.floats(-2, 2, allow_nan=False).map(lambda v: f"{v:.4g}"),
                      st.sampled_from(ODD_CELLS))
     label = st.one_of(st.integers(0, 2).map(str), st.sampled_from(["a", "b", "", "1.0", "9" * 4400, "nan"]))
     rows = []
-    for _ in range(draw(st.integers(0, 12))):
-        clean = draw(st.booleans())
+    for _ in range(draw(st.integers(0 if odd else 4, 12))):
+        clean = not odd or draw(st.booleans())
         cells = [draw(st.integers(0, 1).map(str) if clean else cell) for _ in range(k)]
         cells.append(draw(st.integers(0, 1).map(str) if clean else label))
-        if draw(st.integers(0, 9)) == 0:
+        if odd and draw(st.integers(0, 9)) == 0:
             cells = cells[:-1] if draw(st.booleans()) else cells + ["7"]
         rows.append(",".join(cells))
     eol = draw(st.sampled_from(["\n", "\n", "\r\n", "\r"]))
     text = eol.join([",".join(names)] + rows) + draw(st.sampled_from(["\n", "", "\n\n"]))
-    if draw(st.integers(0, 4)) == 0:
+    if odd and draw(st.integers(0, 4)) == 0:
         text = draw(mutate_text(text))
-    classes = draw(st.sampled_from([2, 2, 3]))
+    classes = draw(st.sampled_from([2, 2, 3])) if odd else 2
     return text, k, classes
 
 

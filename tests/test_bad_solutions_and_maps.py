@@ -181,6 +181,22 @@ def test_odd_counts_and_indices_are_located_errors(tmp_path, xor, fmt, old, new,
     assert where in err and "s.sol" in err and nothing_written(tmp_path / "out")
 
 
+@pytest.mark.parametrize("fmt, old, new", [
+    ("cplex", 'index="0"', 'index="' + "1" * 400 + '"'),  # found by bench/fuzz.py: an int64 overflow
+    ("cplex", 'index="3"', 'index="-7"'),
+])
+def test_a_column_index_outside_the_model_means_another_model(tmp_path, xor, fmt, old, new):
+    vmap, names, x, obj = xor
+    sol = write_solution(tmp_path / "s.sol", fmt, names, x, obj)
+    text = sol.read_text()
+    assert old in text
+    sol.write_text(text.replace(old, new, 1))
+    code, out, err = decode(sol, vmap, tmp_path / "out")
+    assert code == 2, out + err
+    assert "outside the 441 columns" in err and "from another model" in err
+    assert nothing_written(tmp_path / "out")
+
+
 def test_glpk_printable_report_with_a_nan_column_count(tmp_path):
     sol = tmp_path / "g.out"
     sol.write_text("Problem:    xor\nRows:       1\nColumns:    nan\nStatus:     INTEGER OPTIMAL\n"
