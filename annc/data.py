@@ -14,11 +14,11 @@ import io
 import math
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from .errors import DataError, UsageError
+from .inputs import read_bytes
 from .limits import LARGEST
 
 MAX_REPORTED = 20
@@ -44,12 +44,7 @@ class Dataset:
 
 def _read_text(path: str) -> tuple[str, str]:
     """The file's text and the sha256 of its bytes."""
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise DataError(f"{path}: data file not found") from None
-    except OSError as err:
-        raise DataError(f"{path}: cannot read data file ({err.strerror or err})") from None
+    raw = read_bytes(path, "data file", DataError)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import DataError, UsageError, WeightsError
+from .inputs import read_bytes
 
 ACTIVATIONS = ("binary", "relu", "linear")
 
@@ -188,20 +189,14 @@ class TrainedNetwork:
         """Read a ``.weights.json`` or ``.weights.npz`` file (as :meth:`save` writes
         them); :class:`~annc.errors.WeightsError` naming the file and field otherwise."""
         path = Path(path)
+        if path.suffix == ".npz":
+            return _load_npz(path)
+        raw = read_bytes(path, "weights file", WeightsError)
         try:
-            if path.suffix == ".npz":
-                return _load_npz(path)
-            try:
-                d = json.loads(path.read_text(encoding="utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError) as e:  # bad JSON, 4,300+ digits
-                raise WeightsError(f"{path}: not a readable weights file ({e})") from None
-            return cls.from_dict(d, str(path))
-        except FileNotFoundError:
-            raise WeightsError(f"{path}: weights file not found") from None
-        except IsADirectoryError:
-            raise WeightsError(f"{path}: is a folder, not a weights file") from None
-        except OSError as e:
-            raise WeightsError(f"{path}: cannot read the weights file ({e.strerror or e})") from None
+            d = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as e:  # bad JSON, 4,300+ digits
+            raise WeightsError(f"{path}: not a readable weights file ({e})") from None
+        return cls.from_dict(d, str(path))
 
 
 def _matrix(value, where: str, ndim: int) -> np.ndarray:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import UsageError
+from .inputs import sample_arrays
 from .spec import NetworkSpec
 
 
@@ -57,16 +58,7 @@ def make_problem(spec: NetworkSpec, X, y, classes, merge: bool = True) -> Traini
 def _samples(X, y, classes: int) -> tuple[np.ndarray, np.ndarray]:
     """``X`` as an N x d array of finite floats and ``y`` as N class indices in
     ``0..classes-1``; anything else is a :class:`UsageError` (Python API callers)."""
-    try:
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y)
-    except (TypeError, ValueError) as err:
-        raise UsageError(f"make_problem needs numeric arrays X and y ({err})") from None
-    if X.ndim != 2 or y.ndim != 1 or len(X) != len(y):
-        raise UsageError(f"make_problem needs X of shape N x d and y of length N, got X "
-                         f"{X.shape} and y {y.shape}")
-    if not np.isfinite(X).all():
-        raise UsageError("make_problem needs finite X (it has NaN or infinite values)")
+    X, y = sample_arrays(X, y, "make_problem", UsageError)
     whole = np.issubdtype(y.dtype, np.integer) or (
         np.issubdtype(y.dtype, np.floating) and bool(np.all(y == np.round(y))))
     if y.size and (not whole or y.min() < 0 or y.max() >= classes):

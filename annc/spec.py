@@ -18,7 +18,8 @@ from pathlib import Path
 
 import lark
 
-from .errors import AnncError, Diagnostic, SpecError, UsageError
+from .errors import Diagnostic, SpecError, UsageError
+from .inputs import read_bytes
 from .limits import LARGEST, MAX_LAYERS, MAX_PIECES, MAX_UNITS
 
 
@@ -696,14 +697,7 @@ def parse_spec(text: str, filename: str = "<spec>") -> NetworkSpec:
 
 def load_spec(path) -> NetworkSpec:
     """Read and parse a ``.ann`` file (the spec keeps ``source=str(path)`` and its text)."""
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise AnncError(f"{path}: spec file not found") from None
-    except IsADirectoryError:
-        raise AnncError(f"{path}: is a folder, not a spec file") from None
-    except OSError as err:
-        raise AnncError(f"{path}: cannot read spec file ({err.strerror or err})") from None
+    raw = read_bytes(path, "spec file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -59,6 +59,7 @@ from .compiler import Compiled, build, check_compile_options, check_name, write_
 from .data import Dataset, check_against_spec, class_index, class_lookup, class_order, load_data
 from .decode import decode_network
 from .errors import DataError, NoSolutionError, UsageError
+from .inputs import sample_arrays
 from .network import TrainedNetwork
 from .outputs import check_out_dir, export_atomically, remove_files
 from .solutions import Status
@@ -473,25 +474,7 @@ def as_data(data, *, label: str | None = None, classes: list | None = None, name
 
 def _array_data(X, y, *, label: str | None, classes: list | None, name: str) -> Dataset:
     """:func:`as_data` of a pair ``(X, y)``; :class:`DataError` names what is wrong."""
-    try:
-        X = np.asarray(X)
-        if np.iscomplexobj(X):
-            raise TypeError("complex numbers")
-        X = X.astype(float)
-    except (TypeError, ValueError, OverflowError) as e:
-        raise DataError(f"{name}: X must be a 2-D array of numbers ({e})") from None
-    try:
-        y = np.asarray(y)
-    except (TypeError, ValueError) as e:
-        raise DataError(f"{name}: y must be a 1-D array of labels ({e})") from None
-    if X.ndim != 2 or y.ndim != 1 or len(X) != len(y):
-        raise DataError(f"{name}: X must be 2-D and y 1-D with one label per row of X "
-                        f"(got shapes {X.shape} and {y.shape})")
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise DataError(f"{name}: X has no {'samples' if X.shape[0] == 0 else 'feature columns'} "
-                        f"(shape {X.shape})")
-    if not np.all(np.isfinite(X)):
-        raise DataError(f"{name}: X has values that are not finite numbers")
+    X, y = sample_arrays(X, y, name, DataError)
     # labels as the CSV loader sees them: integer-valued numbers as integers
     texts = [str(int(v)) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
              and np.isfinite(v) and float(v).is_integer() else str(v) for v in y.tolist()]
