@@ -112,6 +112,7 @@ def cmd_train(a) -> int:
     from .data import load_data
     from .report import network_lines, verification_lines
     from .solvers import DEFAULT, SolveOptions
+    from .solvers.base import Interrupt
     from .spec import load_spec
     from .train import train
 
@@ -124,8 +125,10 @@ def cmd_train(a) -> int:
     test = load_data(a.test, label=a.label, classes=data.classes) if a.test else None
     solver = "cmd" if a.solver_cmd is not None else (a.solver or DEFAULT)
     progress = None if a.quiet else (lambda p: print(p.line(), flush=True))
+    # the first Ctrl-C says what it does (on stderr, as the error messages)
+    interrupt = Interrupt(log=lambda line: print(line, file=sys.stderr, flush=True))
     opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads, progress=progress,
-                        command=a.solver_cmd)
+                        command=a.solver_cmd, interrupt=interrupt)
     r = train(spec, data, test=test, solver=solver, opts=opts, out_dir=a.out, stem=Path(a.spec).stem,
               merge=not a.no_merge, greedy=True if a.greedy else None, warm_start=not a.no_warm_start,
               log=lambda line: print(line, flush=True), max_nonzeros=a.max_nonzeros)

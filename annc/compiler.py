@@ -20,7 +20,8 @@ import numpy as np
 from .data import Dataset, check_against_spec, load_data
 from .errors import UsageError
 from .formulations import formulate
-from .limits import check_numbers, check_size, data_size
+from .limits import check_size, data_size
+from .magnitudes import check_numbers
 from .model import Model
 from .outputs import Staging, check_out_dir, prepare_out_dir, write_to
 from .problem import TrainingProblem, make_problem
@@ -66,7 +67,7 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
     Before anything model-sized is allocated, the model's size is counted in closed form
     and refused over ``max_nonzeros`` (default :data:`annc.limits.MAX_NONZEROS`), and its
     numbers are bounded and refused if a solver could not use them
-    (:mod:`annc.limits`).
+    (:mod:`annc.magnitudes`).
     """
     check_against_spec(spec, data)
     check_size(data_size(spec, data.X, merge=merge), max_nonzeros,

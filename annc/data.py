@@ -20,6 +20,7 @@ import numpy as np
 from .errors import DataError, UsageError
 from .inputs import read_bytes
 from .limits import LARGEST
+from .spec import located
 
 MAX_REPORTED = 20
 MAX_LABEL_DIGITS = 4000  # Python's int() refuses more than 4300 digits
@@ -278,18 +279,23 @@ def _difference(got: int, want: int) -> str:
 
 
 def check_against_spec(spec, data: Dataset) -> None:
-    """Check the data has ``spec.inputs`` feature columns and ``spec.classes`` classes."""
+    """Check the data has ``spec.inputs`` feature columns and ``spec.classes`` classes.
+
+    Each mismatch is reported at the spec line that says otherwise (``input`` or
+    ``output``; :func:`annc.spec.located`), as a :class:`DataError`."""
     problems = []
     d = len(data.features)
     if d != spec.inputs:
-        problems.append(
-            f"spec {spec.source} says input {spec.inputs} but {data.path} has {d} feature "
-            f"column{'s' if d != 1 else ''} ({_difference(d, spec.inputs)})")
+        problems.append(located(
+            spec, "input", None,
+            f"the spec says input {spec.inputs} but {data.path} has {d} feature "
+            f"column{'s' if d != 1 else ''} ({_difference(d, spec.inputs)})"))
     k = len(data.classes)
     if k != spec.classes:
-        problems.append(
-            f"spec {spec.source} says output {spec.classes} but {data.path} has {k} "
+        problems.append(located(
+            spec, (), len(spec.hidden),
+            f"the spec says output {spec.classes} but {data.path} has {k} "
             f"class{'es' if k != 1 else ''} ({_difference(k, spec.classes)}): "
-            + _listed(data.classes))
+            + _listed(data.classes)))
     if problems:
         raise DataError("\n".join(problems))

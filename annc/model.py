@@ -1,37 +1,27 @@
 """A mixed-integer linear model held as arrays: the lowering target of every formulation.
 
-Formulations add *blocks*: a variable block is an n-dimensional array of columns with
-shared meaning (``a0`` = weights of layer 0, ``h1`` = binary activations of layer 1, ...);
-a row block is an array of rows built from broadcast coefficient terms.  No Python
-object is made per coefficient: a row block is stored row by row (CSR pieces: entries
-per row, column indices, values) and the model as one sparse matrix ``A``, so the
-writers, highspy and PuLP all read the same arrays.
-
 The model is always ``min c'x + c0  s.t.  A x (<=, >=, =) rhs,  lb <= x <= ub,
 x_j integer for j in I``.
 
-Sizes.  A digits- or MNIST-size training problem has millions of non-zeros, so the
-builder keeps memory near the size of the final matrix: indices are ``int32`` (while
-they fit), a term's entries are gathered straight from broadcast *views* (the
-broadcast arrays are never materialised), zero coefficients are dropped on the
-un-broadcast coefficient array, and :meth:`ModelBuilder.build` turns the CSR pieces
-into ``A`` in compressed-sparse-column form (what the MPS writer and highspy read)
-with one counting sort, without COO triplets.  Names are never built one Python string
-per column for writing: :func:`name_table` renders a block's names from its index
-digits straight into a byte table (the same names as :func:`annc.names.element_names`).
+Its columns and rows come in *blocks*: a variable block is an n-dimensional array of
+columns with shared meaning (``a0`` = weights of layer 0, ``h1`` = binary activations
+of layer 1, ...), a row block an array of rows.  ``A`` is one sparse matrix, so the
+writers, highspy and PuLP all read the same arrays.  Formulations make a model with
+:class:`annc.builder.ModelBuilder`; names come from :mod:`annc.names` (as byte tables
+for writing: :func:`annc.names.name_table`); whether a point satisfies the model is
+:meth:`Model.check` (:mod:`annc.feasibility`, the one feasibility rule).
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
 
-from .names import check_block_name, element_names
+from .feasibility import SOLUTION_TOL, Check, check
+from .names import element_names, name_table, table_strings
 
 SENSES = ("L", "G", "E")  # <=, >=, =
-INT32_MAX = np.iinfo(np.int32).max
 
 
 @dataclass(frozen=True)
@@ -58,78 +48,6 @@ class Block:
 
     def names(self) -> list[str]:
         return element_names(self.name, self.shape)
-
-
-# ----------------------------------------------------------------------------- name tables
-
-def _digit_runs(n: int) -> list[tuple[int, int, np.ndarray]]:
-    """``0..n-1`` split by number of decimal digits: ``(lo, hi, digits)`` with the ASCII
-    digits of ``lo..hi-1`` as a ``(hi - lo) x d`` uint8 array."""
-    runs, d = [], 1
-    while 10 ** (d - 1) < n or d == 1:
-        lo, hi = (0 if d == 1 else 10 ** (d - 1)), min(10 ** d, n)
-        if lo < hi:
-            i = np.arange(lo, hi)[:, None]
-            runs.append((lo, hi, (i // 10 ** np.arange(d - 1, -1, -1) % 10 + ord("0")).astype(np.uint8)))
-        d += 1
-    return runs
-
-
-def _fill_names(v: np.ndarray, block: Block, pad: int, prefix: bytes, suffix: bytes) -> None:
-    """Write ``prefix + name + blanks up to pad + suffix`` of every element of ``block``
-    into ``v`` (zeroed uint8, shaped ``block.shape + (width,)``).
-
-    The elements whose indices have the same number of digits on every axis form a
-    rectangular sub-block with the same layout, so each is filled by broadcasting.
-    """
-    shape = block.shape
-    head = np.frombuffer(prefix + block.name.encode("ascii"), dtype=np.uint8)
-    tail = np.frombuffer(suffix, dtype=np.uint8)
-    for runs in itertools.product(*[_digit_runs(s) for s in shape]):
-        g = v[tuple(slice(lo, hi) for lo, hi, _ in runs)]
-        g[..., :len(head)] = head
-        at = len(head)
-        for k, (_, _, dig) in enumerate(runs):
-            g[..., at] = ord("_")
-            axis = (1,) * k + (len(dig),) + (1,) * (len(shape) - k - 1)
-            g[..., at + 1:at + 1 + dig.shape[1]] = dig.reshape(axis + dig.shape[1:])
-            at += 1 + dig.shape[1]
-        text_end = max(at, len(prefix) + pad)
-        g[..., at:text_end] = ord(" ")
-        g[..., text_end:text_end + len(tail)] = tail
-
-
-def name_table(blocks: list[Block], pad: int = 0, prefix: bytes = b"", suffix: bytes = b"") -> np.ndarray:
-    """Names of every element of ``blocks`` (in order) as a 2-D ``uint8`` table.
-
-    Row ``i`` holds the ASCII of ``prefix + name + blanks + suffix`` for the ``i``-th
-    name (exactly :func:`annc.names.element_names`), the name padded with blanks to
-    ``pad`` characters, then NUL bytes up to the table's width.  Rendered from the
-    index digits with numpy, no Python string per element.
-    """
-    def width(b):
-        longest = len(b.name) + sum(1 + len(str(max(s - 1, 0))) for s in b.shape)
-        return len(prefix) + max(longest, pad) + len(suffix)
-
-    total = sum(b.size for b in blocks)
-    out = np.zeros((total, max([width(b) for b in blocks if b.size] or [1])), dtype=np.uint8)
-    at = 0
-    for b in blocks:
-        if b.size:
-            _fill_names(out[at:at + b.size].reshape(b.shape + (out.shape[1],)), b, pad, prefix, suffix)
-        at += b.size
-    return out
-
-
-def table_strings(tab: np.ndarray) -> list[str]:
-    """The strings of a NUL-padded byte table (:func:`name_table`) as a list."""
-    if len(tab) == 0:
-        return []
-    buf = np.empty((tab.shape[0], tab.shape[1] + 1), dtype=np.uint8)
-    buf[:, :-1] = tab
-    buf[:, -1] = ord("\n")
-    flat = buf.reshape(-1)
-    return flat[flat != 0].tobytes().decode("ascii").split("\n")[:-1]
 
 
 # ----------------------------------------------------------------------------- the model
@@ -212,28 +130,16 @@ class Model:
         return replace(self, A=self.A[keep].tocsc(), sense=self.sense[keep], rhs=self.rhs[keep],
                        row_blocks=blocks, big_m={k: v for k, v in self.big_m.items() if k != name})
 
+    def check(self, x: np.ndarray, tol: float = SOLUTION_TOL) -> Check:
+        """The violations of the point ``x`` under annc's one tolerance policy
+        (:mod:`annc.feasibility`): bounds and integrality to ``tol``, rows to
+        ``tol * max(1, max |rhs|)``, a non-finite value always."""
+        return check(self, x, tol)
+
     def violations(self, x: np.ndarray) -> dict:
-        """Largest bound, row and integrality violations of the point ``x``."""
-        x = np.asarray(x, dtype=float)
-        act = self.activity(x)
-        viol = np.zeros(self.num_rows)
-        L, G, E = self.sense == "L", self.sense == "G", self.sense == "E"
-        viol[L] = np.maximum(act[L] - self.rhs[L], 0)
-        viol[G] = np.maximum(self.rhs[G] - act[G], 0)
-        viol[E] = np.abs(act[E] - self.rhs[E])
-        bound = np.maximum(np.maximum(self.lb - x, x - self.ub), 0)
-        frac = np.abs(x - np.round(x)) * self.integer
-
-        def worst(v, blocks):
-            if v.size == 0 or v.max() <= 0:
-                return {"max": 0.0, "where": None}
-            i = int(np.argmax(v))
-            b = next(b for b in blocks if b.start <= i < b.stop)
-            idx = np.unravel_index(i - b.start, b.shape) if b.shape else ()
-            return {"max": float(v[i]), "where": "_".join([b.name] + [str(int(k)) for k in idx])}
-
-        return {"row": worst(viol, self.row_blocks), "bound": worst(bound, self.var_blocks),
-                "integrality": worst(frac, self.var_blocks)}
+        """Largest row, bound and integrality deviations of the point ``x``, whatever the
+        tolerance (:meth:`annc.feasibility.Check.maxima`)."""
+        return self.check(x).maxima()
 
     def stats(self) -> dict:
         """Sizes and numerical ranges, as printed at compile time and stored in the map."""
@@ -264,195 +170,3 @@ def _range(v: np.ndarray, chunk: int = 1 << 20) -> list[float] | None:
         if a.size:
             lo, hi = min(lo, float(a.min())), max(hi, float(a.max()))
     return [lo, hi] if hi >= lo else None
-
-
-# ----------------------------------------------------------------------------- the builder
-
-class ModelBuilder:
-    """Collects variable blocks, row blocks and objective terms; :meth:`build` assembles."""
-
-    def __init__(self, name: str):
-        self.name = name
-        self._vars: list[Block] = []
-        self._rows: list[Block] = []
-        self._lb: list[np.ndarray] = []
-        self._ub: list[np.ndarray] = []
-        self._int: list[np.ndarray] = []
-        self._sense: list[np.ndarray] = []
-        self._rhs: list[np.ndarray] = []
-        # one CSR piece per row block: (entries per row, column indices, values)
-        self._csr: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self._obj: list[tuple[np.ndarray, np.ndarray]] = []
-        self.obj_const = 0.0
-        self.big_m: dict = {}
-        self.ncols = 0
-        self.nrows = 0
-
-    # -- variables -------------------------------------------------------------
-    def var(self, name, shape, lb, ub, *, integer=False, role="", layer=None) -> np.ndarray:
-        """Add a block of columns with (broadcast) bounds; return its index array."""
-        check_block_name(name)
-        if any(b.name == name for b in self._vars):
-            raise ValueError(f"duplicate variable block {name}")
-        shape = tuple(int(s) for s in shape)
-        b = Block(name, role, layer, shape, self.ncols)
-        self._vars.append(b)
-        self._lb.append(np.broadcast_to(np.asarray(lb, float), shape).ravel().copy())
-        self._ub.append(np.broadcast_to(np.asarray(ub, float), shape).ravel().copy())
-        self._int.append(np.full(b.size, bool(integer)))
-        self.ncols = b.stop
-        return b.index()
-
-    def var_bounds(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Lower and upper bounds of the columns ``cols`` (any shape)."""
-        lb, ub = np.concatenate(self._lb), np.concatenate(self._ub)
-        return lb[cols], ub[cols]
-
-    def binary(self, name, shape, *, role="", layer=None) -> np.ndarray:
-        return self.var(name, shape, 0.0, 1.0, integer=True, role=role, layer=layer)
-
-    # -- rows ------------------------------------------------------------------
-    def rows(self, name, shape, sense, rhs, terms, *, role="", layer=None, big_m=None) -> None:
-        """Add rows ``sum_t coef_t * x[col_t] (sense) rhs`` for every index of ``shape``.
-
-        Each term is ``(cols, coefs)``; both broadcast to ``shape`` (one entry per row)
-        or to ``shape + (t,)`` (a sum over a trailing axis).  Zero coefficients are
-        dropped.  ``big_m`` (array or scalar) is only recorded for the model statistics.
-        """
-        check_block_name(name)
-        if any(b.name == name for b in self._rows):
-            raise ValueError(f"duplicate row block {name}")
-        if sense not in SENSES:
-            raise ValueError(sense)
-        shape = tuple(int(s) for s in shape)
-        b = Block(name, role, layer, shape, self.nrows)
-        self._rows.append(b)
-        pieces = [self._term(shape, cols, coefs) for cols, coefs in terms]
-        self._csr.append(_merge_rows(pieces, b.size))
-        self._sense.append(np.full(b.size, sense, dtype="<U1"))
-        self._rhs.append(np.broadcast_to(np.asarray(rhs, float), shape).ravel().copy())
-        if big_m is not None:
-            m = np.asarray(big_m, dtype=float)
-            if m.size:
-                self.big_m[name] = (float(m.min()), float(m.max()))
-        self.nrows = b.stop
-
-    def _term(self, shape, cols, coefs):
-        """One term's entries in row order: ``(count per row, cols, values)``.
-
-        The count is an int (the same for every row) or an array with one count per row.
-        Entries are gathered from broadcast views: only the kept entries are stored.
-        """
-        cols, coefs = np.asarray(cols), np.asarray(coefs, dtype=float)
-        nd = max(cols.ndim, coefs.ndim)
-        target = shape if nd <= len(shape) else shape + (np.broadcast_shapes(cols.shape, coefs.shape)[-1],)
-        per_row = int(np.prod(target[len(shape):]))  # 1, or the trailing axis
-        if cols.size and (cols.min() < 0 or cols.max() >= self.ncols):
-            raise IndexError(f"column index out of range 0..{self.ncols - 1}")
-        cols = cols.astype(np.int32 if self.ncols <= INT32_MAX else np.int64, copy=False)
-        nonzero = coefs != 0  # on the coefficients as given, before broadcasting
-        if nonzero.all():
-            c = np.broadcast_to(cols, target).reshape(-1)
-            v = np.broadcast_to(coefs, target).reshape(-1)
-            count = per_row
-        else:
-            keep = np.broadcast_to(nonzero, target)
-            c = np.broadcast_to(cols, target)[keep]
-            v = np.broadcast_to(coefs, target)[keep]
-            count = keep.sum(-1).reshape(-1) if per_row > 1 else keep.reshape(-1)
-        return count, c, v
-
-    # -- objective -------------------------------------------------------------
-    def minimize(self, cols, coefs) -> None:
-        """Add ``sum coefs * x[cols]`` to the (minimised) objective."""
-        cols, coefs = np.broadcast_arrays(np.asarray(cols), np.asarray(coefs, float))
-        self._obj.append((cols.ravel(), coefs.ravel()))
-
-    def build(self) -> Model:
-        n, m = self.ncols, self.nrows
-        A = _assemble_csc(self._csr, m, n)
-        self._csr = []  # the builder is spent: do not keep a second copy alive
-        obj = np.zeros(n)
-        for cols, coefs in self._obj:
-            if cols.size:
-                obj += np.bincount(cols.astype(np.intp), weights=coefs, minlength=n)
-        cat = lambda xs, dt=float: np.concatenate(xs) if xs else np.zeros(0, dt)  # noqa: E731
-        return Model(
-            name=self.name, var_blocks=list(self._vars), row_blocks=list(self._rows),
-            lb=cat(self._lb), ub=cat(self._ub), integer=cat(self._int, bool), obj=obj,
-            obj_const=float(self.obj_const), sense=cat(self._sense, "<U1"), rhs=cat(self._rhs),
-            A=A, big_m=dict(self.big_m),
-        )
-
-
-def _merge_rows(pieces: list, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Interleave the terms of a row block into row order: ``(count per row, cols, vals)``.
-
-    Row ``i`` lists the entries of term 0, then term 1, ...  A term whose count per row
-    is an int ``t`` has its entries of row ``i`` at ``i*t .. i*t+t-1``.
-    """
-    if not pieces:
-        return np.zeros(rows, dtype=np.int64), np.zeros(0, np.int32), np.zeros(0)
-    counts = [np.broadcast_to(np.asarray(cnt, dtype=np.int64), (rows,)) for cnt, _, _ in pieces]
-    if len(pieces) == 1:
-        return counts[0].copy(), pieces[0][1], pieces[0][2]
-    total = np.sum(counts, axis=0)
-    ptr = np.zeros(rows + 1, dtype=np.int64)
-    np.cumsum(total, out=ptr[1:])
-    dtype = np.result_type(*[c.dtype for _, c, _ in pieces])
-    cols = np.empty(int(ptr[-1]), dtype=dtype)
-    vals = np.empty(int(ptr[-1]), dtype=float)
-    at = ptr[:-1].copy()  # where the next term's entries of each row go
-    for (cnt, c, v), count in zip(pieces, counts):
-        if isinstance(cnt, int):
-            dest = (at[:, None] + np.arange(cnt)).reshape(-1)
-        else:
-            start = np.cumsum(count) - count  # where each row's entries start within the term
-            dest = np.arange(len(c), dtype=np.int64) + np.repeat(at - start, count)
-        cols[dest] = c
-        vals[dest] = v
-        at += count
-    return total, cols, vals
-
-
-def _assemble_csc(pieces: list, m: int, n: int) -> sp.csc_matrix:
-    """The row blocks' CSR pieces as one ``m x n`` CSC matrix (sorted, no duplicates).
-
-    The pieces are copied into one CSR triplet (each piece freed once copied), which
-    one counting sort (``tocsc``) turns into CSC with rows sorted within each column.
-    A column listed twice in one row (a formulation may add ``x`` in two terms) is
-    summed; entries that sum to zero are removed.
-    """
-    nnz = sum(len(v) for _, _, v in pieces)
-    idx = np.int32 if max(n, m, nnz) <= INT32_MAX else np.int64
-    indptr = np.zeros(m + 1, dtype=idx)
-    indices = np.empty(nnz, dtype=idx)
-    data = np.empty(nnz, dtype=float)
-    row = at = 0
-    while pieces:
-        cnt, c, v = pieces.pop(0)
-        np.cumsum(cnt, out=indptr[row + 1:row + 1 + len(cnt)])
-        indptr[row + 1:row + 1 + len(cnt)] += at
-        indices[at:at + len(c)] = c
-        data[at:at + len(v)] = v
-        row += len(cnt)
-        at += len(v)
-        del cnt, c, v
-    csr = sp.csr_matrix((data, indices, indptr), shape=(m, n), copy=False)
-    del data, indices, indptr
-    A = csr.tocsc()
-    del csr
-    # rows come out sorted within each column; a repeated row is a duplicate entry
-    if A.nnz:
-        first = np.zeros(A.nnz, dtype=bool)
-        starts = A.indptr[:-1][np.diff(A.indptr) > 0]
-        first[starts] = True
-        dup = ~first[1:] & (A.indices[1:] == A.indices[:-1])
-        if dup.any():
-            A.has_canonical_format = False
-            A.sum_duplicates()
-            A.eliminate_zeros()
-            return A
-    A.has_sorted_indices = True
-    A.has_canonical_format = True
-    return A

@@ -6,7 +6,8 @@ output layer, trained on the forward pass of the decoded layers before it (stand
 semantics, not the solver's rounded variables).  When the last hidden layer is ReLU
 the output layer is then retrained by the exact output-layer-only MIP (Algorithm 2);
 otherwise the output layer of the last MIP is kept (Algorithm 1).  Time limits apply
-to each MIP.
+to each MIP.  The chain of MIPs is :mod:`annc.chain` (which ``annc experiment`` uses
+too); this module gives it the per-MIP trainer :func:`_solve_step` (files, MIP start).
 
 Ctrl-C (one shared :class:`~annc.solvers.base.Interrupt` for the whole run) stops the
 running solver, which keeps its incumbent; that incumbent is decoded and verified as
@@ -55,6 +56,7 @@ from typing import Callable
 
 import numpy as np
 
+from .chain import Step, run_chain, weakest
 from .compiler import Compiled, build, check_compile_options, check_name, write_artifacts
 from .data import Dataset, check_against_spec, class_index, class_lookup, class_order, load_data
 from .decode import decode_network
@@ -67,39 +69,11 @@ from .solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, solve
 from .solvers.base import Interrupt
 from .spec import NetworkSpec, load_spec, parse_spec
 from .varmap import file_digest
-from .verify import Verification, check
+from .verify import check
 from .warmstart import mip_start
 
-WARM_START_SOLVERS = ("highs", "scip", "gurobi", "cplex", "xpress")  # drivers that take SolveOptions.start
 START_BUDGET = 20.0  # seconds for the MIP start's local search, at most a quarter of a time limit
 MIN_START_BUDGET = 0.5  # below this (a time limit under 2 s) no start is tried
-
-# weakest last: the status of a run is the weakest over its MIPs
-STATUS_ORDER = [Status.OPTIMAL, Status.FEASIBLE, Status.UNKNOWN, Status.NO_SOLUTION,
-                Status.INFEASIBLE, Status.UNBOUNDED]
-
-
-@dataclass
-class Step:
-    """One MIP solved: what it trained, the solve and its verification."""
-
-    name: str
-    compiled: Compiled
-    result: SolveResult
-    verification: Verification | None
-    network: TrainedNetwork | None
-    files: list[Path] = field(default_factory=list)
-    accuracy: float | None = None  # training accuracy of this MIP's own network (on its inputs)
-
-    def summary(self) -> str:
-        """One line: what the solver established, objective, time, accuracy, verification."""
-        r = self.result
-        obj = "-" if r.objective is None else f"{r.objective:.6g}"
-        acc = "" if self.accuracy is None else f", training accuracy {self.accuracy:.4f}"
-        ver = "" if self.verification is None else (", verified" if self.verification.ok
-                                                     else ", verification FAILED")
-        return f"[{self.name}] {r.describe()}, objective {obj}, {r.seconds:.1f}s{acc}{ver}"
-
 
 @dataclass
 class TrainResult:
@@ -115,7 +89,7 @@ class TrainResult:
     @property
     def status(self) -> Status:
         """The weakest status over the MIPs solved (optimal only if every one was)."""
-        return max((s.result.status for s in self.steps), key=STATUS_ORDER.index)
+        return weakest(s.result.status for s in self.steps)
 
     @property
     def seconds(self) -> float:
@@ -203,14 +177,6 @@ def _changed_files(folder: Path | None, prefix: str, before: dict | None = None)
     return {p: v for p, v in now.items() if before.get(p) != v}
 
 
-def _layer_data(X: np.ndarray, like: Dataset, name: str) -> Dataset:
-    """The inputs of the next greedy layer as an in-memory Dataset (``_solve_step``
-    writes it as ``<out>/<name>.csv`` with the layer's model and map)."""
-    X = np.ascontiguousarray(X, dtype=float)
-    return replace(like, X=X, features=[f"u{k}" for k in range(X.shape[1])], path=f"<{name}>",
-                   sha256=hashlib.sha256(X.tobytes() + like.y.tobytes()).hexdigest())
-
-
 # -- solving ----------------------------------------------------------------------
 def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -> NoSolutionError:
     if res.status == Status.INFEASIBLE:
@@ -246,7 +212,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         # file-based solvers reuse the MPS just written and leave their solution file
         # beside it, where `annc decode` finds the matching map
         step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
-    if warm_start and solver in WARM_START_SOLVERS and step_opts.start is None:
+    if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
         step_opts = _with_start(name, c, step_opts, log)
     before = _changed_files(out_dir, f"{name}.")
     try:
@@ -286,65 +252,11 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> So
 
 def _train_mips(spec: NetworkSpec, data: Dataset, stem: str, greedy: bool, intr: Interrupt, kw: dict,
                 log: Callable) -> tuple[list[Step], TrainedNetwork, str | None]:
-    """Solve the MIP of full training, or those of greedy training: ``(steps, network,
-    why the network is truncated or None)``."""
-    truncated = None
+    """Solve the MIP of full training, or those of greedy training (:func:`~annc.chain.run_chain`,
+    each MIP by :func:`_solve_step`): ``(steps, network, why the network is truncated or None)``."""
     with intr.armed():
-        if not greedy:
-            steps = [_solve_step(stem, spec, data, **kw)]
-            net = steps[0].network
-            net.meta.update({"spec": spec.source, "training": "full"})
-        else:
-            steps, layers, X = [], [], data.X
-            final_output = None  # the output layer of the network: of the last MIP that trained one
-            n = len(spec.hidden)
-            for i, hidden in enumerate(spec.hidden):
-                if intr.requested:  # Ctrl-C after layer i-1 was trained
-                    break
-                sub = replace(spec, inputs=X.shape[1], hidden=(hidden,), training="full")
-                name = f"{stem}.layer{i}"
-                try:
-                    step = _solve_step(name, sub, _layer_data(X, data, name) if i else data, **kw)
-                except NoSolutionError:
-                    if intr.requested and steps:  # interrupted before this layer had a solution
-                        break
-                    raise
-                steps.append(step)
-                log(step.summary() + " (with its own output layer)")
-                layers.append(step.network.layers[0])
-                X = step.network.forward(X)[0]
-                final_output = step.network.layers[1]
-            if not layers:
-                raise NoSolutionError(f"[{stem}] interrupted before any layer was trained: no network to export")
-            if len(layers) < n:
-                truncated = (f"interrupted: the network keeps {len(layers)} of the spec's {n} hidden "
-                             f"layers and the output layer trained with hidden layer {len(layers) - 1}")
-            elif spec.hidden[-1].activation == "relu":
-                # Algorithm 2: the exact output-layer-only MIP on the last ReLU layer's outputs
-                step = None
-                if not intr.requested:
-                    sub = replace(spec, inputs=X.shape[1], hidden=(), training="full")
-                    name = f"{stem}.output"
-                    try:
-                        step = _solve_step(name, sub, _layer_data(X, data, name), **kw)
-                    except NoSolutionError:
-                        if not intr.requested:
-                            raise
-                if step is not None:
-                    steps.append(step)
-                    log(step.summary() + " (output layer only, exact)")
-                    final_output = step.network.layers[0]
-                else:
-                    truncated = ("interrupted before the exact output-layer MIP (Algorithm 2): the "
-                                 "output layer is the one trained with the last hidden layer")
-            if truncated:
-                log(f"[{stem}] {truncated}")
-            layers.append(final_output)
-            net = TrainedNetwork(list(data.classes), layers, {"spec": spec.source, "training": "greedy"})
-            if truncated:
-                net.meta["truncated"] = truncated
-
-    return steps, net, truncated
+        return run_chain(spec, data, stem, greedy=greedy, interrupt=intr, log=log,
+                         solve=lambda name, sub, d: _solve_step(name, sub, d, **kw))
 
 
 def check_train_args(spec: NetworkSpec, data: Dataset, test: Dataset | None, *, solver: str,
@@ -391,7 +303,7 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
     opts = check_train_args(spec, data, test, solver=solver, opts=opts or SolveOptions(), stem=stem,
                             out_dir=out_dir)  # a checked copy: the caller's stays as it was
     if opts.interrupt is None:
-        opts.interrupt = Interrupt()
+        opts.interrupt = Interrupt(log=log)  # the first Ctrl-C says what it does
     out = Path(out_dir) if out_dir is not None else None
     greedy = spec.training == "greedy" if greedy is None else greedy
     greedy = bool(greedy and spec.hidden)

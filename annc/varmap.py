@@ -17,8 +17,8 @@ from pathlib import Path
 
 from . import __version__
 from .errors import AnncError, MapError, SpecError
-from .model import Block, Model, name_table, table_strings
-from .names import BLOCK_RE
+from .model import Block, Model
+from .names import BLOCK_RE, name_table, table_strings
 
 SCHEMA = "annc-map/1"
 

@@ -23,9 +23,6 @@ from .network import TrainedNetwork
 from .spec import parse_spec
 from .varmap import file_digest, names_digest
 
-FEAS_TOL = 1e-5
-INT_TOL = 1e-5
-
 
 @dataclass
 class Verification:
@@ -37,7 +34,7 @@ class Verification:
     solver_accuracy: float
     samples: int
     activation_mismatch: dict = field(default_factory=dict)  # layer -> (mismatches, total)
-    violations: dict = field(default_factory=dict)
+    violations: dict = field(default_factory=dict)  # Check.maxima(): the largest of each kind
     mccormick_gap: float | None = None
     problems: list = field(default_factory=list)
 
@@ -92,7 +89,7 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
     """Check ``x`` and the exported ``net`` against the compiled model ``c``."""
     model, problem, layers = c.model, c.problem, c.varmap["layers"]
     point_obj = model.objective(x)
-    viol = model.violations(x)
+    feas = model.check(x)  # the one feasibility rule (annc.feasibility): solution tolerance
 
     outs = net.forward(problem.X)
     scores = outs[-1]
@@ -114,20 +111,9 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
             g = float(np.max(np.abs(z - a[None] * q[:, :, None]))) if z.size else 0.0
             gap = g if gap is None else max(gap, g)
 
-    v = Verification(status, solver_objective, point_obj, loss, acc, solver_acc, n, mism, viol, gap)
-    v.problems += _non_finite(model, x, solver_objective, point_obj, loss, acc, solver_acc)
-    # every test is "not (value <= tolerance)", so that a NaN is a violation, never a pass
-    if not viol["integrality"]["max"] <= INT_TOL:
-        w = viol["integrality"]
-        v.problems.append(f"not integral: {w['where']} is {w['max']:.3g} away from an integer "
-                          "(a solver stopped at a limit may return a fractional point)")
-    if not viol["bound"]["max"] <= FEAS_TOL:
-        w = viol["bound"]
-        v.problems.append(f"bound violated by {w['max']:.3g} at {w['where']}")
-    if not viol["row"]["max"] <= FEAS_TOL * max(1.0, float(np.abs(model.rhs).max(initial=0.0))):
-        w = viol["row"]
-        v.problems.append(f"row {w['where']} violated by {w['max']:.3g}: the solution does not satisfy "
-                          "this model (is the file truncated, or from another model?)")
+    v = Verification(status, solver_objective, point_obj, loss, acc, solver_acc, n, mism, feas.maxima(), gap)
+    v.problems += _non_finite(feas, solver_objective, point_obj, loss, acc, solver_acc)
+    v.problems += [_problem(w) for w in feas.violations if w.kind != "non-finite"]
     for i, (bad, total) in mism.items():
         if bad:
             v.problems.append(f"layer {i}: {bad} of {total} binary activations of the exported network "
@@ -135,15 +121,24 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
     return v
 
 
-def _non_finite(model, x: np.ndarray, solver_objective, *numbers) -> list[str]:
-    """Problems for a NaN or infinite value in the point, the solver's objective, or the
-    objective, loss and accuracies recomputed from it."""
+def _problem(w) -> str:
+    """The verification problem for the violation ``w`` (integrality, bound or row)."""
+    if w.kind == "integrality":
+        return f"not integral: {w.describe()} (a solver stopped at a limit may return a fractional point)"
+    if w.kind == "row":
+        return (f"{w.describe()}: the solution does not satisfy this model (is the file truncated, "
+                "or from another model?)")
+    return w.describe()
+
+
+def _non_finite(feas, solver_objective, *numbers) -> list[str]:
+    """Problems for a NaN or infinite value in the point (``feas``: its check), the
+    solver's objective, or the objective, loss and accuracies recomputed from it."""
     out = []
-    bad = np.flatnonzero(~np.isfinite(np.asarray(x, dtype=float)))
-    if bad.size:
-        name = model.col_names()[bad[0]]
-        out.append(f"column {name} has the value {x[bad[0]]} ({bad.size} non-finite value"
-                   f"{'s' if bad.size > 1 else ''} in all): not a solution")
+    w, count = feas.worst("non-finite"), feas.count("non-finite")
+    if w:
+        out.append(f"{w.describe()} ({count} non-finite value{'s' if count > 1 else ''} in all): "
+                   "not a solution")
     if solver_objective is not None and not np.isfinite(solver_objective):
         out.append(f"the solver's objective is {solver_objective}")
     labels = ("objective of the point", "loss of the exported network", "training accuracy",

@@ -37,11 +37,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from .feasibility import START_TOL
 from .model import Model
 from .problem import TrainingProblem, make_problem
 from .sgd import train_sgd
 
-FEAS_TOL = 1e-7
 BOX_ROOM = 0.9  # scale into 90% of the box, leaving the bias room to move off the eps gap
 SGD_FLOPS = 2e9  # budget for the SGD run: epochs = SGD_FLOPS / (samples * weights), capped
 
@@ -144,7 +144,7 @@ def complete(model: Model, problem: TrainingProblem, weights: list, biases: list
              tol: float | None = None) -> np.ndarray | None:
     """Step 4: the full MIP point of the given weights (units put in the spec's symmetry
     order), or None if it violates the model by more than ``tol`` (default
-    :data:`FEAS_TOL`; ``np.inf`` returns the point unchecked)."""
+    :data:`annc.feasibility.START_TOL`; ``np.inf`` returns the point unchecked)."""
     from .formulations.relu import pieces
     spec, eps = problem.spec, problem.spec.eps
     weights, biases = ordered(problem, weights, biases)
@@ -253,14 +253,10 @@ def _rounded(model: Model, x: np.ndarray) -> np.ndarray | None:
 
 
 def _feasible(model: Model, x: np.ndarray, tol: float | None = None) -> bool:
-    """Whether ``x`` violates no row, bound or integrality by more than ``tol`` (default
-    :data:`FEAS_TOL`); a NaN anywhere is a violation."""
-    tol = FEAS_TOL if tol is None else tol
-    if tol == np.inf:
-        return True
-    v = model.violations(x)
-    worst = max(v["row"]["max"], v["bound"]["max"], v["integrality"]["max"])
-    return bool(np.all(np.isfinite(x))) and worst <= tol
+    """Whether ``x`` is a start ``model`` accepts: :meth:`~annc.model.Model.check` to
+    ``tol`` (default :data:`annc.feasibility.START_TOL`); ``np.inf`` accepts any point."""
+    tol = START_TOL if tol is None else tol
+    return tol == np.inf or model.check(x, tol).ok
 
 
 def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0) -> np.ndarray | None:

@@ -441,8 +441,12 @@ def _fixture_texts():
 
 def targets() -> dict:
     """``name -> (strategy of argument tuples, runner)``."""
-    option = st.sampled_from(["1", "5", "0", "-1", "-5", "2", "0.5", "nan", "inf", "1e9", "abc", "",
-                              "1000000", "9" * 400])
+    odd = st.sampled_from(["0", "-1", "-5", "nan", "inf", "-inf", "1e9", "abc", "", "1000000", "9" * 400, "0x10"])
+
+    def option(*valid):  # two thirds sensible, one third odd
+        return st.one_of(st.sampled_from(valid), st.sampled_from(valid), odd)
+    n, noise, seed = option("1", "10", "100"), option("0", "0.1", "0.5", "1"), option("0", "3", "12345")
+    limit, gap, threads = option("20", "60", "1e6"), option("0", "0.01", "0.5"), option("1", "2")
     return {
         "spec": (st.tuples(spec_text(), st.sampled_from(["mps", "lp", "mps.gz"])), run_compile_spec),
         "csv": (st.tuples(csv_text()), run_compile_csv),
@@ -451,8 +455,8 @@ def targets() -> dict:
         "map": (st.deferred(lambda: st.tuples(mutate_json(json.loads(base().map.read_text())), st.booleans())),
                 run_decode_map),
         "weights": (st.deferred(lambda: st.tuples(mutate_json(json.loads(base().weights.read_text())))), run_eval),
-        "data": (st.tuples(option, option, option, st.sampled_from(["plain", "missing", "under-file", "folder"])),
+        "data": (st.tuples(n, noise, seed, st.sampled_from(["plain", "missing", "under-file", "folder"])),
                  run_data),
-        "train": (st.tuples(st.sampled_from(["output_only.ann", "xor.ann"]), option, option, option,
+        "train": (st.tuples(st.sampled_from(["output_only.ann", "xor.ann"]), limit, gap, threads,
                             st.sampled_from(["none", "same", "wide", "missing"])), run_train),
     }

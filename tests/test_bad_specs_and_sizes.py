@@ -156,11 +156,14 @@ def test_csv_rows_keep_their_file_lines(tmp_path):
 
 # ----------------------------------------------------------------------------- sizes
 
-def test_a_huge_hidden_layer_is_refused_before_it_is_built(tmp_path):
-    import time
-    start = time.perf_counter()
+def test_a_huge_hidden_layer_is_refused_before_it_is_built(tmp_path, monkeypatch):
+    import annc.compiler
+
+    def no_building(*args, **kw):
+        raise AssertionError("the model was being built")
+    monkeypatch.setattr(annc.compiler, "formulate", no_building)
+    monkeypatch.setattr(annc.compiler, "make_problem", no_building, raising=False)
     stderr = compile_fails(tmp_path, "input 5\nhidden 1000000 binary\noutput 2\n")
-    assert time.perf_counter() - start < 5
     assert "non-zeros" in stderr and "over the limit of 50,000,000" in stderr
     assert "--max-nonzeros" in stderr and "GiB" in stderr
 
@@ -243,11 +246,8 @@ def test_deeply_nested_blocks_are_a_located_error():
     assert "unexpected '{'" in str(spec_error("input 5\noutput 2 " + "{ " * 3000 + "}" * 3000))
 
 
-def test_diagnostics_are_capped_and_the_check_is_fast():
-    import time
-    start = time.perf_counter()
+def test_diagnostics_are_capped():
     err = spec_error("input 5\noutput 2\n" + "eps 0.1\n" * 20001)
-    assert time.perf_counter() - start < 10
     assert len(err.diagnostics) == 20000
     text = str(err)
     assert text.count("error: duplicate setting 'eps'") == 20

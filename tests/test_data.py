@@ -190,15 +190,33 @@ def test_check_against_spec_features(write):
     with pytest.raises(DataError) as info:
         check_against_spec(spec(), load_data(path))
     assert str(info.value) == (
-        f"spec xor.ann says input 5 but {path} has 6 feature columns (1 more than the spec)")
+        f"xor.ann:1:1: error: the spec says input 5 but {path} has 6 feature columns "
+        "(1 more than the spec)\n"
+        "    input 5\n"
+        "    ^")
 
 
 def test_check_against_spec_classes():
     with pytest.raises(DataError) as info:
         check_against_spec(spec(inputs=3, classes=3), load_data(SAMPLE))
     assert str(info.value) == (
-        f"spec xor.ann says input 3 but {SAMPLE} has 5 feature columns (2 more than the spec)\n"
-        f"spec xor.ann says output 3 but {SAMPLE} has 2 classes (1 fewer than the spec): 0, 1")
+        f"xor.ann:1:1: error: the spec says input 3 but {SAMPLE} has 5 feature columns "
+        "(2 more than the spec)\n"
+        "    input 3\n"
+        "    ^\n"
+        f"xor.ann:3:1: error: the spec says output 3 but {SAMPLE} has 2 classes "
+        "(1 fewer than the spec): 0, 1\n"
+        "    output 3\n"
+        "    ^")
+
+
+def test_check_against_spec_without_positions_names_the_spec():
+    from annc.spec import LayerSpec, NetworkSpec
+    built = NetworkSpec(3, (), LayerSpec(2, "linear"))  # built in Python: no text, no positions
+    with pytest.raises(DataError) as info:
+        check_against_spec(built, load_data(SAMPLE))
+    assert str(info.value) == (
+        f"<spec>: the spec says input 3 but {SAMPLE} has 5 feature columns (2 more than the spec)")
 
 
 def test_check_against_spec_uses_given_classes():

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from annc import experiment as ex
+from annc.experiment import tasks
 
 TINY = dict(seeds=(0,), sweeps=("depth",), depths=(1,), epochs=50, n_train=100, n_test=50, time_limit=2.0)
 SGD_ONLY = tuple(m for m in ex.METHOD_IDS if m not in ex.MIP_METHODS)
@@ -77,7 +78,7 @@ def test_a_run_stopped_by_ctrl_c_is_not_recorded(method, tmp_path, monkeypatch):
         intr.requested = True
         return intr
 
-    monkeypatch.setattr(ex, "Interrupt", pressed)
+    monkeypatch.setattr(tasks, "Interrupt", pressed)  # the Interrupt of each MIP task
     cfg = ex.Config(**{**TINY, "methods": ("binary_sgd", method)})
     with pytest.raises(KeyboardInterrupt):
         ex.run_table1(tmp_path, cfg, jobs=1, log=lambda s: None, make_report=False)
@@ -131,17 +132,17 @@ def test_minimum_rule():
         c = ex.Cell(n=len(accs), finished=len(accs), accs=accs)
         cells[("relu_sgd", (5,) * d)] = c
     arch = lambda d: (5,) * d  # noqa: E731
-    assert ex._minimum(cells, "relu_sgd", [1, 2, 3], arch, "depth") == ("2", None)
-    assert ex._minimum(cells, "relu_sgd", [1], arch, "depth") == (">1", None)
-    assert ex._minimum(cells, "relu_sgd", [1, 2, 3, 4], arch, "depth")[0] == "2"  # 4 not run: no matter
-    assert ex._minimum(cells, "binary_mip", [1, 2], arch, "depth")[0] == "?"  # nothing run yet
+    assert ex.minimum(cells, "relu_sgd", [1, 2, 3], arch, "depth") == ("2", None)
+    assert ex.minimum(cells, "relu_sgd", [1], arch, "depth") == (">1", None)
+    assert ex.minimum(cells, "relu_sgd", [1, 2, 3, 4], arch, "depth")[0] == "2"  # 4 not run: no matter
+    assert ex.minimum(cells, "binary_mip", [1, 2], arch, "depth")[0] == "?"  # nothing run yet
     cells[("binary_mip", (5,))] = ex.Cell(n=1, finished=0)
-    assert ex._minimum(cells, "binary_mip", [1], arch, "depth") == ("NaN", None)
+    assert ex.minimum(cells, "binary_mip", [1], arch, "depth") == ("NaN", None)
     cells[("binary_mip", (5, 5))] = ex.Cell(n=1, finished=1, accs=[0.7])
-    v, note = ex._minimum(cells, "binary_mip", [1, 2], arch, "depth")
+    v, note = ex.minimum(cells, "binary_mip", [1, 2], arch, "depth")
     assert v == "NaN*" and "depth 1" in note
     cells[("binary_mip", (5, 5, 5))] = ex.Cell(n=1, finished=1, accs=[0.9])
-    v, note = ex._minimum(cells, "binary_mip", [1, 2, 3], arch, "depth")
+    v, note = ex.minimum(cells, "binary_mip", [1, 2, 3], arch, "depth")
     assert v == "3*" and "depth 1: no result" in note
 
 

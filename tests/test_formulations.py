@@ -114,6 +114,19 @@ def test_small_user_m_is_refused_with_the_rows_named():
     assert any("kept on request" in w for w in m.warnings)
 
 
+def test_small_user_m_points_at_the_setting_that_sets_it():
+    from annc.errors import ModelError
+    spec = parse_spec("input 2\nhidden 2 binary { M 1.2 }\noutput 2\nM 1.5\n", "m.ann")
+    pb = make_problem(spec, np.array([[0, 1], [1, 1.0]]), np.array([0, 1]), [0, 1])
+    with pytest.raises(ModelError) as e:
+        formulate(pb)
+    msg = str(e.value)
+    block, top = msg.index("m.ann:2:19: error: big-M is below"), msg.index("m.ann:4:1: error: big-M is below")
+    assert block < msg.index("rows on0: M = 1.2") < top < msg.index("rows da: M = 1.5")
+    assert "\n    hidden 2 binary { M 1.2 }\n                      ^\n" in msg
+    assert msg.endswith("--allow-small-m to keep it anyway")
+
+
 def test_large_m_warns_about_integrality_tolerance():
     spec = parse_spec("input 2\nhidden 2 binary\noutput 2\nM 100000\neps 0.01")
     pb = make_problem(spec, np.array([[0, 1], [1, 1.0]]), np.array([0, 1]), [0, 1])

@@ -19,7 +19,7 @@ import annc
 from annc import outputs
 from annc.datasets import write_csv, xor_data
 from annc.errors import AnncError, DataError, NoSolutionError, OutputError, UsageError
-from annc.solvers.external import cbc_path
+from annc.solvers.cbc import cbc_path
 
 SAMPLE = SPECS / "xor_sample.csv"
 INFEASIBLE = "input 5\noutput 2\nweights [0, 0]\nbias [0, 0]\n"  # the outputs tie: no solution

@@ -19,11 +19,12 @@ import pytest
 import scipy.sparse as sp
 
 import annc.writers.mps as mpsw
+from annc.builder import ModelBuilder
 from annc.compiler import compile_files
 from annc.decode import solution_vector
 from annc.formulations import formulate
-from annc.model import Block, ModelBuilder, name_table, table_strings
-from annc.names import element_names
+from annc.model import Block
+from annc.names import element_names, name_table, table_strings
 from annc.problem import make_problem
 from annc.solutions import RawSolution, Status
 from annc.spec import parse_spec

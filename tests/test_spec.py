@@ -139,6 +139,66 @@ def test_hinge_default_margin_and_penalty():
         ("hinge", 1.0, "l1", 0.0)
 
 
+# ---------------------------------------------------------------------------
+# Source positions
+# ---------------------------------------------------------------------------
+
+POSITIONED = ("input 5\nhidden 3 relu { M 4; weights [-2, 2] }\n  hidden 2 binary\n"
+              "output 2 { bias [0, 1] }\nweights [-1, 1]\nM 7; eps 0.1\nP 4\nloss hinge 0.5\n"
+              "training greedy\npenalty l1 0.01\nsymmetry bias\n")
+
+
+def test_every_setting_keeps_its_position():
+    from annc.spec import Position
+    spec = parse_spec(POSITIONED, "p.ann")
+    assert spec.positions == {
+        "input": Position(1, 1), "weights": Position(5, 1), "M": Position(6, 1),
+        "eps": Position(6, 6), "P": Position(7, 1), "loss": Position(8, 1),
+        "training": Position(9, 1), "penalty": Position(10, 1), "symmetry": Position(11, 1)}
+    assert [layer.positions for layer in spec.layers] == [
+        {"layer": Position(2, 1), "M": Position(2, 17), "weights": Position(2, 22)},
+        {"layer": Position(3, 3)},
+        {"layer": Position(4, 1), "bias": Position(4, 12)}]
+    # a layer's own block setting first, then the top-level one; None: not written
+    assert spec.position("M", 0) == Position(2, 17)
+    assert spec.position("M", 1) == spec.position("M") == Position(6, 1)
+    assert spec.position(None, 2) == Position(4, 1)
+    assert spec.position("bias", 1) is None
+
+
+def test_positions_are_not_part_of_equality_and_survive_pickling():
+    import pickle
+    spec = parse_spec(POSITIONED, "p.ann")
+    bare = NetworkSpec(**{**spec.__dict__, "positions": {},
+                          "hidden": tuple(LayerSpec(h.units, h.activation, h.weight_bounds,
+                                                    h.bias_bounds, h.big_m) for h in spec.hidden)})
+    assert bare == spec and hash(bare) == hash(spec)
+    copy = pickle.loads(pickle.dumps(spec))
+    assert copy == spec and copy.positions == spec.positions
+    assert copy.hidden[0].positions == spec.hidden[0].positions
+
+
+def test_a_layer_keeps_its_positions_in_another_spec():
+    """Greedy training moves a layer into a spec of its own: it still points at its line."""
+    from dataclasses import replace
+
+    from annc.spec import locate
+    spec = parse_spec(POSITIONED, "p.ann")
+    step = replace(spec, hidden=(spec.hidden[0],))
+    d = locate(step, "M", 0, "here")
+    assert (d.line, d.column, d.source_line) == (2, 17, "hidden 3 relu { M 4; weights [-2, 2] }")
+    d = locate(step, "bias", 1, "here")  # the output layer's own block
+    assert (d.line, d.column) == (4, 12)
+
+
+def test_a_spec_built_in_python_has_no_positions():
+    from annc.spec import located, locate
+    spec = NetworkSpec(3, (), LayerSpec(2, "linear"))
+    assert spec.positions == {} and spec.position("input") is None
+    assert located(spec, "input", None, "says input 3") == "<spec>: says input 3"
+    assert locate(spec, "input", None, "says input 3").format() == "<spec>:1:1: error: says input 3"
+
+
 def test_load_spec_missing_file(tmp_path):
     with pytest.raises(AnncError, match=r"nope\.ann: spec file not found"):
         load_spec(tmp_path / "nope.ann")

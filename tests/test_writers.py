@@ -20,7 +20,8 @@ import pytest
 import annc.writers as writers
 import annc.writers.lp as lpw
 import annc.writers.mps as mpsw
-from annc.model import ModelBuilder
+import annc.writers.text as textw
+from annc.builder import ModelBuilder
 from conftest import highs_read
 from annc.writers import write_lp, write_model, write_mps
 from annc.writers.pulp import pulp_column_order, pulp_row_order, to_pulp, write_with_pulp
@@ -297,10 +298,10 @@ def test_numbers_round_trip():
     vals = np.concatenate([rng.standard_normal(1000) * 10.0 ** rng.integers(-300, 300, 1000),
                            [1 / 3, 123456789.123456, 1e-7, 2.0, -0.0, 1e16, 1e22, 5e-324,
                             -1.7976931348623157e308, 1e15, 123456789012345678.0]])
-    strs = mpsw.format_numbers(vals)
+    strs = textw.format_numbers(vals)
     assert [float(s) for s in strs] == vals.tolist()
     assert strs[-11:-7] == ["0.3333333333333333", "123456789.123456", "1e-07", "2"]
-    assert strs[-7] == "0" and mpsw.fmt_num(-0.0) == "0"
+    assert strs[-7] == "0" and textw.fmt_num(-0.0) == "0"
 
 
 def test_row_named_obj_gets_another_objective_name(tmp_path):

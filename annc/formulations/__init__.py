@@ -16,9 +16,11 @@ layer (:mod:`.symmetry`).
 """
 from __future__ import annotations
 
+from ..builder import ModelBuilder
 from ..errors import ModelError
-from ..model import Model, ModelBuilder
+from ..model import Model
 from ..problem import TrainingProblem
+from ..spec import located, where
 from . import binary, relu
 from .common import LayerInput, Lowering, data_affine, parameters
 from .loss import LOSSES, add_penalty
@@ -37,6 +39,7 @@ def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bo
     inp = LayerInput("data", None, problem.X, problem.X)
     o, weights = None, []
     for layer, ls in enumerate(spec.layers):
+        low.layer = layer
         n_in = spec.inputs if layer == 0 else spec.layers[layer - 1].units
         a, beta = parameters(low, layer, n_in, ls)
         weights.append((a, ls.weight_bounds))
@@ -52,18 +55,23 @@ def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bo
     LOSSES[spec.loss](low, o, spec.output)
     add_penalty(low, weights)
     if low.m_too_small and not allow_small_m:
-        raise ModelError(m_too_small_message(low.m_too_small))
+        raise ModelError(m_too_small_message(spec, low.m_too_small))
     model = low.builder.build()
     model.warnings = m_warnings(model, spec.eps, low.m_too_small)
     return model
 
 
-def m_too_small_message(short: list) -> str:
-    lines = [f"  rows {rows}: M = {user:g} but {count} row(s) need up to {valid:.6g}"
-             for rows, user, valid, count in short]
-    return ("big-M is below the valid bound of some rows, so networks whose weights are inside "
-            "their bounds would be cut off:\n" + "\n".join(lines) +
-            "\nuse 'M auto' (the default), a larger M, or --allow-small-m to keep it anyway")
+def m_too_small_message(spec, short: list) -> str:
+    """Why a numeric M is refused: at each spec line that sets it (:func:`annc.spec.located`),
+    the row blocks it is too small for, and the ways out."""
+    by_setting: dict = {}  # the M's position (None: the spec does not say) -> its rows
+    for rows, user, valid, count, layer in short:
+        by_setting.setdefault(where(spec, "M", layer), (layer, []))[1].append(
+            f"  rows {rows}: M = {user:g} but {count} row(s) need up to {valid:.6g}")
+    parts = [located(spec, "M", layer, "big-M is below the valid bound of these rows, so networks "
+                     "whose weights are inside their bounds would be cut off") + "\n" + "\n".join(lines)
+             for layer, lines in by_setting.values()]
+    return "\n".join(parts) + "\nuse 'M auto' (the default), a larger M, or --allow-small-m to keep it anyway"
 
 
 def m_warnings(model: Model, eps: float, short: list) -> list[str]:

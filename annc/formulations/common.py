@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model import ModelBuilder
+from ..builder import ModelBuilder
 from ..problem import TrainingProblem
 
 
@@ -53,7 +53,8 @@ class Lowering:
 
     builder: ModelBuilder
     problem: TrainingProblem
-    m_too_small: list = field(default_factory=list)  # (row block, user M, valid M, count)
+    m_too_small: list = field(default_factory=list)  # (row block, user M, valid M, count, layer)
+    layer: int = 0  # the layer being lowered: where a refused M is set (the output's for the loss)
 
     @property
     def eps(self) -> float:
@@ -70,7 +71,7 @@ class Lowering:
             return valid
         short = valid > user * (1 + 1e-9) + 1e-12
         if short.any():
-            self.m_too_small.append((rows, user, float(valid.max()), int(short.sum())))
+            self.m_too_small.append((rows, user, float(valid.max()), int(short.sum()), self.layer))
         return np.full_like(valid, float(user))
 
 

@@ -1,24 +1,43 @@
-"""Solver drivers by name; each takes a Model and SolveOptions and returns a SolveResult."""
+"""Solver drivers by name.
+
+Each driver (:class:`~annc.solvers.driver.Driver`) declares what it can do (``in_memory``,
+``mip_start``, ``progress``, ``interrupt``) and maps annc's options to its solver's
+parameter names; ``driver.solve(model, opts)`` returns a :class:`SolveResult` whose ``x``
+is in the model's column order.  A new solver is one driver module plus one entry in
+:data:`SOLVERS`.
+"""
 from __future__ import annotations
 
 from ..errors import AnncError
 from ..model import Model
-from .apis import solve_cplex, solve_gurobi, solve_scip, solve_xpress
 from .base import Progress, SolveOptions, SolveResult
-from .external import solve_cbc, solve_command, solve_glpk
-from .highs import solve as solve_highs
+from .cbc import CbcDriver
+from .command import CommandDriver
+from .cplex import CplexDriver
+from .driver import Driver
+from .glpk import GlpkDriver
+from .gurobi import GurobiDriver
+from .highs import HighsDriver
+from .scip import ScipDriver
+from .xpress import XpressDriver
 
-SOLVERS = {
-    "highs": solve_highs, "cbc": solve_cbc, "scip": solve_scip, "glpk": solve_glpk,
-    "gurobi": solve_gurobi, "cplex": solve_cplex, "xpress": solve_xpress, "cmd": solve_command,
-}
+SOLVERS: dict[str, Driver] = {d.name: d for d in (
+    HighsDriver(), CbcDriver(), ScipDriver(), GlpkDriver(), GurobiDriver(), CplexDriver(), XpressDriver(),
+    CommandDriver(),
+)}
 DEFAULT = "highs"
 
 
-def solve(model: Model, solver: str = DEFAULT, opts: SolveOptions | None = None) -> SolveResult:
+def get_driver(solver: str) -> Driver:
+    """The driver named ``solver``; :class:`~annc.errors.AnncError` for an unknown name."""
     if solver not in SOLVERS:
         raise AnncError(f"unknown solver {solver!r}; choose one of {', '.join(SOLVERS)}")
-    return SOLVERS[solver](model, opts or SolveOptions())
+    return SOLVERS[solver]
 
 
-__all__ = ["SOLVERS", "DEFAULT", "solve", "SolveOptions", "SolveResult", "Progress"]
+def solve(model: Model, solver: str = DEFAULT, opts: SolveOptions | None = None) -> SolveResult:
+    """Solve ``model`` with the driver named ``solver``."""
+    return get_driver(solver).solve(model, opts or SolveOptions())
+
+
+__all__ = ["SOLVERS", "DEFAULT", "Driver", "get_driver", "solve", "SolveOptions", "SolveResult", "Progress"]

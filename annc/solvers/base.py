@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import numbers
 import signal
-import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -172,9 +171,15 @@ class Interrupt:
     runs.  A Ctrl-C while no solver runs is kept as a request (the next solve stops at
     once) if there is already something to keep (``has_solution``, e.g. the layers of
     a greedy run trained so far); with nothing to keep it aborts, as Ctrl-C usually does.
+
+    ``log`` receives the line that tells the user what the first Ctrl-C does (the
+    command-line layer passes a function that prints it; by default nothing is said).
     """
 
-    def __init__(self):
+    MESSAGE = "\ninterrupt: stopping and keeping the best solution found (Ctrl-C again to abort)"
+
+    def __init__(self, log: Callable[[str], None] | None = None):
+        self.log = log
         self.requested = False
         self.has_solution = False
         self.on_interrupt: Callable[[], None] | None = None
@@ -191,8 +196,8 @@ class Interrupt:
         def handler(signum, frame):
             if self.requested or (self.on_interrupt is None and not self.has_solution):
                 raise KeyboardInterrupt
-            print("\ninterrupt: stopping and keeping the best solution found "
-                  "(Ctrl-C again to abort)", file=sys.stderr, flush=True)
+            if self.log:
+                self.log(self.MESSAGE)
             self.request()
 
         if self._depth:  # already armed by an enclosing solve or training run

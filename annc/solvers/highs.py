@@ -1,7 +1,8 @@
 """HiGHS through highspy, in memory: the model's arrays go straight to ``passModel``.
 
 Progress comes from HiGHS's MIP logging and improving-solution callbacks; Ctrl-C sets
-the interrupt flag that HiGHS polls, so it stops and keeps its incumbent.
+the interrupt flag that HiGHS polls, so it stops and keeps its incumbent.  A MIP start
+goes in through ``setSolution``.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 from ..errors import UsageError
 from ..model import Model
 from .base import Clock, Progress, SolveOptions, SolveResult, interrupt_of, verdict
+from .driver import Driver
 
 
 def to_highs_lp(model: Model) -> "highspy.HighsLp":
@@ -43,86 +45,91 @@ def to_highs_lp(model: Model) -> "highspy.HighsLp":
     return h.getLp()
 
 
-def solve(model: Model, opts: SolveOptions) -> SolveResult:
-    opts = opts.checked()  # HiGHS aborts the process on an absurd thread count: never pass one
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    for name, value in (("time_limit", opts.time_limit), ("mip_rel_gap", opts.gap), ("threads", opts.threads)):
-        if value is not None and h.setOptionValue(name, value) == highspy.HighsStatus.kError:
-            raise UsageError(f"HiGHS refuses {name} = {value!r}")
-    h.passModel(to_highs_lp(model))
-    if opts.start is not None:
-        start = highspy.HighsSolution()
-        start.col_value = list(map(float, opts.start))
-        start.value_valid = True
-        h.setSolution(start)
+class HighsDriver(Driver):
+    name = "highs"
+    in_memory = mip_start = progress = interrupt = True
+    parameters = {"time_limit": "time_limit", "gap": "mip_rel_gap", "threads": "threads"}
 
-    clock, stop = Clock(), threading.Event()
-    last = [None, None]
-    root = []  # the dual bound when the root node is done (first report with a node count)
+    def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
+        opts = opts.checked()  # HiGHS aborts the process on an absurd thread count: never pass one
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        for name, value in self.settings(opts):
+            if h.setOptionValue(name, value) == highspy.HighsStatus.kError:
+                raise UsageError(f"HiGHS refuses {name} = {value!r}")
+        h.passModel(to_highs_lp(model))
+        if opts.start is not None:
+            start = highspy.HighsSolution()
+            start.col_value = list(map(float, opts.start))
+            start.value_valid = True
+            h.setSolution(start)
 
-    def report(e):
-        out = e.data_out
-        inc = out.mip_primal_bound if abs(out.mip_primal_bound) < 1e50 else None
-        bnd = out.mip_dual_bound if abs(out.mip_dual_bound) < 1e50 else None
-        if not root and out.mip_node_count >= 1 and bnd is not None:
-            root.append(bnd)
-        if opts.progress and (inc, bnd) != tuple(last):
-            last[:] = [inc, bnd]
-            opts.progress(Progress(clock(), inc, bnd))
+        clock, stop = Clock(), threading.Event()
+        last = [None, None]
+        root = []  # the dual bound when the root node is done (first report with a node count)
 
-    def poll(e):
-        if stop.is_set():
-            e.interrupt()
+        def report(e):
+            out = e.data_out
+            inc = out.mip_primal_bound if abs(out.mip_primal_bound) < 1e50 else None
+            bnd = out.mip_dual_bound if abs(out.mip_dual_bound) < 1e50 else None
+            if not root and out.mip_node_count >= 1 and bnd is not None:
+                root.append(bnd)
+            if opts.progress and (inc, bnd) != tuple(last):
+                last[:] = [inc, bnd]
+                opts.progress(Progress(clock(), inc, bnd))
 
-    h.cbMipLogging.subscribe(report)
-    h.cbMipImprovingSolution.subscribe(report)
-    # HiGHS polls these during the MIP search and during the LPs (the root LP of a big
-    # model can take long): a Ctrl-C is honoured wherever the solver is.
-    for cb in (h.cbMipInterrupt, h.cbSimplexInterrupt, h.cbIpmInterrupt):
-        cb.subscribe(poll)
-    intr = interrupt_of(opts)
-    # h.run() releases the GIL and runs in a worker thread, so the main thread stays
-    # free to run the Python SIGINT handler, which only sets the event HiGHS polls.
-    intr.on_interrupt = stop.set
-    failed: list[BaseException] = []
+        def poll(e):
+            if stop.is_set():
+                e.interrupt()
 
-    def run() -> None:
+        h.cbMipLogging.subscribe(report)
+        h.cbMipImprovingSolution.subscribe(report)
+        # HiGHS polls these during the MIP search and during the LPs (the root LP of a big
+        # model can take long): a Ctrl-C is honoured wherever the solver is.
+        for cb in (h.cbMipInterrupt, h.cbSimplexInterrupt, h.cbIpmInterrupt):
+            cb.subscribe(poll)
+        intr = interrupt_of(opts)
+        # h.run() releases the GIL and runs in a worker thread, so the main thread stays
+        # free to run the Python SIGINT handler, which only sets the event HiGHS polls.
+        intr.on_interrupt = stop.set
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                h.run()
+            except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread below
+                failed.append(e)
+
+        thread = threading.Thread(target=run, name="highs", daemon=True)
         try:
-            h.run()
-        except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread below
-            failed.append(e)
+            with intr.armed():
+                if intr.requested:  # Ctrl-C before the solve started
+                    stop.set()
+                thread.start()
+                while thread.is_alive():
+                    thread.join(0.1)
+        except BaseException:  # a second Ctrl-C: let HiGHS stop before the interpreter unwinds
+            stop.set()
+            thread.join(10)
+            raise
+        finally:
+            intr.on_interrupt = None
+        if failed:  # not "no solution within the time limit": say what happened
+            raise failed[0]
 
-    thread = threading.Thread(target=run, name="highs", daemon=True)
-    try:
-        with intr.armed():
-            if intr.requested:  # Ctrl-C before the solve started
-                stop.set()
-            thread.start()
-            while thread.is_alive():
-                thread.join(0.1)
-    except BaseException:  # a second Ctrl-C: let HiGHS stop before the interpreter unwinds
-        stop.set()
-        thread.join(10)
-        raise
-    finally:
-        intr.on_interrupt = None
-    if failed:  # not "no solution within the time limit": say what happened
-        raise failed[0]
-
-    status = h.getModelStatus()
-    info = h.getInfo()
-    MS = highspy.HighsModelStatus
-    has = info.primal_solution_status == 2  # kSolutionStatusFeasible
-    obj = info.objective_function_value if has else None
-    bound = info.mip_dual_bound if abs(info.mip_dual_bound) < 1e50 else None
-    interrupted = intr.requested or status == MS.kInterrupt
-    st, text = verdict(status == MS.kOptimal, has, obj, bound,
-                       "interrupted" if interrupted else h.modelStatusToString(status).lower(),
-                       # annc's models box every column that the objective could push
-                       # to infinity, so "unbounded or infeasible" can only be infeasible
-                       infeasible=status in (MS.kInfeasible, MS.kUnboundedOrInfeasible),
-                       unbounded=status == MS.kUnbounded)
-    x = np.asarray(h.getSolution().col_value, dtype=float) if has else None
-    return SolveResult("highs", st, text, obj, bound, x, clock(), interrupted,
-                       {"nodes": int(info.mip_node_count), "root_bound": root[0] if root else bound})
+        status = h.getModelStatus()
+        info = h.getInfo()
+        MS = highspy.HighsModelStatus
+        has = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        obj = info.objective_function_value if has else None
+        bound = info.mip_dual_bound if abs(info.mip_dual_bound) < 1e50 else None
+        interrupted = intr.requested or status == MS.kInterrupt
+        st, text = verdict(status == MS.kOptimal, has, obj, bound,
+                           "interrupted" if interrupted else h.modelStatusToString(status).lower(),
+                           # annc's models box every column that the objective could push
+                           # to infinity, so "unbounded or infeasible" can only be infeasible
+                           infeasible=status in (MS.kInfeasible, MS.kUnboundedOrInfeasible),
+                           unbounded=status == MS.kUnbounded)
+        x = np.asarray(h.getSolution().col_value, dtype=float) if has else None
+        return SolveResult(self.name, st, text, obj, bound, x, clock(), interrupted,
+                           {"nodes": int(info.mip_node_count), "root_bound": root[0] if root else bound})

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from typing import Callable
 
 from ..outputs import atomic_write, final_name
 from . import lp as _lp
@@ -115,12 +116,14 @@ def write_lp(model, fh) -> None:
 
 
 def benchmark(nnz: int = 2_000_000, distinct: int | None = None, folder=None,
-              names=("bench.mps", "bench.lp", "bench.mps.gz"), seed: int = 0) -> dict:
-    """Time :func:`write_model` on a random model with ``nnz`` non-zeros; print and return
-    non-zeros per second per file.  ``distinct=None``: every coefficient distinct (worst
-    case: each value is formatted with ``repr``); ``distinct=k``: k coefficient values.
+              names=("bench.mps", "bench.lp", "bench.mps.gz"), seed: int = 0,
+              log: Callable[[str], None] | None = None) -> dict:
+    """Time :func:`write_model` on a random model with ``nnz`` non-zeros; return
+    non-zeros per second per file, and pass one line per file to ``log`` (if given).
+    ``distinct=None``: every coefficient distinct (worst case: each value is formatted
+    with ``repr``); ``distinct=k``: k coefficient values.
 
-    ``python -c "import annc.writers as w; w.benchmark()"``
+    ``python -c "import annc.writers as w; w.benchmark(log=print)"``
     """
     import tempfile
     import time
@@ -149,8 +152,9 @@ def benchmark(nnz: int = 2_000_000, distinct: int | None = None, folder=None,
             path = write_model(model, Path(d) / name)
             dt = time.perf_counter() - t
             out[name] = A.nnz / dt
-            print(f"{name}: {A.nnz} non-zeros in {dt:.2f} s = {A.nnz / dt / 1e6:.2f} M/s, "
-                  f"{path.stat().st_size / 1e6:.1f} MB")
+            if log:
+                log(f"{name}: {A.nnz} non-zeros in {dt:.2f} s = {A.nnz / dt / 1e6:.2f} M/s, "
+                    f"{path.stat().st_size / 1e6:.1f} MB")
     return out
 
 

@@ -44,7 +44,7 @@ misreads - checked with every reader installed here:
   ``inff``, ``nanx`` fail in HiGHS);
 * a section keyword such as ``end``, ``free``, ``st``, ``bin``, ``general``,
   ``integer``, ``bound``, ``semis``, ``min``, ``maximum``, ``subject``, ``pwl``... (see
-  :data:`LP_KEYWORDS`): HiGHS, SCIP, Gurobi and Xpress take them for section headers
+  :data:`annc.names.LP_KEYWORDS`): HiGHS, SCIP, Gurobi and Xpress take them for section headers
   even in the middle of a line.
 
 annc names are ``block`` or ``block_i_j``; only the block name matters, so a
@@ -52,45 +52,24 @@ formulation that avoids those block names can always be written as LP.
 
 Speed and memory: as in the MPS writer, names are byte tables, numbers are formatted
 once each, and the rows are written ``CHUNK`` terms at a time, each chunk assembled by
-numpy fancy indexing (:func:`annc.writers.mps.assemble`).  The number of terms per line
+numpy fancy indexing (:func:`annc.writers.text.assemble`).  The number of terms per line
 is fixed from the longest possible number (23 characters), so lines stay below the
 limit without formatting every coefficient first.
 """
 from __future__ import annotations
 
-import re
 from typing import TextIO
 
 import numpy as np
 
-from .mps import (CHUNK, NumberFormatter, assemble, check_model, check_names, emit, format_numbers,
-                  objective_name, sanitize_model_name, table, unique_inverse)
+from ..names import lp_name_problem
+from .checks import check_model, check_names
+from .text import (CHUNK, NumberFormatter, assemble, emit, format_numbers, objective_name,
+                   sanitize_model_name, segments, table, unique_inverse)
 
 LINE_LIMIT = 250  # characters; the LP format's hard limit is 255 (CPLEX, GLPK)
 
-#: Names (compared case-insensitively) that at least one LP reader takes for a keyword.
-LP_KEYWORDS = frozenset("""
-    min max minimize maximize minimise maximise minimum maximum
-    st subject such to that s.t. st.
-    bound bounds bin binary binaries gen general generals integer integers int
-    semi semis semicontinuous semi-continuous sos sos1 sos2 pwl
-    end free inf infinity nan
-    lazy user constraints cuts
-""".split())
-
 _SIGN_TAB = np.frombuffer(b" + " b" - ", dtype=np.uint8).reshape(2, 3)
-
-_UNSAFE_PREFIX = re.compile(r"^(e|inf|nan)", re.IGNORECASE)
-
-
-def lp_name_problem(name: str) -> str | None:
-    """Why ``name`` cannot be written to an LP file, or None if it can."""
-    if name.lower() in LP_KEYWORDS:
-        return "is an LP keyword"
-    m = _UNSAFE_PREFIX.match(name)
-    if m:
-        return f"starts with {m.group(1)!r} (read as part of a number)"
-    return None
 
 
 def check_lp_names(model) -> None:
@@ -128,17 +107,6 @@ def _terms(fh: TextIO, cols: np.ndarray, vals: np.ndarray, pos: np.ndarray, head
         head[brk, 0] = ord("\n")
     emit(fh, assemble([head, (_SIGN_TAB, (vals < 0).view(np.int8)), numbers(np.abs(vals)), b" ",
                        (name_tab, cols), tail], len(cols)))
-
-
-def _row_segments(indptr: np.ndarray, chunk: int) -> list[tuple[int, int]]:
-    """Runs of rows ``[r0, r1)`` with about ``chunk`` entries (and at most ``chunk`` rows)."""
-    m, nnz = len(indptr) - 1, int(indptr[-1])
-    cuts = {0, m}
-    if nnz > chunk:
-        cuts.update(np.searchsorted(indptr, np.arange(chunk, nnz, chunk), side="right") - 1)
-    cuts.update(range(chunk, m, chunk))
-    cuts = sorted(c for c in cuts if 0 <= c <= m)
-    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
 
 
 def write_lp(model, fh: TextIO) -> None:
@@ -181,7 +149,7 @@ def write_lp(model, fh: TextIO) -> None:
     fh.write("Subject To\n")
     A = model.A.tocsr()
     A.sort_indices()
-    for r0, r1 in _row_segments(A.indptr, CHUNK):
+    for r0, r1 in segments(A.indptr, CHUNK):
         # a row without terms is written "name: + 0 <first column> <= rhs" to keep its place
         counts = np.diff(A.indptr[r0:r1 + 1])
         lines = np.maximum(counts, 1)

@@ -46,212 +46,24 @@ but is not standard for the other readers.)
 
 Speed and memory: no Python object is built per non-zero, and nothing of the size
 of the matrix is allocated: the writer streams ``COLUMNS`` straight from the arrays of
-the CSC matrix ``model.A``, ``CHUNK`` entries at a time.  Names come as byte tables
-rendered from block indices (:meth:`annc.model.Model.col_name_table`); integral
-coefficients up to ``2**15`` in magnitude are looked up by arithmetic in a table of
-their strings, other values are formatted once per chunk (``np.unique``).  A chunk of
-lines is assembled by gathering table rows into the fields of one fixed-width record
-per line and dropping the NUL padding (:func:`assemble`), so the per-non-zero work is a
-few ``memcpy``-like numpy passes (about 0.2 us per line; writing the text to the page
-cache costs about as much again).
+the CSC matrix ``model.A``, ``CHUNK`` entries at a time, with the byte-table toolkit of
+:mod:`annc.writers.text` (names rendered from block indices by
+:meth:`annc.model.Model.col_name_table`, numbers by table lookup, one fixed-width record
+per line gathered by :func:`~annc.writers.text.assemble`).
 """
 from __future__ import annotations
 
-import re
-from functools import lru_cache
 from typing import TextIO
 
 import numpy as np
 
-CHUNK = 100_000  # non-zeros (or rows / bound lines) per write
+from .checks import check_model, check_names
+from .text import (CHUNK, NumberFormatter, assemble, emit, objective_name, sanitize_model_name, segments,
+                   table, take)
 
 _MARK_ORG = "    MARKER    'MARKER'                 'INTORG'\n"
 _MARK_END = "    MARKER    'MARKER'                 'INTEND'\n"
 PAD = 8  # name fields are padded to 8 characters (see the module docstring)
-
-
-# ----------------------------------------------------------------------------- helpers
-# (shared with the LP writer)
-
-def fmt_num(v: float) -> str:
-    """Shortest string that reads back as exactly ``v`` (``-0.0`` -> ``0``, ``2.0`` -> ``2``)."""
-    s = repr(float(v) + 0.0)
-    return s[:-2] if s.endswith(".0") else s
-
-
-def format_numbers(values: np.ndarray) -> list[str]:
-    """:func:`fmt_num` of every value (vectorised where it can be)."""
-    v = np.asarray(values, dtype=float).ravel() + 0.0  # -0.0 -> 0.0
-    out = list(map(repr, v.tolist()))
-    # repr writes integral values below 1e16 as "123.0": drop the ".0"
-    for i in np.flatnonzero((v == np.trunc(v)) & (np.abs(v) < 1e16)).tolist():
-        out[i] = out[i][:-2]
-    return out
-
-
-def sanitize_model_name(name: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9_]", "_", str(name or ""))
-    return s or "annc"
-
-
-def objective_name(row_names) -> str:
-    """``obj``, unless a row already has that name (``obj_`` is never an annc name).
-
-    ``row_names`` is a list of names or a model (then only a scalar row block can be
-    called ``obj``: element names of other blocks contain ``_``).
-    """
-    blocks = getattr(row_names, "row_blocks", None)
-    if blocks is not None:
-        taken = any(b.name == "obj" and b.shape == () for b in blocks)
-    else:
-        taken = "obj" in set(row_names)
-    return "obj_" if taken else "obj"
-
-
-def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)``, faster when few values are distinct."""
-    values = np.asarray(values, dtype=float).ravel()
-    uniq = np.unique(values)
-    if uniq.size <= 1 << 16:  # binary search in a cache-resident table beats argsort
-        return uniq, np.searchsorted(uniq, values)
-    return uniq, np.unique(values, return_inverse=True)[1].ravel()
-
-
-def table(strings) -> np.ndarray:
-    """2-D ``uint8`` array whose row ``i`` is the ASCII of ``strings[i]``, NUL-padded."""
-    a = np.array(list(strings) if not isinstance(strings, np.ndarray) else strings, dtype="S")
-    if a.size == 0:
-        return np.zeros((0, 1), dtype=np.uint8)
-    return a.view(np.uint8).reshape(a.size, a.itemsize)
-
-
-SMALL_INT = 1 << 15  # integral values in [-SMALL_INT, SMALL_INT] are formatted by table lookup
-
-
-@lru_cache(maxsize=4)
-def _int_table(suffix: str = "") -> np.ndarray:
-    return table([str(i) + suffix for i in range(-SMALL_INT, SMALL_INT + 1)])
-
-
-class NumberFormatter:
-    """Numbers of a stream of chunks as byte fields (:func:`fmt_num` text + ``suffix``).
-
-    Small integers (the bulk of a training model's coefficients: data values, 1, -1,
-    many big-M values) cost one index computation; other values are formatted once per
-    chunk they appear in (``np.unique``).
-    """
-
-    def __init__(self, suffix: str = ""):
-        self.suffix = suffix
-        self.ints = _int_table(suffix)
-
-    def __call__(self, values: np.ndarray) -> np.ndarray:
-        """A ``len(values) x width`` uint8 array: the text of each value, NUL-padded."""
-        v = np.asarray(values, dtype=float)
-        small = (np.abs(v) <= SMALL_INT) & (v == np.trunc(v))
-        if small.all():
-            return _take(self.ints, (v + SMALL_INT).astype(np.intp))
-        uniq, inv = np.unique(v[~small], return_inverse=True)
-        strs = format_numbers(uniq)
-        tab = table([s + self.suffix for s in strs] if self.suffix else strs)
-        width = max(tab.shape[1], self.ints.shape[1] if small.any() else 0)
-        out = np.zeros((len(v), width), dtype=np.uint8)
-        out[~small, :tab.shape[1]] = tab[inv.ravel()]
-        if small.any():
-            out[small, :self.ints.shape[1]] = self.ints[(v[small] + SMALL_INT).astype(np.intp)]
-        return out
-
-
-def _void(tab: np.ndarray) -> np.ndarray:
-    """The rows of a 2-D uint8 table as a 1-D array of ``void`` items (one memcpy each)."""
-    tab = np.ascontiguousarray(tab)
-    return tab.view(np.dtype((np.void, tab.shape[1]))).reshape(-1)
-
-
-def _take(tab: np.ndarray, idx) -> np.ndarray:
-    """``tab[idx]`` for a 2-D uint8 table (rows copied as whole items)."""
-    return _void(tab)[idx].view(np.uint8).reshape(-1, tab.shape[1])
-
-
-def assemble(parts: list, count: int) -> bytes:
-    """``count`` records; record ``r`` is the concatenation over ``parts`` of
-    ``tab[idx[r]]`` for a ``(tab, idx)`` part, of ``arr[r]`` for a 2-D uint8 array part
-    with ``count`` rows, or of the part itself for ``bytes``; NUL bytes are dropped."""
-    if count == 0:
-        return b""
-    fields = []
-    for p in parts:
-        if isinstance(p, bytes):
-            fields.append(len(p))
-        elif isinstance(p, np.ndarray):
-            fields.append(p.shape[1])
-        else:
-            fields.append(p[0].shape[1])
-    rec = np.dtype({"names": [f"f{i}" for i in range(len(parts))],
-                    "formats": [np.dtype((np.void, w)) for w in fields]})
-    buf = np.empty(count, dtype=rec)
-    for i, p in enumerate(parts):
-        dest = buf[f"f{i}"]
-        if isinstance(p, bytes):
-            dest[...] = np.frombuffer(p, dtype=np.dtype((np.void, len(p))))[0]
-        elif isinstance(p, np.ndarray):
-            dest[...] = _void(p)
-        else:
-            tab, idx = p
-            np.take(_void(tab), idx, out=dest, mode="clip")
-    flat = buf.view(np.uint8)
-    return flat[flat != 0].tobytes()
-
-
-def emit(fh, data: bytes) -> None:
-    """Write ASCII bytes to a text handle (or straight through ``fh.write_bytes``)."""
-    wb = getattr(fh, "write_bytes", None)
-    if wb is not None:
-        wb(data)
-    else:
-        fh.write(data.decode("ascii"))
-
-
-def check_model(model) -> None:
-    """Reject what no file format can express (NaN / infinite data, impossible bounds)."""
-    n, m = model.num_cols, model.num_rows
-    if model.A.shape != (m, n):
-        raise ValueError(f"matrix shape {model.A.shape} != (rows {m}, columns {n})")
-    for what, arr, size in (("lb", model.lb, n), ("ub", model.ub, n), ("integer", model.integer, n),
-                            ("obj", model.obj, n), ("sense", model.sense, m), ("rhs", model.rhs, m)):
-        if len(arr) != size:
-            raise ValueError(f"model.{what} has length {len(arr)}, expected {size}")
-    if not _all_finite(model.A.data):
-        raise ValueError("matrix has a NaN or infinite coefficient")
-    if not np.all(np.isfinite(model.obj)):
-        raise ValueError("objective has a NaN or infinite coefficient")
-    if not np.all(np.isfinite(model.rhs)):
-        raise ValueError("a right-hand side is NaN or infinite")
-    if np.any(np.isnan(model.lb)) or np.any(np.isnan(model.ub)):
-        raise ValueError("a bound is NaN")
-    if np.any(model.lb == np.inf) or np.any(model.ub == -np.inf):
-        raise ValueError("a lower bound is +inf or an upper bound is -inf")
-    crossed = np.flatnonzero(np.asarray(model.lb) > np.asarray(model.ub))
-    if crossed.size:
-        j = int(crossed[0])
-        raise ValueError(
-            f"column {model.col_names()[j]} has lower bound {float(model.lb[j])!r} > upper bound "
-            f"{float(model.ub[j])!r} ({crossed.size} such columns): no file can carry that to every "
-            "solver (Xpress and CBC refuse to read it)")
-    bad = ~np.isin(np.asarray(model.sense), ("L", "G", "E"))
-    if np.any(bad):
-        raise ValueError(f"row sense {model.sense[np.argmax(bad)]!r} is not L, G or E")
-
-
-def check_names(model) -> None:
-    """The name blocks must cover the columns and rows exactly."""
-    if (sum(b.size for b in model.var_blocks) != model.num_cols
-            or sum(b.size for b in model.row_blocks) != model.num_rows):
-        raise ValueError("name blocks do not match the model size")
-
-
-def _all_finite(v: np.ndarray, chunk: int = 1 << 20) -> bool:
-    return all(np.isfinite(v[s:s + chunk]).all() for s in range(0, len(v), chunk))
 
 
 def csc_arrays(model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -264,17 +76,6 @@ def csc_arrays(model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         A = A.copy()
         A.sort_indices()
     return A.indptr, A.indices, A.data
-
-
-def column_segments(indptr: np.ndarray, chunk: int) -> list[tuple[int, int]]:
-    """Runs of columns ``[j0, j1)`` with about ``chunk`` entries (and at most ``chunk`` columns)."""
-    n, nnz = len(indptr) - 1, int(indptr[-1])
-    cuts = {0, n}
-    if nnz > chunk:
-        cuts.update(np.searchsorted(indptr, np.arange(chunk, nnz, chunk), side="right") - 1)
-    cuts.update(range(chunk, n, chunk))  # empty columns get a line each
-    cuts = sorted(c for c in cuts if 0 <= c <= n)
-    return [(a, b) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
 
 
 def column_lines(indptr, indices, data, obj, m, j0, j1):
@@ -358,8 +159,6 @@ def bound_entries(model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return cols[perm], kinds[perm], vals[perm]
 
 
-# ----------------------------------------------------------------------------- writer
-
 def write_mps(model, fh: TextIO) -> None:
     """Write ``model`` as free MPS to the text file handle ``fh`` (see module docstring)."""
     check_model(model)
@@ -387,7 +186,7 @@ def write_mps(model, fh: TextIO) -> None:
     numbers = NumberFormatter("\n")
     # columns whose integrality differs from the previous column's start or end a run
     changes = np.flatnonzero(integer != np.concatenate([[False], integer[:-1]]))
-    for j0, j1 in column_segments(indptr, CHUNK):
+    for j0, j1 in segments(indptr, CHUNK):
         cols, rows, vals, starts = column_lines(indptr, indices, data, obj, m, j0, j1)
         change = changes[np.searchsorted(changes, j0):np.searchsorted(changes, j1)]
         col_field = (col_tab, cols)
@@ -420,10 +219,10 @@ def write_mps(model, fh: TextIO) -> None:
         for s in range(0, bcols.size, CHUNK):
             e = min(s + CHUNK, bcols.size)
             hv, bc = has_val[s:e], bcols[s:e]
-            names = _take(padded, bc)
+            names = take(padded, bc)
             text = numbers(np.where(hv, bvals[s:e], 0.0))
             if not hv.all():
-                bare_names = _take(bare, bc[~hv])
+                bare_names = take(bare, bc[~hv])
                 names = np.pad(names, ((0, 0), (0, max(0, bare_names.shape[1] - names.shape[1]))))
                 names[~hv] = 0
                 names[~hv, :bare_names.shape[1]] = bare_names

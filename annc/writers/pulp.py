@@ -53,7 +53,8 @@ import numpy as np
 
 from ..outputs import temp_path
 from . import _atomic_write, resolve_format
-from .mps import check_model, sanitize_model_name
+from .checks import check_model
+from .text import sanitize_model_name
 
 
 def _new_variable(prob, name, lb, ub, cat):

@@ -1,0 +1,97 @@
+"""Running (or resuming) a sweep: its tasks in worker processes, its runs in JSON Lines.
+
+Runs are appended to ``table1.jsonl`` (one JSON object per line) by the parent process
+as soon as they finish; a run already in the file (same key:
+:func:`~annc.experiment.definitions.run_key`) is skipped, so an interrupted sweep
+resumes where it stopped (:mod:`~annc.experiment.jsonl`).  A task that fails is
+reported and its runs stay missing; Ctrl-C stops the sweep.
+"""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Callable
+
+from .definitions import JSONL_NAME, Config, arch_label
+from .jsonl import append_jsonl, cut_torn_line, read_jsonl
+from .planning import plan
+from .report import report
+from .tasks import run_task
+
+
+def _worker_init():
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def run_table1(out_dir, cfg: Config = Config(), *, jobs: int = 1, log: Callable[[str], None] = print,
+               make_report: bool = True) -> dict:
+    """Run (or resume) the sweep; append records to ``out_dir/table1.jsonl``; with
+    ``make_report`` also write the report (:func:`~annc.experiment.report.report`).
+
+    Returns ``{"added": n, "skipped": n, "errors": [...], "seconds": s}``.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / JSONL_NAME
+    cut_torn_line(path)
+    done = {r.get("key") for r in read_jsonl(path)}
+    tasks = plan(cfg, done)
+    wanted = sum(len(t.records) for t in tasks)
+    total = len(cfg.seeds) * sum(1 for m in cfg.methods for _ in cfg.architectures())
+    log(f"table1: {total} runs in the sweep, {total - wanted} already in {path}, "
+        f"{wanted} to run in {len(tasks)} tasks on {jobs} process(es)")
+    t_start = time.perf_counter()
+    added, errors = 0, []
+
+    def finished(task, recs):
+        nonlocal added
+        append_jsonl(path, recs)
+        added += len(recs)
+        for r in recs:
+            acc = r["test_accuracy"]
+            log(f"  {r['name']:<24} {arch_label(r['hidden']):>8} seed {r['seed']}: {r['status']:<11} "
+                f"test {'-' if acc is None else format(acc, '.3f')}  {r['seconds']:.1f}s"
+                f"  [{added}/{wanted}, {time.perf_counter() - t_start:.0f}s]")
+
+    def failed(task, e):
+        errors.append(f"{task.label()}: {type(e).__name__}: {e}")
+        log(f"  error in {task.label()}: {type(e).__name__}: {e}")
+
+    if jobs <= 1:
+        for t in tasks:
+            try:
+                finished(t, run_task(t, cfg))
+            except Exception as e:  # noqa: BLE001 - keep the sweep going; the run stays missing
+                failed(t, e)
+    else:
+        _run_pool(tasks, cfg, jobs, finished, failed)
+    seconds = time.perf_counter() - t_start
+    log(f"table1: added {added} runs in {seconds:.0f}s" + (f", {len(errors)} task(s) failed" if errors else ""))
+    if make_report:
+        for p in report(path, out, cfg=cfg):
+            log(f"wrote {p}")
+    return {"added": added, "skipped": total - wanted, "errors": errors, "seconds": seconds}
+
+
+def _run_pool(tasks, cfg: Config, jobs: int, finished: Callable, failed: Callable) -> None:
+    """Run ``tasks`` in ``jobs`` spawned worker processes; hand each result (or error) to
+    ``finished`` (``failed``) in the parent as it comes.  Ctrl-C cancels what has not started."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as pool:
+        futures = {pool.submit(run_task, t, cfg): t for t in tasks}
+        try:
+            for fut in as_completed(futures):
+                t = futures[fut]
+                try:
+                    recs = fut.result()
+                except Exception as e:  # noqa: BLE001
+                    failed(t, e)
+                    continue
+                finished(t, recs)
+        except KeyboardInterrupt:
+            for f in futures:
+                f.cancel()
+            raise

@@ -1,0 +1,245 @@
+"""Checks: located statements -> :class:`~.types.NetworkSpec`, collecting every problem.
+
+:func:`check` walks the statements of :mod:`.syntax` and gives them meaning: each
+setting's values are checked, then the settings against each other (required settings,
+``P`` without a ReLU layer, ...); the single values are checked by
+:class:`.values.ValueChecker`.  Every problem is recorded with its position; the
+spec is built only when there is none.  The spec gets only the settings written (the
+rest are the dataclass defaults of :mod:`.types`) and where each was written.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import Diagnostic
+from ..limits import MAX_LAYERS, MAX_PIECES, MAX_UNITS
+from .syntax import Statement, end_of_file, short
+from .types import (HIDDEN_ACTIVATIONS, LAYER_FIELDS, LAYER_SETTINGS, LOSSES, PENALTIES,
+                    SYMMETRIES, TOP_SETTINGS, TRAININGS, LayerSpec, NetworkSpec, Position)
+from .values import INVALID, ValueChecker, one_of, plural, suggest
+
+_WIDTH_LIMIT = " (annc's limit on the width of a layer)"
+
+
+def _at(st: Statement) -> Position:
+    return Position(st.line, st.column)
+
+
+@dataclass
+class _Layer:
+    """A layer as written: its ``LayerSpec`` fields set by its own ``{ }`` block."""
+
+    units: int
+    activation: str
+    fields: dict = field(default_factory=dict)  # weight_bounds, bias_bounds, big_m
+    positions: dict = field(default_factory=dict)
+
+
+def check(statements: tuple[Statement, ...], text: str, filename: str
+          ) -> tuple[NetworkSpec | None, list[Diagnostic]]:
+    """The spec of ``statements`` (parsed from ``text``), or None and every problem."""
+    checker = _Checker(text, filename)
+    spec = checker.check(statements)
+    return spec, checker.diagnostics
+
+
+class _Checker(ValueChecker):
+    """Walks the statements, turning them into settings and collecting diagnostics."""
+
+    # -- settings: each returns its value, or INVALID (reported) ---------------
+
+    def layer_setting(self, st: Statement):
+        """A value of ``weights``, ``bias`` or ``M`` (top level or in a layer's block)."""
+        return self.big_m(st) if st.key == "M" else self.bounds(st)
+
+    def layer(self, st: Statement, units: int, activation: str) -> _Layer:
+        layer = _Layer(units, activation, positions={"layer": _at(st)})
+        seen: dict[str, Statement] = {}
+        for opt in st.block or ():
+            if opt.block is not None:
+                self.error((opt.block_line, opt.block_column),
+                           f"layer setting '{opt.key}' takes no {{ }} block")
+            if opt.key not in LAYER_SETTINGS:
+                self.unknown(opt, LAYER_SETTINGS, "layer setting")
+                continue
+            if self.duplicate(opt, seen):
+                continue
+            value = self.layer_setting(opt)
+            if value is not INVALID:
+                layer.fields[LAYER_FIELDS[opt.key]] = value
+                layer.positions[opt.key] = _at(opt)
+        return layer
+
+    def hidden(self, st: Statement) -> _Layer | None:
+        takes = f"a width and an activation ({one_of(HIDDEN_ACTIVATIONS)})"
+        if not self.count(st, 2, takes):
+            self.layer(st, 1, "binary")  # still check its block
+            return None
+        units = self.integer(st, st.values[0], 1, "width", maximum=MAX_UNITS,
+                             limit_why=_WIDTH_LIMIT)
+        activation = self.word(st, st.values[1], HIDDEN_ACTIVATIONS, "activation")
+        layer = self.layer(st, 1 if units is INVALID else units,
+                           "binary" if activation is INVALID else activation)
+        return None if activation is INVALID else layer  # a bad width is already reported
+
+    def output(self, st: Statement):
+        if not self.count(st, 1, "one integer (the number of classes)"):
+            self.layer(st, 2, "linear")  # still check its block
+            return INVALID
+        units = self.integer(st, st.values[0], 2, why=" (the number of classes)",
+                             maximum=MAX_UNITS, limit_why=_WIDTH_LIMIT)
+        layer = self.layer(st, 2 if units is INVALID else units, "linear")
+        return INVALID if units is INVALID else layer
+
+    def loss(self, st: Statement):
+        """{"loss": name} or with its "margin"."""
+        if not st.values or len(st.values) > 2:
+            self.error(st.values[2] if st.values else st,
+                       f"'loss' takes {one_of(LOSSES)} (hinge with an optional margin), "
+                       f"got {plural(len(st.values))}")
+            return INVALID
+        name = self.word(st, st.values[0], LOSSES, "loss")
+        if name is INVALID or len(st.values) == 1:
+            return name if name is INVALID else {"loss": name}
+        margin = st.values[1]
+        if name != "hinge":
+            self.error(margin, f"'loss {name}' takes no margin (only 'loss hinge' has one)")
+            return INVALID
+        value = self.positive(margin, "the hinge margin")
+        return value if value is INVALID else {"loss": name, "margin": value}
+
+    def penalty(self, st: Statement):
+        """{"penalty": name} or with its "penalty_weight"."""
+        if not st.values or len(st.values) > 2:
+            self.error(st.values[2] if st.values else st,
+                       f"'penalty' takes none, l1 X or l0 X, got {plural(len(st.values))}")
+            return INVALID
+        name = self.word(st, st.values[0], PENALTIES, "penalty")
+        if name is INVALID:
+            return name
+        if name == "none":
+            if len(st.values) == 2:
+                self.error(st.values[1], "'penalty none' takes no weight")
+                return INVALID
+            return {"penalty": name}
+        if len(st.values) == 1:
+            self.error(st, f"'penalty {name}' needs a weight, e.g. 'penalty {name} 0.01'")
+            return INVALID
+        weight = self.positive(st.values[1], f"the {name} penalty weight", zero_ok=True)
+        return weight if weight is INVALID else {"penalty": name, "penalty_weight": weight}
+
+    def unknown(self, st: Statement, choices, what: str) -> None:
+        hint = suggest(st.key, choices)
+        if hint:
+            extra = f"did you mean '{hint}'?"
+        elif what == "layer setting" and st.key in TOP_SETTINGS:
+            extra = f"a layer block takes {one_of(choices)}; '{st.key}' goes at the top level"
+        else:
+            extra = f"expected {one_of(choices)}"
+        self.error(st, f"unknown {what} '{short(st.key)}' ({extra})")
+
+    def duplicate(self, st: Statement, seen: dict) -> bool:
+        first = seen.get(st.key)
+        if first is None:
+            seen[st.key] = st
+            return False
+        self.error(st, f"duplicate setting '{st.key}' (first set at line {first.line})")
+        return True
+
+    # -- the whole spec --------------------------------------------------------
+
+    def check(self, statements: tuple[Statement, ...]) -> NetworkSpec | None:
+        seen: dict[str, Statement] = {}
+        hidden: list[_Layer | None] = []
+        got: dict[str, object] = {}
+        for st in statements:
+            if st.key not in TOP_SETTINGS:
+                self.unknown(st, TOP_SETTINGS, "setting")
+                continue
+            if st.key == "hidden":
+                if len(hidden) == MAX_LAYERS:
+                    self.error(st, f"more than {MAX_LAYERS} hidden layers (annc's limit on the "
+                               "depth of a network)")
+                hidden.append(self.hidden(st))
+                continue
+            if self.duplicate(st, seen):
+                continue
+            if st.block is not None and st.key != "output":
+                self.error((st.block_line, st.block_column),
+                           f"'{st.key}' takes no {{ }} block (only 'hidden' and 'output' "
+                           "have layer settings)")
+            got[st.key] = self.setting(st)
+        self.cross_checks(seen, hidden)
+        if self.diagnostics:
+            return None
+        return self.build(got, hidden, {key: _at(st) for key, st in seen.items()
+                                        if key != "output"})
+
+    def setting(self, st: Statement):
+        """The value of top-level setting ``st``: a ``NetworkSpec`` field dict (input,
+        eps, P, loss, training, penalty, symmetry), a layer value (weights, bias, M) or
+        the output ``_Layer``; ``INVALID`` when wrong."""
+        key = st.key
+        if key == "input":
+            n = self.single_integer(st, 1, MAX_UNITS, _WIDTH_LIMIT)
+            return n if n is INVALID else {"inputs": n}
+        if key == "output":
+            return self.output(st)
+        if key in LAYER_SETTINGS:
+            return self.layer_setting(st)
+        if key == "eps":
+            if not self.count(st, 1, "one number"):
+                return INVALID
+            eps = self.positive(st.values[0], "'eps'")
+            return eps if eps is INVALID else {"eps": eps}
+        if key == "P":
+            p = self.single_integer(st, 1, MAX_PIECES, " (McCormick pieces per weight; the "
+                                    "relaxation gap already shrinks as 1/P)")
+            return p if p is INVALID else {"partitions": p}
+        if key == "loss":
+            return self.loss(st)
+        if key == "penalty":
+            return self.penalty(st)
+        if key in ("training", "symmetry"):
+            choices = TRAININGS if key == "training" else SYMMETRIES
+            word = self.single_word(st, choices, key)
+            return word if word is INVALID else {key: word}
+        raise AssertionError(key)  # pragma: no cover
+
+    def cross_checks(self, seen: dict, hidden: list) -> None:
+        for key in ("input", "output"):
+            if key not in seen:
+                where = (1, 1) if key == "input" else end_of_file(self.lines)
+                what = "the number of input features" if key == "input" \
+                    else "the number of classes"
+                self.error(where, f"missing required setting '{key}' ({what}, "
+                           f"e.g. '{key} {5 if key == 'input' else 2}')")
+        relu = any(layer and layer.activation == "relu" for layer in hidden)
+        if "P" in seen and not relu and all(hidden):
+            self.error(seen["P"], "'P' is only used after a ReLU layer; this net has none")
+        sym = seen.get("symmetry")
+        if sym and sym.values and sym.values[0].text != "none" and not hidden:
+            self.error(sym.values[0], f"'symmetry {sym.values[0].text}' orders the units of hidden "
+                       "layers; this net has none")
+        training = seen.get("training")
+        if training and training.values and training.values[0].text == "greedy" \
+                and not hidden:
+            self.error(training.values[0],
+                       "'training greedy' needs at least one hidden layer")
+
+    def build(self, got: dict, hidden: list[_Layer], positions: dict) -> NetworkSpec:
+        """The spec of valid settings ``got``: a layer's own block settings, else the
+        top-level ones, else the ``LayerSpec`` defaults; the network's settings as written,
+        else the ``NetworkSpec`` defaults."""
+        shared = {LAYER_FIELDS[key]: got[key] for key in LAYER_SETTINGS if key in got}
+
+        def make(layer: _Layer) -> LayerSpec:
+            return LayerSpec(layer.units, layer.activation, **{**shared, **layer.fields},
+                             positions=layer.positions)
+
+        settings = {}
+        for key in ("input", "eps", "P", "loss", "training", "penalty", "symmetry"):
+            settings.update(got.get(key, {}))
+        return NetworkSpec(hidden=tuple(make(h) for h in hidden), output=make(got["output"]),
+                           **settings, source=self.filename, text=self.text,
+                           positions=positions)

@@ -1,0 +1,105 @@
+"""The parsed spec: :class:`NetworkSpec` and its :class:`LayerSpec` layers, with the
+settings the language knows.
+
+Every default is written once, as a dataclass default here; the checker
+(:mod:`.checks`) passes only the settings a spec writes, and the formatter
+(:mod:`.format`) reads the defaults back with :func:`default`.
+
+Every node keeps where it was written (:class:`Position`, 1-based line and column of
+the setting's name): ``NetworkSpec.positions`` for the top-level settings (``"input"``,
+``"weights"``, ``"bias"``, ``"M"``, ``"eps"``, ``"P"``, ``"loss"``, ``"training"``,
+``"penalty"``, ``"symmetry"``) and ``LayerSpec.positions`` for a layer (``"layer"``: its
+``hidden``/``output`` statement; ``"weights"``, ``"bias"``, ``"M"``: its own ``{ }``
+settings).  Positions are not part of equality or hashing, and a layer keeps its own
+when it is moved into another spec (``dataclasses.replace``), as greedy training does.
+A spec built in Python has none.  :meth:`NetworkSpec.position` looks one up.
+"""
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Mapping
+
+TOP_SETTINGS = ("input", "hidden", "output", "weights", "bias", "eps", "M", "P",
+                "loss", "training", "penalty", "symmetry")
+LAYER_FIELDS = {"weights": "weight_bounds", "bias": "bias_bounds", "M": "big_m"}  # setting: field
+LAYER_SETTINGS = tuple(LAYER_FIELDS)  # what a layer's { } block takes
+HIDDEN_ACTIVATIONS = ("binary", "relu")
+LOSSES = ("nll", "errors", "hinge")
+TRAININGS = ("full", "greedy")
+PENALTIES = ("none", "l1", "l0")
+SYMMETRIES = ("none", "bias", "count")
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a setting is written: 1-based line and column of its name."""
+
+    line: int
+    column: int
+
+
+def _positions():
+    """A ``positions`` field: a mapping from key to :class:`Position`, outside equality."""
+    return field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """One layer: ``units`` outputs, its activation and the boxes of its parameters.
+
+    ``big_m`` is ``None`` for automatic (tightest valid) big-M values, or a number
+    the user chose for every big-M row of this layer.
+    """
+
+    units: int
+    activation: str  # "binary" | "relu" for hidden layers, "linear" for the output layer
+    weight_bounds: tuple[float, float] = (-1.0, 1.0)
+    bias_bounds: tuple[float, float] = (-1.0, 1.0)
+    big_m: float | None = None
+    positions: Mapping[str, Position] = _positions()  # "layer", "weights", "bias", "M"
+
+
+@dataclass(frozen=True)
+class NetworkSpec:
+    """A network and how to train it: the settings of one ``.ann`` spec."""
+
+    inputs: int
+    hidden: tuple[LayerSpec, ...]
+    output: LayerSpec  # units = number of classes, activation "linear"
+    eps: float = 0.01
+    partitions: int = 10  # P, McCormick pieces (only used after a ReLU layer)
+    loss: str = "nll"  # "nll" | "errors" | "hinge"
+    margin: float = 1.0  # hinge margin
+    training: str = "full"  # "full" | "greedy"
+    penalty: str = "none"  # "none" | "l1" | "l0"
+    penalty_weight: float = 0.0
+    symmetry: str = "none"  # "none" | "bias" | "count": order of the units of each hidden layer
+    source: str = "<spec>"  # file name the spec came from
+    text: str = field(default="", compare=False, repr=False)  # its source text
+    positions: Mapping[str, Position] = _positions()  # top-level settings by name
+
+    @property
+    def layers(self) -> tuple[LayerSpec, ...]:
+        """Hidden layers then the output layer."""
+        return self.hidden + (self.output,)
+
+    @property
+    def classes(self) -> int:
+        return self.output.units
+
+    def position(self, key: str | None, layer: int | None = None) -> Position | None:
+        """Where setting ``key`` is written for ``layer`` (an index into :attr:`layers`;
+        None: the network): the layer's own ``{ }`` setting, else the top-level one.
+        ``key`` None: the layer's own statement.  None when the spec does not say."""
+        own = self.layers[layer].positions if layer is not None else {}
+        if key is None:
+            return own.get("layer")
+        return own.get(key) or self.positions.get(key)
+
+
+def default(cls, name: str):
+    """The default of field ``name`` of dataclass ``cls`` (written once, on the class)."""
+    for f in fields(cls):
+        if f.name == name and f.default is not MISSING:
+            return f.default
+    raise KeyError(name)
