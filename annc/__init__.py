@@ -1,6 +1,6 @@
 """annc: compile the training of a small dense neural network into a mixed-integer program.
 
-The Python API mirrors the command line (imports are lazy: ``import annc`` is cheap)::
+The Python API mirrors the command line::
 
     import annc
     c = annc.compile("specs/xor.ann", "xor.csv", out_dir="out")     # model + variable map
@@ -12,34 +12,29 @@ CSV path, a ``Dataset`` or a pair ``(X, y)``.  Every argument is checked as the 
 checks its options, before anything is written: a bad one raises an
 ``annc.errors.AnncError`` (``UsageError``, ``DataError``, ``OutputError``, ...), with the
 CLI's exit code as ``.exit_code``.
+
+``annc.compile`` and ``annc.train`` are the plain functions :func:`annc.api.compile` and
+:func:`annc.api.train`, bound on first use (PEP 562 ``__getattr__``), so that ``import
+annc`` (and every ``import annc.<module>``, which runs this file first) stays cheap and
+imports no other annc module.  No submodule is called ``train`` or ``compile``: importing
+a submodule can never rebind them (training itself is :mod:`annc.training`).
 """
 __version__ = "0.1.0"
 
-
-def compile(spec, data, **kw):  # noqa: A001 - mirrors `annc compile`
-    """Build the training MIP of ``spec`` on ``data``; returns a ``Compiled`` (model, map).
-
-    Keywords: ``out_dir`` (write ``<name>.mps`` and ``<name>.map.json`` there), ``fmt``
-    ("mps" or "lp"), ``label``, ``merge``, ``allow_small_m``, ``gzip``, ``writer`` ("annc"
-    or "pulp"), ``name`` (a plain file name: no path separator), ``max_nonzeros``.
-    """
-    from .train import check_keywords, compile_api
-    check_keywords(compile_api, kw)
-    return compile_api(spec, data, **kw)
+_API = ("compile", "train")
 
 
-def train(spec, data, test=None, **kw):
-    """Compile, solve, decode and verify; returns a ``TrainResult`` (``.network``,
-    ``.predict(X)``, ``.status``, ``.train_accuracy``, ``.test_accuracy``, ``.steps``).
+def __getattr__(name: str):
+    if name in _API:
+        from . import api
+        value = getattr(api, name)
+        globals()[name] = value  # bound once: later look-ups do not come here
+        return value
+    raise AttributeError(f"module 'annc' has no attribute {name!r}")
 
-    Keywords: ``solver`` (highs, cbc, scip, glpk, gurobi, cplex, xpress), ``solver_cmd``,
-    ``time_limit`` (seconds > 0), ``gap`` (0 to 1), ``threads`` (1 to 1024), ``greedy``,
-    ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
-    ``warm_start``, ``max_nonzeros``.
-    """
-    from .train import check_keywords, train_api
-    check_keywords(train_api, kw)
-    return train_api(spec, data, test, **kw)
+
+def __dir__():
+    return sorted(set(globals()) | set(_API))
 
 
 __all__ = ["__version__", "compile", "train"]

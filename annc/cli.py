@@ -114,7 +114,7 @@ def cmd_train(a) -> int:
     from .solvers import DEFAULT, SolveOptions
     from .solvers.base import Interrupt
     from .spec import load_spec
-    from .train import train
+    from .training import train
 
     if a.solver_cmd is not None and a.solver:
         raise UsageError("give either --solver or --solver-cmd, not both")

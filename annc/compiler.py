@@ -19,7 +19,7 @@ import numpy as np
 
 from .data import Dataset, check_against_spec, load_data
 from .errors import UsageError
-from .formulations import formulate
+from .formulations import ACTIVATIONS, formulate
 from .limits import check_size, data_size
 from .magnitudes import check_numbers
 from .model import Model
@@ -49,12 +49,13 @@ class Compiled:
 def layer_table(spec: NetworkSpec) -> list[dict]:
     """How to read each layer out of a solution: tensors, activation and bias shift.
 
-    Binary units of the MIP fire iff ``pre >= eps`` and are off iff ``pre <= 0``;
-    exporting the bias ``b - eps/2`` makes the standard step ``1[pre >= 0]`` agree.
+    The shift is the activation module's ``export_bias_shift`` (binary and sign units of
+    the MIP fire iff ``pre >= eps`` and are off iff ``pre <= 0``; exporting the bias
+    ``b - eps/2`` makes the standard step agree); the linear output layer has none.
     """
     out = []
     for i, ls in enumerate(spec.layers):
-        shift = -spec.eps / 2 if ls.activation == "binary" else 0.0
+        shift = ACTIVATIONS[ls.activation].export_bias_shift(spec.eps) if i < len(spec.hidden) else 0.0
         out.append({"activation": ls.activation, "weight": f"a{i}", "bias": f"b{i}",
                     "units": ls.units, "bias_shift": shift})
     return out

@@ -74,7 +74,7 @@ def model_size(spec, rows: int, row_nonzeros: int, pairs_present: int) -> Size:
     rows (10 non-zeros) each; fed by ReLU units also ``i o P`` selectors, ``3 i o`` rows
     and ``4 U i o P`` McCormick rows (14 non-zeros per (u, i, o, p)); a binary unit 1 column
     and 2 rows per (u, k), a ReLU unit 2 columns and 5 rows; the output ``U J`` columns
-    and rows; then the loss and penalty blocks of :mod:`annc.formulations.loss`.
+    and rows; then the blocks of the loss and penalty modules of :mod:`annc.formulations`.
     """
     U = rows
     widths = [spec.inputs] + [h.units for h in spec.hidden] + [spec.classes]
@@ -84,8 +84,8 @@ def model_size(spec, rows: int, row_nonzeros: int, pairs_present: int) -> Size:
     for l in range(L + 1):
         i, o = widths[l], widths[l + 1]
         cols += i * o + o
-        pre = row_nonzeros + U if l == 0 else U * (i + 1)  # one unit's pre-activation, all rows
-        if acts[l] == "binary":  # products z = a h' (rows zu, zl, za, zb)
+        pre = row_nonzeros + U if l == 0 else U * ((2 if acts[l] == "sign" else 1) * i + 1)  # one unit's pre, all rows
+        if acts[l] in ("binary", "sign"):  # products z = a h' (rows zu, zl, za, zb); sign: pre = sum 2z - a + b
             cols += U * i * o
             nrows += 4 * U * i * o
             nnz += 10 * U * i * o
@@ -98,7 +98,7 @@ def model_size(spec, rows: int, row_nonzeros: int, pairs_present: int) -> Size:
             nrows += U * o
             nnz += o * pre + U * o
             continue
-        if spec.hidden[l].activation == "binary":  # h, rows on/off
+        if spec.hidden[l].activation in ("binary", "sign"):  # h, rows on/off
             cols += U * o
             nrows += 2 * U * o
             nnz += 2 * o * pre + 2 * U * o

@@ -66,8 +66,8 @@ def reaches(spec, X: np.ndarray) -> list[_Reach]:
         if l == 0:
             value, why = W * S + B, (f"weights box {W:g} x {S:.6g} (the largest sum of |x| "
                                      f"over a data row) + bias box {B:g}")
-        elif spec.layers[l - 1].activation == "binary":
-            value, why = n * W + B, f"{n} binary inputs x weights box {W:g} + bias box {B:g}"
+        elif spec.layers[l - 1].activation in ("binary", "sign"):  # inputs of magnitude <= 1
+            value, why = n * W + B, f"{n} {spec.layers[l - 1].activation} inputs x weights box {W:g} + bias box {B:g}"
         else:
             value = n * W * prev + B
             why = (f"{n} ReLU inputs up to {prev:.6g} x weights box {W:g} + bias box {B:g}")
@@ -83,7 +83,7 @@ def _largest_m(spec, reach: list[_Reach]) -> tuple[float, int]:
         valid = 0.0
         if l > 0:  # the products' rows
             W = _box(ls.weight_bounds)
-            valid = W if spec.layers[l - 1].activation == "binary" else 2 * W * reach[l - 1].value
+            valid = W if spec.layers[l - 1].activation in ("binary", "sign") else 2 * W * reach[l - 1].value
         if l < len(spec.hidden):
             valid = max(valid, reach[l].value)  # the units' rows
         elif spec.loss in ("nll", "errors"):

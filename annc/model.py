@@ -70,6 +70,7 @@ class Model:
     A: sp.csc_matrix
     big_m: dict = field(default_factory=dict)  # row block name -> (min M, max M)
     warnings: list = field(default_factory=list)
+    layout: object = None  # handles to the blocks, from the formulation (annc.formulations.Layout)
 
     @property
     def num_cols(self) -> int:

@@ -4,6 +4,7 @@ Layer ``l`` maps ``a_{l-1}`` (shape ``N x in``) to ``a_l = act(a_{l-1} W_l + b_l
 
 * ``binary``: ``1 if pre >= 0 else 0``;
 * ``relu``:   ``max(0, pre)``;
+* ``sign``:   ``1 if pre >= 0 else -1``;
 * ``linear``: ``pre`` (the output layer; the predicted class is ``argmax``).
 """
 from __future__ import annotations
@@ -17,7 +18,7 @@ import numpy as np
 from .errors import DataError, UsageError, WeightsError
 from .inputs import read_bytes
 
-ACTIVATIONS = ("binary", "relu", "linear")
+ACTIVATIONS = ("binary", "relu", "sign", "linear")
 
 
 def activate(activation: str, pre: np.ndarray) -> np.ndarray:
@@ -26,6 +27,8 @@ def activate(activation: str, pre: np.ndarray) -> np.ndarray:
         return (pre >= 0).astype(float)
     if activation == "relu":
         return np.maximum(pre, 0.0)
+    if activation == "sign":
+        return np.where(pre >= 0, 1.0, -1.0)
     if activation == "linear":
         return pre
     raise UsageError(f"unknown activation {activation!r}; expected one of {', '.join(ACTIVATIONS)}")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import AnncError, MapError, SpecError
+from .formulations import ACTIVATIONS
 from .model import Block, Model
 from .names import BLOCK_RE, name_table, table_strings
 
@@ -230,11 +231,11 @@ def _layers(f: _Fields, vmap: dict, shapes: dict[str, list[int]], classes: int,
         if not isinstance(L, dict):
             raise f.error(where, f"must be an object (found {_show(L)})")
         last = i == len(layers) - 1
-        allowed = ("linear",) if last else ("binary", "relu")
+        allowed = ("linear",) if last else tuple(ACTIVATIONS)
         act = f.get(L, "activation", f"{where}.activation", lambda v: v in allowed, " or ".join(map(repr, allowed)))
-        shift = -eps / 2 if act == "binary" else 0.0  # as compiler.layer_table exports the bias
+        shift = 0.0 if last else ACTIVATIONS[act].export_bias_shift(eps)  # as compiler.layer_table exports it
         f.get(L, "bias_shift", f"{where}.bias_shift", lambda v: _is_finite(v) and math.isclose(v, shift, abs_tol=1e-15),
-              f"{shift!r} (-eps/2 for a binary layer, else 0)")
+              f"{shift!r} (-eps/2 for a binary or sign layer, else 0)")
         w = f.get(L, "weight", f"{where}.weight", lambda v: isinstance(v, str) and v in shapes,
                   "the name of a tensor")
         b = f.get(L, "bias", f"{where}.bias", lambda v: isinstance(v, str) and v in shapes, "the name of a tensor")

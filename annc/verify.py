@@ -3,9 +3,11 @@
 Given a map and a solution vector ``x``: rebuild the model from the map's spec and
 data (checking the data's fingerprint), check ``x`` against every bound, row and
 integrality requirement, then run the decoded network forward with numpy on the
-training data and compare: the binary activations with the solver's ``h``, the loss
+training data and compare: the outputs of exact units (binary ``h``, sign ``2h - 1``)
+with the solver's (each activation module's ``mip_outputs``), the loss
 of the exported network with the solver's objective, the accuracy.  For ReLU nets the
-McCormick gap ``max |z - a q'|`` measures how far the relaxed products are from exact.
+McCormick gap ``max |z - a q'|`` measures how far the relaxed products are from exact
+(``product_gap``).  Columns are read through the model's layout, never by block name.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import numpy as np
 from .compiler import Compiled, build
 from .data import load_data
 from .errors import AnncError, DataError, MapError, SpecError
-from .formulations.loss import network_loss
+from .formulations import ACTIVATIONS, network_loss
 from .network import TrainedNetwork
 from .spec import parse_spec
 from .varmap import file_digest, names_digest
@@ -87,7 +89,7 @@ def verify(vmap: dict, x: np.ndarray, net: TrainedNetwork, *, status: str,
 def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
           solver_objective: float | None) -> Verification:
     """Check ``x`` and the exported ``net`` against the compiled model ``c``."""
-    model, problem, layers = c.model, c.problem, c.varmap["layers"]
+    model, problem, layout = c.model, c.problem, c.model.layout
     point_obj = model.objective(x)
     feas = model.check(x)  # the one feasibility rule (annc.feasibility): solution tolerance
 
@@ -97,18 +99,18 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
     n = problem.num_samples
     loss = network_loss(c.spec, scores, counts, [L.weight for L in net.layers])
     acc = float(counts[np.arange(len(scores)), scores.argmax(1)].sum() / n)
-    o = model.values(x, "o")
+    x = np.asarray(x, dtype=float)
+    o = x[layout.output]
     solver_acc = float(counts[np.arange(len(o)), o.argmax(1)].sum() / n)
 
     mism, gap = {}, None
-    for i, L in enumerate(layers[:-1]):
-        h = model.values(x, f"h{i}")
-        if L["activation"] == "binary":
-            mism[i] = (int(np.sum(np.round(h) != outs[i])), int(h.size))
-    for i in range(1, len(layers)):
-        if layers[i - 1]["activation"] == "relu":
-            z, a, q = (model.values(x, f"{t}") for t in (f"z{i}", f"a{i}", f"q{i - 1}"))
-            g = float(np.max(np.abs(z - a[None] * q[:, :, None]))) if z.size else 0.0
+    for i, L in enumerate(layout.layers[:-1]):
+        mip = ACTIVATIONS[L.activation].mip_outputs(x, L.units)
+        if mip is not None:  # exact units: the exported ones must agree
+            mism[i] = (int(np.sum(mip != outs[i])), int(mip.size))
+    for prev, L in zip(layout.layers, layout.layers[1:]):
+        g = ACTIVATIONS[L.fed_by].product_gap(x, L, prev.units)
+        if g is not None:  # relaxed products (ReLU inputs): how far from exact
             gap = g if gap is None else max(gap, g)
 
     v = Verification(status, solver_objective, point_obj, loss, acc, solver_acc, n, mism, feas.maxima(), gap)

@@ -8,7 +8,7 @@ For two nets, the paper's 5-5-2 (`specs/xor.ann`) and a 3-hidden-layer 5-5-5-5-2
   auto             annc's tightest valid M per row (the default)
   unmerged         one row per sample instead of one per distinct input
   sym=bias/count   the spec's `symmetry bias` / `symmetry count` unit orderings
-  without loss floor   auto without the valid rows ``lf`` (see annc/formulations/loss.py)
+  without loss floor   auto without the valid rows ``lf`` (see annc/formulations/nll.py)
   + start          annc's MIP start (SGD, then fix-and-optimise), as `annc train` does
 
 and reports per variant the median over seeds of: wall time to proven optimum
@@ -38,7 +38,7 @@ from annc.compiler import layer_table
 from annc.problem import make_problem
 from annc.solvers import SolveOptions, solve
 from annc.spec import parse_spec
-from annc.warmstart import mip_start
+from annc.starts import mip_start
 
 NETS = {
     "xor": ("5-5-2", [5]),

@@ -15,7 +15,7 @@ from annc.formulations import formulate
 from annc.problem import make_problem
 from annc.solvers import SolveOptions, solve
 from annc.spec import parse_spec
-from annc.warmstart import complete
+from annc.starts import complete
 
 
 def networks(spec, rng, n_random=300):

@@ -74,7 +74,7 @@ def test_merging_shares_rows_and_keeps_the_optimum():
 
 
 def test_nll_floor_is_the_sorted_rank_sum():
-    from annc.formulations.loss import nll_floor
+    from annc.formulations.nll import nll_floor
     c = np.array([[3, 1, 0], [0, 0, 5], [2, 2, 2], [1, 4, 2]])
     # ranks 0, 1, 2 go to the counts sorted down: [3,1,0] -> 1; [5,0,0] -> 0; [2,2,2] -> 6; [4,2,1] -> 4
     assert nll_floor(c, 0.5).tolist() == [0.5, 0.0, 3.0, 2.0]
@@ -84,7 +84,7 @@ def test_nll_floor_is_the_sorted_rank_sum():
 def test_loss_floor_rows_cut_off_no_network(J, seed, n):
     """The optimum is the same with and without the loss-floor rows, and every row's loss
     at the optimum is at least its floor (the rows are valid, not just plausible)."""
-    from annc.formulations.loss import nll_floor
+    from annc.formulations.nll import nll_floor
     spec = parse_spec(f"input 3\nhidden 2 binary\noutput {J}\neps 0.1")
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 2, size=(n, 3)).astype(float)

@@ -248,7 +248,7 @@ def test_wrong_number_of_values():
     assert d.format().splitlines()[2] == "    " + " " * 8 + "^"
     assert_error("input\noutput 2\n", 1, 1, "'input' takes one integer, got no value")
     assert_error("input 5\nhidden 5\noutput 2\n", 2, 1,
-                 "'hidden' takes a width and an activation (binary or relu), got 1 value")
+                 "'hidden' takes a width and an activation (binary, relu or sign), got 1 value")
     assert_error("input 5\noutput 2\nweights\n", 3, 1,
                  "'weights' takes one interval [lo, hi], got no value")
 
@@ -279,7 +279,7 @@ def test_unknown_activation():
     assert_error("input 5\nhidden 5 reul\noutput 2\n", 2, 10,
                  "unknown activation 'reul' (did you mean 'relu'?)")
     assert_error("input 5\nhidden 5 tanh\noutput 2\n", 2, 10,
-                 "unknown activation 'tanh' (expected binary or relu)")
+                 "unknown activation 'tanh' (expected binary, relu or sign)")
 
 
 def test_partitions():

@@ -10,7 +10,7 @@ from annc.formulations import formulate
 from annc.problem import make_problem
 from annc.solvers import SolveOptions, solve
 from annc.spec import load_spec, parse_spec
-from annc.warmstart import ordered, sgd_start
+from annc.starts import ordered, sgd_start
 
 from conftest import SPECS
 

@@ -14,12 +14,12 @@ import pytest
 import annc.solvers
 from annc.datasets import xor_split
 from annc.formulations import formulate
-from annc.formulations.loss import nll_floor
+from annc.formulations.nll import nll_floor
 from annc.problem import make_problem
 from annc.solvers import SolveOptions, solve
 from annc.solvers.base import Interrupt
 from annc.spec import load_spec, parse_spec
-from annc.warmstart import complete, improve, mip_start, repair_hidden, sgd_start
+from annc.starts import complete, improve, mip_start, repair_hidden, sgd_start
 
 from conftest import SPECS
 

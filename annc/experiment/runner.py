@@ -20,11 +20,15 @@ from .report import report
 from .tasks import run_task
 
 
+def _silent(_line: str) -> None:
+    """The default ``log``: nothing (only :mod:`~annc.experiment.cli` prints)."""
+
+
 def _worker_init():
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-def run_table1(out_dir, cfg: Config = Config(), *, jobs: int = 1, log: Callable[[str], None] = print,
+def run_table1(out_dir, cfg: Config = Config(), *, jobs: int = 1, log: Callable[[str], None] = _silent,
                make_report: bool = True) -> dict:
     """Run (or resume) the sweep; append records to ``out_dir/table1.jsonl``; with
     ``make_report`` also write the report (:func:`~annc.experiment.report.report`).

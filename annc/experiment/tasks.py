@@ -1,6 +1,6 @@
 """Running one task of the sweep (in a worker process): the records of its runs.
 
-The MIP methods use :func:`annc.train.train` (HiGHS by default, one time limit per
+The MIP methods use :func:`annc.training.train` (HiGHS by default, one time limit per
 MIP); the greedy MIP methods run the greedy chain of ``annc train``
 (:class:`annc.chain.GreedyChain`, Algorithm 1) with ``train`` as the per-MIP trainer,
 writing no files.  The SGD methods use :mod:`annc.sgd` (full batch, momentum 0.9,
@@ -104,9 +104,9 @@ def _binary_spec(inputs: int, hidden):
 
 
 def _train_quietly(cfg: Config, opts):
-    """:func:`annc.train.train` as the MIP methods call it: full training of one spec,
+    """:func:`annc.training.train` as the MIP methods call it: full training of one spec,
     no files, no log; ``solve(spec, data, stem=None) -> TrainResult``."""
-    from ..train import train
+    from ..training import train
 
     def solve(spec, data, stem=None):
         return train(spec, data, solver=cfg.solver, opts=opts, out_dir=None, greedy=False, stem=stem,

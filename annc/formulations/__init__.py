@@ -2,10 +2,15 @@
 
 Layers are lowered in order.  A layer's pre-activation is affine in the data (layer 0,
 exact) or a sum of products of its weights with the previous layer's outputs, which
-the previous layer's activation decides how to linearise (registry ``PRODUCTS``:
-exact for binary inputs, piecewise McCormick for ReLU inputs).  Its own activation
-adds units (registry ``ACTIVATIONS``); the last layer is linear and feeds the loss
-(registry ``LOSSES``).
+the previous layer's activation module linearises (its ``products``: exact for binary
+and sign inputs, piecewise McCormick for ReLU inputs).  Its own activation module adds
+units (registry ``ACTIVATIONS``); the last layer is linear (:mod:`.output`) and feeds
+the loss (registry ``LOSSES``); the penalty (registry ``PENALTIES``) adds its columns
+per weight.  Each module owns its mathematics (:mod:`.registry`): it lowers its blocks
+and returns handles to them (the :class:`Layout` stored on the model as
+``model.layout``), lifts a given network to its columns (:func:`lift`), and the loss and
+penalty modules give the loss of a network (:func:`network_loss`) and a lower bound on
+the optimum (:func:`floor`).
 
 Column blocks, per layer ``l``: ``a{l}`` weights, ``b{l}`` biases, ``z{l}`` products,
 ``s{l}`` McCormick selectors, ``h{l}`` binary activations or ReLU indicators, ``q{l}``
@@ -21,43 +26,49 @@ from ..errors import ModelError
 from ..model import Model
 from ..problem import TrainingProblem
 from ..spec import located, where
-from . import binary, relu
-from .common import LayerInput, Lowering, data_affine, parameters
-from .loss import LOSSES, add_penalty
-from .output import add_output
+from . import output
+from .common import LayerInput, LayerLayout, Layout, Lowering, data_affine, parameters
+from .lift import floor, lift, network_loss, ordered
+from .registry import ACTIVATIONS, LOSSES, PENALTIES
 from .symmetry import add_order
 
-ACTIVATIONS = {"binary": binary.add_units, "relu": relu.add_units}
-PRODUCTS = {"binary": binary.add_products, "relu": relu.add_products}
+__all__ = ["ACTIVATIONS", "LOSSES", "PENALTIES", "Layout", "LayerLayout", "floor", "formulate",
+           "lift", "network_loss", "ordered"]
+
 INTEGRALITY_TOL = 1e-6
 
 
 def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bool = False) -> Model:
-    """Build the training MIP of ``problem``; see the module docstring for its blocks."""
+    """Build the training MIP of ``problem``; see the module docstring for its blocks.
+    The model's ``layout`` holds the handles to them (:class:`Layout`)."""
     spec = problem.spec
     low = Lowering(ModelBuilder(name), problem)
     inp = LayerInput("data", None, problem.X, problem.X)
-    o, weights = None, []
+    layout, weights = Layout(), []
     for layer, ls in enumerate(spec.layers):
         low.layer = layer
         n_in = spec.inputs if layer == 0 else spec.layers[layer - 1].units
         a, beta = parameters(low, layer, n_in, ls)
         weights.append((a, ls.weight_bounds))
         if inp.kind == "data":
-            pre = data_affine(problem.X, a, beta, ls)
+            pre, products = data_affine(problem.X, a, beta, ls), {}
         else:
-            pre = PRODUCTS[inp.kind](low, layer, ls, inp, a, beta)
+            pre, products = ACTIVATIONS[inp.kind].products(low, layer, ls, inp, a, beta)
+        L = LayerLayout(layer, ls.activation, inp.kind, a, beta, products)
+        layout.layers.append(L)
         if layer == len(spec.hidden):
-            o = add_output(low, layer, ls, pre)
+            layout.output = output.lower(low, layer, ls, pre)
         else:
-            inp = ACTIVATIONS[ls.activation](low, layer, ls, pre)
+            inp = ACTIVATIONS[ls.activation].units(low, layer, ls, pre)
+            L.units = inp.handles
             add_order(low, layer, spec.symmetry, beta, inp.on)
-    LOSSES[spec.loss](low, o, spec.output)
-    add_penalty(low, weights)
+    layout.loss = LOSSES[spec.loss].lower(low, layout.output, spec.output)
+    layout.penalty = PENALTIES[spec.penalty].lower(low, weights)
     if low.m_too_small and not allow_small_m:
         raise ModelError(m_too_small_message(spec, low.m_too_small))
     model = low.builder.build()
     model.warnings = m_warnings(model, spec.eps, low.m_too_small)
+    model.layout = layout
     return model
 
 

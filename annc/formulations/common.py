@@ -1,4 +1,5 @@
-"""Shared pieces of the lowering: affine expressions with interval bounds, and big-M.
+"""Shared pieces of the lowering: affine expressions with interval bounds, big-M, and the
+:class:`Layout` (the handles to every block that lowering returns).
 
 Every big-M row ``expr <= rhs + M (1 - delta)`` is written with the tightest valid M
 for that row: the largest value the row's slack can need for any network whose
@@ -40,11 +41,69 @@ class LayerInput:
     binary and ReLU units); ``on`` (U x n) the units' binary on/off columns ``h``.
     """
 
-    kind: str  # "data" | "binary" | "relu"
+    kind: str  # "data" or the name of a hidden activation (a key of the ACTIVATIONS registry)
     cols: np.ndarray | None
     X: np.ndarray | None
     upper: np.ndarray
     on: np.ndarray | None = None
+    handles: dict = field(default_factory=dict)  # the activation's column blocks by name ("h", "q")
+
+
+@dataclass
+class LayerLayout:
+    """Handles (column index arrays) to the blocks of one layer.
+
+    ``fed_by`` is ``"data"`` or the previous layer's activation, whose module lowered the
+    ``products`` (``"z"``, and ``"s"`` for McCormick selectors); ``units`` are this
+    layer's activation columns (``"h"``, ``"q"``; empty for the output layer).
+    """
+
+    index: int
+    activation: str  # this layer's ("linear" for the output layer)
+    fed_by: str
+    weight: np.ndarray  # (inputs, units)
+    bias: np.ndarray  # (units,)
+    products: dict = field(default_factory=dict)
+    units: dict = field(default_factory=dict)
+
+
+@dataclass
+class Layout:
+    """What lowering returns beside the model: handles to its blocks.
+
+    ``layers`` per layer (:class:`LayerLayout`); ``output`` the output columns ``o``
+    (U x J); ``loss`` the loss module's blocks by name; ``penalty`` one dict per layer
+    of the penalty module's blocks.  Code that reads or writes a point (MIP starts,
+    verification) goes through these handles, never through block names.
+    """
+
+    layers: list = field(default_factory=list)
+    output: np.ndarray | None = None
+    loss: dict = field(default_factory=dict)
+    penalty: list = field(default_factory=list)
+
+
+def put(x: np.ndarray, handles: dict, values: dict) -> None:
+    """Write ``values[name]`` (broadcast to the block's shape) at the columns ``handles[name]``."""
+    for name, v in values.items():
+        cols = handles[name]
+        x[cols] = np.broadcast_to(np.asarray(v, float), cols.shape)
+
+
+def class_pairs(c: np.ndarray):
+    """Index arrays (u, j, j') over rows u, classes j present in u (``c[u, j] > 0``), and
+    rivals j' != j: shapes (n,), (n,), (n, J-1)."""
+    J = c.shape[1]
+    u, j = np.nonzero(c > 0)
+    rivals = np.array([[k for k in range(J) if k != jj] for jj in range(J)])  # J x (J-1)
+    return u, j, rivals[j]  # (n,), (n,), (n, J-1)
+
+
+def leads(scores: np.ndarray) -> np.ndarray:
+    """``lead[u, j] = o_uj - max_{j' != j} o_uj'``: how far class j is ahead of its best rival."""
+    J = scores.shape[1]
+    rival = np.where(np.eye(J, dtype=bool)[None], -np.inf, scores[:, None, :]).max(2)
+    return scores - rival
 
 
 @dataclass

@@ -10,6 +10,9 @@ pair ``j < j'`` one binary ``r`` with ``d = o_j' - o_j`` in ``[dL, dU]``::
     db: d >=  eps - M_b (1 - r)    M_b = max(eps - dL, 0)
 
 so ``|o_j - o_j'| >= eps``: the outputs of a row never tie and ``argmax`` is unique.
+
+Lift: ``o`` is the output layer's ``pre``; ``r = 1[o_j' > o_j]`` (feasible when the
+outputs of every row are pairwise eps apart).
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ import numpy as np
 from .common import Affine, Lowering
 
 
-def add_output(low: Lowering, layer: int, spec_layer, pre: Affine) -> np.ndarray:
+def lower(low: Lowering, layer: int, spec_layer, pre: Affine) -> np.ndarray:
     """Output columns ``o`` (U x J) equal to ``pre``; returns them."""
     b = low.builder
     o = b.var("o", pre.lo.shape, pre.lo, pre.hi, role="output", layer=layer)
@@ -28,7 +31,7 @@ def add_output(low: Lowering, layer: int, spec_layer, pre: Affine) -> np.ndarray
     return o
 
 
-def add_diversifying(low: Lowering, o: np.ndarray, spec_layer) -> None:
+def diversifying(low: Lowering, o: np.ndarray, spec_layer) -> np.ndarray:
     """One binary ``r`` per row and class pair ``j < j'`` forcing ``|o_j - o_j'| >= eps``."""
     b, eps = low.builder, low.eps
     lb, ub = b.var_bounds(o)
@@ -44,3 +47,10 @@ def add_diversifying(low: Lowering, o: np.ndarray, spec_layer) -> None:
     diff = [(o[:, jp], 1.0), (o[:, j], -1.0)]
     b.rows("da", shape, "L", -eps, diff + [(r, -m_a)], role="diversify", big_m=m_a)
     b.rows("db", shape, "G", eps - m_b, diff + [(r, -m_b)], role="diversify", big_m=m_b)
+    return r
+
+
+def lift_diversifying(o: np.ndarray) -> np.ndarray:
+    """``r`` at the outputs ``o``: 1 for the pairs ``j < j'`` with ``o_j' > o_j``."""
+    j, jp = np.triu_indices(o.shape[1], 1)
+    return (o[:, jp] > o[:, j]).astype(float)

@@ -24,20 +24,29 @@ McCormick envelope of the chosen piece (lower bound of ``q'`` is 0)::
 Each M is the largest violation of its row by an exact product ``z = a q'`` with ``a``
 in another piece.  This is a relaxation: ``|z - a q'|`` (the McCormick gap) shrinks
 as ``P`` grows and is reported by ``annc decode``.
+
+Lift (the MIP point of a network whose pre-activations avoid ``(0, eps)``): ``h = 1[pre >= eps]``,
+``q = max(pre, 0) h``; ``z = a q'`` exactly, with ``lambda_p = 1`` for the piece holding ``a``
+(the first one whose upper end is ``>= a``).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .binary import add_units as add_indicator
+from . import binary
 from .common import Affine, LayerInput, Lowering
 
 
-def add_units(low: Lowering, layer: int, spec_layer, pre: Affine) -> LayerInput:
+def export_bias_shift(eps: float) -> float:
+    """ReLU units export their bias as it is."""
+    return 0.0
+
+
+def units(low: Lowering, layer: int, spec_layer, pre: Affine) -> LayerInput:
     """Indicator ``h{layer}``, output ``q{layer}`` and rows on/off/ra/rb/rc."""
     b, user = low.builder, spec_layer.big_m
     shape = pre.lo.shape
-    h = add_indicator(low, layer, spec_layer, pre).cols
+    h = binary.indicator(low, layer, spec_layer, pre)
     qU = np.maximum(pre.hi, 0.0)
     q = b.var(f"q{layer}", shape, 0.0, qU, role="relu", layer=layer)
     m_a = low.big_m(f"ra{layer}", -pre.lo, user)
@@ -47,7 +56,19 @@ def add_units(low: Lowering, layer: int, spec_layer, pre: Affine) -> LayerInput:
     b.rows(f"ra{layer}", shape, "L", m_a, [(q, 1.0), (h, m_a)] + neg, role="relu", layer=layer, big_m=m_a)
     b.rows(f"rb{layer}", shape, "G", -m_b, [(q, 1.0), (h, -m_b)] + neg, role="relu", layer=layer, big_m=m_b)
     b.rows(f"rc{layer}", shape, "L", 0.0, [(q, 1.0), (h, -m_c)], role="relu", layer=layer, big_m=m_c)
-    return LayerInput("relu", q, None, qU, on=h)
+    return LayerInput("relu", q, None, qU, on=h, handles={"h": h, "q": q})
+
+
+def lift_units(pre: np.ndarray, eps: float) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The unit columns at ``pre``, the units' outputs ``q``, and their indicators ``h``."""
+    h = binary.on(pre, eps)
+    q = np.maximum(pre, 0.0) * h
+    return {"h": h, "q": q}, q, h
+
+
+def mip_outputs(x: np.ndarray, handles: dict):
+    """Not compared: the products of the next layer are relaxed (see :func:`product_gap`)."""
+    return None
 
 
 def pieces(lo: float, hi: float, P: int) -> tuple[np.ndarray, np.ndarray]:
@@ -56,9 +77,10 @@ def pieces(lo: float, hi: float, P: int) -> tuple[np.ndarray, np.ndarray]:
     return lo + (hi - lo) * (p - 1) / P, lo + (hi - lo) * p / P
 
 
-def add_products(low: Lowering, layer: int, spec_layer, inp: LayerInput,
-                 a: np.ndarray, beta: np.ndarray) -> Affine:
-    """McCormick products ``z{layer}[u,i,k] ~ a[i,k] q'[u,i]``; returns ``pre = sum_i z + b``."""
+def products(low: Lowering, layer: int, spec_layer, inp: LayerInput,
+             a: np.ndarray, beta: np.ndarray) -> tuple[Affine, dict]:
+    """McCormick products ``z{layer}[u,i,k] ~ a[i,k] q'[u,i]``; returns ``pre = sum_i z + b``
+    and the handles ``{"z": z, "s": lambda}``."""
     b, user, P = low.builder, spec_layer.big_m, low.problem.spec.partitions
     (wl, wu), (bl, bu) = spec_layer.weight_bounds, spec_layer.bias_bounds
     U, n_in = inp.cols.shape
@@ -94,4 +116,19 @@ def add_products(low: Lowering, layer: int, spec_layer, inp: LayerInput,
 
     hi = zhi.sum(1) + bu
     lo = zlo.sum(1) + bl
-    return Affine([(z.transpose(0, 2, 1), 1.0), (beta[None, :], 1.0)], lo, hi)
+    return Affine([(z.transpose(0, 2, 1), 1.0), (beta[None, :], 1.0)], lo, hi), {"z": z, "s": lam}
+
+
+def lift_products(inputs: np.ndarray, W: np.ndarray, spec, spec_layer) -> dict:
+    """Exact products ``a q'`` at the inputs ``q'`` (U x n), and the selectors of ``W``'s pieces."""
+    P = spec.partitions
+    hi = pieces(*spec_layer.weight_bounds, P)[1]
+    piece = np.minimum(np.searchsorted(hi, W), P - 1)
+    return {"z": inputs[:, :, None] * W[None, :, :], "s": np.eye(P)[piece]}
+
+
+def product_gap(x: np.ndarray, layer, inputs: dict) -> float:
+    """The McCormick gap ``max |z - a q'|`` of ``layer``'s products at the point ``x``
+    (``inputs``: the handles of the ReLU layer feeding it)."""
+    z, a, q = x[layer.products["z"]], x[layer.weight], x[inputs["q"]]
+    return float(np.max(np.abs(z - a[None] * q[:, :, None]))) if z.size else 0.0

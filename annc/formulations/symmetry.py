@@ -11,14 +11,13 @@ removes up to ``K!`` copies of each solution per layer and cuts off no optimum:
 
 ``n_u`` is the number of samples on row ``u``; ``count`` orders units by how many
 samples switch them on.  Ties are allowed, so every network has an ordered copy
-(:func:`order` computes it, for MIP starts).
+(:func:`order` computes it; :func:`annc.formulations.lift` puts a network in it).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .common import Lowering
-
 
 
 def add_order(low: Lowering, layer: int, rule: str, beta: np.ndarray, h: np.ndarray) -> None:

@@ -23,7 +23,7 @@ TOP_SETTINGS = ("input", "hidden", "output", "weights", "bias", "eps", "M", "P",
                 "loss", "training", "penalty", "symmetry")
 LAYER_FIELDS = {"weights": "weight_bounds", "bias": "bias_bounds", "M": "big_m"}  # setting: field
 LAYER_SETTINGS = tuple(LAYER_FIELDS)  # what a layer's { } block takes
-HIDDEN_ACTIVATIONS = ("binary", "relu")
+HIDDEN_ACTIVATIONS = ("binary", "relu", "sign")  # the keys of annc.formulations.ACTIVATIONS
 LOSSES = ("nll", "errors", "hinge")
 TRAININGS = ("full", "greedy")
 PENALTIES = ("none", "l1", "l0")
@@ -52,7 +52,7 @@ class LayerSpec:
     """
 
     units: int
-    activation: str  # "binary" | "relu" for hidden layers, "linear" for the output layer
+    activation: str  # "binary" | "relu" | "sign" for hidden layers, "linear" for the output layer
     weight_bounds: tuple[float, float] = (-1.0, 1.0)
     bias_bounds: tuple[float, float] = (-1.0, 1.0)
     big_m: float | None = None

@@ -35,21 +35,17 @@ fails:
   model and map of the (first) MIP whose solution failed;
 * any other error or an abort (a second Ctrl-C): nothing this run wrote.
 
-This module also holds the Python API behind ``annc.compile`` and ``annc.train``
-(:func:`compile_api`, :func:`train_api`), which take paths, spec text, ``NetworkSpec``
-and ``Dataset`` objects or ``(X, y)`` arrays.  They check their arguments with the same
-functions as the CLI (:meth:`~annc.solvers.base.SolveOptions.checked`,
-:func:`~annc.compiler.check_compile_options`, :func:`~annc.compiler.check_name`,
-:func:`check_train_args`) and raise :class:`~annc.errors.UsageError` (or
-:class:`~annc.errors.DataError` for data), never ``TypeError`` or ``ValueError``.
+The Python API behind ``annc.compile`` and ``annc.train`` is :mod:`annc.api`; it
+checks its arguments with this module's :func:`check_train_args`, as the CLI does.
+
+Nothing here prints: progress goes to the ``log`` callback (silent by default), which
+the command line sets to ``print``.
 """
 from __future__ import annotations
 
 import hashlib
 import os
-import sys
 import time
-import types
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -57,23 +53,27 @@ from typing import Callable
 import numpy as np
 
 from .chain import Step, run_chain, weakest
-from .compiler import Compiled, build, check_compile_options, check_name, write_artifacts
-from .data import Dataset, check_against_spec, class_index, class_lookup, class_order, load_data
+from .compiler import Compiled, build, check_name, write_artifacts
+from .data import Dataset, check_against_spec
 from .decode import decode_network
-from .errors import DataError, NoSolutionError, UsageError
-from .inputs import sample_arrays
+from .errors import NoSolutionError, UsageError
 from .network import TrainedNetwork
 from .outputs import check_out_dir, export_atomically, remove_files
 from .solutions import Status
 from .solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, solve
 from .solvers.base import Interrupt
-from .spec import NetworkSpec, load_spec, parse_spec
+from .spec import NetworkSpec
 from .varmap import file_digest
 from .verify import check
-from .warmstart import mip_start
+from .starts import mip_start
 
 START_BUDGET = 20.0  # seconds for the MIP start's local search, at most a quarter of a time limit
 MIN_START_BUDGET = 0.5  # below this (a time limit under 2 s) no start is tried
+
+
+def silent(*_args) -> None:
+    """The default ``log``: says nothing (only the command line prints)."""
+
 
 @dataclass
 class TrainResult:
@@ -116,7 +116,7 @@ def accuracy(net: TrainedNetwork, data: Dataset) -> float:
 
 
 # -- files ------------------------------------------------------------------------
-def _csv_backing(data: Dataset, out: Path | None, name: str) -> tuple[Dataset, bytes | None]:
+def csv_backing(data: Dataset, out: Path | None, name: str) -> tuple[Dataset, bytes | None]:
     """``data`` backed by a CSV file, and the bytes still to write for it: as is (None)
     if it was read from one, else ``<out>/<name>.csv`` (so that the map points at data
     ``annc decode`` can verify), written with the model and its map."""
@@ -197,7 +197,7 @@ def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -
 def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
                 out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
                 warm_start: bool = True, max_nonzeros: int | None = None) -> Step:
-    data, csv = _csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
+    data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
     c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros)
     for w in c.model.warnings:
         log(f"warning: {w}")
@@ -231,7 +231,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
 
 
 def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> SolveOptions:
-    """``opts`` with the MIP start of :func:`~annc.warmstart.mip_start`; the time it
+    """``opts`` with the MIP start of :func:`~annc.starts.mip_start`; the time it
     took comes off the time limit (which then still leaves the solver half of it)."""
     limit = opts.time_limit
     budget = START_BUDGET if limit is None else min(START_BUDGET, limit / 4)
@@ -289,7 +289,7 @@ def check_solver_cmd(template) -> str:
 
 def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solver: str = DEFAULT,
           opts: SolveOptions | None = None, out_dir: str | Path | None = "out", stem: str | None = None,
-          merge: bool = True, greedy: bool | None = None, log: Callable = print,
+          merge: bool = True, greedy: bool | None = None, log: Callable = silent,
           warm_start: bool = True, max_nonzeros: int | None = None) -> TrainResult:
     """Train ``spec`` on ``data``; see the module docstring.
 
@@ -346,152 +346,3 @@ def _result(net: TrainedNetwork, steps: list[Step], data: Dataset, test: Dataset
     if interrupted:
         net.meta["interrupted"] = True
     return result
-
-
-# -- the Python API ---------------------------------------------------------------------
-def _no_nul(path, what: str):
-    if "\0" in os.fspath(path):
-        raise UsageError(f"{what} path {os.fspath(path)!r} has a NUL character")
-    return path
-
-
-def as_spec(spec) -> NetworkSpec:
-    """A :class:`NetworkSpec` from a spec, a ``.ann`` path, or ``.ann`` source text."""
-    if isinstance(spec, NetworkSpec):
-        return spec
-    if isinstance(spec, os.PathLike) and isinstance(os.fspath(spec), str):
-        return load_spec(_no_nul(spec, "spec"))
-    if isinstance(spec, str):
-        if "\n" in spec or "\0" in spec or (not os.path.exists(spec)
-                                            and spec.lstrip().startswith(("input", "#"))):
-            return parse_spec(spec, "<spec>")
-        return load_spec(spec)
-    raise UsageError(f"spec must be a NetworkSpec, a path or .ann text, not {type(spec).__name__}")
-
-
-def as_data(data, *, label: str | None = None, classes: list | None = None, name: str = "<arrays>") -> Dataset:
-    """A :class:`Dataset` from a Dataset, a CSV path, or a pair ``(X, y)`` of arrays
-    (``y``: class labels; the classes are the sorted labels, or ``classes``)."""
-    if isinstance(data, Dataset):
-        if classes is None or list(data.classes) == list(classes):
-            return data
-        return as_data((data.X, np.asarray(data.classes, dtype=object)[data.y]), classes=classes, name=data.path)
-    if isinstance(data, (str, os.PathLike)) and isinstance(os.fspath(data), str):
-        return load_data(_no_nul(data, "data"), label=label, classes=classes)
-    if isinstance(data, tuple) and len(data) == 2:
-        return _array_data(*data, label=label, classes=classes, name=name)
-    raise UsageError("data must be a Dataset, a CSV path or a pair (X, y), "
-                     f"not {type(data).__name__}")
-
-
-def _array_data(X, y, *, label: str | None, classes: list | None, name: str) -> Dataset:
-    """:func:`as_data` of a pair ``(X, y)``; :class:`DataError` names what is wrong."""
-    X, y = sample_arrays(X, y, name, DataError)
-    # labels as the CSV loader sees them: integer-valued numbers as integers
-    texts = [str(int(v)) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
-             and np.isfinite(v) and float(v).is_integer() else str(v) for v in y.tolist()]
-    if classes is None:
-        classes = class_order(texts)
-        if len(classes) < 2:
-            raise DataError(f"{name}: every label is {classes[0]}; training needs at least two classes")
-    classes = list(classes)
-    lookup = class_lookup(classes)
-    found = [class_index(t, lookup) for t in texts]
-    bad = sorted({t for t, i in zip(texts, found) if i is None})
-    if bad:
-        raise DataError(f"{name}: labels {', '.join(bad[:5])} are not among the classes "
-                        + ", ".join(map(str, classes)))
-    idx = np.array(found, dtype=np.int64)
-    digest = hashlib.sha256(np.ascontiguousarray(X).tobytes() + idx.tobytes()).hexdigest()
-    return Dataset(X, idx, classes, [f"x{i + 1}" for i in range(X.shape[1])], label or "label", name, digest)
-
-
-def _stem_of(spec_arg, spec: NetworkSpec) -> str:
-    if isinstance(spec_arg, (str, os.PathLike)) and os.path.exists(spec_arg):
-        return Path(spec_arg).stem
-    return Path(spec.source).stem.strip("<>").replace(" ", "_") or "net"
-
-
-def _check_flags(**flags) -> None:
-    for what, value in flags.items():
-        if value is not None and not isinstance(value, (bool, np.bool_)):
-            raise UsageError(f"{what} must be True or False, not {value!r}")
-
-
-def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None = None, merge: bool = True,
-                allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
-                name: str | None = None, max_nonzeros: int | None = None) -> Compiled:
-    """``annc compile`` as a function: the built model and its map; with ``out_dir`` also
-    the files ``<out_dir>/<name>.<fmt>`` and ``<out_dir>/<name>.map.json``.  Checks
-    every argument before it writes anything (:class:`~annc.errors.UsageError`)."""
-    check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
-                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
-    out = check_out_dir(out_dir) if out_dir is not None else None
-    s = as_spec(spec)
-    stem = check_name(name if name is not None else _stem_of(spec, s))
-    d, csv = _csv_backing(as_data(data, label=label), out, f"{stem}.data")
-    c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
-    if out is not None:
-        write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, data_csv=csv)
-    return c
-
-
-def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: str | None = None,
-              time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
-              greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
-              progress: Callable | None = None, verbose: bool = False, name: str | None = None,
-              warm_start: bool = True, max_nonzeros: int | None = None) -> TrainResult:
-    """``annc train`` as a function; returns a :class:`TrainResult` (``.network``,
-    ``.predict(X)``, ``.status``, ``.steps``, accuracies).  Writes files only with ``out_dir``.
-
-    ``spec``: a NetworkSpec, a ``.ann`` path or ``.ann`` text; ``data`` and ``test``: a
-    Dataset, a CSV path or ``(X, y)``.  ``verbose=True`` prints what the CLI prints while
-    solving; ``progress`` receives :class:`~annc.solvers.Progress` objects.  Bad
-    arguments raise :class:`~annc.errors.UsageError` (:class:`~annc.errors.DataError`
-    for data), checked as the CLI checks them, before anything is written.
-    """
-    if solver_cmd is not None and solver not in (None, "cmd"):
-        raise UsageError("give either solver or solver_cmd, not both")
-    if solver is not None and not isinstance(solver, str):
-        raise UsageError(f"solver must be a solver's name, not {type(solver).__name__} {solver!r}")
-    _check_flags(greedy=greedy, merge=merge, verbose=verbose, warm_start=warm_start)
-    check_compile_options(label=label, max_nonzeros=max_nonzeros)
-    if progress is not None and not callable(progress):
-        raise UsageError(f"progress must be a callable, not {type(progress).__name__}")
-    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, command=solver_cmd)
-    s = as_spec(spec)
-    d = as_data(data, label=label)
-    t = None if test is None else as_data(test, label=label, classes=d.classes, name="<test arrays>")
-    if progress is None and verbose:
-        progress = lambda p: print(p.line(), flush=True)  # noqa: E731
-    opts.progress = progress
-    return train(s, d, test=t, solver="cmd" if solver_cmd is not None else (solver or DEFAULT), opts=opts,
-                 out_dir=out_dir, stem=name if name is not None else _stem_of(spec, s), merge=merge,
-                 greedy=greedy, warm_start=warm_start, log=print if verbose else (lambda *_: None),
-                 max_nonzeros=max_nonzeros)
-
-
-def check_keywords(function: Callable, kw: dict) -> None:
-    """A misspelt keyword of ``annc.compile`` / ``annc.train`` is a UsageError that names
-    the right ones, not Python's TypeError."""
-    import difflib
-    import inspect
-    known = [p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY]
-    for name in kw:
-        if name not in known:
-            close = difflib.get_close_matches(name, known, n=1)
-            raise UsageError(f"unknown keyword {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
-                             + f"; the keywords are {', '.join(known)}")
-
-
-class _CallableModule(types.ModuleType):
-    """``annc.train`` is both this module and the API function: importing the submodule
-    ``annc.train`` (as the CLI does) rebinds the package attribute ``annc.train`` to the
-    module, so the module itself answers calls with :func:`train_api`."""
-
-    def __call__(self, spec, data, test=None, **kw) -> TrainResult:
-        check_keywords(train_api, kw)
-        return train_api(spec, data, test, **kw)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,190 @@
+"""The Python API: ``annc.compile`` and ``annc.train`` (the package binds these two
+functions, :func:`compile` and :func:`train`).
+
+They take paths, spec text, ``NetworkSpec`` and ``Dataset`` objects or ``(X, y)``
+arrays (:func:`as_spec`, :func:`as_data`), and check their arguments with the same
+functions as the CLI (:meth:`~annc.solvers.base.SolveOptions.checked`,
+:func:`~annc.compiler.check_compile_options`, :func:`~annc.compiler.check_name`,
+:func:`~annc.training.check_train_args`): a bad one raises
+:class:`~annc.errors.UsageError` (or :class:`~annc.errors.DataError` for data), never
+``TypeError`` or ``ValueError``.  They print nothing unless asked (``verbose=True``).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .compiler import Compiled, build, check_compile_options, check_name, write_artifacts
+from .data import Dataset, class_index, class_lookup, class_order, load_data
+from .errors import DataError, UsageError
+from .inputs import sample_arrays
+from .outputs import check_out_dir
+from .solvers import DEFAULT, SolveOptions
+from .spec import NetworkSpec, load_spec, parse_spec
+from .training import TrainResult, csv_backing, silent
+from .training import train as train_network
+
+__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "train", "train_api"]
+
+
+def compile(spec, data, **kw) -> Compiled:  # noqa: A001 - mirrors `annc compile`
+    """Build the training MIP of ``spec`` on ``data``; returns a ``Compiled`` (model, map).
+
+    Keywords: ``out_dir`` (write ``<name>.mps`` and ``<name>.map.json`` there), ``fmt``
+    ("mps" or "lp"), ``label``, ``merge``, ``allow_small_m``, ``gzip``, ``writer`` ("annc"
+    or "pulp"), ``name`` (a plain file name: no path separator), ``max_nonzeros``.
+    """
+    check_keywords(compile_api, kw)
+    return compile_api(spec, data, **kw)
+
+
+def train(spec, data, test=None, **kw) -> TrainResult:
+    """Compile, solve, decode and verify; returns a ``TrainResult`` (``.network``,
+    ``.predict(X)``, ``.status``, ``.train_accuracy``, ``.test_accuracy``, ``.steps``).
+
+    Keywords: ``solver`` (highs, cbc, scip, glpk, gurobi, cplex, xpress), ``solver_cmd``,
+    ``time_limit`` (seconds > 0), ``gap`` (0 to 1), ``threads`` (1 to 1024), ``greedy``,
+    ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
+    ``warm_start``, ``max_nonzeros``.
+    """
+    check_keywords(train_api, kw)
+    return train_api(spec, data, test, **kw)
+
+
+def _no_nul(path, what: str):
+    if "\0" in os.fspath(path):
+        raise UsageError(f"{what} path {os.fspath(path)!r} has a NUL character")
+    return path
+
+
+def as_spec(spec) -> NetworkSpec:
+    """A :class:`NetworkSpec` from a spec, a ``.ann`` path, or ``.ann`` source text."""
+    if isinstance(spec, NetworkSpec):
+        return spec
+    if isinstance(spec, os.PathLike) and isinstance(os.fspath(spec), str):
+        return load_spec(_no_nul(spec, "spec"))
+    if isinstance(spec, str):
+        if "\n" in spec or "\0" in spec or (not os.path.exists(spec)
+                                            and spec.lstrip().startswith(("input", "#"))):
+            return parse_spec(spec, "<spec>")
+        return load_spec(spec)
+    raise UsageError(f"spec must be a NetworkSpec, a path or .ann text, not {type(spec).__name__}")
+
+
+def as_data(data, *, label: str | None = None, classes: list | None = None, name: str = "<arrays>") -> Dataset:
+    """A :class:`Dataset` from a Dataset, a CSV path, or a pair ``(X, y)`` of arrays
+    (``y``: class labels; the classes are the sorted labels, or ``classes``)."""
+    if isinstance(data, Dataset):
+        if classes is None or list(data.classes) == list(classes):
+            return data
+        return as_data((data.X, np.asarray(data.classes, dtype=object)[data.y]), classes=classes, name=data.path)
+    if isinstance(data, (str, os.PathLike)) and isinstance(os.fspath(data), str):
+        return load_data(_no_nul(data, "data"), label=label, classes=classes)
+    if isinstance(data, tuple) and len(data) == 2:
+        return _array_data(*data, label=label, classes=classes, name=name)
+    raise UsageError("data must be a Dataset, a CSV path or a pair (X, y), "
+                     f"not {type(data).__name__}")
+
+
+def _array_data(X, y, *, label: str | None, classes: list | None, name: str) -> Dataset:
+    """:func:`as_data` of a pair ``(X, y)``; :class:`DataError` names what is wrong."""
+    X, y = sample_arrays(X, y, name, DataError)
+    # labels as the CSV loader sees them: integer-valued numbers as integers
+    texts = [str(int(v)) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+             and np.isfinite(v) and float(v).is_integer() else str(v) for v in y.tolist()]
+    if classes is None:
+        classes = class_order(texts)
+        if len(classes) < 2:
+            raise DataError(f"{name}: every label is {classes[0]}; training needs at least two classes")
+    classes = list(classes)
+    lookup = class_lookup(classes)
+    found = [class_index(t, lookup) for t in texts]
+    bad = sorted({t for t, i in zip(texts, found) if i is None})
+    if bad:
+        raise DataError(f"{name}: labels {', '.join(bad[:5])} are not among the classes "
+                        + ", ".join(map(str, classes)))
+    idx = np.array(found, dtype=np.int64)
+    digest = hashlib.sha256(np.ascontiguousarray(X).tobytes() + idx.tobytes()).hexdigest()
+    return Dataset(X, idx, classes, [f"x{i + 1}" for i in range(X.shape[1])], label or "label", name, digest)
+
+
+def _stem_of(spec_arg, spec: NetworkSpec) -> str:
+    if isinstance(spec_arg, (str, os.PathLike)) and os.path.exists(spec_arg):
+        return Path(spec_arg).stem
+    return Path(spec.source).stem.strip("<>").replace(" ", "_") or "net"
+
+
+def _check_flags(**flags) -> None:
+    for what, value in flags.items():
+        if value is not None and not isinstance(value, (bool, np.bool_)):
+            raise UsageError(f"{what} must be True or False, not {value!r}")
+
+
+def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None = None, merge: bool = True,
+                allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
+                name: str | None = None, max_nonzeros: int | None = None) -> Compiled:
+    """``annc compile`` as a function: the built model and its map; with ``out_dir`` also
+    the files ``<out_dir>/<name>.<fmt>`` and ``<out_dir>/<name>.map.json``.  Checks
+    every argument before it writes anything (:class:`~annc.errors.UsageError`)."""
+    check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
+                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
+    out = check_out_dir(out_dir) if out_dir is not None else None
+    s = as_spec(spec)
+    stem = check_name(name if name is not None else _stem_of(spec, s))
+    d, csv = csv_backing(as_data(data, label=label), out, f"{stem}.data")
+    c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
+    if out is not None:
+        write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, data_csv=csv)
+    return c
+
+
+def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: str | None = None,
+              time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
+              greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
+              progress: Callable | None = None, verbose: bool = False, name: str | None = None,
+              warm_start: bool = True, max_nonzeros: int | None = None) -> TrainResult:
+    """``annc train`` as a function; returns a :class:`TrainResult` (``.network``,
+    ``.predict(X)``, ``.status``, ``.steps``, accuracies).  Writes files only with ``out_dir``.
+
+    ``spec``: a NetworkSpec, a ``.ann`` path or ``.ann`` text; ``data`` and ``test``: a
+    Dataset, a CSV path or ``(X, y)``.  ``verbose=True`` prints what the CLI prints while
+    solving; ``progress`` receives :class:`~annc.solvers.Progress` objects.  Bad
+    arguments raise :class:`~annc.errors.UsageError` (:class:`~annc.errors.DataError`
+    for data), checked as the CLI checks them, before anything is written.
+    """
+    if solver_cmd is not None and solver not in (None, "cmd"):
+        raise UsageError("give either solver or solver_cmd, not both")
+    if solver is not None and not isinstance(solver, str):
+        raise UsageError(f"solver must be a solver's name, not {type(solver).__name__} {solver!r}")
+    _check_flags(greedy=greedy, merge=merge, verbose=verbose, warm_start=warm_start)
+    check_compile_options(label=label, max_nonzeros=max_nonzeros)
+    if progress is not None and not callable(progress):
+        raise UsageError(f"progress must be a callable, not {type(progress).__name__}")
+    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, command=solver_cmd)
+    s = as_spec(spec)
+    d = as_data(data, label=label)
+    t = None if test is None else as_data(test, label=label, classes=d.classes, name="<test arrays>")
+    if progress is None and verbose:
+        progress = lambda p: print(p.line(), flush=True)  # noqa: E731
+    opts.progress = progress
+    return train_network(s, d, test=t, solver="cmd" if solver_cmd is not None else (solver or DEFAULT), opts=opts,
+                 out_dir=out_dir, stem=name if name is not None else _stem_of(spec, s), merge=merge,
+                 greedy=greedy, warm_start=warm_start, log=print if verbose else silent,
+                 max_nonzeros=max_nonzeros)
+
+
+def check_keywords(function: Callable, kw: dict) -> None:
+    """A misspelt keyword of ``annc.compile`` / ``annc.train`` is a UsageError that names
+    the right ones, not Python's TypeError."""
+    import difflib
+    import inspect
+    known = [p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    for name in kw:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            raise UsageError(f"unknown keyword {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+                             + f"; the keywords are {', '.join(known)}")

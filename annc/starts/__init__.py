@@ -1,0 +1,78 @@
+"""MIP starts: hidden layers from a short SGD run, the output layer from an exact MIP.
+
+The MIP's bound on XOR reaches the optimum early (the majority vote over the distinct
+inputs); what a solver struggles with is *finding* weights that realise it.  SGD finds
+hidden layers that do in a fraction of a second, but its weights are not a MIP point:
+they leave the weight box and ignore the eps gap.  :func:`sgd_start` repairs them:
+
+1. each binary unit's ``(alpha_k, beta_k)`` is scaled by a positive factor that puts
+   its largest entry at 90% of its box (the step ``1[pre >= 0]`` is unchanged); ReLU layers are
+   clipped to their boxes (:mod:`.repair`);
+2. each unit's bias moves so that no row's pre-activation lies in the forbidden gap
+   ``(0, eps)``: the threshold goes to the gap of width ``>= eps`` between consecutive
+   pre-activations that flips the fewest activations (:mod:`.repair`);
+3. the output layer is the optimum of the exact output-layer-only MIP on the last
+   hidden layer's activations (as in the paper's Algorithm 2), solved by HiGHS
+   (:mod:`.seeding`);
+4. every other column (``h, q, z, lambda, o, omega, r``, the loss's and the penalty's)
+   is the formulation's lift of the network (:func:`annc.formulations.lift`), and the
+   point is checked against every row and bound of the model; a point that fails is
+   dropped (no start is better than a wrong one) (:func:`complete`);
+5. :func:`improve` then runs a fix-and-optimise local search on the full MIP (:mod:`.search`).
+
+:func:`mip_start` repeats 1-5 from other SGD seeds while the budget lasts and the point
+is above a lower bound of the optimum (:func:`annc.formulations.floor`: the ``nll`` loss
+floor, the majority-vote bound of ``errors`` and ``hinge``).  On the paper's XOR
+instance (1000 samples, 5-5-2) the first SGD point is 2-40% above the optimum; freeing
+the hidden layer under the fixed output layer closes that gap in one step of about a
+second (``bench/formulation_bench.py``).
+
+SGD trains binary and ReLU hidden layers (:data:`annc.sgd.HIDDEN_ACTIVATIONS`), all of
+one kind: a network with other hidden layers (``sign``, or a mix) gets no SGD start
+(:func:`sgd_start` returns None, and the solver starts on its own).
+
+These are search strategies, not formulations: they use the formulations' ``lift``,
+``floor`` and ``ACTIVATIONS`` and the one feasibility rule (:meth:`annc.model.Model.check`).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..formulations import floor as lower_bound
+from ..formulations import ordered
+from ..model import Model
+from ..problem import TrainingProblem
+from .point import complete, feasible
+from .repair import repair_hidden
+from .search import fix_layers, improve
+from .seeding import output_layer, sgd_start
+
+__all__ = ["complete", "feasible", "fix_layers", "improve", "mip_start", "ordered", "output_layer",
+           "repair_hidden", "sgd_start"]
+
+
+def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
+              interrupt=None, restarts: int = 8) -> np.ndarray | None:
+    """The best point of steps 1-5 over SGD restarts (seeds 0, 1, ...), or None.
+
+    Each restart's local search gets a quarter of the budget (or what is left); restarts
+    stop when the point reaches a lower bound of the optimum (:func:`annc.formulations.floor`:
+    it is then optimal), when the budget is spent, after ``restarts`` runs, or on Ctrl-C.
+    """
+    floor = lower_bound(problem)
+    t0 = time.perf_counter()
+    best, best_obj = None, np.inf
+    for seed in range(restarts):
+        left = budget - (time.perf_counter() - t0)
+        if left <= 0 or best_obj <= floor + 1e-6 or (interrupt is not None and interrupt.requested):
+            break
+        x = sgd_start(model, problem, seed=seed)
+        if x is None:
+            continue
+        x = improve(model, problem, x, budget=min(left, budget / 4), floor=floor, interrupt=interrupt)
+        obj = model.objective(x)
+        if obj < best_obj:
+            best, best_obj = x, obj
+    return best

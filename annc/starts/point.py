@@ -1,0 +1,25 @@
+"""A network as a start: the formulation's lift of it, accepted only if the model accepts it."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..feasibility import START_TOL
+from ..formulations import lift
+from ..model import Model
+from ..problem import TrainingProblem
+
+
+def complete(model: Model, problem: TrainingProblem, weights: list, biases: list, *,
+             tol: float | None = None) -> np.ndarray | None:
+    """The full MIP point of the given weights (:func:`annc.formulations.lift`: units put in
+    the spec's symmetry order), or None if it violates the model by more than ``tol``
+    (default :data:`annc.feasibility.START_TOL`; ``np.inf`` returns the point unchecked)."""
+    x = lift(model.layout, model.num_cols, problem, weights, biases)
+    return x if feasible(model, x, tol) else None
+
+
+def feasible(model: Model, x: np.ndarray, tol: float | None = None) -> bool:
+    """Whether ``x`` is a start ``model`` accepts: :meth:`~annc.model.Model.check` to
+    ``tol`` (default :data:`annc.feasibility.START_TOL`); ``np.inf`` accepts any point."""
+    tol = START_TOL if tol is None else tol
+    return tol == np.inf or model.check(x, tol).ok
