@@ -161,6 +161,16 @@ def test_verification_treats_nan_as_a_violation(xor, tmp_path):
     assert any("objective of the point is nan" in p for p in v.problems)
 
 
+def decode_edited(tmp_path, xor, fmt, old, new):
+    """Write the optimum as ``fmt``, replace its first ``old`` by ``new``, decode it."""
+    vmap, names, x, obj = xor
+    sol = write_solution(tmp_path / "s.sol", fmt, names, x, obj)
+    text = sol.read_text()
+    assert old in text
+    sol.write_text(text.replace(old, new, 1))
+    return decode(sol, vmap, tmp_path / "out")
+
+
 @pytest.mark.parametrize("fmt, old, new, where", [
     ("highs", "# Columns 441", "# Columns nan", ":7: expected '# Columns <count>'"),
     ("highs", "# Columns 441", "# Columns 1e400", ":7: expected '# Columns <count>'"),
@@ -171,12 +181,7 @@ def test_verification_treats_nan_as_a_violation(xor, tmp_path):
     ("cbc", "\n0 a0_0_0", "\n" + "1" * 5000 + " a0_0_0", ":2: expected '<index> <name>"),
 ])
 def test_odd_counts_and_indices_are_located_errors(tmp_path, xor, fmt, old, new, where):
-    vmap, names, x, obj = xor
-    sol = write_solution(tmp_path / "s.sol", fmt, names, x, obj)
-    text = sol.read_text()
-    assert old in text
-    sol.write_text(text.replace(old, new, 1))
-    code, out, err = decode(sol, vmap, tmp_path / "out")
+    code, out, err = decode_edited(tmp_path, xor, fmt, old, new)
     assert code == 2, out + err
     assert where in err and "s.sol" in err and nothing_written(tmp_path / "out")
 
@@ -186,12 +191,7 @@ def test_odd_counts_and_indices_are_located_errors(tmp_path, xor, fmt, old, new,
     ("cplex", 'index="3"', 'index="-7"'),
 ])
 def test_a_column_index_outside_the_model_means_another_model(tmp_path, xor, fmt, old, new):
-    vmap, names, x, obj = xor
-    sol = write_solution(tmp_path / "s.sol", fmt, names, x, obj)
-    text = sol.read_text()
-    assert old in text
-    sol.write_text(text.replace(old, new, 1))
-    code, out, err = decode(sol, vmap, tmp_path / "out")
+    code, out, err = decode_edited(tmp_path, xor, fmt, old, new)
     assert code == 2, out + err
     assert "outside the 441 columns" in err and "from another model" in err
     assert nothing_written(tmp_path / "out")
