@@ -46,7 +46,8 @@ def cmd_compile(a) -> int:
 
 # -- decode -----------------------------------------------------------------------
 def cmd_decode(a) -> int:
-    from .decode import check_finite, check_same_model, decode_network, find_map, solution_vector
+    from .decode import check_same_model, decode_network, find_map
+    from .solutions.align import check_finite, solution_vector
     from .errors import NoSolutionError, VerificationError
     from .report import network_lines, verification_lines
     from .solutions import Status, read_solution

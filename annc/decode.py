@@ -15,7 +15,6 @@ import numpy as np
 from .errors import AnncError, SolutionError
 from .network import Layer, TrainedNetwork
 from .solutions import RawSolution
-from .solutions.align import check_finite, solution_vector  # noqa: F401 - part of decode's API
 from .varmap import column_names, load_map
 
 OBJECTIVE_TOL = 1e-6  # relative: solvers print the objective with at least 6 or 7 digits

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 import annc.writers.mps as mpsw
 from annc.builder import ModelBuilder
 from annc.compiler import compile_files
-from annc.decode import solution_vector
+from annc.solutions.align import solution_vector
 from annc.formulations import formulate
 from annc.model import Block
 from annc.names import element_names, name_table, table_strings
