@@ -18,13 +18,14 @@ from typing import Callable
 
 import numpy as np
 
-from .compiler import Compiled, build, check_compile_options, check_name, write_artifacts
+from .compiler import Compiled, attach_start, build, check_compile_options, check_name, write_artifacts
 from .data import Dataset, class_index, class_lookup, class_order, load_data
 from .errors import DataError, UsageError
 from .inputs import sample_arrays
 from .outputs import check_out_dir
 from .solvers import DEFAULT, SolveOptions
 from .spec import NetworkSpec, load_spec, parse_spec
+from .starts.budget import budgeted_start
 from .training import TrainResult, csv_backing, silent
 from .training import train as train_network
 
@@ -36,7 +37,9 @@ def compile(spec, data, **kw) -> Compiled:  # noqa: A001 - mirrors `annc compile
 
     Keywords: ``out_dir`` (write ``<name>.mps`` and ``<name>.map.json`` there), ``fmt``
     ("mps" or "lp"), ``label``, ``merge``, ``allow_small_m``, ``gzip``, ``writer`` ("annc"
-    or "pulp"), ``name`` (a plain file name: no path separator), ``max_nonzeros``.
+    or "pulp"), ``name`` (a plain file name: no path separator), ``max_nonzeros``,
+    ``start`` (find a MIP start: ``.start``; with ``out_dir`` also write its files
+    ``<name>.start.*``; default True), ``start_budget`` (seconds for its search; default 20).
     """
     check_keywords(compile_api, kw)
     return compile_api(spec, data, **kw)
@@ -49,7 +52,9 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     Keywords: ``solver`` (highs, cbc, scip, glpk, gurobi, cplex, xpress), ``solver_cmd``,
     ``time_limit`` (seconds > 0), ``gap`` (0 to 1), ``threads`` (1 to 1024), ``greedy``,
     ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
-    ``warm_start``, ``max_nonzeros``.
+    ``warm_start``, ``max_nonzeros``, ``refine`` (adaptive refinement after a relaxed
+    solve of a ReLU net: :mod:`annc.starts.refine`).  ``.verdict`` says what is proven
+    about the exported network (:mod:`annc.verdict`).
     """
     check_keywords(train_api, kw)
     return train_api(spec, data, test, **kw)
@@ -126,19 +131,28 @@ def _check_flags(**flags) -> None:
 
 def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None = None, merge: bool = True,
                 allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
-                name: str | None = None, max_nonzeros: int | None = None) -> Compiled:
+                name: str | None = None, max_nonzeros: int | None = None, start: bool = True,
+                start_budget: float | None = None) -> Compiled:
     """``annc compile`` as a function: the built model and its map; with ``out_dir`` also
     the files ``<out_dir>/<name>.<fmt>`` and ``<out_dir>/<name>.map.json``.  Checks
-    every argument before it writes anything (:class:`~annc.errors.UsageError`)."""
+    every argument before it writes anything (:class:`~annc.errors.UsageError`).
+
+    With ``start`` (the default) it also searches for a MIP start, as ``annc compile``
+    does (:func:`annc.starts.budget.budgeted_start`, ``start_budget`` seconds, 20 by
+    default): the point is ``.start`` (None if there is none; ``.start_message`` says
+    why), and with ``out_dir`` its files ``<name>.start.*`` are written with the model."""
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
-                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
+                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
+                          start_budget=start_budget)
     out = check_out_dir(out_dir) if out_dir is not None else None
     s = as_spec(spec)
     stem = check_name(name if name is not None else _stem_of(spec, s))
     d, csv = csv_backing(as_data(data, label=label), out, f"{stem}.data")
     c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
+    attach_start(c, budgeted_start if start else None, budget=start_budget)
     if out is not None:
-        write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, data_csv=csv)
+        write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, data_csv=csv, start=c.start,
+                        start_note=c.start_message)
     return c
 
 
@@ -146,7 +160,7 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
               time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
               greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
               progress: Callable | None = None, verbose: bool = False, name: str | None = None,
-              warm_start: bool = True, max_nonzeros: int | None = None) -> TrainResult:
+              warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> TrainResult:
     """``annc train`` as a function; returns a :class:`TrainResult` (``.network``,
     ``.predict(X)``, ``.status``, ``.steps``, accuracies).  Writes files only with ``out_dir``.
 
@@ -160,7 +174,7 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
         raise UsageError("give either solver or solver_cmd, not both")
     if solver is not None and not isinstance(solver, str):
         raise UsageError(f"solver must be a solver's name, not {type(solver).__name__} {solver!r}")
-    _check_flags(greedy=greedy, merge=merge, verbose=verbose, warm_start=warm_start)
+    _check_flags(greedy=greedy, merge=merge, verbose=verbose, warm_start=warm_start, refine=refine)
     check_compile_options(label=label, max_nonzeros=max_nonzeros)
     if progress is not None and not callable(progress):
         raise UsageError(f"progress must be a callable, not {type(progress).__name__}")
@@ -174,7 +188,7 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
     return train_network(s, d, test=t, solver="cmd" if solver_cmd is not None else (solver or DEFAULT), opts=opts,
                  out_dir=out_dir, stem=name if name is not None else _stem_of(spec, s), merge=merge,
                  greedy=greedy, warm_start=warm_start, log=print if verbose else silent,
-                 max_nonzeros=max_nonzeros)
+                 max_nonzeros=max_nonzeros, refine=refine)
 
 
 def check_keywords(function: Callable, kw: dict) -> None:

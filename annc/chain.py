@@ -3,9 +3,10 @@
 Full training solves one MIP for the whole network.  Greedy training (the paper's
 Algorithms 1 and 2) solves one MIP per hidden layer: layer ``l`` plus a throw-away
 output layer, trained on the forward pass of the decoded layers before it (standard
-semantics, not the solver's rounded variables).  When the last hidden layer is ReLU
-the output layer is then retrained by the exact output-layer-only MIP (Algorithm 2);
-otherwise the output layer of the last MIP is kept (Algorithm 1).
+semantics, not the solver's rounded variables).  When the last hidden layer's products
+are relaxed (ReLU: piecewise McCormick) the output layer is then retrained by the exact
+output-layer-only MIP (Algorithm 2); otherwise the output layer of the last MIP is kept
+(Algorithm 1).
 
 The chain does not solve anything itself: it calls a per-MIP trainer
 ``solve(name, spec, data) -> Step`` for each MIP (``annc train`` passes one that writes
@@ -32,11 +33,13 @@ import numpy as np
 from .compiler import Compiled
 from .data import Dataset
 from .errors import NoSolutionError
+from .formulations import ACTIVATIONS
 from .network import Layer, TrainedNetwork
 from .solutions import Status
 from .solvers import SolveResult
 from .solvers.base import Interrupt
 from .spec import NetworkSpec
+from .verdict import Verdict
 from .verify import Verification
 
 # weakest last: the status of a run is the weakest over its MIPs
@@ -55,15 +58,19 @@ class Step:
     network: TrainedNetwork | None
     files: list[Path] = field(default_factory=list)
     accuracy: float | None = None  # training accuracy of this MIP's own network (on its inputs)
+    verdict: Verdict | None = None  # what is proven about this MIP's exported network
 
     def summary(self) -> str:
-        """One line: what the solver established, objective, time, accuracy, verification."""
+        """One line: the verdict on the network, time, accuracy, verification."""
         r = self.result
-        obj = "-" if r.objective is None else f"{r.objective:.6g}"
+        if self.verdict is not None and self.verification is not None and self.verification.ok:
+            what = self.verdict.describe()
+        else:
+            what = f"{r.describe()}, objective {'-' if r.objective is None else format(r.objective, '.6g')}"
         acc = "" if self.accuracy is None else f", training accuracy {self.accuracy:.4f}"
         ver = "" if self.verification is None else (", verified" if self.verification.ok
                                                      else ", verification FAILED")
-        return f"[{self.name}] {r.describe()}, objective {obj}, {r.seconds:.1f}s{acc}{ver}"
+        return f"[{self.name}] {what}, {r.seconds:.1f}s{acc}{ver}"
 
 
 SolveStep = Callable[[str, NetworkSpec, Dataset], Step]  # (name, spec, data) -> the MIP solved
@@ -157,7 +164,7 @@ def run_chain(spec: NetworkSpec, data: Dataset, stem: str, *, greedy: bool, solv
     if k < n:
         truncated = (f"interrupted: the network keeps {k} of the spec's {n} hidden "
                      f"layers and the output layer trained with hidden layer {k - 1}")
-    elif spec.hidden[-1].activation == "relu":
+    elif ACTIVATIONS[spec.hidden[-1].activation].RELAXES_PRODUCTS:
         truncated = _exact_output(chain, interrupt, log)
     if truncated:
         log(f"[{stem}] {truncated}")

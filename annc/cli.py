@@ -30,17 +30,33 @@ def _print(lines):
 # -- compile ----------------------------------------------------------------------
 def cmd_compile(a) -> int:
     from .compiler import compile_files
+    from .formulations import floor
     from .report import stats_lines
+    from .starts.budget import budgeted_start
+    from .writers.startfiles import GLPK_NOTE, START_FILES
     c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
-                      allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros)
+                      allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
+                      start=None if a.no_start else budgeted_start, start_budget=a.start_budget,
+                      log=lambda line: print(line, flush=True))
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem
     print(f"compiled {a.spec} on {a.data}: {p.num_samples} samples"
           + (f" merged into {p.num_rows} distinct inputs" if p.merged else ""))
     _print(stats_lines(c.model.stats()))
+    if c.start is not None:
+        obj, low = c.model.objective(c.start), floor(c.problem)
+        proof = " (= the lower bound: optimal)" if obj <= low + 1e-9 * max(1.0, abs(low)) else ""
+        print(f"  MIP start objective {obj:.9g}{proof}, lower bound {low:.9g}, found in {c.start_seconds:.1f} s")
+    else:
+        print(f"  MIP start none: {c.start_message.removeprefix('no MIP start: ')}")
     print(f"wrote {c.model_path}")
+    readers = {f".{f.suffix}": f.solvers for f in START_FILES}
+    for path in c.start_paths:
+        print(f"wrote {path} (MIP start for {readers[path.suffix]})")
     print(f"wrote {c.map_path}")
+    if c.start_paths:
+        print(GLPK_NOTE)
     return 0
 
 
@@ -49,8 +65,9 @@ def cmd_decode(a) -> int:
     from .decode import check_same_model, decode_network, find_map
     from .solutions.align import check_finite, solution_vector
     from .errors import NoSolutionError, VerificationError
-    from .report import network_lines, verification_lines
+    from .report import decoded_verdict_lines, network_lines, verification_lines
     from .solutions import Status, read_solution
+    from .verdict import judge, lower_bound
     NO_POINT = (Status.INFEASIBLE, Status.UNBOUNDED, Status.NO_SOLUTION)
     from .varmap import column_names, load_map
     from .outputs import check_out_dir, export_atomically, prepare_out_dir
@@ -79,6 +96,12 @@ def cmd_decode(a) -> int:
             check_same_model(sol, v.point_objective, a.solution)
     _print(network_lines(net))
     if not a.no_verify:
+        verdict = judge(v.network_loss, lower_bound(solver_status=sol.status, solver_objective=sol.objective,
+                                                    solver_bound=None, floor=v.floor),
+                        relaxed=v.relaxed, source="solver", solver_objective=sol.objective, verified=v.ok)
+        net.meta["status"] = verdict.status.value
+        print("verdict on the decoded network:")
+        _print(decoded_verdict_lines(verdict, sol, v.ok))
         print("verification:")
         _print(verification_lines(v))
         if not v.ok:
@@ -87,9 +110,18 @@ def cmd_decode(a) -> int:
             raise VerificationError(f"{a.solution}: the solution failed verification: {v.problems[0]}{more}; "
                                     "no weights written")
     out = prepare_out_dir(a.out)
-    for p in export_atomically(net.export, out / (Path(a.solution).name.split(".")[0] or "solution")):
+    for p in export_atomically(net.export, out / _weights_stem(a.solution)):
         print(f"wrote {p}")
     return 0
+
+
+def _weights_stem(solution) -> str:
+    """The weights' name for a solution file: its name without its format suffix (and
+    ``.gz``): ``xor.sol`` -> ``xor``, ``xor.start.sol`` -> ``xor.start`` (a start never
+    overwrites the trained network's weights)."""
+    name = Path(solution).name.removesuffix(".gz")
+    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+    return stem or "solution"
 
 
 # -- eval -------------------------------------------------------------------------
@@ -111,7 +143,7 @@ def cmd_eval(a) -> int:
 # -- train ------------------------------------------------------------------------
 def cmd_train(a) -> int:
     from .data import load_data
-    from .report import network_lines, verification_lines
+    from .report import network_lines, verdict_lines, verification_lines
     from .solvers import DEFAULT, SolveOptions
     from .solvers.base import Interrupt
     from .spec import load_spec
@@ -132,18 +164,15 @@ def cmd_train(a) -> int:
                         command=a.solver_cmd, interrupt=interrupt)
     r = train(spec, data, test=test, solver=solver, opts=opts, out_dir=a.out, stem=Path(a.spec).stem,
               merge=not a.no_merge, greedy=True if a.greedy else None, warm_start=not a.no_warm_start,
+              refine=not a.no_refine,
               log=lambda line: print(line, flush=True), max_nonzeros=a.max_nonzeros)
     print("summary:")
     if len(r.steps) == 1:
-        res = r.steps[0].result
-        print(f"  status             {res.describe()}")
-        print(f"  objective          {'-' if res.objective is None else format(res.objective, '.9g')}")
-        print(f"  best bound         {'-' if res.bound is None else format(res.bound, '.9g')}")
-        g = res.gap
-        print(f"  gap                {'-' if g is None else format(100 * g, '.4f') + '%'}")
+        s = r.steps[0]
+        _print(verdict_lines(s.verdict, s.result, s.verification is not None and s.verification.ok))
     else:
         print(f"  status             greedy, {len(r.steps)} MIPs: "
-              + "; ".join(s.result.describe() for s in r.steps))
+              + "; ".join(s.verdict.status.value for s in r.steps) + " (each MIP's network; see below)")
         for s in r.steps:
             print(f"  {s.summary()}")
     if r.interrupted:
@@ -212,6 +241,10 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--out", default="out", help="output folder (default: out)")
     c.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")
     c.add_argument("--allow-small-m", action="store_true", help="keep a numeric M below the valid bound")
+    c.add_argument("--start-budget", type=float, metavar="S", default=None,
+                   help="seconds for the MIP start's search (SGD, then fix-and-optimise; default 20)")
+    c.add_argument("--no-start", action="store_true",
+                   help="write no MIP start files (<stem>.start.mst, .sol, .highs, .slx, .cbc)")
     _max_nonzeros_option(c)
     c.set_defaults(func=cmd_compile)
 
@@ -249,6 +282,10 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--no-warm-start", action="store_true",
                    help="do not give HiGHS a MIP start (short SGD runs improved by a fix-and-optimise "
                         "local search; at most 20 s or a quarter of --time-limit)")
+    t.add_argument("--no-refine", action="store_true",
+                   help="ReLU nets: after the relaxed solve and its exact finish, do not refine the "
+                        "McCormick partitions (by default the second half of --time-limit goes to "
+                        "alternating refined relaxations, lower bounds, and exact finishes, networks)")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress lines and no weight matrices")
     _max_nonzeros_option(t)
     t.add_argument("-o", "--out", default="out", help="output folder (default: out)")

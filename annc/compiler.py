@@ -8,31 +8,55 @@ together or not at all, and an error never leaves a half-written output.
 
 :func:`check_compile_options` and :func:`check_name` are the one check of the
 options, for the CLI and the Python API alike.
+
+**MIP start.**  With a ``start`` search (a function of :mod:`annc.starts`, passed in by
+the CLI and the API: this layer does not import the search strategies), the compile
+also finds a feasible point (:func:`attach_start`), checks it against every row and
+bound (:meth:`annc.model.Model.check` at :data:`annc.feasibility.START_TOL`, the rule
+for points annc hands to a solver) and writes it beside the model in every format of
+:data:`annc.writers.startfiles.START_FILES`, in the same :class:`~annc.outputs.Staging`
+as the model and the map: model, start files, then the map, so they appear together
+or not at all.  The map records the start under ``start`` (:func:`start_record`): its
+objective, the SHA-256 of the point (:func:`~annc.writers.startfiles.point_digest`),
+and each file with its format and SHA-256; or, with no start, why there is none.  A
+point that fails the check is not written (the map and the message say why).
 """
 from __future__ import annotations
 
+import hashlib
 import json
-from dataclasses import dataclass
+import math
+import numbers
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from .data import Dataset, check_against_spec, load_data
 from .errors import UsageError
+from .feasibility import START_TOL
 from .formulations import ACTIVATIONS, formulate
 from .limits import check_size, data_size
 from .magnitudes import check_numbers
 from .model import Model
-from .outputs import Staging, check_out_dir, prepare_out_dir, write_to
+from .outputs import Staging, check_out_dir, prepare_out_dir, remove_files, write_to
 from .problem import TrainingProblem, make_problem
 from .spec import NetworkSpec, format_spec, load_spec
 from .varmap import build_map, file_digest
 from .writers import write_model
 from .writers.pulp import write_with_pulp
+from .writers.startfiles import START_FILES, point_digest, start_bytes, start_file_name
 
 FORMATS = ("mps", "lp")
 WRITERS = ("annc", "pulp")
 MAX_NAME_BYTES = 180  # file names have 255: room for a temporary prefix and ".layer12.map.json"
+MAX_START_BUDGET = 1e9  # seconds, as for a time limit (annc.solvers.base.MAX_TIME_LIMIT)
+NO_START = "no MIP start: not asked for (--no-start, start=False)"
+
+
+def _silent(*_args) -> None:
+    """The default ``log``: says nothing (only the command line prints)."""
 
 
 @dataclass
@@ -44,6 +68,10 @@ class Compiled:
     varmap: dict
     model_path: Path | None = None
     map_path: Path | None = None
+    start: np.ndarray | None = None  # the MIP start (checked feasible), in column order
+    start_message: str | None = None  # what the start search found, or why there is no start
+    start_seconds: float = 0.0  # how long the search took
+    start_paths: list[Path] = field(default_factory=list)  # the start files written
 
 
 def layer_table(spec: NetworkSpec) -> list[dict]:
@@ -52,12 +80,19 @@ def layer_table(spec: NetworkSpec) -> list[dict]:
     The shift is the activation module's ``export_bias_shift`` (binary and sign units of
     the MIP fire iff ``pre >= eps`` and are off iff ``pre <= 0``; exporting the bias
     ``b - eps/2`` makes the standard step agree); the linear output layer has none.
+    A layer on a grid (``weights [lo, hi] grid K``) also lists its grid values
+    (``weight_values``, ``bias_values``): decoding snaps the solver's values to them, so the
+    exported network is exactly quantised.
     """
     out = []
     for i, ls in enumerate(spec.layers):
         shift = ACTIVATIONS[ls.activation].export_bias_shift(spec.eps) if i < len(spec.hidden) else 0.0
-        out.append({"activation": ls.activation, "weight": f"a{i}", "bias": f"b{i}",
-                    "units": ls.units, "bias_shift": shift})
+        entry = {"activation": ls.activation, "weight": f"a{i}", "bias": f"b{i}", "units": ls.units,
+                 "bias_shift": shift}
+        for key, grid in (("weight_values", ls.weight_values), ("bias_values", ls.bias_values)):
+            if grid is not None:
+                entry[key] = list(grid)
+        out.append(entry)
     return out
 
 
@@ -106,18 +141,40 @@ def _flag(value, what: str) -> bool:
     return bool(value)
 
 
+def check_start_budget(value) -> float | None:
+    """``--start-budget`` / ``start_budget``: seconds for the MIP start's search, a finite
+    number > 0 and at most :data:`MAX_START_BUDGET` (None: the default budget)."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise UsageError(f"the start budget (start_budget / --start-budget) must be a number of seconds, "
+                         f"not {type(value).__name__} {value!r}")
+    try:
+        v = float(value)
+    except (OverflowError, ValueError):  # an integer too large for a float
+        v = math.inf
+    if not 0 < v <= MAX_START_BUDGET:  # NaN fails too
+        raise UsageError(f"start budget {v:g} is out of range: give seconds > 0 and at most "
+                         f"{MAX_START_BUDGET:g} (--no-start for no start)")
+    return v
+
+
 def check_compile_options(*, fmt="mps", gzip=False, writer="annc", label=None, merge=True,
-                          allow_small_m=False, max_nonzeros=None) -> None:
+                          allow_small_m=False, max_nonzeros=None, start=True, start_budget=None) -> None:
     """The model options of ``annc compile`` / ``annc.compile`` (and of ``annc.train``):
-    :class:`~annc.errors.UsageError` for a value that is not one of the documented ones."""
+    :class:`~annc.errors.UsageError` for a value that is not one of the documented ones.
+    ``start`` is whether a MIP start is asked for; ``start_budget`` needs it."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown model format {fmt!r}: choose one of {', '.join(FORMATS)}")
     if writer not in WRITERS:
         raise UsageError(f"unknown writer {writer!r}: choose one of {', '.join(WRITERS)}")
     if label is not None and not isinstance(label, str):
         raise UsageError(f"label must be a column name (text), not {type(label).__name__} {label!r}")
-    for value, what in ((gzip, "gzip"), (merge, "merge"), (allow_small_m, "allow_small_m")):
+    for value, what in ((gzip, "gzip"), (merge, "merge"), (allow_small_m, "allow_small_m"), (start, "start")):
         _flag(value, what)
+    if check_start_budget(start_budget) is not None and not start:
+        raise UsageError("a start budget (--start-budget, start_budget) with no MIP start (--no-start, "
+                         "start=False): give one or the other")
     if max_nonzeros is not None and (isinstance(max_nonzeros, (bool, np.bool_))
                                      or not isinstance(max_nonzeros, (int, np.integer)) or max_nonzeros < 1):
         raise UsageError(f"max_nonzeros (--max-nonzeros) must be a whole number >= 1, not {max_nonzeros!r}")
@@ -125,28 +182,89 @@ def check_compile_options(*, fmt="mps", gzip=False, writer="annc", label=None, m
 
 def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", label: str | None = None,
                   merge: bool = True, allow_small_m: bool = False, gzip: bool = False,
-                  writer: str = "annc", max_nonzeros: int | None = None) -> Compiled:
-    """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``."""
+                  writer: str = "annc", max_nonzeros: int | None = None, start: Callable | None = None,
+                  start_budget: float | None = None, log: Callable = _silent) -> Compiled:
+    """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
+    and with a ``start`` search (:func:`annc.starts.budget.budgeted_start`) the start files
+    (module docstring).  Everything is checked before the search, and the search ends
+    before the first byte is written."""
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
-                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
+                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start is not None,
+                          start_budget=start_budget)
     stem = check_name(Path(spec_path).stem)
     out = check_out_dir(out_dir)
     spec = load_spec(spec_path)
     data = load_data(data_path, label=label)
     c = build(spec, data, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
-    write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer)
+    attach_start(c, start, budget=start_budget, log=log)
+    write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, start=c.start, start_note=c.start_message)
     return c
 
 
+def attach_start(c: Compiled, search: Callable | None, *, budget: float | None = None,
+                 log: Callable = _silent) -> Compiled:
+    """Run the start ``search`` on ``c`` (``search(model, problem, budget=...) -> (point or
+    None, seconds, message)``, e.g. :func:`annc.starts.budget.budgeted_start`) and keep a
+    point that passes :func:`checked_start` in ``c.start``; ``c.start_message`` says what
+    was found, or why there is no start (None ``search``: not asked for)."""
+    if search is None:
+        c.start, c.start_message = None, NO_START
+        return c
+    limit = "the default budget" if budget is None else f"at most {budget:g} s"
+    log(f"searching for a MIP start: SGD, then fix-and-optimise ({limit}; --no-start skips it)")
+    x, seconds, message = search(c.model, c.problem, budget=budget)
+    c.start_seconds = float(seconds)
+    c.start, why = checked_start(c.model, x)
+    c.start_message = message if why is None else f"no MIP start: {why}"
+    return c
+
+
+def checked_start(model: Model, x) -> tuple[np.ndarray | None, str | None]:
+    """``(x, None)`` if ``x`` satisfies every row, bound and integrality of ``model`` (the
+    one feasibility rule at :data:`~annc.feasibility.START_TOL`); else ``(None, why)``.
+    ``x`` None gives ``(None, None)``."""
+    if x is None:
+        return None, None
+    x = np.asarray(x, dtype=float)
+    if x.shape != (model.num_cols,):
+        return None, f"the start has {x.size} values for {model.num_cols} columns: not written"
+    check = model.check(x, START_TOL)
+    if not check.ok:
+        return None, f"the start fails the feasibility check ({check.violations[0].describe()}): not written"
+    return x, None
+
+
+def start_record(objective: float | None, x: np.ndarray | None, files: list[dict], *, seconds: float,
+                 note: str | None) -> dict:
+    """The map's ``start`` field: the start's objective, the SHA-256 of the point and its
+    files (``{"file", "format", "sha256"}``); with no start, ``objective`` null, no files
+    and the ``reason``."""
+    if x is None:
+        return {"objective": None, "files": [], "reason": note or NO_START}
+    return {"objective": objective, "sha256": point_digest(x), "search_seconds": round(seconds, 3),
+            "files": files}
+
+
 def write_artifacts(c: Compiled, out: Path, stem: str, *, fmt: str = "mps", gzip: bool = False,
-                    writer: str = "annc", data_csv: bytes | None = None) -> list[Path]:
+                    writer: str = "annc", data_csv: bytes | None = None, start: np.ndarray | None = None,
+                    start_note: str | None = None) -> list[Path]:
     """Write ``<out>/<stem>.<fmt>`` (the model) and ``<out>/<stem>.map.json`` (its map),
     together or not at all (see the module docstring); with ``data_csv``, also those
-    bytes as the data file the map names (``c.data.path``), first.  Returns the paths
-    written: ``[data CSV,] model, map``."""
+    bytes as the data file the map names (``c.data.path``), first; with a ``start``
+    point that passes :func:`checked_start`, the start files ``<stem>.start.*`` between
+    the model and the map.  With ``start`` or ``start_note`` (why there is no start) the
+    map records the start (:func:`start_record`).  Start files ``<stem>.start.*`` left
+    in ``out`` by an earlier model of this name, and not written now, are removed after
+    the new files are in place: they are not this model's.  Returns the paths written:
+    ``[data CSV,] model, [start files,] map``."""
     out = prepare_out_dir(out)
     model_path = out / f"{stem}.{fmt}{'.gz' if gzip else ''}"
     map_path = out / f"{stem}.map.json"
+    x, why = checked_start(c.model, start)
+    if why is not None:
+        start_note = c.start_message = f"no MIP start: {why}"
+    c.start = x if start is not None else c.start
+    start_paths: list[Path] = []
     with Staging() as staged:
         if data_csv is not None:
             write_to(staged.temp_for(c.data.path), lambda fh: fh.write(data_csv))
@@ -154,8 +272,20 @@ def write_artifacts(c: Compiled, out: Path, stem: str, *, fmt: str = "mps", gzip
         (write_with_pulp if writer == "pulp" else write_model)(c.model, tmp, fmt)
         c.varmap["model"].update({"file": model_path.name, "format": fmt, "sha256": file_digest(tmp),
                                   "writer": writer})
+        files = []
+        objective = None if x is None else c.model.objective(x)
+        for f in START_FILES if x is not None else ():
+            path = out / start_file_name(stem, f)
+            data = start_bytes(f, c.model, x, objective)
+            write_to(staged.temp_for(path), lambda fh, data=data: fh.write(data))
+            files.append({"file": path.name, "format": f.format, "sha256": hashlib.sha256(data).hexdigest()})
+            start_paths.append(path)
+        if x is not None or start_note is not None:
+            c.varmap["start"] = start_record(objective, x, files, seconds=c.start_seconds, note=start_note)
         text = json.dumps(c.varmap, indent=1).encode()
         write_to(staged.temp_for(map_path), lambda fh: fh.write(text))
         written = staged.commit()
-    c.model_path, c.map_path = model_path, map_path
+    # start files of an earlier model of this name are not this model's: remove them
+    remove_files(p for p in (out / start_file_name(stem, f) for f in START_FILES) if p not in start_paths)
+    c.model_path, c.map_path, c.start_paths = model_path, map_path, start_paths
     return written

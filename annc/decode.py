@@ -91,9 +91,28 @@ def tensor(vmap: dict, x: np.ndarray, name: str) -> np.ndarray:
     return x[t["start"]:t["start"] + size].reshape(t["shape"])
 
 
+SNAP_TOL = 1e-6  # relative to the grid's step: a solver's value this close to a grid value is it
+
+
+def snap(values: np.ndarray, grid: list | None) -> np.ndarray:
+    """``values`` with every entry within :data:`SNAP_TOL` of a grid step of a value of ``grid``
+    replaced by that value (a solver's ``-4e-16`` for the grid's 0); others as they are
+    (verification judges them)."""
+    values = np.array(values, dtype=float)
+    if not grid:
+        return values
+    g = np.asarray(grid, float)
+    step = np.min(np.diff(g)) if len(g) > 1 else 1.0
+    nearest = g[np.abs(values[..., None] - g).argmin(-1)]
+    close = np.abs(values - nearest) <= SNAP_TOL * step
+    return np.where(close, nearest, values)
+
+
 def decode_network(vmap: dict, x: np.ndarray) -> TrainedNetwork:
-    """The exported network: weights as solved, biases shifted per the map's layer table."""
-    layers = [Layer(L["activation"], tensor(vmap, x, L["weight"]).copy(),
-                    tensor(vmap, x, L["bias"]) + L["bias_shift"]) for L in vmap["layers"]]
+    """The exported network: weights as solved (snapped to their grid values, if any),
+    biases shifted per the map's layer table."""
+    layers = [Layer(L["activation"], snap(tensor(vmap, x, L["weight"]), L.get("weight_values")),
+                    snap(tensor(vmap, x, L["bias"]), L.get("bias_values")) + L["bias_shift"])
+              for L in vmap["layers"]]
     return TrainedNetwork(classes=list(vmap["classes"]), layers=layers,
                           meta={"spec": vmap["spec"]["source"], "model": vmap["model"].get("file")})

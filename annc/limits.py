@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .activations import EXACT, HIDDEN, MCCORMICK
 from .errors import SizeError, UsageError
 
 LARGEST = 1e15  # every number of the model stays below this (HiGHS's large_matrix_value)
@@ -31,6 +32,7 @@ MAX_M_OVER_EPS = 1e12  # the largest big-M over eps: past it eps is rounding noi
 MAX_NONZEROS = 50_000_000  # ~2 GiB to build; the MNIST-size benchmark has 13.8 M
 MAX_UNITS = 1_000_000  # units of a layer (input features, hidden units, classes)
 MAX_PIECES = 1000  # P, McCormick pieces per weight
+MAX_GRID = 1025  # K of 'weights [lo, hi] grid K': 2^10 + 1 values (10-bit weights with 0)
 MAX_LAYERS = 100  # hidden layers (the paper's networks have up to 3)
 BYTES_PER_NONZERO = 36  # peak memory of a compile per non-zero (bench: 519 MB for 13.8 M)
 BYTES_PER_LINE = 64  # per row and per column (bounds, senses, names, map)
@@ -70,26 +72,34 @@ def model_size(spec, rows: int, row_nonzeros: int, pairs_present: int) -> Size:
     non-zero features over those rows (layer 0's coefficients); ``pairs_present`` the
     number of (row, class) pairs with at least one sample (the ``errors`` and ``hinge``
     losses have one column per pair; U J is a bound).  Per layer with ``i`` inputs and
-    ``o`` units: ``i o + o`` parameters; fed by binary units ``U i o`` products with 4
-    rows (10 non-zeros) each; fed by ReLU units also ``i o P`` selectors, ``3 i o`` rows
-    and ``4 U i o P`` McCormick rows (14 non-zeros per (u, i, o, p)); a binary unit 1 column
-    and 2 rows per (u, k), a ReLU unit 2 columns and 5 rows; the output ``U J`` columns
-    and rows; then the blocks of the loss and penalty modules of :mod:`annc.formulations`.
+    ``o`` units: ``i o + o`` parameters; products by the ``products`` of the activation
+    feeding it (:mod:`annc.activations`): exact ``U i o`` products with 4 rows (10
+    non-zeros) each (binary, sign); McCormick also ``i o P`` selectors, ``3 i o`` rows and
+    ``4 U i o P`` McCormick rows (14 non-zeros per (u, i, o, p)) (ReLU); a unit's pre-activation
+    has ``pre_entries`` entries per input; a hidden unit its ``unit`` block per (u, k)
+    (binary, sign: 1 column and 2 rows; ReLU: 2 columns and 5 rows); the output ``U J``
+    columns and rows; then the blocks of the loss and penalty modules of :mod:`annc.formulations`.
+    A layer with a grid adds its selectors, and after McCormick-fed units its exact grid
+    products replace the McCormick ones (:func:`_grid_size`).
     """
     U = rows
     widths = [spec.inputs] + [h.units for h in spec.hidden] + [spec.classes]
-    acts = ["data"] + [h.activation for h in spec.hidden]
+    acts = [None] + [HIDDEN[h.activation] for h in spec.hidden]  # what feeds layer l (None: the data)
     L, J, P = len(spec.hidden), spec.classes, spec.partitions
     cols = nrows = nnz = 0
     for l in range(L + 1):
         i, o = widths[l], widths[l + 1]
         cols += i * o + o
-        pre = row_nonzeros + U if l == 0 else U * ((2 if acts[l] == "sign" else 1) * i + 1)  # one unit's pre, all rows
-        if acts[l] in ("binary", "sign"):  # products z = a h' (rows zu, zl, za, zb); sign: pre = sum 2z - a + b
+        fed = acts[l]
+        pre = row_nonzeros + U if l == 0 else U * (fed.pre_entries * i + 1)  # one unit's pre, all rows
+        grid = _grid_size(spec.layers[l], U, i, o, l > 0 and fed.products == MCCORMICK)  # exact grid products
+        cols, nrows, nnz = cols + grid.columns, nrows + grid.rows, nnz + grid.nonzeros
+        pre = pre if grid.pre is None else grid.pre
+        if l > 0 and fed.products == EXACT:  # products z = a h' (rows zu, zl, za, zb); sign: pre = sum 2z - a + b
             cols += U * i * o
             nrows += 4 * U * i * o
             nnz += 10 * U * i * o
-        elif acts[l] == "relu":  # products z ~ a q', selectors, McCormick rows
+        elif l > 0 and fed.products == MCCORMICK and grid.pre is None:  # z ~ a q', selectors, McCormick rows
             cols += U * i * o + i * o * P
             nrows += 4 * U * i * o * P + 3 * i * o
             nnz += 14 * U * i * o * P + i * o * (3 * P + 2)
@@ -98,14 +108,10 @@ def model_size(spec, rows: int, row_nonzeros: int, pairs_present: int) -> Size:
             nrows += U * o
             nnz += o * pre + U * o
             continue
-        if spec.hidden[l].activation in ("binary", "sign"):  # h, rows on/off
-            cols += U * o
-            nrows += 2 * U * o
-            nnz += 2 * o * pre + 2 * U * o
-        else:  # h and q, rows on/off/ra/rb/rc
-            cols += 2 * U * o
-            nrows += 5 * U * o
-            nnz += 4 * o * pre + 8 * U * o
+        unit = acts[l + 1].unit  # binary, sign: h, rows on/off; ReLU: h and q, rows on/off/ra/rb/rc
+        cols += unit.columns * U * o
+        nrows += unit.rows * U * o
+        nnz += unit.pre_rows * o * pre + unit.entries * U * o
         if spec.symmetry != "none" and o > 1:
             nrows += o - 1
             nnz += (o - 1) * (2 if spec.symmetry == "bias" else 2 * U)
@@ -124,6 +130,33 @@ def model_size(spec, rows: int, row_nonzeros: int, pairs_present: int) -> Size:
         nrows += 2 * weights
         nnz += 4 * weights
     return Size(cols, nrows, nnz)
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """The blocks of a layer's grids (:mod:`annc.formulations.grid`) and, when its products
+    with ReLU inputs are the grid's, one unit's pre-activation non-zeros over all rows."""
+
+    columns: int = 0
+    rows: int = 0
+    nonzeros: int = 0
+    pre: int | None = None
+
+
+def _grid_size(ls, U: int, i: int, o: int, relu_fed: bool) -> _Grid:
+    """Per grid of G values (nz of them non-zero) over n parameters: ``n G`` selectors, rows
+    gn (G entries) and ga (1 + nz); after ReLU units, ``U i o G`` products y with rows yu
+    (2 entries) and ys (``U i o`` rows, G + 1 entries), the pre of a unit ``i nz + 1`` per row."""
+    cols = rows = nnz = 0
+    for v, n in ((ls.weight_values, i * o), (ls.bias_values, o)):
+        if v is not None:
+            G, nz = len(v), sum(1 for t in v if t != 0)
+            cols, rows, nnz = cols + n * G, rows + 2 * n, nnz + n * (G + 1 + nz)
+    v = ls.weight_values
+    if v is None or not relu_fed:
+        return _Grid(cols, rows, nnz)
+    G, nz, prods = len(v), sum(1 for t in v if t != 0), U * i * o
+    return _Grid(cols + prods * G, rows + prods * (G + 1), nnz + prods * (3 * G + 1), U * (i * nz + 1))
 
 
 def data_size(spec, X: np.ndarray, merge: bool = True) -> Size:

@@ -16,9 +16,13 @@ The magnitudes follow the interval bounds of the formulations, in closed form wi
 scalar per layer (the worst data row), with ``W = max(|wL|, |wU|)`` and
 ``B = max(|bL|, |bU|)`` the layer's boxes and ``n`` its number of inputs::
 
-    layer 0 (data):       R_0 = W S + B            S = max_u sum_i |x_ui|
-    fed by binary units:  R_l = n W + B            products: M <= W
-    fed by ReLU units:    R_l = n W R_(l-1) + B    McCormick: M <= 2 W R_(l-1)
+    layer 0 (data):          R_0 = W S + B            S = max_u sum_i |x_ui|
+    fed by bounded units:    R_l = n W m + B          m = max(|low|, |high|): 1 for binary, sign
+    fed by unbounded units:  R_l = n W R_(l-1) + B    (ReLU: |max(pre, 0)| <= |pre|)
+    exact products:          M <= W                   (binary, sign: z = a h')
+    McCormick products:      M <= 2 W R_(l-1)         (ReLU); on a weight grid: M <= R_(l-1)
+
+reading the range and the products of each activation from :mod:`annc.activations`.
 
 ``R_l`` bounds the layer's pre-activations, its units' big-M (on/off, ReLU rows) and
 its outputs; the output layer's diversifying (``nll``) or winning (``errors``) rows
@@ -31,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .activations import EXACT, HIDDEN, MCCORMICK
 from .errors import SpecError
 from .limits import LARGEST, MAX_M_OVER_EPS
 from .spec import locate
@@ -66,11 +71,12 @@ def reaches(spec, X: np.ndarray) -> list[_Reach]:
         if l == 0:
             value, why = W * S + B, (f"weights box {W:g} x {S:.6g} (the largest sum of |x| "
                                      f"over a data row) + bias box {B:g}")
-        elif spec.layers[l - 1].activation in ("binary", "sign"):  # inputs of magnitude <= 1
-            value, why = n * W + B, f"{n} {spec.layers[l - 1].activation} inputs x weights box {W:g} + bias box {B:g}"
         else:
-            value = n * W * prev + B
-            why = (f"{n} ReLU inputs up to {prev:.6g} x weights box {W:g} + bias box {B:g}")
+            act = HIDDEN[spec.layers[l - 1].activation]
+            m = act.bound(prev)  # the inputs' largest magnitude
+            value = n * W * m + B
+            up_to = f" up to {m:.6g}" if not act.bounded or m != 1 else ""
+            why = f"{n} {act.name} inputs{up_to} x weights box {W:g} + bias box {B:g}"
         prev = value
         out.append(_Reach(l, value, why, B))
     return out
@@ -83,7 +89,10 @@ def _largest_m(spec, reach: list[_Reach]) -> tuple[float, int]:
         valid = 0.0
         if l > 0:  # the products' rows
             W = _box(ls.weight_bounds)
-            valid = W if spec.layers[l - 1].activation in ("binary", "sign") else 2 * W * reach[l - 1].value
+            products = HIDDEN[spec.layers[l - 1].activation].products
+            valid = W if products == EXACT else 2 * W * reach[l - 1].value
+            if products == MCCORMICK and ls.weight_grid is not None:
+                valid = reach[l - 1].value  # the exact grid products' rows y_p <= qU' lambda_p
         if l < len(spec.hidden):
             valid = max(valid, reach[l].value)  # the units' rows
         elif spec.loss in ("nll", "errors"):

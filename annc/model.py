@@ -131,6 +131,22 @@ class Model:
         return replace(self, A=self.A[keep].tocsc(), sense=self.sense[keep], rhs=self.rhs[keep],
                        row_blocks=blocks, big_m={k: v for k, v in self.big_m.items() if k != name})
 
+    def with_rows(self, name: str, A: sp.spmatrix, sense: str, rhs, *, role: str = "", layer=None) -> "Model":
+        """This model with a row block ``name`` appended: ``A x (sense) rhs`` (``A`` has one
+        row per new row and a column per model column)."""
+        A = sp.csr_matrix(A)
+        if A.shape[1] != self.num_cols:
+            raise ValueError(f"rows over {A.shape[1]} columns for a model of {self.num_cols}")
+        A.eliminate_zeros()
+        A.sum_duplicates()
+        m = A.shape[0]
+        block = Block(name, role, layer, (m,), self.num_rows)
+        stacked = sp.vstack([self.A, A], format="csc")
+        stacked.sort_indices()
+        return replace(self, A=stacked, row_blocks=self.row_blocks + [block],
+                       sense=np.concatenate([self.sense, np.full(m, sense, dtype=self.sense.dtype)]),
+                       rhs=np.concatenate([self.rhs, np.broadcast_to(np.asarray(rhs, float), (m,))]))
+
     def check(self, x: np.ndarray, tol: float = SOLUTION_TOL) -> Check:
         """The violations of the point ``x`` under annc's one tolerance policy
         (:mod:`annc.feasibility`): bounds and integrality to ``tol``, rows to

@@ -1,11 +1,9 @@
 """A trained dense network and its forward pass (numpy, standard semantics).
 
 Layer ``l`` maps ``a_{l-1}`` (shape ``N x in``) to ``a_l = act(a_{l-1} W_l + b_l)``:
-
-* ``binary``: ``1 if pre >= 0 else 0``;
-* ``relu``:   ``max(0, pre)``;
-* ``sign``:   ``1 if pre >= 0 else -1``;
-* ``linear``: ``pre`` (the output layer; the predicted class is ``argmax``).
+a hidden layer's ``act`` is the ``forward`` of its activation in :data:`annc.activations.HIDDEN`
+(``binary``: ``1[pre >= 0]``; ``relu``: ``max(pre, 0)``; ``sign``: ``2 1[pre >= 0] - 1``),
+the output layer's is ``linear``: ``pre`` (the predicted class is ``argmax``).
 """
 from __future__ import annotations
 
@@ -15,20 +13,17 @@ from pathlib import Path
 
 import numpy as np
 
+from .activations import HIDDEN
 from .errors import DataError, UsageError, WeightsError
 from .inputs import read_bytes
 
-ACTIVATIONS = ("binary", "relu", "sign", "linear")
+ACTIVATIONS = (*HIDDEN, "linear")
 
 
 def activate(activation: str, pre: np.ndarray) -> np.ndarray:
     """Apply ``activation`` elementwise to the pre-activations ``pre``."""
-    if activation == "binary":
-        return (pre >= 0).astype(float)
-    if activation == "relu":
-        return np.maximum(pre, 0.0)
-    if activation == "sign":
-        return np.where(pre >= 0, 1.0, -1.0)
+    if isinstance(activation, str) and activation in HIDDEN:
+        return HIDDEN[activation].forward(pre)
     if activation == "linear":
         return pre
     raise UsageError(f"unknown activation {activation!r}; expected one of {', '.join(ACTIVATIONS)}")

@@ -9,7 +9,7 @@ optimum, with far fewer binaries (1000 XOR samples have at most 32 distinct inpu
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,6 +27,9 @@ class TrainingProblem:
     y: np.ndarray  # N: class index of every original sample
     classes: list
     merged: bool = True
+    # per-layer McCormick breakpoints (n_in x K x (P + 1)) chosen by adaptive refinement;
+    # empty: the uniform partition of the spec's P (annc.formulations.relu.weight_pieces)
+    partitions: dict = field(default_factory=dict)
 
     @property
     def num_rows(self) -> int:

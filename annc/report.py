@@ -1,9 +1,12 @@
 """Text the command line prints: model statistics, verification, matrices, summaries."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .network import TrainedNetwork
+from .verdict import Verdict
 from .verify import Verification
 
 
@@ -17,6 +20,48 @@ def stats_lines(stats: dict) -> list[str]:
         f"  |coefficients| in [{s['coef_range'][0]:.3g}, {s['coef_range'][1]:.3g}]"
         + (f", big-M in [{m[0]:.3g}, {m[1]:.3g}]" if m else ""),
     ]
+
+
+def _num(v) -> str:
+    return "-" if v is None else format(v, ".9g")
+
+
+def verdict_lines(v: Verdict, solver, verified: bool = True) -> list[str]:
+    """The verdict on the exported network (:mod:`annc.verdict`), then what the solver
+    itself reported (``solver``: its SolveResult), labelled as the solver's.  A point that
+    failed verification gives no network, so no verdict: only the solver's claim."""
+    if not verified:
+        return ["  status             no network: the solution failed verification (below)",
+                "" if solver is None else f"  solver             {solver.describe()}; objective "
+                f"{_num(solver.objective)} (its claim)"]
+    g = v.gap
+    gap = "-" if g is None else ("inf" if math.isinf(g) else f"{100 * g:.4f}%")
+    proof = ("proved: the objective meets the lower bound" if v.status.value == "optimal"
+             else "no proof of optimality: see the gap")
+    model = "relaxation (McCormick products): a bound, not a network" if v.relaxed else "MIP"
+    out = [f"  status             {v.status.value} ({proof})",
+           f"  objective          {_num(v.objective)} (the exported network's, annc's forward pass)",
+           f"  lower bound        {_num(v.lower_bound)}",
+           f"  gap                {gap}",
+           "" if solver is None else f"  solver             {solver.describe()}; objective "
+           f"{_num(solver.objective)}, bound {_num(solver.bound)} (of the {model})"]
+    if v.source != "solver":
+        out.append(f"  network from       the {v.source} (the solver's own network scored worse)")
+    return out
+
+
+def decoded_verdict_lines(v: Verdict, sol, verified: bool = True) -> list[str]:
+    """The verdict on a decoded solution file's network (``sol``: the RawSolution)."""
+    out = verdict_lines(v, None, verified)
+    claim = f"{sol.status.value} ({sol.status_text}), objective {_num(sol.objective)}"
+    out[-1] = f"  solver             {claim} (from the file)"
+    if v.relaxed:
+        out += ["  note               this model relaxes the products after ReLU layers (piecewise McCormick):",
+                "                     the solver's objective is the relaxation's value, not this network's loss;",
+                "                     a proven relaxation optimum is only a lower bound. `annc train` finishes",
+                "                     exactly (best true network from the solver's hidden layers), or use",
+                "                     'weights [lo, hi] grid K' for an exact model"]
+    return out
 
 
 def verification_lines(v: Verification) -> list[str]:

@@ -34,7 +34,7 @@ import numpy as np
 
 from .network import Layer, TrainedNetwork
 
-HIDDEN_ACTIVATIONS = ("binary", "relu")
+HIDDEN_ACTIVATIONS = ("binary", "relu")  # those of annc.activations.HIDDEN that _hidden trains (a test checks)
 
 
 # -- labels -----------------------------------------------------------------------

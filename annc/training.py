@@ -64,11 +64,13 @@ from .solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, solve
 from .solvers.base import Interrupt
 from .spec import NetworkSpec
 from .varmap import file_digest
+from .formulations import floor
+from .verdict import Verdict, judge, lower_bound
 from .verify import check
-from .starts import mip_start
+from .relaxed import conclude_relaxed
+from .starts.budget import MIN_START_BUDGET, budgeted_start, start_budget
 
-START_BUDGET = 20.0  # seconds for the MIP start's local search, at most a quarter of a time limit
-MIN_START_BUDGET = 0.5  # below this (a time limit under 2 s) no start is tried
+REFINE_ROUNDS = 8  # at most, of adaptive refinement after a relaxed solve (annc.starts.refine)
 
 
 def silent(*_args) -> None:
@@ -88,8 +90,15 @@ class TrainResult:
 
     @property
     def status(self) -> Status:
-        """The weakest status over the MIPs solved (optimal only if every one was)."""
-        return weakest(s.result.status for s in self.steps)
+        """The weakest verdict over the MIPs solved (optimal only if every one's network
+        was proven optimal: :mod:`annc.verdict`)."""
+        return weakest(s.verdict.status for s in self.steps)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The verdict on the exported network (full training; None for greedy training,
+        whose network no single MIP describes)."""
+        return None if self.greedy else self.steps[0].verdict
 
     @property
     def seconds(self) -> float:
@@ -196,7 +205,7 @@ def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -
 
 def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
                 out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
-                warm_start: bool = True, max_nonzeros: int | None = None) -> Step:
+                warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
     data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
     c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros)
     for w in c.model.warnings:
@@ -212,8 +221,11 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         # file-based solvers reuse the MPS just written and leave their solution file
         # beside it, where `annc decode` finds the matching map
         step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
+    t0 = time.perf_counter()
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
         step_opts = _with_start(name, c, step_opts, log)
+    if refine and c.model.layout.relaxed and step_opts.time_limit is not None:  # half is left to refine it
+        step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
     before = _changed_files(out_dir, f"{name}.")
     try:
         res = solve(c.model, solver, step_opts)
@@ -227,25 +239,29 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         raise _no_solution(name, solver, res, opts)
     net = decode_network(c.varmap, res.x)
     ver = check(c, res.x, net, status=res.status.value, solver_objective=res.objective)
-    return Step(name, c, res, ver, net, step_files, accuracy(net, data))
+    source = "solver"
+    bound = lower_bound(solver_status=res.status, solver_objective=res.objective, solver_bound=res.bound,
+                        floor=floor(c.problem))
+    if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
+        left = None if opts.time_limit is None else opts.time_limit - (time.perf_counter() - t0)
+        net, ver, source, bound = conclude_relaxed(
+            name, c, res, ver, net, bound, start=step_opts.start, solver=solver, opts=opts, time_left=left,
+            budget=start_budget(opts.time_limit), log=log, rounds=REFINE_ROUNDS if refine else 0)
+    verdict = judge(ver.network_loss, bound, relaxed=c.model.layout.relaxed, source=source, rel_tol=opts.gap,
+                    solver_objective=res.objective, verified=ver.ok)
+    return Step(name, c, res, ver, net, step_files, accuracy(net, data), verdict)
 
 
 def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> SolveOptions:
-    """``opts`` with the MIP start of :func:`~annc.starts.mip_start`; the time it
-    took comes off the time limit (which then still leaves the solver half of it)."""
-    limit = opts.time_limit
-    budget = START_BUDGET if limit is None else min(START_BUDGET, limit / 4)
-    if budget < MIN_START_BUDGET:  # not even time for one SGD run
-        log(f"[{name}] no MIP start: the time limit is too short")
-        return opts
-    t0 = time.perf_counter()
-    start = mip_start(c.model, c.problem, budget=budget, interrupt=opts.interrupt)
-    took = time.perf_counter() - t0
+    """``opts`` with the MIP start of :func:`~annc.starts.budget.budgeted_start` (the rule
+    ``annc compile`` uses too); the time it took comes off the time limit (which then
+    still leaves the solver half of it)."""
+    start, took, message = budgeted_start(c.model, c.problem, time_limit=opts.time_limit,
+                                          interrupt=opts.interrupt)
+    log(f"[{name}] {message}")
     if start is None:
-        log(f"[{name}] no MIP start ({took:.1f}s)")
         return opts
-    log(f"[{name}] MIP start from SGD and local search: objective "
-        f"{c.model.objective(start):.6g} ({took:.1f}s)")
+    limit = opts.time_limit
     left = None if limit is None else max(limit - took, limit / 2)
     return replace(opts, start=start, time_limit=left)
 
@@ -290,7 +306,7 @@ def check_solver_cmd(template) -> str:
 def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solver: str = DEFAULT,
           opts: SolveOptions | None = None, out_dir: str | Path | None = "out", stem: str | None = None,
           merge: bool = True, greedy: bool | None = None, log: Callable = silent,
-          warm_start: bool = True, max_nonzeros: int | None = None) -> TrainResult:
+          warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> TrainResult:
     """Train ``spec`` on ``data``; see the module docstring.
 
     Checks everything first (:func:`check_train_args`).  Raises
@@ -308,7 +324,8 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
     greedy = spec.training == "greedy" if greedy is None else greedy
     greedy = bool(greedy and spec.hidden)
     files = _RunFiles()
-    kw = dict(solver=solver, opts=opts, out_dir=out, merge=merge, log=log, warm_start=warm_start, files=files,
+    kw = dict(solver=solver, opts=opts, out_dir=out, merge=merge, log=log, warm_start=warm_start, refine=refine,
+              files=files,
               max_nonzeros=max_nonzeros)
     try:
         steps, net, truncated = _train_mips(spec, data, stem, greedy, opts.interrupt, kw, log)
@@ -339,10 +356,18 @@ def _result(net: TrainedNetwork, steps: list[Step], data: Dataset, test: Dataset
     result = TrainResult(net, steps, accuracy(net, data), accuracy(net, test) if test is not None else None,
                          greedy=greedy, interrupted=interrupted, truncated=truncated)
     net.meta.update({"solver": solver, "status": result.status.value,
-                     "steps": [{"name": s.name, "status": s.result.status.value, "describe": s.result.describe(),
-                                "objective": s.result.objective, "bound": s.result.bound,
-                                "seconds": round(s.result.seconds, 3),
-                                "verified": bool(s.verification and s.verification.ok)} for s in steps]})
+                     "steps": [_step_meta(s) for s in steps]})
     if interrupted:
         net.meta["interrupted"] = True
     return result
+
+
+def _step_meta(s: Step) -> dict:
+    """What ``net.meta`` records of one MIP: the verdict on its network and the solver's own claim."""
+    v = s.verdict
+    return {"name": s.name, "status": v.status.value, "describe": v.describe(), "objective": v.objective,
+            "lower_bound": v.lower_bound, "gap": v.gap if v.gap is None or np.isfinite(v.gap) else "inf",
+            "relaxed": v.relaxed, "network_from": v.source,
+            "solver": {"status": s.result.status.value, "describe": s.result.describe(),
+                       "objective": s.result.objective, "bound": s.result.bound},
+            "seconds": round(s.result.seconds, 3), "verified": bool(s.verification and s.verification.ok)}

@@ -6,6 +6,16 @@ names and of the training data; the spec (canonical text); the class labels; the
 objective sense and constant; and for every tensor its role, layer, shape and first
 column.  Column names follow :mod:`annc.names`, so the map regenerates every name in
 column order without storing them.
+
+The optional ``start`` field records the MIP start that ``annc compile`` wrote beside
+the model (:func:`annc.compiler.start_record`)::
+
+    "start": {"objective": 0.94, "sha256": "<SHA-256 of the point, float64 LE>",
+              "search_seconds": 2.1,
+              "files": [{"file": "xor.start.mst", "format": "cplex-mst", "sha256": "..."}, ...]}
+
+or, when there is none, ``{"objective": null, "files": [], "reason": "..."}``.  Decoding
+does not read it; :func:`validate_map` checks it like every other field.
 """
 from __future__ import annotations
 
@@ -20,6 +30,7 @@ from .errors import AnncError, MapError, SpecError
 from .formulations import ACTIVATIONS
 from .model import Block, Model
 from .names import BLOCK_RE, name_table, table_strings
+from .writers.startfiles import START_FILES
 
 SCHEMA = "annc-map/1"
 
@@ -163,6 +174,8 @@ def validate_map(vmap: dict, path: str | Path = "map") -> None:
         objective = f.section(vmap, "objective")
         f.get(objective, "sense", "objective.sense", lambda v: v == "min", '"min"', optional=True)
         f.get(objective, "constant", "objective.constant", _is_finite, "a finite number", optional=True)
+    if "start" in vmap:
+        _start(f, vmap)
     spec = _recorded_spec(f, text)
     if spec.eps != eps:
         raise f.error("eps", f"is {eps:g} but the spec recorded in this map says eps {spec.eps:g}")
@@ -175,6 +188,42 @@ def validate_map(vmap: dict, path: str | Path = "map") -> None:
     if names_digest(column_names(vmap)) != model["columns_sha256"]:
         raise f.error("tensors", "does not give the columns recorded in model.columns_sha256 "
                                  "(the map was edited, or is corrupt)")
+
+
+def _plain_file_name(v) -> bool:
+    return isinstance(v, str) and v not in ("", ".", "..") and not any(c in v for c in "/\\\0")
+
+
+def _start(f: _Fields, vmap: dict) -> None:
+    """Check the optional ``start`` record (module docstring): a start with its objective,
+    point digest and files (plain names, known formats, each at most once), or none
+    (objective null, no files)."""
+    start = f.section(vmap, "start")
+    formats = [s.format for s in START_FILES]
+    files = f.get(start, "files", "start.files", lambda v: isinstance(v, list) and len(v) <= len(formats),
+                  f"a list of at most {len(formats)} files")
+    objective = f.get(start, "objective", "start.objective", lambda v: v is None or _is_finite(v),
+                      "a finite number, or null for no start")
+    f.get(start, "reason", "start.reason", lambda v: isinstance(v, str), "a string", optional=True)
+    f.get(start, "search_seconds", "start.search_seconds", lambda v: _is_finite(v) and v >= 0,
+          "a number of seconds >= 0", optional=True)
+    if objective is None:
+        if files:
+            raise f.error("start.files", "must be empty when start.objective is null (no start)")
+        return
+    f.get(start, "sha256", "start.sha256", _is_hex, "a SHA-256 in hex")
+    seen: set = set()
+    for i, entry in enumerate(files):
+        where = f"start.files[{i}]"
+        if not isinstance(entry, dict):
+            raise f.error(where, f"must be an object (found {_show(entry)})")
+        name = f.get(entry, "file", f"{where}.file", _plain_file_name, "a file name (no folder)")
+        fmt = f.get(entry, "format", f"{where}.format", lambda v: v in formats,
+                    "one of " + ", ".join(map(repr, formats)))
+        f.get(entry, "sha256", f"{where}.sha256", _is_hex, "a SHA-256 in hex")
+        if ("file", name) in seen or ("format", fmt) in seen:
+            raise f.error(where, f"repeats the file {name!r} or the format {fmt!r}")
+        seen |= {("file", name), ("format", fmt)}
 
 
 def _is_hex(v) -> bool:
@@ -247,6 +296,10 @@ def _layers(f: _Fields, vmap: dict, shapes: dict[str, list[int]], classes: int,
             raise f.error(f"{where}.bias", f"names tensor {b!r} of shape {shapes[b]}; expected [{units}]")
         f.get(L, "units", f"{where}.units", lambda v: _is_int(v) and v == units, f"{units}, the columns of its weight tensor",
               optional=True)
+        for key in ("weight_values", "bias_values"):  # a grid layer's values, increasing
+            f.get(L, key, f"{where}.{key}", lambda v: isinstance(v, list) and len(v) >= 2
+                  and all(_is_finite(e) for e in v) and all(a < b for a, b in zip(v, v[1:])),
+                  "a list of at least two increasing finite numbers", optional=True)
         if units < 1 or (last and units != classes):
             raise f.error(f"{where}", f"has {units} units; expected {classes if last else 'at least 1'}"
                           + (" (one per class)" if last else ""))

@@ -20,7 +20,7 @@ import numpy as np
 from .compiler import Compiled, build
 from .data import load_data
 from .errors import AnncError, DataError, MapError, SpecError
-from .formulations import ACTIVATIONS, network_loss
+from .formulations import ACTIVATIONS, floor, network_loss
 from .network import TrainedNetwork
 from .spec import parse_spec
 from .varmap import file_digest, names_digest
@@ -39,6 +39,8 @@ class Verification:
     violations: dict = field(default_factory=dict)  # Check.maxima(): the largest of each kind
     mccormick_gap: float | None = None
     problems: list = field(default_factory=list)
+    relaxed: bool = False  # the model relaxes products: its objective is a bound, not the network's
+    floor: float | None = None  # the formulation's lower bound on the optimum (annc.formulations.floor)
 
     @property
     def ok(self) -> bool:
@@ -113,7 +115,8 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
         if g is not None:  # relaxed products (ReLU inputs): how far from exact
             gap = g if gap is None else max(gap, g)
 
-    v = Verification(status, solver_objective, point_obj, loss, acc, solver_acc, n, mism, feas.maxima(), gap)
+    v = Verification(status, solver_objective, point_obj, loss, acc, solver_acc, n, mism, feas.maxima(), gap,
+                     relaxed=layout.relaxed, floor=floor(problem))
     v.problems += _non_finite(feas, solver_objective, point_obj, loss, acc, solver_acc)
     v.problems += [_problem(w) for w in feas.violations if w.kind != "non-finite"]
     for i, (bad, total) in mism.items():

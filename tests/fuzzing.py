@@ -115,13 +115,16 @@ def spec_text(draw) -> str:
     lines = [f"input {num('units') if odd else '5'}"]
     acts = ["binary", "relu", "sign", "", "BINARY"] if odd else ["binary", "relu"]
     for _ in range(draw(st.integers(0, 3 if odd else 2))):
-        block = draw(st.sampled_from(["", "", " { weights [-2, 2] }", " { M 10; bias [0, 1] }", " { M auto }"]
-                                     + ([" {", " { eps 1 }"] if odd else [])))
+        block = draw(st.sampled_from(["", "", " { weights [-2, 2] }", " { M 10; bias [0, 1] }", " { M auto }",
+                                      " { weights [-1, 1] grid 5 }", " { bias [-1, 1] grid 3 }"]
+                                     + ([" {", " { eps 1 }", " { weights [0, 0] grid 2 }"] if odd else [])))
         lines.append(f"hidden {num('units')} {draw(st.sampled_from(acts))}{block}")
     lines.append(f"output {num('units') if odd else '2'}")
     lo, hi = sorted([num("bound"), num("bound")], key=lambda t: float(t) if _is_number(t) else 0)
     optional = [
-        lambda: f"weights [{lo}, {hi}]" if lo != hi else "weights [-1, 1]",
+        lambda: (f"weights [{lo}, {hi}]" if lo != hi else "weights [-1, 1]")
+        + draw(st.sampled_from(["", "", " grid 3", " grid 9"] + ([" grid 1", " grid", " grid 2.5", " grd 3"]
+                                                                 if odd else []))),
         lambda: f"bias [{num('bound')}, {num('bound')}]" if odd else "bias [-1, 1]",
         lambda: f"eps {num('eps')}", lambda: f"M {num('M')}", lambda: f"P {num('P')}",
         lambda: "loss " + draw(st.sampled_from(["nll", "errors", "hinge", "hinge 0.5"] + (["mse"] if odd else []))),
@@ -297,7 +300,7 @@ def base() -> Base:
     atexit.register(shutil.rmtree, folder, True)
     X, y = xor_data(24, noise=0.1, seed=1)
     data = write_csv(folder / "xor.csv", X, y)
-    r = run("compile", SPECS / "xor.ann", data, "-o", folder)
+    r = run("compile", "--no-start", SPECS / "xor.ann", data, "-o", folder)
     assert r.code == 0, r.err
     sols = []
     for name, solve, ext, _ in SOLVERS:
@@ -342,7 +345,7 @@ def run_compile_spec(text: str, fmt: str) -> tuple[Run, str | None]:
         d = Path(d)
         spec = _write(d / "net.ann", text)
         extra = ["--format", "lp"] if fmt == "lp" else (["--gz"] if fmt == "mps.gz" else [])
-        r = run("compile", spec, SPECS / "xor_sample.csv", "-o", d / "out", "--max-nonzeros", SMALL_MODEL, *extra)
+        r = run("compile", "--no-start", spec, SPECS / "xor_sample.csv", "-o", d / "out", "--max-nonzeros", SMALL_MODEL, *extra)
         bad = judge(r, d / "out")
         if not bad and r.code == 0 and len(files_in(d / "out")) != 2:
             bad = f"compile succeeded but wrote {sorted(files_in(d / 'out'))}"
@@ -356,7 +359,7 @@ def run_compile_csv(table: tuple[str, int, int]) -> tuple[Run, str | None]:
         d = Path(d)
         spec = _write(d / "net.ann", f"input {k}\nhidden 2 binary\noutput {classes}\n")
         csv = _write(d / "data.csv", text)
-        r = run("compile", spec, csv, "-o", d / "out", "--max-nonzeros", SMALL_MODEL)
+        r = run("compile", "--no-start", spec, csv, "-o", d / "out", "--max-nonzeros", SMALL_MODEL)
         return r, judge(r, d / "out")
 
 

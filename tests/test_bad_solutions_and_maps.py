@@ -38,7 +38,7 @@ def _solve(mps):
 
 
 def _compile(folder, data, spec="xor.ann"):
-    code, _, err = run_cli("compile", SPECS / spec, data, "-o", folder)
+    code, _, err = run_cli("compile", "--no-start", SPECS / spec, data, "-o", folder)
     assert code == 0, err
     stem = spec.split(".")[0]
     return folder / f"{stem}.mps", folder / f"{stem}.map.json"

@@ -38,7 +38,7 @@ def compile_fails(tmp_path, spec_text, csv_text=HEADER + ROWS, *extra):
     (tmp_path / "s.ann").write_text(spec_text, encoding="utf-8")
     (tmp_path / "d.csv").write_text(csv_text, encoding="utf-8")
     out = tmp_path / "out"
-    code, stdout, stderr = run_cli("compile", tmp_path / "s.ann", tmp_path / "d.csv", "-o", out, *extra)
+    code, stdout, stderr = run_cli("compile", "--no-start", tmp_path / "s.ann", tmp_path / "d.csv", "-o", out, *extra)
     assert code == 2, stderr
     assert "internal error" not in stderr and "Traceback" not in stderr
     assert not out.exists() or not any(out.iterdir())
@@ -103,7 +103,7 @@ def test_a_huge_eps_overflows_the_loss_floor(tmp_path):
 def test_valid_moderate_settings_still_compile(tmp_path):
     (tmp_path / "s.ann").write_text(XOR + "weights [-1e3, 1e3]\neps 1e-4\nM auto\n")
     (tmp_path / "d.csv").write_text(HEADER + ROWS + "1e3,0,0,0,0,1\n")  # big-M 1e6: 1e10 eps
-    code, _, stderr = run_cli("compile", tmp_path / "s.ann", tmp_path / "d.csv", "-o", tmp_path / "out")
+    code, _, stderr = run_cli("compile", "--no-start", tmp_path / "s.ann", tmp_path / "d.csv", "-o", tmp_path / "out")
     assert code == 0, stderr
     assert "warning: largest big-M" in stderr  # past the soft limit: a warning, not a refusal
 
@@ -181,7 +181,7 @@ def test_absurd_sizes_are_refused_in_the_spec(text, words):
 def test_max_nonzeros_option(tmp_path):
     stderr = compile_fails(tmp_path, XOR, HEADER + ROWS, "--max-nonzeros", "10")
     assert "over the limit of 10 non-zeros" in stderr
-    code, _, stderr = run_cli("compile", tmp_path / "s.ann", tmp_path / "d.csv", "-o",
+    code, _, stderr = run_cli("compile", "--no-start", tmp_path / "s.ann", tmp_path / "d.csv", "-o",
                               tmp_path / "out", "--max-nonzeros", "1e6")
     assert code == 0, stderr
     for command, bad in [("compile", "0"), ("compile", "-3"), ("compile", "abc"),
@@ -210,6 +210,10 @@ SPECS = [
     "input 2\nhidden 2 relu\nhidden 2 binary\noutput 3\nP 2\nloss errors\npenalty l0 0.1",
     "input 4\noutput 3\nloss hinge",
     "input 4\nhidden 3 binary\noutput 4\nloss errors",
+    # weight and bias grids: selectors, and exact grid products after ReLU layers (zero values dropped)
+    "input 3\nhidden 2 relu\nhidden 3 relu { weights [-1, 2] grid 4 }\noutput 2\nweights [-1, 1] grid 5\nP 3",
+    "input 2\nhidden 2 binary\nhidden 2 relu { bias [-1, 1] grid 3 }\noutput 3 { weights [-0.5, 1] grid 7 }"
+    "\nsymmetry bias\npenalty l1 0.1",
 ]
 
 
@@ -268,7 +272,7 @@ def test_a_spec_that_is_not_utf8_gets_a_position(tmp_path):
     d = e.value.diagnostics[0]
     assert (d.line, d.column) == (4, 11) and "byte 0xff" in d.message
     assert d.format().splitlines()[1:] == ["    eps 0.1 # \ufffd", "    " + " " * 10 + "^"]
-    code, _, stderr = run_cli("compile", path, tmp_path / "none.csv", "-o", tmp_path / "out")
+    code, _, stderr = run_cli("compile", "--no-start", path, tmp_path / "none.csv", "-o", tmp_path / "out")
     assert code == 2 and f"{path}:4:11: error" in stderr
 
 

@@ -32,7 +32,7 @@ def test_bad_spec(tmp_path, good_csv, text, message):
     spec = tmp_path / "bad.ann"
     spec.write_text(text)
     out = tmp_path / "out"
-    code, stdout, err = run_cli("compile", spec, good_csv, "-o", out)
+    code, stdout, err = run_cli("compile", "--no-start", spec, good_csv, "-o", out)
     assert code == 2
     assert message in err
     assert "^" in err and "Traceback" not in err
@@ -42,7 +42,7 @@ def test_bad_spec(tmp_path, good_csv, text, message):
 def test_all_spec_errors_are_reported_together(tmp_path, good_csv):
     spec = tmp_path / "bad.ann"
     spec.write_text("input 0\nhiden 5 binary\nhidden 5 reul\neps -1\noutput 2\n")
-    code, _, err = run_cli("compile", spec, good_csv, "-o", tmp_path / "out")
+    code, _, err = run_cli("compile", "--no-start", spec, good_csv, "-o", tmp_path / "out")
     assert code == 2 and "4 errors in spec" in err
     assert all(f"bad.ann:{line}:" in err for line in (1, 2, 3, 4))
 
@@ -65,7 +65,7 @@ def test_bad_data(tmp_path, text, message):
     data = tmp_path / "bad.csv"
     data.write_text(text)
     out = tmp_path / "out"
-    code, _, err = run_cli("compile", SPECS / "xor.ann", data, "-o", out)
+    code, _, err = run_cli("compile", "--no-start", SPECS / "xor.ann", data, "-o", out)
     assert code == 2 and message in err and "Traceback" not in err
     assert "bad.csv" in err
     if "says input" in message:
@@ -79,10 +79,10 @@ def test_small_user_m_is_refused_and_writes_nothing(tmp_path, good_csv):
     spec = tmp_path / "m.ann"
     spec.write_text("input 5\nhidden 5 binary\noutput 2\nM 2\n")
     out = tmp_path / "out"
-    code, _, err = run_cli("compile", spec, good_csv, "-o", out)
+    code, _, err = run_cli("compile", "--no-start", spec, good_csv, "-o", out)
     assert code == 2 and "rows on0: M = 2" in err and "--allow-small-m" in err
     assert _files(out) == []
-    code, stdout, err = run_cli("compile", spec, good_csv, "-o", out, "--allow-small-m")
+    code, stdout, err = run_cli("compile", "--no-start", spec, good_csv, "-o", out, "--allow-small-m")
     assert code == 0 and "may cut off valid networks" in err
 
 
@@ -100,8 +100,8 @@ def test_bad_solution_file(tmp_path, text, message):
 
 
 def test_missing_files(tmp_path, good_csv):
-    code, _, err = run_cli("compile", tmp_path / "nope.ann", good_csv, "-o", tmp_path / "out")
+    code, _, err = run_cli("compile", "--no-start", tmp_path / "nope.ann", good_csv, "-o", tmp_path / "out")
     assert code == 2 and "nope.ann" in err and "not found" in err
-    code, _, err = run_cli("compile", SPECS / "xor.ann", tmp_path / "nope.csv", "-o", tmp_path / "out")
+    code, _, err = run_cli("compile", "--no-start", SPECS / "xor.ann", tmp_path / "nope.csv", "-o", tmp_path / "out")
     assert code == 2 and "nope.csv" in err and "not found" in err
     assert _files(tmp_path / "out") == []

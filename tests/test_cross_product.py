@@ -82,7 +82,7 @@ def test_compiles_reads_back_and_round_trips(tmp_path, data, net, loss, penalty,
     spec.write_text(NETS[net] + f"loss {loss}\npenalty {penalty}\n")
     ext, gz = fmt.removesuffix(".gz"), fmt.endswith(".gz")
     out = tmp_path / "out"
-    code, stdout, err = run_cli("compile", spec, data, "--format", ext, *(["--gz"] if gz else []),
+    code, stdout, err = run_cli("compile", "--no-start", spec, data, "--format", ext, *(["--gz"] if gz else []),
                                 "--writer", writer, "-o", out)
     assert code == 0, stdout + err
     model_file, map_file = out / f"net.{fmt}", out / "net.map.json"

@@ -18,6 +18,10 @@ moves, within its box, to a threshold that leaves no row in the gap), so the tes
 covers that repair.  For ``nll`` the outputs of a row must be pairwise eps apart (the
 diversifying rows); random outputs rarely tie that closely, and a network whose outputs
 do is rejected (``assume``), as is one whose biases cannot leave the gap.
+
+Some instances put every layer's weights (and biases) on a grid (``weights [-1, 1] grid K``,
+:mod:`annc.formulations.grid`): the random network is projected onto it, the lift adds the
+one-hot selectors and, after ReLU layers, the exact grid products.
 """
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ from hypothesis import strategies as st
 from annc.compiler import layer_table
 from annc.feasibility import START_TOL
 from annc.formulations import ACTIVATIONS, LOSSES, PENALTIES, floor, formulate, lift, network_loss
+from annc.formulations.grid import project
 from annc.network import Layer, TrainedNetwork
 from annc.problem import make_problem
 from annc.spec import parse_spec
@@ -40,8 +45,9 @@ EPS = 0.01
 COMBINATIONS = list(itertools.product(ACTIVATIONS, LOSSES, PENALTIES))
 
 
-def spec_text(acts, widths, inputs, classes, loss, penalty, symmetry) -> str:
+def spec_text(acts, widths, inputs, classes, loss, penalty, symmetry, grids=(None, None)) -> str:
     lines = [f"input {inputs}"] + [f"hidden {w} {a}" for a, w in zip(acts, widths)]
+    lines += [f"{key} [-1, 1] grid {K}" for key, K in zip(("weights", "bias"), grids) if K is not None]
     lines += [f"output {classes}", f"eps {EPS}", f"loss {loss}" + (" 0.5" if loss == "hinge" else "")]
     if penalty != "none":
         lines.append(f"penalty {penalty} 0.1")
@@ -62,12 +68,13 @@ def instances(draw, activation):
     inputs, classes = draw(st.integers(1, 3)), draw(st.integers(2, 3))
     seed = draw(st.integers(0, 2 ** 32 - 1))
     symmetry = draw(st.sampled_from(["none", "bias", "count"]))
-    return acts, widths, inputs, classes, symmetry, seed
+    grids = (draw(st.sampled_from([None, None, 2, 3, 5])), draw(st.sampled_from([None, None, None, 9])))
+    return acts, widths, inputs, classes, symmetry, seed, grids
 
 
 def build(activation, loss, penalty, inst, merge=True):
-    acts, widths, inputs, classes, symmetry, seed = inst
-    spec = parse_spec(spec_text(acts, widths, inputs, classes, loss, penalty, symmetry))
+    acts, widths, inputs, classes, symmetry, seed, grids = inst
+    spec = parse_spec(spec_text(acts, widths, inputs, classes, loss, penalty, symmetry, grids))
     rng = np.random.default_rng(seed)
     n = int(rng.integers(classes, 8))
     X = rng.integers(-1, 3, size=(n, inputs)).astype(float)
@@ -80,8 +87,8 @@ def build(activation, loss, penalty, inst, merge=True):
         w = rng.uniform(wl, wu, (i, o))
         w[rng.random((i, o)) < 0.2] = 0.0  # exact zeros (l0) and weights on the box's ends
         w[rng.random((i, o)) < 0.1] = wu
-        W.append(w)
-        b.append(rng.uniform(bl, bu, o))
+        W.append(project(w, (wl, wu), grids[0]))  # a weight grid: the nearest grid values
+        b.append(project(rng.uniform(bl, bu, o), (bl, bu), grids[1]))
     return spec, pb, W, b
 
 
@@ -122,8 +129,9 @@ def test_lift_satisfies_every_row_and_value_is_the_objective(activation, loss, p
 
 
 def test_registries_cover_the_spec_language():
+    from annc.activations import HIDDEN
     from annc.spec.types import HIDDEN_ACTIVATIONS, LOSSES as SPEC_LOSSES, PENALTIES as SPEC_PENALTIES
-    assert set(ACTIVATIONS) == set(HIDDEN_ACTIVATIONS)
+    assert set(ACTIVATIONS) == set(HIDDEN_ACTIVATIONS) == set(HIDDEN)  # a missing registration fails here
     assert set(LOSSES) == set(SPEC_LOSSES)
     assert set(PENALTIES) == set(SPEC_PENALTIES)
 

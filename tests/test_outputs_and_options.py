@@ -97,7 +97,7 @@ def test_data_refuses_an_unwritable_folder(unwritable):
 
 # -- output folders of compile and train --------------------------------------------------
 COMMANDS = {
-    "compile": lambda out: run_cli("compile", SPECS / "xor.ann", SAMPLE, "-o", out),
+    "compile": lambda out: run_cli("compile", "--no-start", SPECS / "xor.ann", SAMPLE, "-o", out),
     "train": lambda out: run_cli("train", SPECS / "xor.ann", SAMPLE, "-q", "--no-warm-start", "-o", out),
 }
 
@@ -174,7 +174,7 @@ def test_failed_solve_keeps_the_model_and_its_map_only(tmp_path):
     assert f"kept the model and its map for another solver: {out / 'zero.mps'}, {out / 'zero.map.json'}" in err
     assert files(out) == {"zero.mps", "zero.map.json"}  # not CBC's solution file
     # valid artifacts: another solver takes them as they are
-    code, _, err = run_cli("compile", spec, SAMPLE, "-o", tmp_path / "again")
+    code, _, err = run_cli("compile", "--no-start", spec, SAMPLE, "-o", tmp_path / "again")
     assert code == 0 and (tmp_path / "again" / "zero.mps").read_bytes() == (out / "zero.mps").read_bytes()
 
 
@@ -192,7 +192,7 @@ def test_failed_greedy_layer_keeps_only_that_layers_model_map_and_inputs(tmp_pat
 
 
 def test_verification_failure_writes_no_weights(tmp_path):
-    h = annc.compile(SPECS / "xor.ann", SAMPLE).model.col_names().index("h0_0_0")  # a binary column
+    h = annc.compile(SPECS / "xor.ann", SAMPLE, start=False).model.col_names().index("h0_0_0")  # a binary column
     bogus = tmp_path / "bogus.sol"
     bogus.write_text("Optimal - objective value 0.00000000\n"
                      f"{h:7d} h0_0_0                0.5                       0\n")
@@ -240,7 +240,7 @@ def test_stale_temporary_files_are_removed_by_the_next_write(tmp_path):
     os.utime(old, (then, then))
     soon = time.time() + 3600  # "just written", however slow this machine is
     os.utime(fresh_dead, (soon, soon))
-    code, _, err = run_cli("compile", SPECS / "xor.ann", SAMPLE, "-o", out)
+    code, _, err = run_cli("compile", "--no-start", SPECS / "xor.ann", SAMPLE, "-o", out)
     assert code == 0, err
     assert files(out) == {"xor.mps", "xor.map.json", live.name, fresh_dead.name} | {p.name for p in others}
 
@@ -255,7 +255,7 @@ def test_temporary_names_are_recognisable(tmp_path, monkeypatch):
         real(model, fh)
 
     monkeypatch.setattr(mpsw, "write_mps", spy)
-    annc.compile(SPECS / "xor.ann", SAMPLE, out_dir=tmp_path)
+    annc.compile(SPECS / "xor.ann", SAMPLE, out_dir=tmp_path, start=False)
     assert seen and all(re.fullmatch(rf"\.annc-tmp-{os.getpid()}-[0-9a-f]{{8}}\..*xor\.mps", n) for n in seen), seen
     assert files(tmp_path) == {"xor.mps", "xor.map.json"}
 
@@ -270,7 +270,7 @@ def test_model_and_map_appear_together_or_not_at_all(tmp_path, monkeypatch):
 
     monkeypatch.setattr(outputs.os, "replace", replace)
     out = tmp_path / "out"
-    code, _, err = run_cli("compile", SPECS / "xor.ann", SAMPLE, "-o", out)
+    code, _, err = run_cli("compile", "--no-start", SPECS / "xor.ann", SAMPLE, "-o", out)
     assert code == 2 and f"cannot write {out / 'xor.map.json'}: No space left on device" in err, err
     assert files(out) == set()
 
@@ -283,7 +283,7 @@ def test_a_failing_writer_leaves_neither(tmp_path, monkeypatch):
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(mpsw, "write_mps", broken)
-    code, _, err = run_cli("compile", SPECS / "xor.ann", SAMPLE, "-o", tmp_path)
+    code, _, err = run_cli("compile", "--no-start", SPECS / "xor.ann", SAMPLE, "-o", tmp_path)
     assert code == 2 and "Input/output error" in err and "xor.mps" in err, err
     assert files(tmp_path) == set()
 
@@ -323,7 +323,7 @@ def test_compile_api_out_dir_that_is_a_file(tmp_path, regular_file):
 
 
 def test_compile_api_writes_data_model_and_map_together(tmp_path):
-    c = annc.compile(SPECS / "xor.ann", (X24, Y24), out_dir=tmp_path, name="mine")
+    c = annc.compile(SPECS / "xor.ann", (X24, Y24), out_dir=tmp_path, name="mine", start=False)
     assert files(tmp_path) == {"mine.data.csv", "mine.mps", "mine.map.json"}
     assert c.varmap["data"]["file"] == str((tmp_path / "mine.data.csv").resolve())
 

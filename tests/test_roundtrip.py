@@ -22,7 +22,7 @@ def _xor(tmp_path, n=24, seed=1):
 def compiled(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("rt")
     data = _xor(tmp)
-    code, out, err = run_cli("compile", SPECS / "xor.ann", data, "-o", tmp / "out")
+    code, out, err = run_cli("compile", "--no-start", SPECS / "xor.ann", data, "-o", tmp / "out")
     assert code == 0, err
     return tmp, tmp / "out" / "xor.mps", tmp / "out" / "xor.map.json"
 
@@ -117,7 +117,7 @@ def test_solve_decode_verify(compiled, name, fn, ext, status):
 def test_solution_of_another_model_is_refused(tmp_path, compiled):
     _, _, vmap = compiled
     data = _xor(tmp_path)
-    code, _, err = run_cli("compile", SPECS / "output_only.ann", data, "-o", tmp_path / "other")
+    code, _, err = run_cli("compile", "--no-start", SPECS / "output_only.ann", data, "-o", tmp_path / "other")
     assert code == 0, err
     sol = tmp_path / "other.sol"
     solve_cbc(tmp_path / "other" / "output_only.mps", sol)

@@ -26,7 +26,7 @@ def test_sign_is_plus_or_minus_one():
 
 def test_a_sign_net_compiles_solves_and_decodes(tmp_path):
     import highspy
-    code, out, err = run_cli("compile", _spec(tmp_path, SIGN), SPECS / "xor_sample.csv", "-o", tmp_path / "out")
+    code, out, err = run_cli("compile", "--no-start", _spec(tmp_path, SIGN), SPECS / "xor_sample.csv", "-o", tmp_path / "out")
     assert code == 0, out + err
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)

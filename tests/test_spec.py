@@ -48,6 +48,8 @@ EXPECTED = {
     "output_only.ann": NetworkSpec(5, (), LayerSpec(2, "linear")),
     "xor_greedy.ann": NetworkSpec(5, (binary(), binary()), LayerSpec(2, "linear"),
                                   training="greedy"),
+    "relu_grid.ann": NetworkSpec(5, (LayerSpec(3, "relu", weight_grid=9),),
+                                 LayerSpec(2, "linear", weight_grid=9), loss="errors"),
 }
 
 

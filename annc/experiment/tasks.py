@@ -115,9 +115,10 @@ def _train_quietly(cfg: Config, opts):
 
 
 def _mip_info(steps) -> dict:
-    return {"mip_steps": [{"status": s.result.status.value, "seconds": round(s.result.seconds, 3),
-                           "objective": s.result.objective, "bound": s.result.bound,
-                           "gap": s.result.gap if s.result.gap is None or math.isfinite(s.result.gap) else "inf"}
+    return {"mip_steps": [{"status": s.verdict.status.value, "seconds": round(s.result.seconds, 3),
+                           "objective": s.verdict.objective, "bound": s.verdict.lower_bound,
+                           "gap": s.verdict.gap if s.verdict.gap is None or math.isfinite(s.verdict.gap) else "inf",
+                           "solver_status": s.result.status.value, "solver_objective": s.result.objective}
                           for s in steps],
             "verified": all(s.verification is not None and s.verification.ok for s in steps)}
 
@@ -168,7 +169,7 @@ def _greedy_binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None
             depth = len(chain.layers)
             if depth in task.depths:
                 net = chain.network({"training": "greedy", "method": "greedy_mip"})
-                status = weakest(s.result.status for s in chain.steps).value
+                status = weakest(s.verdict.status for s in chain.steps).value
                 info, mip_seconds = _mip_info(chain.steps), sum(times)
                 records.add("greedy_binary_mip", (width,) * depth, status=status, seconds=mip_seconds, net=net,
                             shared_prefix=True, **info)

@@ -3,7 +3,8 @@
 Layers are lowered in order.  A layer's pre-activation is affine in the data (layer 0,
 exact) or a sum of products of its weights with the previous layer's outputs, which
 the previous layer's activation module linearises (its ``products``: exact for binary
-and sign inputs, piecewise McCormick for ReLU inputs).  Its own activation module adds
+and sign inputs, piecewise McCormick for ReLU inputs; exact for ReLU inputs too when the
+layer's weights are on a grid, :mod:`.grid`).  Its own activation module adds
 units (registry ``ACTIVATIONS``); the last layer is linear (:mod:`.output`) and feeds
 the loss (registry ``LOSSES``); the penalty (registry ``PENALTIES``) adds its columns
 per weight.  Each module owns its mathematics (:mod:`.registry`): it lowers its blocks
@@ -14,7 +15,8 @@ the optimum (:func:`floor`).
 
 Column blocks, per layer ``l``: ``a{l}`` weights, ``b{l}`` biases, ``z{l}`` products,
 ``s{l}`` McCormick selectors, ``h{l}`` binary activations or ReLU indicators, ``q{l}``
-ReLU outputs; then ``o`` outputs and the loss's columns (``w`` omega and ``r``
+ReLU outputs; with a grid (:mod:`.grid`) ``g{l}``/``gb{l}`` one-hot grid selectors and,
+after ReLU units, ``y{l}`` exact grid products in place of ``z{l}`` and ``s{l}``; then ``o`` outputs and the loss's columns (``w`` omega and ``r``
 diversifying binaries for nll, ``e`` for errors, ``xi`` for hinge); then the penalty's
 (``t{l}`` for l1, ``n{l}`` for l0).  The spec's ``symmetry`` adds ordering rows per hidden
 layer (:mod:`.symmetry`).
@@ -26,7 +28,7 @@ from ..errors import ModelError
 from ..model import Model
 from ..problem import TrainingProblem
 from ..spec import located, where
-from . import output
+from . import grid, output
 from .common import LayerInput, LayerLayout, Layout, Lowering, data_affine, parameters
 from .lift import floor, lift, network_loss, ordered
 from .registry import ACTIVATIONS, LOSSES, PENALTIES
@@ -49,12 +51,18 @@ def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bo
         low.layer = layer
         n_in = spec.inputs if layer == 0 else spec.layers[layer - 1].units
         a, beta = parameters(low, layer, n_in, ls)
+        selectors = grid.selectors(low, layer, ls, a, beta)
         weights.append((a, ls.weight_bounds))
+        relaxes = inp.kind != "data" and ACTIVATIONS[inp.kind].RELAXES_PRODUCTS
+        exact = grid.grid_products(ls, relaxes)
         if inp.kind == "data":
             pre, products = data_affine(problem.X, a, beta, ls), {}
+        elif exact:
+            pre, products = grid.products(low, layer, ls, inp, a, beta, selectors["g"])
         else:
             pre, products = ACTIVATIONS[inp.kind].products(low, layer, ls, inp, a, beta)
-        L = LayerLayout(layer, ls.activation, inp.kind, a, beta, products)
+        L = LayerLayout(layer, ls.activation, inp.kind, a, beta, products, relaxed=relaxes and not exact,
+                        grid=selectors, grid_products=exact)
         layout.layers.append(L)
         if layer == len(spec.hidden):
             layout.output = output.lower(low, layer, ls, pre)

@@ -79,13 +79,21 @@ def products(low: Lowering, layer: int, spec_layer, inp: LayerInput,
     return Affine([(z.transpose(0, 2, 1), 1.0), (beta[None, :], 1.0)], lo, hi), {"z": z}
 
 
-def lift_products(inputs: np.ndarray, W: np.ndarray, spec, spec_layer) -> dict:
+def lift_products(inputs: np.ndarray, W: np.ndarray, problem, layer: int) -> dict:
     """Products at the previous layer's outputs ``inputs`` (U x n) and weights ``W``."""
     return {"z": inputs[:, :, None] * W[None, :, :]}
 
 
+RELAXES_PRODUCTS = False  # z = a h exactly
+
+
 def product_gap(x: np.ndarray, layer, inputs: dict):
     """Exact products: no gap to report."""
+    return None
+
+
+def exact_rows(x: np.ndarray, layer, inputs: dict, num_cols: int, *, weights_fixed: bool):
+    """Exact products need no rows to be exact: None."""
     return None
 
 

@@ -54,8 +54,10 @@ class LayerLayout:
     """Handles (column index arrays) to the blocks of one layer.
 
     ``fed_by`` is ``"data"`` or the previous layer's activation, whose module lowered the
-    ``products`` (``"z"``, and ``"s"`` for McCormick selectors); ``units`` are this
-    layer's activation columns (``"h"``, ``"q"``; empty for the output layer).
+    ``products`` (``"z"``, and ``"s"`` for McCormick selectors) unless ``grid_products``:
+    then :mod:`.grid` lowered them exactly (``"y"``); ``units`` are this layer's
+    activation columns (``"h"``, ``"q"``; empty for the output layer); ``grid`` the
+    one-hot grid selectors of a layer with a weight or bias grid (``"g"``, ``"gb"``).
     """
 
     index: int
@@ -65,6 +67,9 @@ class LayerLayout:
     bias: np.ndarray  # (units,)
     products: dict = field(default_factory=dict)
     units: dict = field(default_factory=dict)
+    relaxed: bool = False  # its products are a relaxation (McCormick): its points need not be networks
+    grid: dict = field(default_factory=dict)  # one-hot selectors of its grid values ("g", "gb")
+    grid_products: bool = False  # its products with relaxed inputs are the grid's exact ones
 
 
 @dataclass
@@ -81,6 +86,12 @@ class Layout:
     output: np.ndarray | None = None
     loss: dict = field(default_factory=dict)
     penalty: list = field(default_factory=list)
+
+    @property
+    def relaxed(self) -> bool:
+        """Whether some layer's products are a relaxation: the model's optimum is then a
+        lower bound on the training loss, and its points need not be networks."""
+        return any(L.relaxed for L in self.layers)
 
 
 def put(x: np.ndarray, handles: dict, values: dict) -> None:

@@ -5,7 +5,10 @@ asks each formulation module for its own columns: the activation of the layer fe
 a layer lifts that layer's products, the layer's activation its units, the loss module
 its columns from the outputs ``o``, the penalty module its columns from the weights.
 Before that, the units of each hidden layer are put in the spec's ``symmetry`` order
-(:func:`ordered`: the same function, so the same loss).
+(:func:`ordered`: the same function, so the same loss), and the weights and biases of a
+layer with a grid are set to their exact grid values (:func:`.grid.snapped`, which refuses
+a network off the grid: :mod:`annc.starts` projects onto the grid first); the grid's
+selectors are lifted by :mod:`.grid`, and so are the products it makes exact.
 
 The point satisfies every row and bound when the network's weights and biases lie in
 their boxes, no unit's pre-activation (with the MIP's semantics, ``h = 1[pre >= eps]``)
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import grid
 from .common import put
 from .registry import ACTIVATIONS, LOSSES, PENALTIES
 from .symmetry import order
@@ -39,12 +43,16 @@ def lift(layout, num_cols: int, problem, weights: list, biases: list) -> np.ndar
     its units put in the spec's symmetry order."""
     spec = problem.spec
     weights, biases = ordered(problem, weights, biases)
+    snapped = [grid.snapped(ls, W, b, i) for i, (ls, W, b) in enumerate(zip(spec.layers, weights, biases))]
+    weights, biases = [w for w, _ in snapped], [b for _, b in snapped]
     x = np.zeros(num_cols)
     act = problem.X
     for L, ls, W, b in zip(layout.layers, spec.layers, weights, biases):
         x[L.weight], x[L.bias] = W, b
+        put(x, L.grid, grid.lift_selectors(ls, W, b))
         if L.fed_by != "data":
-            put(x, L.products, ACTIVATIONS[L.fed_by].lift_products(act, W, spec, ls))
+            owner = grid if L.grid_products else ACTIVATIONS[L.fed_by]
+            put(x, L.products, owner.lift_products(act, W, problem, L.index))
         pre = act @ W + b
         if L.index < len(spec.hidden):
             values, act, _ = ACTIVATIONS[ls.activation].lift_units(pre, spec.eps)

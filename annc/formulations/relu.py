@@ -37,6 +37,9 @@ from . import binary
 from .common import Affine, LayerInput, Lowering
 
 
+RELAXES_PRODUCTS = True  # piecewise McCormick: the MIP's products need not be a q'
+
+
 def export_bias_shift(eps: float) -> float:
     """ReLU units export their bias as it is."""
     return 0.0
@@ -77,6 +80,44 @@ def pieces(lo: float, hi: float, P: int) -> tuple[np.ndarray, np.ndarray]:
     return lo + (hi - lo) * (p - 1) / P, lo + (hi - lo) * p / P
 
 
+def weight_pieces(problem, layer: int, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Piece bounds per weight, each ``shape + (P,)``: the problem's own breakpoints for
+    ``layer`` (``problem.partitions[layer]``, ``shape + (P + 1,)``, set by adaptive
+    refinement: :func:`refined`) or the uniform partition of the weight box."""
+    bp = problem.partitions.get(layer) if problem.partitions else None
+    if bp is not None:
+        return bp[..., :-1], bp[..., 1:]
+    lo, hi = pieces(*problem.spec.layers[layer].weight_bounds, problem.spec.partitions)
+    return np.broadcast_to(lo, shape + lo.shape), np.broadcast_to(hi, shape + hi.shape)
+
+
+def refined(W: np.ndarray, lo: float, hi: float, P: int, width: float) -> np.ndarray:
+    """Breakpoints ``(n, K, P + 1)`` for the weights ``W`` (adaptive refinement, as Alpine.jl
+    partitions around the relaxation's solution): a piece ``[w - width/2, w + width/2]``
+    (clipped to the box) around each weight, the rest of ``[lo, hi]`` cut uniformly into
+    the other ``P - 1`` pieces, on each side in proportion to its length.  The McCormick
+    envelope is exact where ``a`` is at a piece's end and tight near it, so the relaxed
+    products are close to exact around ``W``; any partition of the box is a valid
+    relaxation, so the bound stays a bound.  ``P >= 2``; with ``P == 2`` the breakpoint is
+    ``w`` itself."""
+    W = np.clip(np.asarray(W, float), lo, hi)
+    if P == 2:
+        mids = np.clip(W, lo + 1e-9 * (hi - lo), hi - 1e-9 * (hi - lo))
+        return np.stack([np.full(W.shape, lo), mids, np.full(W.shape, hi)], axis=-1)
+    a = np.clip(W - width / 2, lo, hi)
+    b = np.clip(W + width / 2, lo, hi)
+    left, right = a - lo, hi - b
+    total = np.maximum(left + right, 1e-12)
+    out = np.empty(W.shape + (P + 1,))
+    for idx in np.ndindex(W.shape):
+        n_left = int(round((P - 1) * left[idx] / total[idx]))
+        n_left = min(max(n_left, 1 if left[idx] > 0 else 0), P - 1 - (1 if right[idx] > 0 else 0))
+        n_right = P - 1 - n_left
+        pts = np.concatenate([np.linspace(lo, a[idx], n_left + 1), np.linspace(b[idx], hi, n_right + 1)])
+        out[idx] = pts
+    return out
+
+
 def products(low: Lowering, layer: int, spec_layer, inp: LayerInput,
              a: np.ndarray, beta: np.ndarray) -> tuple[Affine, dict]:
     """McCormick products ``z{layer}[u,i,k] ~ a[i,k] q'[u,i]``; returns ``pre = sum_i z + b``
@@ -90,7 +131,7 @@ def products(low: Lowering, layer: int, spec_layer, inp: LayerInput,
     zhi = max(wu, 0.0) * qU[:, :, None] * np.ones((1, 1, K))
     z = b.var(f"z{layer}", (U, n_in, K), zlo, zhi, role="product", layer=layer)
     lam = b.binary(f"s{layer}", (n_in, K, P), role="selector", layer=layer)
-    aLp, aUp = pieces(wl, wu, P)
+    aLp, aUp = weight_pieces(low.problem, layer, (n_in, K))  # (n_in, K, P) each
 
     b.rows(f"sel{layer}", (n_in, K), "E", 1.0, [(lam, 1.0)], role="selector", layer=layer)
     b.rows(f"sl{layer}", (n_in, K), "G", 0.0, [(a, 1.0), (lam, -aLp)], role="selector", layer=layer)
@@ -102,11 +143,12 @@ def products(low: Lowering, layer: int, spec_layer, inp: LayerInput,
     aa = a[None, :, :, None]
     ll = lam[None]
     qu = qU[:, :, None, None] * np.ones(shape)
+    aL, aU = aLp[None], aUp[None]  # (1, n_in, K, P)
     rows = {  # name: (sense, valid M, q' coef, a coef, constant on the right)
-        "mca": ("G", (aLp - wl) * qu, -aLp, 0.0, 0.0),
-        "mcb": ("G", (wu - aUp) * qu, -aUp, -qu, -aUp * qu),
-        "mcc": ("L", (wu - aUp) * qu, -aUp, 0.0, 0.0),
-        "mcd": ("L", (aLp - wl) * qu, -aLp, -qu, -aLp * qu),
+        "mca": ("G", (aL - wl) * qu, -aL, 0.0, 0.0),
+        "mcb": ("G", (wu - aU) * qu, -aU, -qu, -aU * qu),
+        "mcc": ("L", (wu - aU) * qu, -aU, 0.0, 0.0),
+        "mcd": ("L", (aL - wl) * qu, -aL, -qu, -aL * qu),
     }
     for name, (sense, valid, qcoef, acoef, const) in rows.items():
         m = low.big_m(f"{name}{layer}", valid, user)
@@ -119,16 +161,46 @@ def products(low: Lowering, layer: int, spec_layer, inp: LayerInput,
     return Affine([(z.transpose(0, 2, 1), 1.0), (beta[None, :], 1.0)], lo, hi), {"z": z, "s": lam}
 
 
-def lift_products(inputs: np.ndarray, W: np.ndarray, spec, spec_layer) -> dict:
-    """Exact products ``a q'`` at the inputs ``q'`` (U x n), and the selectors of ``W``'s pieces."""
-    P = spec.partitions
-    hi = pieces(*spec_layer.weight_bounds, P)[1]
-    piece = np.minimum(np.searchsorted(hi, W), P - 1)
+def lift_products(inputs: np.ndarray, W: np.ndarray, problem, layer: int) -> dict:
+    """Exact products ``a q'`` at the inputs ``q'`` (U x n), and the selectors of ``W``'s
+    pieces (the first piece whose upper end is ``>= a``)."""
+    P = problem.spec.partitions
+    hi = weight_pieces(problem, layer, W.shape)[1]
+    piece = np.minimum(np.sum(hi < W[..., None], axis=-1), P - 1)
     return {"z": inputs[:, :, None] * W[None, :, :], "s": np.eye(P)[piece]}
 
 
 def product_gap(x: np.ndarray, layer, inputs: dict) -> float:
     """The McCormick gap ``max |z - a q'|`` of ``layer``'s products at the point ``x``
-    (``inputs``: the handles of the ReLU layer feeding it)."""
+    (``inputs``: the handles of the ReLU layer feeding it); None when ``layer``'s products
+    are exact (weights on a grid: :mod:`.grid`)."""
+    if not layer.relaxed:
+        return None
     z, a, q = x[layer.products["z"]], x[layer.weight], x[inputs["q"]]
     return float(np.max(np.abs(z - a[None] * q[:, :, None]))) if z.size else 0.0
+
+
+def exact_rows(x: np.ndarray, layer, inputs: dict, num_cols: int, *, weights_fixed: bool):
+    """Rows that make the products of ``layer`` exact once one factor is known at ``x``.
+
+    With the weights ``a`` fixed (a layer fix-and-optimise keeps): ``z - a* q' = 0`` for
+    every sample, input and unit; with the inputs ``q'`` known (the free layer of
+    fix-and-optimise, whose inputs come from fixed layers): ``z - q'* a = 0``.  Either
+    is linear, so the sub-MIP is exact: its points are networks, not relaxations.
+    Returns the rows as a sparse matrix (right-hand side 0, sense ``=``).
+    """
+    import scipy.sparse as sp
+    z, a, q = layer.products["z"], layer.weight, inputs["q"]
+    U, n, K = z.shape
+    zc = z.ravel()
+    if weights_fixed:
+        other = np.broadcast_to(q[:, :, None], z.shape).ravel()
+        coef = -np.broadcast_to(x[a][None], z.shape).ravel()
+    else:
+        other = np.broadcast_to(a[None], z.shape).ravel()
+        coef = -np.broadcast_to(x[q][:, :, None], z.shape).ravel()
+    m = zc.size
+    rows = np.repeat(np.arange(m), 2)
+    cols = np.column_stack([zc, other]).ravel()
+    vals = np.column_stack([np.ones(m), coef]).ravel()
+    return sp.csr_matrix((vals, (rows, cols)), shape=(m, num_cols))

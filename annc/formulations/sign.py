@@ -56,9 +56,11 @@ def products(low: Lowering, layer: int, spec_layer, inp: LayerInput,
     return Affine(terms, lo, hi), {"z": z}
 
 
-def lift_products(inputs: np.ndarray, W: np.ndarray, spec, spec_layer) -> dict:
+def lift_products(inputs: np.ndarray, W: np.ndarray, problem, layer: int) -> dict:
     """Products ``a h'`` at the previous layer's outputs ``s' = 2h' - 1`` (U x n)."""
     return {"z": ((inputs + 1) / 2)[:, :, None] * W[None, :, :]}
 
 
 product_gap = binary.product_gap
+exact_rows = binary.exact_rows
+RELAXES_PRODUCTS = False

@@ -9,7 +9,10 @@
       <variable name="b" index="1" value="1"/>
 
 A ``.mst`` file wraps one or more ``<CPLEXSolution>`` in ``<CPLEXSolutions>``, has no
-status and lists the integer variables only; the first one is read.
+status and lists the integer variables only; the first one is read.  annc's start files
+(``<stem>.start.mst``, :mod:`annc.writers.startfiles`) list every variable
+(``writeLevel="1"``) and put the start's objective in the header (``objectiveValue``),
+which is then read.
 """
 from __future__ import annotations
 
@@ -48,10 +51,16 @@ def read(src: Source) -> RawSolution:
     code = header.get("solutionStatusValue")
     if code is None:
         name = header.get("solutionName", "")
+        which = "every variable" if header.get("writeLevel") == "1" else "values of the integer variables only"
+        try:
+            objective = header.get("objectiveValue")
+            objective = float(objective) if objective is not None else None
+        except ValueError:
+            raise src.error(_line_of(src, "objectiveValue"), "expected a number in objectiveValue "
+                                                             "of the CPLEX header") from None
         return RawSolution(format=FORMAT, status=Status.UNKNOWN,
-                           status_text=f"CPLEX MIP start {name!r} (1 of {len(solutions)}): "
-                                       f"values of the integer variables only, no status",
-                           objective=None, values=values, positions=positions)
+                           status_text=f"CPLEX MIP start {name!r} (1 of {len(solutions)}): {which}, no status",
+                           objective=objective, values=values, positions=positions)
     try:
         code_number = int(code)
         objective = header.get("objectiveValue")

@@ -7,7 +7,9 @@
     a_very_long_variable_name_alpha 5
 
 Every variable is listed and there is no status.  A ``.mst`` MIP start begins with
-``# MIP start`` and lists the integer variables only.
+``# MIP start`` and lists the integer variables only.  annc's own start files
+(``<stem>.start.sol``, :mod:`annc.writers.startfiles`) begin with ``# annc MIP start``
+and list every column.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ FORMAT = "gurobi-sol"
 _NAME = "Gurobi .sol"
 _OBJECTIVE = "# Objective value ="
 _MIP_START = "# MIP start"
+_ANNC_START = "# annc MIP start"
 
 
 def sniff(first: str, second: str) -> bool:
@@ -39,7 +42,9 @@ def read(src: Source) -> RawSolution:
                 values[name] = float(value)
     except ValueError:
         raise src.expected(lineno, "'<name> <value>'", _NAME) from None
-    if src.lines[0].startswith(_MIP_START):
+    if src.lines[0].startswith(_ANNC_START):
+        text = "annc MIP start: every column, no status"
+    elif src.lines[0].startswith(_MIP_START):
         text = "Gurobi MIP start: values of the integer variables only, no status"
     else:
         text = "no status (a Gurobi .sol file has none)"

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..activations import takes_pieces
 from ..errors import Diagnostic
-from ..limits import MAX_LAYERS, MAX_PIECES, MAX_UNITS
+from ..limits import MAX_GRID, MAX_LAYERS, MAX_PIECES, MAX_UNITS
 from .syntax import Statement, end_of_file, short
-from .types import (HIDDEN_ACTIVATIONS, LAYER_FIELDS, LAYER_SETTINGS, LOSSES, PENALTIES,
-                    SYMMETRIES, TOP_SETTINGS, TRAININGS, LayerSpec, NetworkSpec, Position)
+from .types import (GRID_FIELDS, HIDDEN_ACTIVATIONS, LAYER_FIELDS, LAYER_SETTINGS, LOSSES,
+                    PENALTIES, SYMMETRIES, TOP_SETTINGS, TRAININGS, LayerSpec, NetworkSpec,
+                    Position)
 from .values import INVALID, ValueChecker, one_of, plural, suggest
 
 _WIDTH_LIMIT = " (annc's limit on the width of a layer)"
@@ -31,7 +33,7 @@ class _Layer:
 
     units: int
     activation: str
-    fields: dict = field(default_factory=dict)  # weight_bounds, bias_bounds, big_m
+    fields: dict = field(default_factory=dict)  # weight_bounds, weight_grid, bias_bounds, ..., big_m
     positions: dict = field(default_factory=dict)
 
 
@@ -49,8 +51,43 @@ class _Checker(ValueChecker):
     # -- settings: each returns its value, or INVALID (reported) ---------------
 
     def layer_setting(self, st: Statement):
-        """A value of ``weights``, ``bias`` or ``M`` (top level or in a layer's block)."""
-        return self.big_m(st) if st.key == "M" else self.bounds(st)
+        """The ``LayerSpec`` fields set by ``weights``, ``bias`` (with their grid) or ``M``
+        (top level or in a layer's block), or INVALID."""
+        if st.key == "M":
+            value = self.big_m(st)
+            return value if value is INVALID else {LAYER_FIELDS["M"]: value}
+        value = self.grid_bounds(st)
+        if value is INVALID:
+            return value
+        return {LAYER_FIELDS[st.key]: value[0], GRID_FIELDS[st.key]: value[1]}
+
+    def grid_bounds(self, st: Statement):
+        """``[lo, hi]`` -> ((lo, hi), None); ``[lo, hi] grid K`` -> ((lo, hi), K), K an
+        integer in 2..MAX_GRID and lo < hi."""
+        values = st.values
+        if len(values) <= 1:
+            bounds = self.bounds(st)
+            return bounds if bounds is INVALID else (bounds, None)
+        takes = f"'{st.key}' takes an interval [lo, hi], optionally followed by 'grid K'"
+        word = values[1]
+        if word.kind != "word" or word.value != "grid":
+            hint = suggest(word.value, ["grid"]) if word.kind == "word" else None
+            self.error(word, f"{takes}, got {word.shown}" + (" (did you mean 'grid'?)" if hint else ""))
+            return INVALID
+        if len(values) != 3:
+            at = values[3] if len(values) > 3 else word
+            self.error(at, f"'grid' takes one integer, the number of values K (e.g. "
+                       f"'{st.key} [-1, 1] grid 9'), got {plural(len(values) - 2)}")
+            return INVALID
+        bounds = self.interval(st, values[0])
+        K = self.integer(st, values[2], 2, "grid", " (the number of values, both ends included)",
+                         maximum=MAX_GRID, limit_why=" (annc's limit on the values of a grid)")
+        if bounds is INVALID or K is INVALID:
+            return INVALID
+        if not bounds[0] < bounds[1]:
+            self.error(word, f"a grid needs lo < hi, got {values[0].shown}")
+            return INVALID
+        return bounds, K
 
     def layer(self, st: Statement, units: int, activation: str) -> _Layer:
         layer = _Layer(units, activation, positions={"layer": _at(st)})
@@ -66,7 +103,7 @@ class _Checker(ValueChecker):
                 continue
             value = self.layer_setting(opt)
             if value is not INVALID:
-                layer.fields[LAYER_FIELDS[opt.key]] = value
+                layer.fields.update(value)
                 layer.positions[opt.key] = _at(opt)
         return layer
 
@@ -214,7 +251,7 @@ class _Checker(ValueChecker):
                     else "the number of classes"
                 self.error(where, f"missing required setting '{key}' ({what}, "
                            f"e.g. '{key} {5 if key == 'input' else 2}')")
-        relu = any(layer and layer.activation == "relu" for layer in hidden)
+        relu = any(layer and takes_pieces(layer.activation) for layer in hidden)  # McCormick products
         if "P" in seen and not relu and all(hidden):
             self.error(seen["P"], "'P' is only used after a ReLU layer; this net has none")
         sym = seen.get("symmetry")
@@ -231,7 +268,7 @@ class _Checker(ValueChecker):
         """The spec of valid settings ``got``: a layer's own block settings, else the
         top-level ones, else the ``LayerSpec`` defaults; the network's settings as written,
         else the ``NetworkSpec`` defaults."""
-        shared = {LAYER_FIELDS[key]: got[key] for key in LAYER_SETTINGS if key in got}
+        shared = {name: v for key in LAYER_SETTINGS if key in got for name, v in got[key].items()}
 
         def make(layer: _Layer) -> LayerSpec:
             return LayerSpec(layer.units, layer.activation, **{**shared, **layer.fields},

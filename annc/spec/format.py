@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .types import LAYER_FIELDS, LayerSpec, NetworkSpec, default
+from ..activations import takes_pieces
+from .types import GRID_FIELDS, LAYER_FIELDS, LayerSpec, NetworkSpec, default
 
 
 def _fmt(x: float) -> str:
@@ -16,6 +17,27 @@ def _fmt(x: float) -> str:
 
 def _bounds_text(bounds) -> str:
     return f"[{_fmt(bounds[0])}, {_fmt(bounds[1])}]"
+
+
+def _setting(layer: LayerSpec, key: str):
+    """What the setting ``key`` sets on ``layer``: the box and its grid, or M."""
+    if key in GRID_FIELDS:
+        return getattr(layer, LAYER_FIELDS[key]), getattr(layer, GRID_FIELDS[key])
+    return getattr(layer, LAYER_FIELDS[key])
+
+
+def _setting_default(key: str):
+    if key in GRID_FIELDS:
+        return default(LayerSpec, LAYER_FIELDS[key]), default(LayerSpec, GRID_FIELDS[key])
+    return default(LayerSpec, LAYER_FIELDS[key])
+
+
+def _text(key: str, value) -> str:
+    """The statement that sets ``value`` (of :func:`_setting`) for ``key``."""
+    if key not in GRID_FIELDS:
+        return f"{key} {_m_text(value)}"
+    bounds, grid = value
+    return f"{key} {_bounds_text(bounds)}" + ("" if grid is None else f" grid {grid}")
 
 
 def _m_text(big_m) -> str:
@@ -35,28 +57,20 @@ def format_spec(spec: NetworkSpec) -> str:
     the values most layers share (ties: the default); layers that differ get a
     ``{ }`` block.  ``P`` is only written when the net has a ReLU layer.
     """
-    common = {key: _most_common([getattr(layer, name) for layer in spec.layers],
-                                default(LayerSpec, name))
-              for key, name in LAYER_FIELDS.items()}
+    common = {key: _most_common([_setting(layer, key) for layer in spec.layers], _setting_default(key))
+              for key in LAYER_FIELDS}
 
     def block(layer: LayerSpec) -> str:
-        opts = []
-        if layer.weight_bounds != common["weights"]:
-            opts.append(f"weights {_bounds_text(layer.weight_bounds)}")
-        if layer.bias_bounds != common["bias"]:
-            opts.append(f"bias {_bounds_text(layer.bias_bounds)}")
-        if layer.big_m != common["M"]:
-            opts.append(f"M {_m_text(layer.big_m)}")
+        opts = [_text(key, _setting(layer, key)) for key in LAYER_FIELDS
+                if _setting(layer, key) != common[key]]
         return " { " + "; ".join(opts) + " }" if opts else ""
 
     out = [f"input {spec.inputs}"]
     out += [f"hidden {h.units} {h.activation}{block(h)}" for h in spec.hidden]
     out.append(f"output {spec.output.units}{block(spec.output)}")
-    out.append(f"weights {_bounds_text(common['weights'])}")
-    out.append(f"bias {_bounds_text(common['bias'])}")
-    out.append(f"M {_m_text(common['M'])}")
+    out += [_text(key, common[key]) for key in LAYER_FIELDS]
     out.append(f"eps {_fmt(spec.eps)}")
-    if any(h.activation == "relu" for h in spec.hidden):
+    if any(takes_pieces(h.activation) for h in spec.hidden):
         out.append(f"P {spec.partitions}")
     out.append(f"loss {spec.loss}" + (f" {_fmt(spec.margin)}" if spec.loss == "hinge" else ""))
     out.append(f"training {spec.training}")

@@ -19,11 +19,14 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Mapping
 
+from ..activations import HIDDEN
+
 TOP_SETTINGS = ("input", "hidden", "output", "weights", "bias", "eps", "M", "P",
                 "loss", "training", "penalty", "symmetry")
 LAYER_FIELDS = {"weights": "weight_bounds", "bias": "bias_bounds", "M": "big_m"}  # setting: field
+GRID_FIELDS = {"weights": "weight_grid", "bias": "bias_grid"}  # 'weights [lo, hi] grid K': field of K
 LAYER_SETTINGS = tuple(LAYER_FIELDS)  # what a layer's { } block takes
-HIDDEN_ACTIVATIONS = ("binary", "relu", "sign")  # the keys of annc.formulations.ACTIVATIONS
+HIDDEN_ACTIVATIONS = tuple(HIDDEN)  # annc.activations; also the keys of annc.formulations.ACTIVATIONS
 LOSSES = ("nll", "errors", "hinge")
 TRAININGS = ("full", "greedy")
 PENALTIES = ("none", "l1", "l0")
@@ -48,7 +51,9 @@ class LayerSpec:
     """One layer: ``units`` outputs, its activation and the boxes of its parameters.
 
     ``big_m`` is ``None`` for automatic (tightest valid) big-M values, or a number
-    the user chose for every big-M row of this layer.
+    the user chose for every big-M row of this layer.  ``weight_grid`` (``bias_grid``)
+    is the K of ``weights [lo, hi] grid K`` (``bias ...``): each weight (bias) is then
+    one of the K values of :func:`grid_values` (:mod:`annc.formulations.grid`).
     """
 
     units: int
@@ -56,7 +61,19 @@ class LayerSpec:
     weight_bounds: tuple[float, float] = (-1.0, 1.0)
     bias_bounds: tuple[float, float] = (-1.0, 1.0)
     big_m: float | None = None
+    weight_grid: int | None = None  # K: every weight is one of K grid values (grid_values); None: any in the box
+    bias_grid: int | None = None  # the same for the biases ('bias [lo, hi] grid K')
     positions: Mapping[str, Position] = _positions()  # "layer", "weights", "bias", "M"
+
+    @property
+    def weight_values(self) -> tuple[float, ...] | None:
+        """The weight grid's values (:func:`grid_values`), or None without a grid."""
+        return None if self.weight_grid is None else grid_values(self.weight_bounds, self.weight_grid)
+
+    @property
+    def bias_values(self) -> tuple[float, ...] | None:
+        """The bias grid's values (:func:`grid_values`), or None without a grid."""
+        return None if self.bias_grid is None else grid_values(self.bias_bounds, self.bias_grid)
 
 
 @dataclass(frozen=True)
@@ -95,6 +112,19 @@ class NetworkSpec:
         if key is None:
             return own.get("layer")
         return own.get(key) or self.positions.get(key)
+
+
+def grid_values(bounds, K: int) -> tuple[float, ...]:
+    """The K evenly spaced values ``v_p = lo + (hi - lo)(p - 1)/(K - 1)``, p = 1..K, of the
+    box ``bounds = (lo, hi)``: the ends exactly, computed as ``(lo (K - p) + hi (p - 1))/(K - 1)``
+    so that a box symmetric about 0 gives a symmetric grid, with 0 itself when K is odd;
+    a value within ``1e-12 (hi - lo)`` of 0 is 0."""
+    lo, hi = float(bounds[0]), float(bounds[1])
+    out = [lo + 0.0]
+    for p in range(2, K):
+        v = (lo * (K - p) + hi * (p - 1)) / (K - 1)
+        out.append(0.0 if abs(v) <= 1e-12 * (hi - lo) else v)
+    return tuple(out + [hi + 0.0])
 
 
 def default(cls, name: str):

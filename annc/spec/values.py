@@ -128,7 +128,10 @@ class ValueChecker:
         """``[lo, hi]`` -> (lo, hi)."""
         if not self.count(st, 1, "one interval [lo, hi]"):
             return INVALID
-        v = st.values[0]
+        return self.interval(st, st.values[0])
+
+    def interval(self, st: Statement, v: Value):
+        """The interval value ``v`` of ``st`` -> (lo, hi)."""
         if v.kind != "interval":
             self.error(v, f"'{st.key}' takes an interval [lo, hi], got {v.shown}")
             return INVALID

@@ -1,38 +1,61 @@
 """Moving a network into the weight box and off the eps gap (steps 1-2 of :mod:`annc.starts`).
 
-A binary unit's step ``1[pre >= 0]`` is unchanged when its ``(alpha_k, beta_k)`` is scaled
-by a positive factor: :func:`fit_box` scales it into 90% of its box (leaving the bias
-room to move); ReLU layers are clipped.  The MIP's units need ``pre >= eps`` or
+A step unit (binary, sign: ``step`` in :mod:`annc.activations`) is unchanged when its
+``(alpha_k, beta_k)`` is scaled by a positive factor: :func:`fit_box` scales it into 90%
+of its box (leaving the bias room to move).  A ReLU unit is positively ``homogeneous``, ``max(c pre, 0) = c max(pre, 0)``
+for ``c > 0``: it is scaled into its box the same way, its output is then ``c_k`` times
+the original, and the next layer's weights from it are divided by ``c_k`` (carried
+forward layer by layer; the output layer is re-solved exactly anyway), so the network's
+function is unchanged up to a positive scale of its scores.  The MIP's units need ``pre >= eps`` or
 ``pre <= 0``: :func:`threshold` moves each unit's bias so that no row's pre-activation
-lies in ``(0, eps)``, flipping as few activations as it can.
+lies in ``(0, eps)``, flipping as few activations as it can.  A layer with a grid
+(``weights [lo, hi] grid K``, :mod:`annc.formulations.grid`) gets its weights moved to the
+nearest grid value after the scaling (:func:`~annc.formulations.grid.project`), and with a
+bias grid the bias is chosen among the grid's values (:func:`threshold`'s ``values``).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..activations import HIDDEN
 from ..formulations import ACTIVATIONS
+from ..formulations.grid import project
 from ..problem import TrainingProblem
 
 BOX_ROOM = 0.9  # scale into 90% of the box, leaving the bias room to move off the eps gap
-SCALED = ("binary", "sign")  # step units: a positive scaling of (alpha_k, beta_k) keeps the function
+SCALED = tuple(n for n, a in HIDDEN.items() if a.step)  # f(c pre) = f(pre): scaling keeps the function
+HOMOGENEOUS = tuple(n for n, a in HIDDEN.items() if a.homogeneous)  # f(c pre) = c f(pre): scale carried on
 
 
-def fit_box(w: np.ndarray, wb, bb) -> np.ndarray:
-    """``w = (alpha_k, beta_k)`` scaled by the largest positive factor keeping it in its boxes."""
+def box_factor(w: np.ndarray, wb, bb) -> float:
+    """The factor :func:`fit_box` scales ``w = (alpha_k, beta_k)`` by (90% of the largest
+    positive factor keeping it in its boxes; 1 for a zero vector)."""
     lo = np.r_[np.full(len(w) - 1, wb[0]), bb[0]]
     hi = np.r_[np.full(len(w) - 1, wb[1]), bb[1]]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(w > 0, hi / w, np.where(w < 0, lo / w, np.inf))
-    s = np.min(ratio) if np.isfinite(ratio).any() else 1.0
-    return np.clip(w * max(s, 0.0) * BOX_ROOM, lo, hi)
+    s = np.min(ratio) if np.isfinite(ratio).any() else 1.0 / BOX_ROOM
+    return max(float(s), 0.0) * BOX_ROOM
 
 
-def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float) -> float | None:
+def fit_box(w: np.ndarray, wb, bb) -> np.ndarray:
+    """``w = (alpha_k, beta_k)`` scaled by :func:`box_factor` (kept in its boxes)."""
+    lo = np.r_[np.full(len(w) - 1, wb[0]), bb[0]]
+    hi = np.r_[np.full(len(w) - 1, wb[1]), bb[1]]
+    return np.clip(w * box_factor(w, wb, bb), lo, hi)
+
+
+def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float,
+              values: np.ndarray | None = None) -> float | None:
     """A bias near ``bias`` that leaves no value of ``pre`` (computed with ``bias``) in ``(0, eps)``.
 
     The threshold goes mid-way into a gap wider than eps (so that rounding cannot put
     a value back into the forbidden interval), the one flipping fewest of ``pre >= 0``.
+    With ``values`` (a bias grid) the bias is the grid value that leaves no ``pre`` in
+    ``(slack, eps)`` and flips fewest, the nearest to ``bias`` among those.
     """
+    if values is not None:
+        return _grid_threshold(pre, bias, eps, np.asarray(values, float))
     v = np.unique(pre)
     slack = 1e-6 * max(eps, 1.0)
     gaps = np.nonzero(np.diff(v) > eps + 2 * slack)[0]
@@ -49,22 +72,46 @@ def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float) ->
     return best
 
 
+def _grid_threshold(pre: np.ndarray, bias: float, eps: float, values: np.ndarray) -> float | None:
+    """:func:`threshold` over the bias grid ``values``: a value at most ``slack`` above 0 is
+    off (rounding of an exact 0), one in ``(slack, eps)`` is in the gap."""
+    slack = 1e-9 * max(eps, 1.0)
+    orig = pre >= 0
+    best, key = None, None
+    for nb in values:
+        moved = pre - bias + nb
+        if np.any((moved > slack) & (moved < eps)):
+            continue
+        k = (int(np.sum((moved >= eps) != orig)), abs(nb - bias))
+        if key is None or k < key:
+            best, key = float(nb), k
+    return best
+
+
 def off_gap(problem: TrainingProblem, weights: list, biases: list, *, scale: bool = True):
     """Steps 1-2: the hidden layers' ``(weights, biases)`` in their boxes (scaled into 90% of
     them when ``scale``) and clear of the eps gap, and the last hidden layer's outputs on the
     problem's rows (the MIP's semantics); or None when some unit's bias cannot move off the gap."""
     spec, eps, act = problem.spec, problem.spec.eps, problem.X
     W_out, b_out = [], []
+    carry = np.ones(spec.inputs)  # the scale of this layer's inputs (ReLU outputs scaled before)
     for layer, ls in enumerate(spec.hidden):
-        W, b = np.asarray(weights[layer], float).copy(), np.asarray(biases[layer], float).copy()
-        if scale and ls.activation in SCALED:
+        W, b = np.asarray(weights[layer], float) / carry[:, None], np.asarray(biases[layer], float).copy()
+        carry = np.ones(W.shape[1])
+        if scale and (ls.activation in SCALED or ls.activation in HOMOGENEOUS):
             for k in range(W.shape[1]):
-                wb = fit_box(np.r_[W[:, k], b[k]], ls.weight_bounds, ls.bias_bounds)
+                wb = np.r_[W[:, k], b[k]]
+                f = box_factor(wb, ls.weight_bounds, ls.bias_bounds)
+                wb = fit_box(wb, ls.weight_bounds, ls.bias_bounds)
                 W[:, k], b[k] = wb[:-1], wb[-1]
+                if ls.activation in HOMOGENEOUS and f > 0:
+                    carry[k] = f
         W, b = np.clip(W, *ls.weight_bounds), np.clip(b, *ls.bias_bounds)
+        W, b = project(W, ls.weight_bounds, ls.weight_grid), project(b, ls.bias_bounds, ls.bias_grid)
         pre = act @ W + b
+        bias_grid = None if ls.bias_values is None else np.asarray(ls.bias_values)
         for k in range(W.shape[1]):
-            nb = threshold(pre[:, k], b[k], eps, *ls.bias_bounds)
+            nb = threshold(pre[:, k], b[k], eps, *ls.bias_bounds, values=bias_grid)
             if nb is None:
                 return None
             pre[:, k] += nb - b[k]

@@ -14,19 +14,33 @@ from dataclasses import replace
 
 import numpy as np
 
+from ..formulations import ACTIVATIONS
 from ..model import Model
 from ..problem import TrainingProblem
 from .point import feasible
 
 
 def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
-    """``model`` with the weights and biases of every layer but ``free`` fixed at ``x``."""
+    """``model`` with the weights and biases of every layer but ``free`` fixed at ``x``.
+
+    Relaxed products (McCormick, after ReLU layers) become exact: a fixed layer's get
+    ``z = a* q'`` and the free layer's, whose inputs the fixed layers before it determine,
+    ``z = q'* a`` (the activation module's ``exact_rows``).  Every point of the sub-MIP is
+    then a network, and its objective is that network's loss.
+    """
     lb, ub = model.lb.copy(), model.ub.copy()
-    for layer, L in enumerate(model.layout.layers[:layers]):
+    layout = model.layout
+    for layer, L in enumerate(layout.layers[:layers]):
         if layer != free:
             for cols in (L.weight, L.bias):
                 lb[cols] = ub[cols] = x[cols]
-    return replace(model, lb=lb, ub=ub)
+    fixed = replace(model, lb=lb, ub=ub)
+    for prev, L in zip(layout.layers, layout.layers[1:]):
+        if L.relaxed:
+            rows = ACTIVATIONS[L.fed_by].exact_rows(x, L, prev.units, model.num_cols,
+                                                    weights_fixed=L.index != free)
+            fixed = fixed.with_rows(f"exact{L.index}", rows, "E", 0.0, role="exact", layer=L.index)
+    return fixed
 
 
 def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, budget: float = 20.0,

@@ -1,0 +1,83 @@
+"""The verdict on a trained network: what is proven about the network the user gets.
+
+A solver proves things about its *model*.  The user gets a *network*: the weights
+annc exports, whose training objective annc computes itself by a forward pass
+(``loss``).  The verdict speaks of the network only:
+
+* ``objective``: the exported network's own training objective (loss plus penalty);
+* ``lower_bound``: a valid lower bound on the best objective any network of the spec
+  can reach on these data: the largest of the solver's dual bound (of the MIP, or of
+  its relaxation when products are relaxed: a relaxation's bound is lower still), the
+  objective of a solver's claimed optimum when it gives no bound (its claim, reported
+  as a bound), and the formulation's floor (:func:`annc.formulations.floor`);
+* ``status``: ``optimal`` when ``objective - lower_bound <= ABS_TOL + rel * |objective|``
+  (``rel`` the run's relative gap, :data:`REL_TOL` by default), else ``feasible``: a
+  network with a certified gap, never "optimal" because a solver said so about a
+  relaxation.
+
+For a relaxed model (``relaxed``: McCormick products after ReLU layers) the solver's
+objective is the relaxation's value at its point, which no network need realise; it
+is reported as that and never as the network's objective.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .solutions import Status
+
+ABS_TOL = 1e-6  # absolute optimality tolerance (HiGHS's and Gurobi's default mip_abs_gap)
+REL_TOL = 1e-4  # relative, when the run sets no gap (the solvers' usual default)
+
+
+@dataclass
+class Verdict:
+    status: Status  # optimal or feasible: about the exported network
+    objective: float  # the exported network's training objective (annc's forward pass)
+    lower_bound: float | None  # valid lower bound on the optimum over networks
+    relaxed: bool  # the model relaxes some products: its optimum is a bound, not a network
+    source: str  # where the exported network comes from ("solver", "exact finish", "MIP start")
+    solver_objective: float | None = None  # the solver's objective at its point (a relaxation's, if relaxed)
+
+    @property
+    def gap(self) -> float | None:
+        """``(objective - lower_bound) / |objective|`` (0 when both are 0; None without a bound)."""
+        if self.lower_bound is None:
+            return None
+        diff = self.objective - self.lower_bound
+        if abs(diff) <= 1e-12:
+            return 0.0
+        return max(diff, 0.0) / abs(self.objective) if self.objective else math.inf
+
+    def describe(self) -> str:
+        """``optimal (proved: ...)`` or ``feasible, gap ...``: one line."""
+        bound = "no lower bound" if self.lower_bound is None else f"lower bound {self.lower_bound:.6g}"
+        if self.status == Status.OPTIMAL:
+            return f"optimal (objective {self.objective:.6g} meets the {bound})"
+        g = self.gap
+        gs = "unknown" if g is None else ("inf" if math.isinf(g) else f"{100 * g:.2f}%")
+        return f"feasible, gap {gs} (objective {self.objective:.6g}, {bound})"
+
+
+def lower_bound(*, solver_status: Status | None, solver_objective: float | None, solver_bound: float | None,
+                floor: float | None = None) -> float | None:
+    """The best valid lower bound of the module docstring, or None."""
+    cands = []
+    if solver_bound is not None and math.isfinite(solver_bound):
+        cands.append(solver_bound)
+    elif solver_status == Status.OPTIMAL and solver_objective is not None and math.isfinite(solver_objective):
+        cands.append(solver_objective)  # a claimed optimum without a bound: the claim is the bound
+    if floor is not None and math.isfinite(floor):
+        cands.append(floor)
+    return max(cands) if cands else None
+
+
+def judge(objective: float, bound: float | None, *, relaxed: bool, source: str, rel_tol: float | None = None,
+          solver_objective: float | None = None, verified: bool = True) -> Verdict:
+    """The verdict on a network of training objective ``objective`` given the lower bound
+    ``bound``; ``unknown`` when its point failed verification (no network to speak of)."""
+    rel = REL_TOL if rel_tol is None else rel_tol
+    proven = (bound is not None and math.isfinite(objective)
+              and objective - bound <= ABS_TOL + rel * abs(objective))
+    status = Status.UNKNOWN if not verified else Status.OPTIMAL if proven else Status.FEASIBLE
+    return Verdict(status, objective, bound, relaxed, source, solver_objective)
