@@ -74,7 +74,8 @@ def verification_lines(v: Verification) -> list[str]:
         f"  training accuracy     {v.train_accuracy:.4f} (forward pass of the exported network)",
     ]
     if v.mccormick_gap is not None:
-        out.append(f"  solver's accuracy     {v.solver_accuracy:.4f} (its relaxed outputs)")
+        out.append(f"  accuracy of point     {v.solver_accuracy:.4f} (its outputs o: a solver's are relaxed, "
+                   "a network's lift exact)")
         out.append(f"  McCormick gap         {v.mccormick_gap:.3g} (largest |z - alpha * h_relu|)")
     for layer, (bad, total) in v.activation_mismatch.items():
         out.append(f"  layer {layer} activations {total - bad}/{total} equal to the solver's")
