@@ -16,7 +16,9 @@ CLI's exit code as ``.exit_code``.
 ``annc.compile`` and ``annc.train`` are the plain functions :func:`annc.api.compile` and
 :func:`annc.api.train`, bound on first use (PEP 562 ``__getattr__``), so that ``import
 annc`` (and every ``import annc.<module>``, which runs this file first) stays cheap and
-imports no other annc module.  No submodule is called ``train`` or ``compile``: importing
+imports no other annc module.  ``annc.MIPNetClassifier`` (:mod:`annc.estimator`, a
+scikit-learn classifier; the ``sklearn`` extra) is bound the same way, so that ``import
+annc`` never imports scikit-learn.  No submodule is called ``train`` or ``compile``: importing
 a submodule can never rebind them (training itself is :mod:`annc.training`).
 """
 __version__ = "0.1.0"
@@ -30,11 +32,15 @@ def __getattr__(name: str):
         value = getattr(api, name)
         globals()[name] = value  # bound once: later look-ups do not come here
         return value
+    if name == "MIPNetClassifier":  # scikit-learn is imported only here (the "sklearn" extra)
+        from .estimator import MIPNetClassifier
+        globals()[name] = MIPNetClassifier
+        return MIPNetClassifier
     raise AttributeError(f"module 'annc' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_API))
+    return sorted(set(globals()) | set(_API) | {"MIPNetClassifier"})
 
 
 __all__ = ["__version__", "compile", "train"]

@@ -18,7 +18,8 @@ from typing import Callable
 
 import numpy as np
 
-from .compiler import Compiled, attach_start, build, check_compile_options, check_name, write_artifacts
+from .compiler import (Compiled, attach_start, build, check_compile_options, check_name, check_scale,
+                       with_scale, write_artifacts)
 from .data import Dataset, class_index, class_lookup, class_order, load_data
 from .errors import DataError, UsageError
 from .inputs import sample_arrays
@@ -38,7 +39,7 @@ def compile(spec, data, **kw) -> Compiled:  # noqa: A001 - mirrors `annc compile
     Keywords: ``out_dir`` (write ``<name>.mps`` and ``<name>.map.json`` there), ``fmt``
     ("mps" or "lp"), ``label``, ``merge``, ``allow_small_m``, ``gzip``, ``writer`` ("annc"
     or "pulp"), ``name`` (a plain file name: no path separator), ``max_nonzeros``,
-    ``start`` (find a MIP start: ``.start``; with ``out_dir`` also write its files
+    ``scale`` (overrides the spec's input scaling), ``start`` (find a MIP start: ``.start``; with ``out_dir`` also write its files
     ``<name>.start.*``; default True), ``start_budget`` (seconds for its search; default 20).
     """
     check_keywords(compile_api, kw)
@@ -52,7 +53,10 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     Keywords: ``solver`` (highs, cbc, scip, glpk, gurobi, cplex, xpress), ``solver_cmd``,
     ``time_limit`` (seconds > 0), ``gap`` (0 to 1), ``threads`` (1 to 1024), ``greedy``,
     ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
-    ``warm_start``, ``max_nonzeros``, ``refine`` (adaptive refinement after a relaxed
+    ``warm_start``, ``max_nonzeros``, ``scale`` (minmax, standard or none: overrides the spec's
+    input scaling, :mod:`annc.scaling`), ``select`` (True or a grid dict: first choose the
+    spec among candidates by held-out accuracy, :mod:`annc.selection`; ``.selection`` then
+    holds the table), ``select_fraction``, ``select_seed``, ``refine`` (adaptive refinement after a relaxed
     solve of a ReLU net: :mod:`annc.starts.refine`).  ``.verdict`` says what is proven
     about the exported network (:mod:`annc.verdict`).
     """
@@ -132,7 +136,7 @@ def _check_flags(**flags) -> None:
 def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None = None, merge: bool = True,
                 allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
                 name: str | None = None, max_nonzeros: int | None = None, start: bool = True,
-                start_budget: float | None = None) -> Compiled:
+                start_budget: float | None = None, scale: str | None = None) -> Compiled:
     """``annc compile`` as a function: the built model and its map; with ``out_dir`` also
     the files ``<out_dir>/<name>.<fmt>`` and ``<out_dir>/<name>.map.json``.  Checks
     every argument before it writes anything (:class:`~annc.errors.UsageError`).
@@ -144,8 +148,9 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
                           allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
                           start_budget=start_budget)
+    check_scale(scale)
     out = check_out_dir(out_dir) if out_dir is not None else None
-    s = as_spec(spec)
+    s = with_scale(as_spec(spec), scale)
     stem = check_name(name if name is not None else _stem_of(spec, s))
     d, csv = csv_backing(as_data(data, label=label), out, f"{stem}.data")
     c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
@@ -160,7 +165,9 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
               time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
               greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
               progress: Callable | None = None, verbose: bool = False, name: str | None = None,
-              warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> TrainResult:
+              warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
+              scale: str | None = None, select: bool | dict = False, select_fraction: float = 0.25,
+              select_seed: int = 0) -> TrainResult:
     """``annc train`` as a function; returns a :class:`TrainResult` (``.network``,
     ``.predict(X)``, ``.status``, ``.steps``, accuracies).  Writes files only with ``out_dir``.
 
@@ -176,10 +183,11 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
         raise UsageError(f"solver must be a solver's name, not {type(solver).__name__} {solver!r}")
     _check_flags(greedy=greedy, merge=merge, verbose=verbose, warm_start=warm_start, refine=refine)
     check_compile_options(label=label, max_nonzeros=max_nonzeros)
+    check_scale(scale)
     if progress is not None and not callable(progress):
         raise UsageError(f"progress must be a callable, not {type(progress).__name__}")
     opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, command=solver_cmd)
-    s = as_spec(spec)
+    s = with_scale(as_spec(spec), scale)
     d = as_data(data, label=label)
     t = None if test is None else as_data(test, label=label, classes=d.classes, name="<test arrays>")
     if progress is None and verbose:
@@ -188,7 +196,8 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
     return train_network(s, d, test=t, solver="cmd" if solver_cmd is not None else (solver or DEFAULT), opts=opts,
                  out_dir=out_dir, stem=name if name is not None else _stem_of(spec, s), merge=merge,
                  greedy=greedy, warm_start=warm_start, log=print if verbose else silent,
-                 max_nonzeros=max_nonzeros, refine=refine)
+                 max_nonzeros=max_nonzeros, refine=refine, select=select, select_fraction=select_fraction,
+                 select_seed=select_seed)
 
 
 def check_keywords(function: Callable, kw: dict) -> None:

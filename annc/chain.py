@@ -20,6 +20,12 @@ layers trained so far plus the output layer of the last MIP that has a solution 
 complete network, maybe shallower than the spec, or without Algorithm 2's exact output
 layer; the reason is returned and logged).  :class:`GreedyChain` alone, as the
 experiment uses it, just stops and lets its caller decide.
+
+Input scaling (:mod:`annc.scaling`): the first MIP scales the raw features as the spec
+says and records the fitted :class:`~annc.scaling.Scaling`; each step's network is the
+*core* network on scaled inputs, later greedy layers see the forward pass of those
+(``scale none``), and the network the chain returns carries the first MIP's scaling, so
+it takes raw features.
 """
 from __future__ import annotations
 
@@ -114,19 +120,21 @@ class GreedyChain:
         for i, hidden in enumerate(self.spec.hidden):
             if self.interrupt.requested:  # Ctrl-C after layer i-1 was trained
                 return
-            sub = replace(self.spec, inputs=self.X.shape[1], hidden=(hidden,), training="full")
+            sub = replace(self.spec, inputs=self.X.shape[1], hidden=(hidden,), training="full",
+                          scale=self.spec.scale if i == 0 else "none")
             name = f"{self.stem}.layer{i}"
             step = self.solve(name, sub, layer_data(self.X, self.data, name) if i else self.data)
             self.steps.append(step)
             self.layers.append(step.network.layers[0])
             self.output = step.network.layers[1]
-            self.X = step.network.forward(self.X)[0]
+            inputs = step.compiled.scaled_data.X if i == 0 else self.X
+            self.X = step.network.forward(inputs)[0]
             yield step
 
     def exact_output(self) -> Step:
         """Algorithm 2: retrain the output layer alone on the last hidden layer's outputs
         (the output-layer-only MIP, exact also after ReLU layers)."""
-        sub = replace(self.spec, inputs=self.X.shape[1], hidden=(), training="full")
+        sub = replace(self.spec, inputs=self.X.shape[1], hidden=(), training="full", scale="none")
         name = f"{self.stem}.output"
         step = self.solve(name, sub, layer_data(self.X, self.data, name))
         self.steps.append(step)
@@ -134,8 +142,10 @@ class GreedyChain:
         return step
 
     def network(self, meta: dict) -> TrainedNetwork:
-        """The hidden layers trained so far and the output layer of the last MIP."""
-        return TrainedNetwork(list(self.data.classes), self.layers + [self.output], meta)
+        """The hidden layers trained so far and the output layer of the last MIP, behind
+        the first MIP's input scaling."""
+        net = TrainedNetwork(list(self.data.classes), self.layers + [self.output], meta)
+        return net.with_scaling(self.steps[0].compiled.scaling if self.steps else None)
 
 
 def run_chain(spec: NetworkSpec, data: Dataset, stem: str, *, greedy: bool, solve: SolveStep,
@@ -149,7 +159,7 @@ def run_chain(spec: NetworkSpec, data: Dataset, stem: str, *, greedy: bool, solv
     if not greedy:
         step = solve(stem, spec, data)
         step.network.meta.update({"spec": spec.source, "training": "full"})
-        return [step], step.network, None
+        return [step], step.network.with_scaling(step.compiled.scaling), None
     chain = GreedyChain(spec, data, stem, solve, interrupt)
     try:
         for step in chain.hidden_layers():

@@ -37,7 +37,7 @@ def cmd_compile(a) -> int:
     c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                       allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
                       start=None if a.no_start else budgeted_start, start_budget=a.start_budget,
-                      log=lambda line: print(line, flush=True))
+                      scale=a.scale, log=lambda line: print(line, flush=True))
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem
@@ -69,7 +69,7 @@ def cmd_decode(a) -> int:
     from .solutions import Status, read_solution
     from .verdict import judge, lower_bound
     NO_POINT = (Status.INFEASIBLE, Status.UNBOUNDED, Status.NO_SOLUTION)
-    from .varmap import column_names, load_map
+    from .varmap import column_names, load_map, scaling_of
     from .outputs import check_out_dir, export_atomically, prepare_out_dir
     from .verify import verify
 
@@ -94,6 +94,7 @@ def cmd_decode(a) -> int:
                    map_path=map_path)
         if not v.ok:
             check_same_model(sol, v.point_objective, a.solution)
+    net = net.with_scaling(scaling_of(vmap))  # the exported network takes raw features
     _print(network_lines(net))
     if not a.no_verify:
         verdict = judge(v.network_loss, lower_bound(solver_status=sol.status, solver_objective=sol.objective,
@@ -146,6 +147,7 @@ def cmd_train(a) -> int:
     from .report import network_lines, verdict_lines, verification_lines
     from .solvers import DEFAULT, SolveOptions
     from .solvers.base import Interrupt
+    from .compiler import with_scale
     from .spec import load_spec
     from .training import train
 
@@ -153,7 +155,7 @@ def cmd_train(a) -> int:
         raise UsageError("give either --solver or --solver-cmd, not both")
     # everything else (options, test width, output folder) is checked by train() before it
     # writes anything: one check for the CLI and the Python API
-    spec = load_spec(a.spec)
+    spec = with_scale(load_spec(a.spec), a.scale)
     data = load_data(a.data, label=a.label)
     test = load_data(a.test, label=a.label, classes=data.classes) if a.test else None
     solver = "cmd" if a.solver_cmd is not None else (a.solver or DEFAULT)
@@ -164,8 +166,11 @@ def cmd_train(a) -> int:
                         command=a.solver_cmd, interrupt=interrupt)
     r = train(spec, data, test=test, solver=solver, opts=opts, out_dir=a.out, stem=Path(a.spec).stem,
               merge=not a.no_merge, greedy=True if a.greedy else None, warm_start=not a.no_warm_start,
-              refine=not a.no_refine,
-              log=lambda line: print(line, flush=True), max_nonzeros=a.max_nonzeros)
+              refine=not a.no_refine, select=a.select, select_fraction=a.select_fraction,
+              select_seed=a.select_seed, log=lambda line: print(line, flush=True), max_nonzeros=a.max_nonzeros)
+    if r.selection is not None:
+        print("selection:")
+        _print(r.selection.table_lines())
     print("summary:")
     if len(r.steps) == 1:
         s = r.steps[0]
@@ -224,6 +229,12 @@ def _max_nonzeros_option(p: argparse.ArgumentParser) -> None:
                         f"(default {MAX_NONZEROS:,}, about 2 GiB to build)")
 
 
+def _scale_option(p) -> None:
+    from .scaling import SCALINGS
+    p.add_argument("--scale", choices=SCALINGS, help="input scaling fitted on the training data, "
+                   "overriding the spec's 'scale' (default there: minmax)")
+
+
 def parser() -> argparse.ArgumentParser:
     from .solutions import FORMATS
     from .solvers import DEFAULT, SOLVERS
@@ -246,6 +257,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--no-start", action="store_true",
                    help="write no MIP start files (<stem>.start.mst, .sol, .highs, .slx, .cbc)")
     _max_nonzeros_option(c)
+    _scale_option(c)
     c.set_defaults(func=cmd_compile)
 
     d = sub.add_parser("decode", help="solution file -> weight matrices, verified")
@@ -287,7 +299,16 @@ def parser() -> argparse.ArgumentParser:
                         "McCormick partitions (by default the second half of --time-limit goes to "
                         "alternating refined relaxations, lower bounds, and exact finishes, networks)")
     t.add_argument("-q", "--quiet", action="store_true", help="no progress lines and no weight matrices")
+    t.add_argument("--select", action="store_true",
+                   help="first choose the penalty weight, hinge margin and hidden widths among a small "
+                        "grid around the spec, by accuracy on a held-out part of the training data (ties: "
+                        "fewer non-zero weights); then train the chosen spec on all the training data")
+    t.add_argument("--select-fraction", type=float, metavar="F", default=0.25,
+                   help="--select: the part of each class held out for validation (default 0.25)")
+    t.add_argument("--select-seed", type=int, metavar="N", default=0,
+                   help="--select: seed of the stratified validation split (default 0)")
     _max_nonzeros_option(t)
+    _scale_option(t)
     t.add_argument("-o", "--out", default="out", help="output folder (default: out)")
     t.set_defaults(func=cmd_train)
 

@@ -27,7 +27,7 @@ import hashlib
 import json
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -42,6 +42,7 @@ from .magnitudes import check_numbers
 from .model import Model
 from .outputs import Staging, check_out_dir, prepare_out_dir, remove_files, write_to
 from .problem import TrainingProblem, make_problem
+from .scaling import SCALINGS, Scaling, fit_scaling
 from .spec import NetworkSpec, format_spec, load_spec
 from .varmap import build_map, file_digest
 from .writers import write_model
@@ -72,6 +73,12 @@ class Compiled:
     start_message: str | None = None  # what the start search found, or why there is no start
     start_seconds: float = 0.0  # how long the search took
     start_paths: list[Path] = field(default_factory=list)  # the start files written
+    scaling: Scaling | None = None  # fitted on ``data`` (the spec's ``scale``); the problem is on scaled data
+
+    @property
+    def scaled_data(self) -> Dataset:
+        """``data`` with its features scaled as the MIP sees them (:mod:`annc.scaling`)."""
+        return self.data if self.scaling is None else replace(self.data, X=self.scaling.apply(self.data.X))
 
 
 def layer_table(spec: NetworkSpec) -> list[dict]:
@@ -100,6 +107,10 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
           allow_small_m: bool = False, max_nonzeros: int | None = None) -> Compiled:
     """Validate ``data`` against ``spec`` and build the training MIP (no files).
 
+    The features are scaled first, as the spec's ``scale`` says (:func:`annc.scaling.fit_scaling`
+    on ``data``): the MIP, its big-M values and its number checks are those of the scaled
+    data; the map records the scaling under ``scaling``.
+
     Before anything model-sized is allocated, the model's size is counted in closed form
     and refused over ``max_nonzeros`` (default :data:`annc.limits.MAX_NONZEROS`), and its
     numbers are bounded and refused if a solver could not use them
@@ -108,8 +119,10 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
     check_against_spec(spec, data)
     check_size(data_size(spec, data.X, merge=merge), max_nonzeros,
                f"the model of {spec.source} on {data.path}")
-    check_numbers(spec, data)
-    problem = make_problem(spec, data.X, data.y, data.classes, merge=merge)
+    scaling = fit_scaling(spec.scale, data.X)
+    scaled = replace(data, X=scaling.apply(data.X))
+    check_numbers(spec, scaled)
+    problem = make_problem(spec, scaled.X, data.y, data.classes, merge=merge)
     model = formulate(problem, name=name, allow_small_m=allow_small_m)
     options = {"merge": merge, "allow_small_m": allow_small_m, "label": data.label}
     varmap = build_map(
@@ -118,7 +131,8 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
         data={"file": str(Path(data.path).resolve()), "sha256": data.sha256, "samples": len(data.y),
               "rows": problem.num_rows, "features": list(data.features), "label": data.label},
     )
-    return Compiled(spec, data, problem, model, varmap)
+    varmap["scaling"] = scaling.to_dict()
+    return Compiled(spec, data, problem, model, varmap, scaling=scaling)
 
 
 def check_name(name) -> str:
@@ -159,6 +173,19 @@ def check_start_budget(value) -> float | None:
     return v
 
 
+def with_scale(spec: NetworkSpec, scale: str | None) -> NetworkSpec:
+    """``spec`` with its ``scale`` setting replaced by ``scale`` (``--scale``, ``scale=``);
+    ``spec`` itself for None.  :class:`~annc.errors.UsageError` for an unknown scaling."""
+    return spec if check_scale(scale) is None else replace(spec, scale=scale)
+
+
+def check_scale(scale: str | None) -> str | None:
+    """``scale`` if it is None or a known scaling; else :class:`~annc.errors.UsageError`."""
+    if scale is not None and (not isinstance(scale, str) or scale not in SCALINGS):
+        raise UsageError(f"scale (--scale) must be one of {', '.join(SCALINGS)}, not {scale!r}")
+    return scale
+
+
 def check_compile_options(*, fmt="mps", gzip=False, writer="annc", label=None, merge=True,
                           allow_small_m=False, max_nonzeros=None, start=True, start_budget=None) -> None:
     """The model options of ``annc compile`` / ``annc.compile`` (and of ``annc.train``):
@@ -183,7 +210,8 @@ def check_compile_options(*, fmt="mps", gzip=False, writer="annc", label=None, m
 def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", label: str | None = None,
                   merge: bool = True, allow_small_m: bool = False, gzip: bool = False,
                   writer: str = "annc", max_nonzeros: int | None = None, start: Callable | None = None,
-                  start_budget: float | None = None, log: Callable = _silent) -> Compiled:
+                  start_budget: float | None = None, scale: str | None = None,
+                  log: Callable = _silent) -> Compiled:
     """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
     and with a ``start`` search (:func:`annc.starts.budget.budgeted_start`) the start files
     (module docstring).  Everything is checked before the search, and the search ends
@@ -191,9 +219,10 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
                           allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start is not None,
                           start_budget=start_budget)
+    check_scale(scale)
     stem = check_name(Path(spec_path).stem)
     out = check_out_dir(out_dir)
-    spec = load_spec(spec_path)
+    spec = with_scale(load_spec(spec_path), scale)
     data = load_data(data_path, label=label)
     c = build(spec, data, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
     attach_start(c, start, budget=start_budget, log=log)

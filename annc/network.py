@@ -4,6 +4,12 @@ Layer ``l`` maps ``a_{l-1}`` (shape ``N x in``) to ``a_l = act(a_{l-1} W_l + b_l
 a hidden layer's ``act`` is the ``forward`` of its activation in :data:`annc.activations.HIDDEN`
 (``binary``: ``1[pre >= 0]``; ``relu``: ``max(pre, 0)``; ``sign``: ``2 1[pre >= 0] - 1``),
 the output layer's is ``linear``: ``pre`` (the predicted class is ``argmax``).
+
+A network may carry an input :class:`~annc.scaling.Scaling` (``x' = (x - center) / width``,
+fitted on its training data: :mod:`annc.scaling`): :meth:`TrainedNetwork.forward` applies it
+to the raw features before layer 0, and every file the network is saved to records it.
+:meth:`TrainedNetwork.core` is the same network without it (the one the MIP's variables
+describe, on scaled inputs).
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ import numpy as np
 from .activations import HIDDEN
 from .errors import DataError, UsageError, WeightsError
 from .inputs import read_bytes
+from .scaling import Scaling
 
 ACTIVATIONS = (*HIDDEN, "linear")
 
@@ -59,10 +66,27 @@ class TrainedNetwork:
     classes: list
     layers: list[Layer]
     meta: dict = field(default_factory=dict)
+    scaling: Scaling | None = None  # applied to the raw features before layer 0
+
+    def __post_init__(self):
+        if self.scaling is not None and self.layers and self.scaling.features != self.layers[0].weight.shape[0]:
+            raise UsageError(f"the scaling has {self.scaling.features} features but the first layer takes "
+                             f"{self.layers[0].weight.shape[0]} inputs")
+
+    def core(self) -> "TrainedNetwork":
+        """The network without its input scaling (on already scaled features)."""
+        return TrainedNetwork(self.classes, self.layers, self.meta)
+
+    def with_scaling(self, scaling: Scaling | None) -> "TrainedNetwork":
+        """The same layers behind ``scaling`` (None, or an identity scaling: none)."""
+        keep = scaling if scaling is not None and not scaling.identity else None
+        return TrainedNetwork(self.classes, self.layers, self.meta, keep)
 
     def forward(self, X: np.ndarray) -> list[np.ndarray]:
-        """Activations of every layer (the last one is the output scores)."""
+        """Activations of every layer (the last one is the output scores) for raw features ``X``."""
         a = self._rows(X)
+        if self.scaling is not None:
+            a = self.scaling.apply(a)
         outs = []
         for layer in self.layers:
             a = activate(layer.activation, a @ layer.weight + layer.bias)
@@ -115,7 +139,7 @@ class TrainedNetwork:
             layers[i] = Layer(layers[i].activation, layers[i].weight[:, keep], layers[i].bias[keep])
             layers[i + 1] = Layer(layers[i + 1].activation, layers[i + 1].weight[keep], layers[i + 1].bias)
         meta = {**self.meta, "pruned_units": removed[:-1]}
-        return TrainedNetwork(list(self.classes), layers, meta)
+        return TrainedNetwork(list(self.classes), layers, meta, self.scaling)
 
     def nonzero_weights(self, tol: float = 1e-9) -> int:
         return int(sum(np.count_nonzero(np.abs(layer.weight) > tol) for layer in self.layers))
@@ -129,6 +153,7 @@ class TrainedNetwork:
                 for L in self.layers
             ],
             "meta": self.meta,
+            **({"scaling": self.scaling.to_dict()} if self.scaling is not None else {}),
         }
 
     @classmethod
@@ -155,8 +180,14 @@ class TrainedNetwork:
                       else _matrix(L["weight"], f"{source}: field layers[{i}].weight", 2))
             layers.append((L["activation"], weight, bias))
         meta = d.get("meta", {})
+        scaling = None
+        if "scaling" in d:
+            try:
+                scaling = Scaling.from_dict(d["scaling"])
+            except UsageError as e:
+                raise WeightsError(f"{source}: field scaling: {e}") from None
         return _network(d["classes"], layers, meta if isinstance(meta, dict) else {}, source,
-                        lambda i, key: f"layers[{i}].{key}")
+                        lambda i, key: f"layers[{i}].{key}", scaling)
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write ``<stem>.weights.json`` and ``<stem>.weights.npz``; return both paths."""
@@ -169,6 +200,10 @@ class TrainedNetwork:
             arrays[f"layer{i}_weight"] = L.weight
             arrays[f"layer{i}_bias"] = L.bias
             arrays[f"layer{i}_activation"] = np.asarray(L.activation)
+        if self.scaling is not None:
+            arrays["scaling_kind"] = np.asarray(self.scaling.kind)
+            arrays["scaling_center"] = self.scaling.center
+            arrays["scaling_width"] = self.scaling.width
         np.savez(npath, **arrays)
         return jpath, npath
 
@@ -221,7 +256,8 @@ def _matrix(value, where: str, ndim: int) -> np.ndarray:
     return a
 
 
-def _network(classes, layers: list[tuple], meta: dict, source: str, field) -> TrainedNetwork:
+def _network(classes, layers: list[tuple], meta: dict, source: str, field,
+             scaling: Scaling | None = None) -> TrainedNetwork:
     """Check the parts ``(activation, weight, bias)`` of a network read from ``source``
     fit together, and build it; ``field(i, key)`` names a layer's field in messages."""
     if not layers:
@@ -247,7 +283,10 @@ def _network(classes, layers: list[tuple], meta: dict, source: str, field) -> Tr
     if inputs != len(classes):
         raise WeightsError(f"{source}: the output layer has {inputs} units but field classes lists "
                            f"{len(classes)} classes")
-    return TrainedNetwork(list(classes), built, meta)
+    if scaling is not None and scaling.features != built[0].weight.shape[0]:
+        raise WeightsError(f"{source}: field scaling has {scaling.features} features but the first layer "
+                           f"takes {built[0].weight.shape[0]} inputs")
+    return TrainedNetwork(list(classes), built, meta, scaling)
 
 
 def _load_npz(path: Path) -> TrainedNetwork:
@@ -277,4 +316,14 @@ def _load_npz(path: Path) -> TrainedNetwork:
                  _matrix(arrays[f"layer{i}_bias"], f"{path}: field layer{i}_bias", 1))
         layers.append(parts)
         i += 1
-    return _network([str(c) for c in classes], layers, {}, str(path), lambda i, key: f"layer{i}_{key}")
+    scaling = None
+    if "scaling_kind" in arrays:
+        try:
+            kind = arrays["scaling_kind"]
+            scaling = Scaling(str(kind) if kind.ndim == 0 and kind.dtype.kind == "U" else repr(kind.tolist())[:40],
+                              _matrix(arrays.get("scaling_center"), f"{path}: field scaling_center", 1),
+                              _matrix(arrays.get("scaling_width"), f"{path}: field scaling_width", 1))
+        except UsageError as e:
+            raise WeightsError(f"{path}: field scaling: {e}") from None
+    return _network([str(c) for c in classes], layers, {}, str(path), lambda i, key: f"layer{i}_{key}",
+                    scaling)

@@ -45,6 +45,11 @@ def verdict_lines(v: Verdict, solver, verified: bool = True) -> list[str]:
            f"  gap                {gap}",
            "" if solver is None else f"  solver             {solver.describe()}; objective "
            f"{_num(solver.objective)}, bound {_num(solver.bound)} (of the {model})"]
+    if v.bound_says_nothing:
+        out += ["  bound note         the lower bound is 0: nothing is proven beyond 'the objective cannot be",
+                "                     negative' (the LP relaxation of the big-M rows reaches 0 on these data),",
+                "                     so the gap says nothing about how good this network is: judge it by",
+                "                     held-out accuracy (--test, --select)"]
     if v.source != "solver":
         out.append(f"  network from       the {v.source} (the solver's own network scored worse)")
     return out

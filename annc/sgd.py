@@ -148,9 +148,13 @@ def _init_params(sizes, rng):
     return weights, biases
 
 
-def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype):
+def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype, l1: float = 0.0):
     """Full-batch momentum descent in ``dtype``; returns float64 ``(weights, biases, loss)``
-    (the loss recomputed in float64 at the final parameters)."""
+    (the loss recomputed in float64 at the final parameters).
+
+    With ``l1 > 0`` each step is followed by the proximal step of ``l1 * sum |W|`` on the
+    weights (not the biases): soft thresholding ``W <- sign(W) max(|W| - lr l1, 0)``, which
+    sets weights to exactly 0 (proximal gradient descent for the lasso penalty)."""
     if epochs == 0:  # no casting round trip: fine-tuning for 0 epochs returns init exactly
         weights = [np.array(W, dtype=np.float64) for W in weights]
         biases = [np.array(b, dtype=np.float64) for b in biases]
@@ -164,6 +168,7 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype)
     Y = _one_hot(yidx, weights[-1].shape[1], dtype)
     params = weights + biases
     vel = [np.zeros_like(p) for p in params]
+    shrink = dtype(lr * l1)
     for _ in range(epochs):
         _, gW, gb = loss_and_gradients(weights, biases, activations, Xd, yidx, Y=Y)
         for p, v, g in zip(params, vel, gW + gb):
@@ -171,6 +176,9 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype)
             v += g
             g = np.multiply(v, lr, out=g)
             p -= g
+        if shrink:
+            for W in weights:
+                np.copyto(W, np.sign(W) * np.maximum(np.abs(W) - shrink, 0))
     weights = [W.astype(np.float64) for W in weights]
     biases = [b.astype(np.float64) for b in biases]
     return weights, biases, _loss(weights, biases, activations, np.asarray(X, dtype=float), yidx)
@@ -188,8 +196,11 @@ def _check(hidden, activation, epochs):
 # -- public API ---------------------------------------------------------------------
 def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs: int = 10000,
               lr: float = 0.02, momentum: float = 0.9, seed: int = 0,
-              init: TrainedNetwork | None = None, dtype=np.float32) -> TrainedNetwork:
+              init: TrainedNetwork | None = None, dtype=np.float32, l1: float = 0.0) -> TrainedNetwork:
     """End-to-end full-batch SGD with momentum; returns the trained network.
+
+    ``l1 > 0`` adds the lasso penalty ``l1 sum |W|`` on the weights by proximal steps
+    (:func:`_descend`): weights it sets to 0 stay exactly 0 in the network returned.
 
     With ``init`` the weights start from a copy of ``init``'s (fine-tuning); its hidden
     widths and activation must match ``hidden`` and ``activation``, and its classes are
@@ -218,7 +229,7 @@ def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs:
     else:
         weights, biases = _init_params([X.shape[1], *hidden, n_classes], np.random.default_rng(seed))
     acts = [activation] * len(hidden)
-    weights, biases, final = _descend(weights, biases, acts, X, yidx, epochs, lr, momentum, dtype)
+    weights, biases, final = _descend(weights, biases, acts, X, yidx, epochs, lr, momentum, dtype, l1)
     if init is None:
         method = "sgd"
     else:
@@ -227,7 +238,7 @@ def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs:
     return TrainedNetwork(classes=list(classes), layers=layers, meta={
         "method": method, "activation": activation, "hidden": hidden, "epochs": epochs,
         "lr": lr, "momentum": momentum, "seed": seed, "final_loss": final,
-        "dtype": np.dtype(dtype).name,
+        "dtype": np.dtype(dtype).name, "l1": l1,
         "init": "given" if init is not None else "uniform(+-1/sqrt(fan_in))",
     })
 

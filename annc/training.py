@@ -87,6 +87,7 @@ class TrainResult:
     greedy: bool = False
     interrupted: bool = False
     truncated: str | None = None  # why a greedy network is shallower than its spec
+    selection: object | None = None  # with select: the annc.selection.Selection that chose the spec
 
     @property
     def status(self) -> Status:
@@ -249,7 +250,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
             budget=start_budget(opts.time_limit), log=log, rounds=REFINE_ROUNDS if refine else 0)
     verdict = judge(ver.network_loss, bound, relaxed=c.model.layout.relaxed, source=source, rel_tol=opts.gap,
                     solver_objective=res.objective, verified=ver.ok)
-    return Step(name, c, res, ver, net, step_files, accuracy(net, data), verdict)
+    return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict)
 
 
 def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> SolveOptions:
@@ -306,8 +307,16 @@ def check_solver_cmd(template) -> str:
 def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solver: str = DEFAULT,
           opts: SolveOptions | None = None, out_dir: str | Path | None = "out", stem: str | None = None,
           merge: bool = True, greedy: bool | None = None, log: Callable = silent,
-          warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> TrainResult:
+          warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
+          select: bool | dict = False, select_fraction: float = 0.25, select_seed: int = 0) -> TrainResult:
     """Train ``spec`` on ``data``; see the module docstring.
+
+    With ``select`` (True for the default grid, or a grid dict) the spec is first chosen
+    among candidates by accuracy on a held-out part of ``data`` (:mod:`annc.selection`:
+    each candidate trained with these options, no files, on the fit part); the chosen
+    spec is then trained on all of ``data`` as usual, ``.selection`` holds the table and
+    the network's ``meta["selection"]`` (so every weights file) its record.  Each
+    candidate gets the full time limit.
 
     Checks everything first (:func:`check_train_args`).  Raises
     :class:`~annc.errors.NoSolutionError` when a MIP ends without a solution
@@ -320,6 +329,20 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
                             out_dir=out_dir)  # a checked copy: the caller's stays as it was
     if opts.interrupt is None:
         opts.interrupt = Interrupt(log=log)  # the first Ctrl-C says what it does
+    selection = None
+    if select is not False and select is not None:
+        from .selection import select as choose
+        if select is not True and not isinstance(select, dict):
+            raise UsageError(f"select must be True, False or a grid dict, not {select!r}")
+        run = dict(solver=solver, stem=stem, merge=merge, greedy=greedy, warm_start=warm_start,
+                   max_nonzeros=max_nonzeros, refine=refine)
+        selection = choose(spec, data, grid=None if select is True else select, fraction=select_fraction,
+                           seed=select_seed, log=log, train=lambda cand, fit, val: train(
+                               cand, fit, test=val, out_dir=None, **run,  # no files, no progress lines;
+                               # a Ctrl-C stops this candidate and the search, not the final training
+                               opts=replace(opts, progress=None, interrupt=Interrupt(log=log))))
+        spec = selection.spec
+        log(f"[select] training the chosen candidate ({selection.label}) on all {len(data.y)} training rows")
     out = Path(out_dir) if out_dir is not None else None
     greedy = spec.training == "greedy" if greedy is None else greedy
     greedy = bool(greedy and spec.hidden)
@@ -331,6 +354,9 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
         steps, net, truncated = _train_mips(spec, data, stem, greedy, opts.interrupt, kw, log)
         result = _result(net, steps, data, test, solver=solver, greedy=greedy, truncated=truncated,
                          interrupted=opts.interrupt.requested)
+        if selection is not None:
+            result.selection = selection
+            net.meta["selection"] = selection.to_dict()
         if out is not None and result.verified:
             result.files = files.paths + export_atomically(net.export, out / stem)
         elif out is not None:  # no weights for a network that fails verification

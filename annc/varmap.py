@@ -30,6 +30,7 @@ from .errors import AnncError, MapError, SpecError
 from .formulations import ACTIVATIONS
 from .model import Block, Model
 from .names import BLOCK_RE, name_table, table_strings
+from .scaling import Scaling
 from .writers.startfiles import START_FILES
 
 SCHEMA = "annc-map/1"
@@ -177,6 +178,8 @@ def validate_map(vmap: dict, path: str | Path = "map") -> None:
     if "start" in vmap:
         _start(f, vmap)
     spec = _recorded_spec(f, text)
+    if "scaling" in vmap:
+        _scaling(f, vmap["scaling"], spec)
     if spec.eps != eps:
         raise f.error("eps", f"is {eps:g} but the spec recorded in this map says eps {spec.eps:g}")
     tensors = _tensors(f, vmap, columns)
@@ -224,6 +227,26 @@ def _start(f: _Fields, vmap: dict) -> None:
         if ("file", name) in seen or ("format", fmt) in seen:
             raise f.error(where, f"repeats the file {name!r} or the format {fmt!r}")
         seen |= {("file", name), ("format", fmt)}
+
+
+def _scaling(f: _Fields, value, spec) -> None:
+    """Check the optional ``scaling`` record (:mod:`annc.scaling`): the spec's kind, one
+    center and one positive width per input feature."""
+    try:
+        scaling = Scaling.from_dict(value)
+    except AnncError as e:
+        raise f.error("scaling", f"is not a scaling: {e}") from None
+    if scaling.kind != spec.scale:
+        raise f.error("scaling.kind", f"is {scaling.kind!r} but the spec recorded in this map says "
+                                      f"scale {spec.scale}")
+    if scaling.features != spec.inputs:
+        raise f.error("scaling", f"has {scaling.features} features but the spec has input {spec.inputs}")
+
+
+def scaling_of(vmap: dict):
+    """The :class:`~annc.scaling.Scaling` a (validated) map records; None for maps written
+    before annc scaled its inputs."""
+    return Scaling.from_dict(vmap["scaling"]) if "scaling" in vmap else None
 
 
 def _is_hex(v) -> bool:

@@ -49,6 +49,14 @@ class Verdict:
             return 0.0
         return max(diff, 0.0) / abs(self.objective) if self.objective else math.inf
 
+    @property
+    def bound_says_nothing(self) -> bool:
+        """The lower bound is 0 (or none) while the objective is positive: nothing beyond
+        "a loss is never negative" is proven, so the gap (100% or more) does not rank this
+        network against others (typical of real data: the LP relaxation of big-M rows
+        lets every unit be fractional and reaches 0)."""
+        return self.objective > ABS_TOL and (self.lower_bound is None or self.lower_bound <= ABS_TOL)
+
     def describe(self) -> str:
         """``optimal (proved: ...)`` or ``feasible, gap ...``: one line."""
         bound = "no lower bound" if self.lower_bound is None else f"lower bound {self.lower_bound:.6g}"

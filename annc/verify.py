@@ -23,7 +23,7 @@ from .errors import AnncError, DataError, MapError, SpecError
 from .formulations import ACTIVATIONS, floor, network_loss
 from .network import TrainedNetwork
 from .spec import parse_spec
-from .varmap import file_digest, names_digest
+from .varmap import file_digest, names_digest, scaling_of
 
 
 @dataclass
@@ -76,6 +76,10 @@ def rebuild(vmap: dict, data_path: str | Path | None = None, map_path: str | Pat
                   allow_small_m=vmap["options"].get("allow_small_m", False), max_nonzeros=math.inf)
     except SpecError as e:
         raise MapError(f"{where}: the spec recorded in this map does not fit its data:\n{e}") from None
+    recorded = scaling_of(vmap)
+    if recorded is not None and c.scaling is not None and recorded.to_dict() != c.scaling.to_dict():
+        raise MapError(f"cannot verify: the scaling recorded in {where} is not the one its data give "
+                       "(was the map edited?)")
     if names_digest(c.model.col_names()) != vmap["model"]["columns_sha256"]:
         raise MapError(f"cannot verify: the model rebuilt from {where} has other columns than the map "
                        "records (was the map edited, or compiled by another annc version?)")

@@ -96,8 +96,8 @@ def test_a_huge_bias_box_is_named_when_eps_is_the_default(tmp_path):
 
 
 def test_a_huge_eps_overflows_the_loss_floor(tmp_path):
-    stderr = compile_fails(tmp_path, XOR + "eps 9e14\n")  # 9e14 x 1 x 2 samples
-    assert "s.ann:4:1: error:" in stderr and "loss floor" in stderr
+    stderr = compile_fails(tmp_path, XOR + "eps 9e14\nloss nll\n")  # 9e14 x 1 x 2 samples
+    assert "s.ann:4:1: error:" in stderr and "loss floor" in stderr  # the nll floor scales with eps
 
 
 def test_valid_moderate_settings_still_compile(tmp_path):
@@ -116,7 +116,7 @@ def test_a_cell_past_the_coefficient_limit_is_located(tmp_path):
 
 
 def test_data_rows_that_add_up_past_the_limit_name_the_row_and_column(tmp_path):
-    stderr = compile_fails(tmp_path, XOR, HEADER + ROWS + "0,9e14,9e14,0,0,1\n")
+    stderr = compile_fails(tmp_path, XOR + "scale none\n", HEADER + ROWS + "0,9e14,9e14,0,0,1\n")
     assert "row 4, whose largest cell is column 'x2'" in stderr and "s.ann:2:1: error" in stderr
 
 

@@ -37,12 +37,12 @@ def sizes(d, hidden, J, U, P):
 
 
 CASES = [
-    ("input 3\nhidden 2 binary\noutput 2", 3, [(2, "binary")], 2),
-    ("input 3\nhidden 2 binary\nhidden 3 binary\nhidden 2 binary\noutput 3", 3,
+    ("input 3\nhidden 2 binary\noutput 2\nloss nll", 3, [(2, "binary")], 2),
+    ("input 3\nhidden 2 binary\nhidden 3 binary\nhidden 2 binary\noutput 3\nloss nll", 3,
      [(2, "binary"), (3, "binary"), (2, "binary")], 3),
-    ("input 2\nhidden 2 relu\nhidden 2 relu\noutput 2\nP 3", 2, [(2, "relu"), (2, "relu")], 2),
-    ("input 2\nhidden 2 relu\nhidden 2 binary\noutput 3\nP 2", 2, [(2, "relu"), (2, "binary")], 3),
-    ("input 4\noutput 3", 4, [], 3),
+    ("input 2\nhidden 2 relu\nhidden 2 relu\noutput 2\nP 3\nloss nll", 2, [(2, "relu"), (2, "relu")], 2),
+    ("input 2\nhidden 2 relu\nhidden 2 binary\noutput 3\nP 2\nloss nll", 2, [(2, "relu"), (2, "binary")], 3),
+    ("input 4\noutput 3\nloss nll", 4, [], 3),
 ]
 
 
@@ -85,7 +85,7 @@ def test_loss_floor_rows_cut_off_no_network(J, seed, n):
     """The optimum is the same with and without the loss-floor rows, and every row's loss
     at the optimum is at least its floor (the rows are valid, not just plausible)."""
     from annc.formulations.nll import nll_floor
-    spec = parse_spec(f"input 3\nhidden 2 binary\noutput {J}\neps 0.1")
+    spec = parse_spec(f"input 3\nhidden 2 binary\noutput {J}\neps 0.1\nloss nll")
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 2, size=(n, 3)).astype(float)
     y = rng.integers(0, J, size=n)
@@ -116,7 +116,7 @@ def test_small_user_m_is_refused_with_the_rows_named():
 
 def test_small_user_m_points_at_the_setting_that_sets_it():
     from annc.errors import ModelError
-    spec = parse_spec("input 2\nhidden 2 binary { M 1.2 }\noutput 2\nM 1.5\n", "m.ann")
+    spec = parse_spec("input 2\nhidden 2 binary { M 1.2 }\noutput 2\nM 1.5\nloss nll\n", "m.ann")
     pb = make_problem(spec, np.array([[0, 1], [1, 1.0]]), np.array([0, 1]), [0, 1])
     with pytest.raises(ModelError) as e:
         formulate(pb)

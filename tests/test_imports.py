@@ -21,13 +21,13 @@ PACKAGE = ROOT / "annc"
 # bottom to top: a unit may import its own layer and those below (see the README)
 LAYERS: list[set[str]] = [
     {"errors", "names", "activations", "inputs", "outputs", "limits", "feasibility", "model", "builder",
-     "network"},
+     "network", "scaling"},
     {"spec", "data", "datasets", "problem", "magnitudes"},
     {"formulations"},
     {"writers", "solutions"},
     {"compiler", "solvers", "decode", "varmap", "verify", "verdict", "report"},
-    {"starts", "warmstart", "sgd", "chain", "relaxed", "training"},
-    {"api", "experiment", "cli", "annc"},  # "annc": the package's __init__, which binds the API
+    {"starts", "warmstart", "sgd", "chain", "relaxed", "training", "selection"},
+    {"api", "experiment", "cli", "annc", "estimator"},  # "annc": the package's __init__, which binds the API
 ]
 ALIASES = [{"starts", "warmstart"}]  # one of the two exists (warmstart.py is becoming starts/)
 ONLY_BOTTOM = {"writers", "solutions"}  # layer 0 only, plus their own package

@@ -22,7 +22,7 @@ from annc.errors import AnncError, DataError, NoSolutionError, OutputError, Usag
 from annc.solvers.cbc import cbc_path
 
 SAMPLE = SPECS / "xor_sample.csv"
-INFEASIBLE = "input 5\noutput 2\nweights [0, 0]\nbias [0, 0]\n"  # the outputs tie: no solution
+INFEASIBLE = "input 5\noutput 2\nweights [0, 0]\nbias [0, 0]\nloss nll\n"  # the outputs tie: no solution
 
 
 def files(folder: Path) -> set[str]:

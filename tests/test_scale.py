@@ -283,7 +283,7 @@ def test_mps_writer_memory_does_not_grow_with_the_matrix(tmp_path, monkeypatch):
     rows), not the matrix.  Two models of the same shape, one with 5x the non-zeros
     (denser data), need about the same memory to write."""
     monkeypatch.setattr(mpsw, "CHUNK", 20_000)
-    spec = parse_spec("input 784\nhidden 16 binary\noutput 10")
+    spec = parse_spec("input 784\nhidden 16 binary\noutput 10\nloss nll")
     peaks, sizes = [], []
     for density in (0.02, 0.5):
         X, y = synthetic_images(seed=5, n=100, side=28, classes=10, levels=255, density=density)

@@ -17,7 +17,7 @@ from annc.starts import mip_start, sgd_start
 
 from conftest import SPECS, run_cli
 
-SIGN = "input 5\nhidden 3 sign\noutput 2\n"
+SIGN = "input 5\nhidden 3 sign\noutput 2\nloss nll\n"
 
 
 def test_sign_is_plus_or_minus_one():

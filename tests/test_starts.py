@@ -59,7 +59,7 @@ def test_an_optimal_start_is_proven_at_once(solver, xor_with_start):
 def test_cplex_takes_a_start():
     """CPLEX Community Edition solves at most 1000 rows: the parity bits alone, 3-3-2."""
     X, y, _, _ = xor_split(1000, 250, 0.1, 0)
-    pb = make_problem(parse_spec("input 3\nhidden 3 binary\noutput 2"), X[:, [0, 2, 4]], y, [0, 1])
+    pb = make_problem(parse_spec("input 3\nhidden 3 binary\noutput 2\nloss nll"), X[:, [0, 2, 4]], y, [0, 1])
     m = formulate(pb, name="x3")
     x = parity_start(m, pb, bits=(0, 1, 2))
     assert x is not None

@@ -37,6 +37,7 @@ hidden 3 relu
 hidden 2 relu
 output 2
 P 2
+loss nll
 """
 INFEASIBLE = """\
 # every weight and bias fixed at 0: the outputs tie, the diversifying rows cannot hold
@@ -44,6 +45,7 @@ input 5
 output 2
 weights [0, 0]
 bias [0, 0]
+loss nll
 """
 NOT_OPTIMAL = re.compile(r"\boptimal\b")
 

@@ -123,6 +123,8 @@ class HighsDriver(Driver):
         has = info.primal_solution_status == 2  # kSolutionStatusFeasible
         obj = info.objective_function_value if has else None
         bound = info.mip_dual_bound if abs(info.mip_dual_bound) < 1e50 else None
+        if not model.integer.any() and status == MS.kOptimal and obj is not None:
+            bound = obj  # an LP (no integer column): HiGHS leaves mip_dual_bound at 0; the optimum is its bound
         interrupted = intr.requested or status == MS.kInterrupt
         st, text = verdict(status == MS.kOptimal, has, obj, bound,
                            "interrupted" if interrupted else h.modelStatusToString(status).lower(),

@@ -16,7 +16,7 @@ from ..errors import Diagnostic
 from ..limits import MAX_GRID, MAX_LAYERS, MAX_PIECES, MAX_UNITS
 from .syntax import Statement, end_of_file, short
 from .types import (GRID_FIELDS, HIDDEN_ACTIVATIONS, LAYER_FIELDS, LAYER_SETTINGS, LOSSES,
-                    PENALTIES, SYMMETRIES, TOP_SETTINGS, TRAININGS, LayerSpec, NetworkSpec,
+                    PENALTIES, RECIPE, SCALINGS, SYMMETRIES, TOP_SETTINGS, TRAININGS, LayerSpec, NetworkSpec,
                     Position)
 from .values import INVALID, ValueChecker, one_of, plural, suggest
 
@@ -25,6 +25,25 @@ _WIDTH_LIMIT = " (annc's limit on the width of a layer)"
 
 def _at(st: Statement) -> Position:
     return Position(st.line, st.column)
+
+
+AUTO = object()  # 'penalty l0 auto' before the layers are known
+
+
+def lexicographic_weight(penalty: str, inputs: int, hidden: tuple, output: LayerSpec) -> float:
+    """The weight of ``penalty l0 auto`` / ``penalty l1 auto``: ``1 / (1 + P_max)`` with
+    ``P_max`` the largest value the unweighted penalty can take (l0: the number of weights;
+    l1: the sum of each weight's largest ``|w|`` in its box).  Then the whole penalty is
+    below one unit of loss: with the ``errors`` loss (integer) the optimum classifies as many
+    samples as possible and, among those networks, has the fewest non-zero weights (l0):
+    the lexicographic objective of BeMi (Bernardelli et al.) in one MIP."""
+    total, fan_in = 0.0, inputs
+    for layer in (*hidden, output):
+        lo, hi = layer.weight_bounds
+        per = 1.0 if penalty == "l0" else max(abs(lo), abs(hi))
+        total += fan_in * layer.units * per
+        fan_in = layer.units
+    return 1.0 / (1.0 + total)
 
 
 @dataclass
@@ -160,8 +179,11 @@ class _Checker(ValueChecker):
                 return INVALID
             return {"penalty": name}
         if len(st.values) == 1:
-            self.error(st, f"'penalty {name}' needs a weight, e.g. 'penalty {name} 0.01'")
+            self.error(st, f"'penalty {name}' needs a weight, e.g. 'penalty {name} 0.01' or "
+                           f"'penalty {name} auto'")
             return INVALID
+        if getattr(st.values[1], "text", None) == "auto":  # resolved in build(), once the layers are known
+            return {"penalty": name, "penalty_weight": AUTO}
         weight = self.positive(st.values[1], f"the {name} penalty weight", zero_ok=True)
         return weight if weight is INVALID else {"penalty": name, "penalty_weight": weight}
 
@@ -214,7 +236,7 @@ class _Checker(ValueChecker):
 
     def setting(self, st: Statement):
         """The value of top-level setting ``st``: a ``NetworkSpec`` field dict (input,
-        eps, P, loss, training, penalty, symmetry), a layer value (weights, bias, M) or
+        eps, P, loss, training, penalty, symmetry, scale), a layer value (weights, bias, M) or
         the output ``_Layer``; ``INVALID`` when wrong."""
         key = st.key
         if key == "input":
@@ -237,8 +259,8 @@ class _Checker(ValueChecker):
             return self.loss(st)
         if key == "penalty":
             return self.penalty(st)
-        if key in ("training", "symmetry"):
-            choices = TRAININGS if key == "training" else SYMMETRIES
+        if key in ("training", "symmetry", "scale"):
+            choices = {"training": TRAININGS, "symmetry": SYMMETRIES, "scale": SCALINGS}[key]
             word = self.single_word(st, choices, key)
             return word if word is INVALID else {key: word}
         raise AssertionError(key)  # pragma: no cover
@@ -275,8 +297,14 @@ class _Checker(ValueChecker):
                              positions=layer.positions)
 
         settings = {}
-        for key in ("input", "eps", "P", "loss", "training", "penalty", "symmetry"):
+        if "loss" not in got:  # the default recipe: loss and (unless named) penalty
+            settings.update({"loss": RECIPE["loss"]} if "penalty" in got else
+                            {k: AUTO if v == "auto" else v for k, v in RECIPE.items()})
+        for key in ("input", "eps", "P", "loss", "training", "penalty", "symmetry", "scale"):
             settings.update(got.get(key, {}))
-        return NetworkSpec(hidden=tuple(make(h) for h in hidden), output=make(got["output"]),
+        layers = tuple(make(h) for h in hidden), make(got["output"])
+        if settings.get("penalty_weight") is AUTO:
+            settings["penalty_weight"] = lexicographic_weight(settings["penalty"], settings["inputs"], *layers)
+        return NetworkSpec(hidden=layers[0], output=layers[1],
                            **settings, source=self.filename, text=self.text,
                            positions=positions)

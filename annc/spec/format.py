@@ -77,4 +77,5 @@ def format_spec(spec: NetworkSpec) -> str:
     out.append(f"penalty {spec.penalty}"
                + (f" {_fmt(spec.penalty_weight)}" if spec.penalty != "none" else ""))
     out.append(f"symmetry {spec.symmetry}")
+    out.append(f"scale {spec.scale}")
     return "\n".join(out) + "\n"

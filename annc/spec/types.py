@@ -8,7 +8,7 @@ Every default is written once, as a dataclass default here; the checker
 Every node keeps where it was written (:class:`Position`, 1-based line and column of
 the setting's name): ``NetworkSpec.positions`` for the top-level settings (``"input"``,
 ``"weights"``, ``"bias"``, ``"M"``, ``"eps"``, ``"P"``, ``"loss"``, ``"training"``,
-``"penalty"``, ``"symmetry"``) and ``LayerSpec.positions`` for a layer (``"layer"``: its
+``"penalty"``, ``"symmetry"``, ``"scale"``) and ``LayerSpec.positions`` for a layer (``"layer"``: its
 ``hidden``/``output`` statement; ``"weights"``, ``"bias"``, ``"M"``: its own ``{ }``
 settings).  Positions are not part of equality or hashing, and a layer keeps its own
 when it is moved into another spec (``dataclasses.replace``), as greedy training does.
@@ -20,14 +20,20 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Mapping
 
 from ..activations import HIDDEN
+from ..scaling import SCALINGS  # noqa: F401 - the values of the spec's "scale"
 
 TOP_SETTINGS = ("input", "hidden", "output", "weights", "bias", "eps", "M", "P",
-                "loss", "training", "penalty", "symmetry")
+                "loss", "training", "penalty", "symmetry", "scale")
 LAYER_FIELDS = {"weights": "weight_bounds", "bias": "bias_bounds", "M": "big_m"}  # setting: field
 GRID_FIELDS = {"weights": "weight_grid", "bias": "bias_grid"}  # 'weights [lo, hi] grid K': field of K
 LAYER_SETTINGS = tuple(LAYER_FIELDS)  # what a layer's { } block takes
 HIDDEN_ACTIVATIONS = tuple(HIDDEN)  # annc.activations; also the keys of annc.formulations.ACTIVATIONS
 LOSSES = ("nll", "errors", "hinge")
+# What a spec that names no loss gets (``bench/realdata.py`` measured it, README "Real data"):
+# the fewest misclassified training samples, then the fewest non-zero weights (BeMi's
+# lexicographic objective; ``penalty l0 auto``, annc.spec.checks.lexicographic_weight).
+# A spec that names a loss keeps the dataclass defaults below (no penalty unless named).
+RECIPE = {"loss": "errors", "penalty": "l0", "penalty_weight": "auto"}
 TRAININGS = ("full", "greedy")
 PENALTIES = ("none", "l1", "l0")
 SYMMETRIES = ("none", "bias", "count")
@@ -91,6 +97,7 @@ class NetworkSpec:
     penalty: str = "none"  # "none" | "l1" | "l0"
     penalty_weight: float = 0.0
     symmetry: str = "none"  # "none" | "bias" | "count": order of the units of each hidden layer
+    scale: str = "minmax"  # "minmax" | "standard" | "none": input scaling fitted on the training data
     source: str = "<spec>"  # file name the spec came from
     text: str = field(default="", compare=False, repr=False)  # its source text
     positions: Mapping[str, Position] = _positions()  # top-level settings by name

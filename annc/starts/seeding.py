@@ -15,6 +15,15 @@ from .repair import repair_hidden
 SGD_FLOPS = 2e9  # budget for the SGD run: epochs = SGD_FLOPS / (samples * weights), capped
 
 
+def sgd_l1(spec) -> float:
+    """The lasso weight of the SGD seed: the spec's penalty weight when it penalises weights
+    (``l0`` or ``l1``), else 0.  SGD then sets weights to exactly 0 (proximal steps,
+    :func:`annc.sgd.train_sgd`), and the start, and the solver from it, begin sparse: the MIP
+    objective values each weight at ``penalty_weight`` against whole errors, too little for a
+    solver to prune within a time limit on its own."""
+    return spec.penalty_weight if spec.penalty in ("l0", "l1") else 0.0
+
+
 def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float = 10.0):
     """Step 3: the optimal output layer for hidden activations ``H`` (rows of the problem)."""
     from ..formulations import formulate
@@ -40,7 +49,7 @@ def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0) -> np.nd
     n_weights = sum(a * b for a, b in zip(sizes, sizes[1:]))
     epochs = int(np.clip(SGD_FLOPS / (problem.num_samples * n_weights), 100, 10000))
     net = train_sgd(problem.X_samples, problem.y, [ls.units for ls in spec.hidden], acts.pop(),
-                    classes=list(range(len(problem.classes))), epochs=epochs, seed=seed)
+                    classes=list(range(len(problem.classes))), epochs=epochs, seed=seed, l1=sgd_l1(spec))
     hidden = repair_hidden(problem, [L.weight for L in net.layers], [L.bias for L in net.layers])
     if hidden is None:
         return None
