@@ -56,7 +56,7 @@ def spec_text(hidden: list[int], m: str, symmetry: str = "none") -> str:
         lines.append(f"hidden {k} binary" + (f" {{ M {ms[i]:g} }}" if m == "compound" else ""))
     lines.append("output 2" + (f" {{ M {ms[len(hidden)]:g} }}" if m == "compound" else ""))
     lines += ["weights [-1, 1]", "bias [-1, 1]", "eps 0.01", "M 100" if m == "global" else "M auto",
-              f"symmetry {symmetry}"]
+              f"symmetry {symmetry}", "loss nll"]  # the paper's
     return "\n".join(lines)
 
 

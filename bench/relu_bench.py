@@ -40,7 +40,7 @@ VARIANTS = ["finish P=4", "finish P=10", "refine P=4", "refine P=10", "grid 9", 
 
 def spec_text(hidden: list[int], variant: str) -> str:
     kind, _, arg = variant.partition(" ")
-    lines = ["input 5"] + [f"hidden {k} relu" for k in hidden] + ["output 2", "bias [-1, 1]"]
+    lines = ["input 5"] + [f"hidden {k} relu" for k in hidden] + ["output 2", "bias [-1, 1]", "loss nll"]
     if kind == "grid":
         lines.append(f"weights [-1, 1] grid {arg}")
     else:

@@ -99,7 +99,7 @@ def _binary_spec(inputs: int, hidden):
     """The paper's binary network: weights and biases in [-1, 1], eps 0.01, nll loss."""
     from ..spec import parse_spec
     text = (f"input {inputs}\n" + "".join(f"hidden {h} binary\n" for h in hidden)
-            + "output 2\nweights [-1, 1]\nbias [-1, 1]\neps 0.01\n")
+            + "output 2\nweights [-1, 1]\nbias [-1, 1]\neps 0.01\nloss nll\n")
     return parse_spec(text, f"<table1 {arch_label(hidden)}>")
 
 
