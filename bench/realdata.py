@@ -27,7 +27,8 @@ there are skipped (resume: delete a line to redo it).  ``<out>/summary.md`` then
 row per (set, method): mean test accuracy +- standard deviation over splits (points, %),
 mean non-zero weights, status counts, median gap and median time; and, per set, the
 done-when check: is the ``default`` recipe within 1 point of ``mlp`` in mean test accuracy
-with at most half of ``mlp``'s mean non-zero weights?
+with at most half of ``mlp``'s mean non-zero weights, and more than 5 points above chance
+(always predicting the majority class)?
 
 Caveat on non-zero weights: on a two-class set scikit-learn's MLP has ONE logistic output
 unit (d*H + H weights) while annc and sgd have two linear output units (d*H + 2H), so with
@@ -243,6 +244,12 @@ def table(records) -> str:
     return "\n".join(out)
 
 
+def _chance(name: str) -> float:
+    """The accuracy of always predicting the majority class of set ``name``."""
+    _, y = SETS[name][0]()
+    return float(np.max(np.unique(y, return_counts=True)[1]) / len(y))
+
+
 def done_when(records) -> list[str]:
     """Per set: is ``default`` within 1 point of ``mlp`` with at most half its non-zero weights?"""
     lines = []
@@ -254,9 +261,13 @@ def done_when(records) -> list[str]:
             continue
         ok_acc = a_acc >= m_acc - 0.01
         ok_nnz = a_nnz <= 0.5 * m_nnz
-        lines.append(f"- {name}: {'PASS' if ok_acc and ok_nnz else 'FAIL'}: accuracy {100 * a_acc:.1f} vs "
-                     f"{100 * m_acc:.1f} ({'within' if ok_acc else 'not within'} 1 point), non-zero weights "
-                     f"{a_nnz:.1f} vs {m_nnz:.1f} ({'at most' if ok_nnz else 'more than'} half)")
+        chance = _chance(name)
+        ok_chance = a_acc >= chance + 0.05
+        lines.append(f"- {name}: {'PASS' if ok_acc and ok_nnz and ok_chance else 'FAIL'}: accuracy "
+                     f"{100 * a_acc:.1f} vs {100 * m_acc:.1f} ({'within' if ok_acc else 'not within'} 1 point), "
+                     f"non-zero weights {a_nnz:.1f} vs {m_nnz:.1f} ({'at most' if ok_nnz else 'more than'} half), "
+                     f"chance {100 * chance:.1f} ({'above' if ok_chance else 'NEAR CHANCE: within 5 points of'} "
+                     "the majority class)")
     return lines
 
 

@@ -38,9 +38,10 @@ def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float = 10
     return r.x[out.weight], r.x[out.bias]
 
 
-def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0) -> np.ndarray | None:
+def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: bool = True) -> np.ndarray | None:
     """A feasible start for ``model`` (steps 1-4), or None.  None also when the hidden
-    layers are not all of one activation that SGD trains (:data:`annc.sgd.HIDDEN_ACTIVATIONS`)."""
+    layers are not all of one activation that SGD trains (:data:`annc.sgd.HIDDEN_ACTIVATIONS`).
+    ``lasso``: SGD adds the lasso of :func:`sgd_l1` (nothing when the spec has no penalty)."""
     spec = problem.spec
     acts = {ls.activation for ls in spec.hidden}
     if len(acts) != 1 or not acts <= set(HIDDEN_ACTIVATIONS):
@@ -49,7 +50,8 @@ def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0) -> np.nd
     n_weights = sum(a * b for a, b in zip(sizes, sizes[1:]))
     epochs = int(np.clip(SGD_FLOPS / (problem.num_samples * n_weights), 100, 10000))
     net = train_sgd(problem.X_samples, problem.y, [ls.units for ls in spec.hidden], acts.pop(),
-                    classes=list(range(len(problem.classes))), epochs=epochs, seed=seed, l1=sgd_l1(spec))
+                    classes=list(range(len(problem.classes))), epochs=epochs, seed=seed,
+                    l1=sgd_l1(spec) if lasso else 0.0)
     hidden = repair_hidden(problem, [L.weight for L in net.layers], [L.bias for L in net.layers])
     if hidden is None:
         return None
