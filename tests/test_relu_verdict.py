@@ -169,3 +169,17 @@ def test_decode_of_a_relaxed_solution_says_so(tmp_path):
     status = re.search(r"^\s+status\s+(\w+)", out, re.M).group(1)
     lb = float(re.search(r"^\s+lower bound\s+(\S+)", out, re.M).group(1))
     assert status == ("optimal" if objective - lb <= ABS_TOL + 1e-4 * abs(objective) else "feasible")
+
+
+def test_a_zero_lower_bound_is_said_in_plain_words():
+    """On real data the solver's bound stays at 0: the verdict says that nothing is proven
+    and points at held-out accuracy, instead of leaving a bare "gap 100%"."""
+    from annc.report import verdict_lines
+    from annc.solutions import Status
+    from annc.verdict import judge
+    weak = judge(3.4, 0.0, relaxed=False, source="solver")
+    assert weak.status == Status.FEASIBLE and weak.bound_says_nothing
+    assert any("the lower bound is 0: nothing is proven" in line for line in verdict_lines(weak, None))
+    for v in (judge(3.4, 1.0, relaxed=False, source="solver"), judge(0.0, 0.0, relaxed=False, source="solver")):
+        assert not v.bound_says_nothing
+        assert not any("bound note" in line for line in verdict_lines(v, None))

@@ -129,3 +129,17 @@ def test_init_must_match_architecture():
         train_sgd(X, y, [2], "binary", epochs=1, init=net)
     with pytest.raises(ValueError):
         train_sgd(X, y, [2], "sigmoid", epochs=1)
+
+
+def test_lasso_steps_set_weights_to_exact_zeros():
+    """``l1``: proximal (soft-thresholding) steps on the weights, not the biases; a shrink
+    larger than any weight leaves every weight exactly 0."""
+    from annc.sgd import train_sgd
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    dense = train_sgd(X, y, [2], "relu", epochs=50, seed=0)
+    assert dense.meta["l1"] == 0.0 and dense.nonzero_weights() == 3 * 2 + 2 * 2
+    gone = train_sgd(X, y, [2], "relu", epochs=50, seed=0, l1=100.0)  # lr * l1 = 2 > every |w|
+    assert gone.nonzero_weights() == 0 and all(np.all(L.weight == 0.0) for L in gone.layers)
+    assert any(np.any(L.bias != 0.0) for L in gone.layers)  # biases are not penalised
