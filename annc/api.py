@@ -11,7 +11,6 @@ functions as the CLI (:meth:`~annc.solvers.base.SolveOptions.checked`,
 """
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Callable
@@ -20,7 +19,7 @@ import numpy as np
 
 from .compiler import (Compiled, attach_start, build, check_compile_options, check_name, check_scale,
                        with_scale, write_artifacts)
-from .data import Dataset, class_index, class_lookup, class_order, load_data
+from .data import Dataset, array_digest, class_index, class_lookup, class_order, load_data
 from .errors import DataError, UsageError
 from .inputs import sample_arrays
 from .outputs import check_out_dir
@@ -117,8 +116,8 @@ def _array_data(X, y, *, label: str | None, classes: list | None, name: str) -> 
         raise DataError(f"{name}: labels {', '.join(bad[:5])} are not among the classes "
                         + ", ".join(map(str, classes)))
     idx = np.array(found, dtype=np.int64)
-    digest = hashlib.sha256(np.ascontiguousarray(X).tobytes() + idx.tobytes()).hexdigest()
-    return Dataset(X, idx, classes, [f"x{i + 1}" for i in range(X.shape[1])], label or "label", name, digest)
+    return Dataset(X, idx, classes, [f"x{i + 1}" for i in range(X.shape[1])], label or "label", name,
+                   array_digest(X, idx))
 
 
 def _stem_of(spec_arg, spec: NetworkSpec) -> str:

@@ -29,7 +29,6 @@ it takes raw features.
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -37,7 +36,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from .compiler import Compiled
-from .data import Dataset
+from .data import Dataset, array_digest
 from .errors import NoSolutionError
 from .formulations import ACTIVATIONS
 from .network import Layer, TrainedNetwork
@@ -92,7 +91,7 @@ def layer_data(X: np.ndarray, like: Dataset, name: str) -> Dataset:
     in-memory Dataset with the labels and classes of ``like``; features ``u0, u1, ...``."""
     X = np.ascontiguousarray(X, dtype=float)
     return replace(like, X=X, features=[f"u{k}" for k in range(X.shape[1])], path=f"<{name}>",
-                   sha256=hashlib.sha256(X.tobytes() + like.y.tobytes()).hexdigest())
+                   sha256=array_digest(X, like.y))
 
 
 class GreedyChain:

@@ -77,8 +77,9 @@ class Compiled:
 
     @property
     def scaled_data(self) -> Dataset:
-        """``data`` with its features scaled as the MIP sees them (:mod:`annc.scaling`)."""
-        return self.data if self.scaling is None else replace(self.data, X=self.scaling.apply(self.data.X))
+        """``data`` with its features scaled as the MIP sees them (:mod:`annc.scaling`): the
+        problem's inputs, sample by sample."""
+        return replace(self.data, X=self.problem.X_samples)
 
 
 def layer_table(spec: NetworkSpec) -> list[dict]:
@@ -127,11 +128,10 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
     options = {"merge": merge, "allow_small_m": allow_small_m, "label": data.label}
     varmap = build_map(
         model, spec_text=format_spec(spec), spec_source=spec.source, classes=data.classes,
-        eps=spec.eps, options=options, layers=layer_table(spec), model_file={},
+        eps=spec.eps, options=options, layers=layer_table(spec), model_file={}, scaling=scaling,
         data={"file": str(Path(data.path).resolve()), "sha256": data.sha256, "samples": len(data.y),
               "rows": problem.num_rows, "features": list(data.features), "label": data.label},
     )
-    varmap["scaling"] = scaling.to_dict()
     return Compiled(spec, data, problem, model, varmap, scaling=scaling)
 
 

@@ -39,6 +39,12 @@ class Dataset:
     lines: np.ndarray | None = None  # N: the file's line of every sample (None: not from a file)
 
 
+def array_digest(X: np.ndarray, y: np.ndarray) -> str:
+    """The fingerprint of an in-memory dataset (arrays given to the API, a greedy layer's
+    inputs, a selection split): SHA-256 of the bytes of ``X`` then of ``y``, in C order."""
+    return hashlib.sha256(np.ascontiguousarray(X).tobytes() + np.ascontiguousarray(y).tobytes()).hexdigest()
+
+
 # ---------------------------------------------------------------------------
 # Reading the file
 # ---------------------------------------------------------------------------

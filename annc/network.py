@@ -289,6 +289,12 @@ def _network(classes, layers: list[tuple], meta: dict, source: str, field,
     return TrainedNetwork(list(classes), built, meta, scaling)
 
 
+def _npz_text(a: np.ndarray) -> str:
+    """A text field of a ``.npz`` (a 0-d string array); anything else as (at most 40
+    characters of) its repr, which the caller's check then names in its message."""
+    return str(a) if a.ndim == 0 and a.dtype.kind == "U" else repr(a.tolist())[:40]
+
+
 def _load_npz(path: Path) -> TrainedNetwork:
     """Read a ``.weights.npz`` (``classes``, ``layer<i>_weight|_bias|_activation``)."""
     try:
@@ -310,17 +316,14 @@ def _load_npz(path: Path) -> TrainedNetwork:
         for key in ("activation", "weight", "bias"):
             if f"layer{i}_{key}" not in arrays:
                 raise WeightsError(f"{path}: field layer{i}_{key} is missing")
-        act = arrays[f"layer{i}_activation"]
-        act = str(act) if act.ndim == 0 and act.dtype.kind == "U" else repr(act.tolist())[:40]
-        parts = (act, _matrix(arrays[f"layer{i}_weight"], f"{path}: field layer{i}_weight", 2),
+        parts = (_npz_text(arrays[f"layer{i}_activation"]), _matrix(arrays[f"layer{i}_weight"], f"{path}: field layer{i}_weight", 2),
                  _matrix(arrays[f"layer{i}_bias"], f"{path}: field layer{i}_bias", 1))
         layers.append(parts)
         i += 1
     scaling = None
     if "scaling_kind" in arrays:
         try:
-            kind = arrays["scaling_kind"]
-            scaling = Scaling(str(kind) if kind.ndim == 0 and kind.dtype.kind == "U" else repr(kind.tolist())[:40],
+            scaling = Scaling(_npz_text(arrays["scaling_kind"]),
                               _matrix(arrays.get("scaling_center"), f"{path}: field scaling_center", 1),
                               _matrix(arrays.get("scaling_width"), f"{path}: field scaling_width", 1))
         except UsageError as e:

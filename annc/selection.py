@@ -47,7 +47,6 @@ a key left out keeps the spec's setting.  Its full product is used, up to
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 import numbers
@@ -56,7 +55,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .data import Dataset
+from .data import Dataset, array_digest
 from .errors import DataError, NoSolutionError, UsageError
 from .spec import NetworkSpec, format_spec
 from .training import silent
@@ -95,11 +94,11 @@ def _check_seed(seed) -> int:
 
 def _subset(data: Dataset, rows: np.ndarray, part: str) -> Dataset:
     """The rows ``rows`` of ``data`` as an in-memory Dataset named ``<path>[part]`` (as
-    :func:`annc.chain.layer_data` makes one: sha256 of the X bytes and the y bytes)."""
+    :func:`annc.chain.layer_data` makes one: :func:`annc.data.array_digest`)."""
     X = np.ascontiguousarray(data.X[rows], dtype=float)
     y = np.ascontiguousarray(data.y[rows])
     return replace(data, X=X, y=y, classes=list(data.classes), features=list(data.features),
-                   path=f"{data.path}[{part}]", sha256=hashlib.sha256(X.tobytes() + y.tobytes()).hexdigest(),
+                   path=f"{data.path}[{part}]", sha256=array_digest(X, y),
                    lines=None if data.lines is None else np.asarray(data.lines)[rows])
 
 

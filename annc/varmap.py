@@ -49,7 +49,7 @@ def file_digest(path: str | Path) -> str:
 
 
 def build_map(model: Model, *, spec_text: str, spec_source: str, classes: list, eps: float,
-              data: dict, model_file: dict, options: dict, layers: list[dict]) -> dict:
+              data: dict, model_file: dict, options: dict, layers: list[dict], scaling: Scaling) -> dict:
     """Assemble the map of ``model`` (plain JSON-able dict)."""
     return {
         "schema": SCHEMA,
@@ -63,6 +63,7 @@ def build_map(model: Model, *, spec_text: str, spec_source: str, classes: list, 
         "objective": {"sense": "min", "constant": model.obj_const},
         "options": options,
         "layers": layers,
+        "scaling": scaling.to_dict(),
         "tensors": [{"name": b.name, "role": b.role, "layer": b.layer, "shape": list(b.shape),
                      "start": b.start} for b in model.var_blocks],
         "stats": model.stats(),
