@@ -64,6 +64,7 @@ class Step:
     files: list[Path] = field(default_factory=list)
     accuracy: float | None = None  # training accuracy of this MIP's own network (on its inputs)
     verdict: Verdict | None = None  # what is proven about this MIP's exported network
+    trace: list = field(default_factory=list)  # [seconds, incumbent, bound] as the solver reported them
 
     def summary(self) -> str:
         """One line: the verdict on the network, time, accuracy, verification."""

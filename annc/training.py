@@ -228,6 +228,8 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     if refine and c.model.layout.relaxed and step_opts.time_limit is not None:  # half is left to refine it
         step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
     before = _changed_files(out_dir, f"{name}.")
+    trace: list[list] = []
+    step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
     try:
         res = solve(c.model, solver, step_opts)
     finally:  # what the solver wrote (a solution file, a log), even if it failed
@@ -250,7 +252,31 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
             budget=start_budget(opts.time_limit), log=log, rounds=REFINE_ROUNDS if refine else 0)
     verdict = judge(ver.network_loss, bound, relaxed=c.model.layout.relaxed, source=source, rel_tol=opts.gap,
                     solver_objective=res.objective, verified=ver.ok)
-    return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict)
+    trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
+    return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace)
+
+
+TRACE_EVERY = 0.25  # seconds between trace points that only move the bound
+TRACE_MAX = 5000  # points kept per MIP (the final one is always added)
+
+
+def _finite_or_none(v) -> float | None:
+    return float(v) if v is not None and np.isfinite(v) else None
+
+
+def _recorder(trace: list, progress: Callable | None) -> Callable:
+    """A progress callback that appends ``[seconds, incumbent, bound]`` (None where the
+    solver has none, or it is not finite) to ``trace``, then calls ``progress`` if any:
+    the incumbent and bound over time that ``meta["steps"][k]["trace"]`` records."""
+    def record(p) -> None:
+        point = [round(p.elapsed, 3), _finite_or_none(p.incumbent), _finite_or_none(p.bound)]
+        # every new incumbent; a moved bound alone at most every TRACE_EVERY seconds
+        if not trace or point[1] != trace[-1][1] or point[0] - trace[-1][0] >= TRACE_EVERY:
+            if len(trace) < TRACE_MAX:
+                trace.append(point)
+        if progress is not None:
+            progress(p)
+    return record
 
 
 def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> SolveOptions:
@@ -396,4 +422,5 @@ def _step_meta(s: Step) -> dict:
             "relaxed": v.relaxed, "network_from": v.source,
             "solver": {"status": s.result.status.value, "describe": s.result.describe(),
                        "objective": s.result.objective, "bound": s.result.bound},
-            "seconds": round(s.result.seconds, 3), "verified": bool(s.verification and s.verification.ok)}
+            "seconds": round(s.result.seconds, 3), "verified": bool(s.verification and s.verification.ok),
+            "trace": s.trace}

@@ -345,3 +345,16 @@ def test_a_million_columns(tmp_path):
         assert sol.status is OPT and len(sol.values) == N
         for i in (0, 123_456, N - 1):
             assert sol.values[f"w{i}"] == i % 7 + 0.5
+
+
+@pytest.mark.parametrize("head, status", [
+    ("Optimal (within gap tolerance) - objective value -0.00000000", Status.OPTIMAL),  # CBC devel (cbcbox)
+    ("Optimal - objective value 0", Status.OPTIMAL),
+    ("Infeasible - objective value 0", Status.INFEASIBLE),
+    ("Stopped on time - objective value 3", Status.FEASIBLE),
+    ("Something new (whatever) - objective value 3", Status.UNKNOWN),
+])
+def test_cbc_status_words_before_a_parenthesis(tmp_path, head, status):
+    path = tmp_path / "m.sol"
+    path.write_text(head + "\n      0 a      1       0\n")
+    assert read_solution(path).status == status

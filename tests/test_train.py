@@ -408,6 +408,17 @@ def test_progress_parsers():
     assert parse("Cbc0010I After 100 nodes, 54 on tree, 4.5 best solution, best possible 0.25 (5 s)") \
         == (4.5, 0.25)
     assert parse("Cbc0038I Full problem 3 rows") is None
+    devel = cbc_line([None, None])  # CBC devel, as the cbcbox package ships it
+    assert devel("\u2714 LP Optimal \u2014 Frac: 39/192 (20.3%)   Obj: 0.94   Iters: 515   Time: 0.007s") \
+        == (None, 0.94)
+    assert devel(" \u2605    2      3           14       0.0321 b&b solution             5.19    0.075") \
+        == (5.19, 0.94)
+    assert devel(" \u2605       2        1      2            4.91 DiveCoefficient             0.94   80.86%"
+                 "      1.69") == (4.91, 0.94)
+    assert devel("       496      221     61            4.8                             0.95   80.86%      5.89") \
+        == (4.8, 0.95)
+    assert devel("  Pass     Rows    Tight   Frac     Suminf        Objective  Time(s)") is None
+    assert devel("     1     1789        0     39    0.08464             0.94    0.630") is None  # a cut pass
     g = glpk_line([None, None])
     assert g("+   208: mip =     not found yet >=              -inf        (1; 0)") is None
     assert g("+  2739: >>>>>   4.2e-01 >=   1.0e-01  76.2% (227; 21)") == (0.42, 0.1)

@@ -13,6 +13,9 @@ and the columns follow with the index restarting at 0: the second block is the c
 ``-printingOptions csv`` (CBC devel) writes ``name,solution`` then ``<name>,<value>``
 lines and no status.
 
+CBC devel (the ``cbcbox`` package) may qualify the status, as in ``Optimal (within gap
+tolerance) - objective value 0``; the words before the parenthesis are the status.
+
 ``Stopped on ...`` means a limit was hit: with ``(no integer solution - continuous
 used)`` the values are the LP relaxation, not a solution.
 """
@@ -58,7 +61,8 @@ def read(src: Source) -> RawSolution:
 def _status(text: str) -> Status:
     if text.startswith("Stopped"):
         return Status.NO_SOLUTION if "no integer solution" in text else Status.FEASIBLE
-    return _STATUSES.get(text, Status.UNKNOWN)
+    # CBC devel (cbcbox) qualifies its status: "Optimal (within gap tolerance)"
+    return _STATUSES.get(text.split(" (")[0].strip(), Status.UNKNOWN)
 
 
 def _columns(src: Source) -> tuple[dict[str, float], dict[str, int]]:

@@ -24,10 +24,9 @@ from ..errors import AnncError
 from ..model import Model
 from ..solutions import Status
 from ..writers import write_model
-from .base import Clock, Interrupt, Progress, SolveOptions, SolveResult, interrupt_of
+from .base import BOUND_EVERY, Clock, Interrupt, Progress, SolveOptions, SolveResult, interrupt_of
 from .driver import Driver
 
-BOUND_EVERY = 1.0  # seconds between progress lines that report only a moved bound
 
 
 class PackageDriver(Driver):

@@ -89,6 +89,9 @@ def check_threads(value) -> int | None:
     return n
 
 
+BOUND_EVERY = 1.0  # seconds between progress reports that only move the bound
+
+
 @dataclass
 class Progress:
     elapsed: float

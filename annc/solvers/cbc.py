@@ -1,5 +1,6 @@
-"""CBC run as a program: the binary bundled with PuLP, else ``cbc`` on PATH (see
-:mod:`.external` for what the program drivers share).
+"""CBC run as a program: the binary of the ``cbcbox`` package (PuLP's ``pulp[cbc]``), else the one
+bundled with PuLP while it exists, else ``cbc`` on PATH (see :mod:`.external` for what the
+program drivers share).
 
 Progress is parsed from CBC's log lines.  The first Ctrl-C is forwarded to CBC, which
 stops and writes its incumbent.  ``-timeMode elapsed`` makes the limit wall-clock
@@ -23,24 +24,44 @@ CBC_PATTERNS = [  # (regex, group of incumbent, group of bound); 1e+50 means "no
     (re.compile(r"Cbc0001I Search completed - best objective " + NUMBER), 1, None),
     (re.compile(r"Cbc0013I At root node, .* objective from \S+ to " + NUMBER), None, 1),
     (re.compile(r"^Continuous objective value is " + NUMBER), None, 1),
+    # CBC devel (cbcbox): a table row of the branch and bound (Nodes OnTree Depth BestSol
+    # [Method] BestBound Gap% Time), a starred line of a heuristic's new solution, the
+    # root LP, the summary line
+    (re.compile(r"^\s*(?:\u2605\s*)?\d+\s+\d+\s+\d+\s+" + NUMBER + r"\s+(?:[A-Za-z][\w&-]*\s+)?" + NUMBER
+                + r"\s+[\d.]+%"), 1, 2),
+    (re.compile(r"^\s*\u2605.*\bsolution\s+" + NUMBER), 1, None),
+    (re.compile(r"\u2714 LP Optimal\b.*\bObj: " + NUMBER), None, 1),
+    (re.compile(r"BestSol: " + NUMBER + r"\s+Bound: " + NUMBER), 1, 2),
 ]
 NO_VALUE = 1e49  # CBC prints 1e+50 for "no incumbent"
 
 
 def cbc_path() -> str:
-    """The CBC binary bundled with PuLP (read off the class: instantiating PULP_CBC_CMD
-    warns that it is deprecated), else ``cbc`` on PATH."""
-    try:
-        from pulp.apis.coin_api import PULP_CBC_CMD
-        path = PULP_CBC_CMD.pulp_cbc_path
+    """The CBC binary of the ``cbcbox`` package (``pip install "pulp[cbc]"`` or
+    ``annc[solvers]``), else the one bundled with PuLP while PuLP still ships it
+    (deprecated since PuLP 3.3, gone in 4.0; read off the class, since instantiating
+    ``PULP_CBC_CMD`` warns), else ``cbc`` on PATH."""
+    for found in (_cbcbox_path, _pulp_bundled_path, lambda: shutil.which("cbc")):
+        path = found()
         if path and os.access(path, os.X_OK):
             return os.path.realpath(path)
+    raise AnncError('CBC not found: pip install "pulp[cbc]" (the cbcbox package), or put cbc on PATH')
+
+
+def _cbcbox_path() -> str | None:
+    try:
+        import cbcbox
+        return cbcbox.cbc_bin_path()
+    except Exception:  # noqa: BLE001 - not installed, or no build for this platform
+        return None
+
+
+def _pulp_bundled_path() -> str | None:
+    try:
+        from pulp.apis.coin_api import PULP_CBC_CMD
+        return PULP_CBC_CMD.pulp_cbc_path
     except Exception:  # noqa: BLE001 - no PuLP, or a PuLP without its bundled CBC
-        pass
-    exe = shutil.which("cbc")
-    if exe:
-        return exe
-    raise AnncError("CBC not found: pip install pulp (it bundles CBC), or put cbc on PATH")
+        return None
 
 
 def cbc_line(state):

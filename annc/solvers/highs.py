@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..model import Model
-from .base import Clock, Progress, SolveOptions, SolveResult, interrupt_of, verdict
+from .base import BOUND_EVERY, Clock, Progress, SolveOptions, SolveResult, interrupt_of, verdict
 from .driver import Driver
 
 
@@ -65,7 +65,7 @@ class HighsDriver(Driver):
             h.setSolution(start)
 
         clock, stop = Clock(), threading.Event()
-        last = [None, None]
+        last = [None, None, -BOUND_EVERY]  # incumbent, bound, when reported
         root = []  # the dual bound when the root node is done (first report with a node count)
 
         def report(e):
@@ -74,19 +74,26 @@ class HighsDriver(Driver):
             bnd = out.mip_dual_bound if abs(out.mip_dual_bound) < 1e50 else None
             if not root and out.mip_node_count >= 1 and bnd is not None:
                 root.append(bnd)
-            if opts.progress and (inc, bnd) != tuple(last):
-                last[:] = [inc, bnd]
-                opts.progress(Progress(clock(), inc, bnd))
+            now = clock()
+            # every new incumbent; a moved bound alone at most every BOUND_EVERY seconds
+            if opts.progress and (inc != last[0] or (bnd != last[1] and now - last[2] >= BOUND_EVERY)):
+                last[:] = [inc, bnd, now]
+                opts.progress(Progress(now, inc, bnd))
 
         def poll(e):
             if stop.is_set():
                 e.interrupt()
 
+        def poll_mip(e):  # polled through the search: the bound's moves between log lines
+            poll(e)
+            report(e)
+
         h.cbMipLogging.subscribe(report)
         h.cbMipImprovingSolution.subscribe(report)
         # HiGHS polls these during the MIP search and during the LPs (the root LP of a big
         # model can take long): a Ctrl-C is honoured wherever the solver is.
-        for cb in (h.cbMipInterrupt, h.cbSimplexInterrupt, h.cbIpmInterrupt):
+        h.cbMipInterrupt.subscribe(poll_mip)
+        for cb in (h.cbSimplexInterrupt, h.cbIpmInterrupt):
             cb.subscribe(poll)
         intr = interrupt_of(opts)
         # h.run() releases the GIL and runs in a worker thread, so the main thread stays
