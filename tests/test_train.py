@@ -258,6 +258,15 @@ def test_time_limit_highs_is_feasible_with_gap(big_csv, tmp_path):
         assert re.search(r"^\s+[0-9.]+s\s+incumbent\s+\S+\s+bound\s+\S+\s+gap\s+\S+$", out, re.M)  # progress
     assert verification_blocks(out) == ["passed"]
     assert printed_accuracy(out) == recomputed_accuracy(tmp_path / "xor.weights.json", big_csv)
+    # the incumbent and bound over time, recorded whether or not progress lines print
+    step = json.loads((tmp_path / "xor.weights.json").read_text())["meta"]["steps"][0]
+    trace = step["trace"]
+    assert trace and all(len(p) == 3 for p in trace)
+    assert [p[0] for p in trace] == sorted(p[0] for p in trace)  # seconds never go back
+    assert all(v is None or np.isfinite(v) for p in trace for v in p)
+    assert trace[-1][1] == pytest.approx(step["solver"]["objective"])  # the last point is the end of the solve
+    incumbents = [p[1] for p in trace if p[1] is not None]
+    assert all(b <= a + 1e-9 for a, b in zip(incumbents, incumbents[1:]))  # a minimisation's incumbents
 
 
 def test_time_limit_cbc_is_never_optimal(big_csv, tmp_path):
