@@ -13,8 +13,8 @@ checks its options, before anything is written: a bad one raises an
 ``annc.errors.AnncError`` (``UsageError``, ``DataError``, ``OutputError``, ...), with the
 CLI's exit code as ``.exit_code``.
 
-``annc.compile`` and ``annc.train`` are the plain functions :func:`annc.api.compile` and
-:func:`annc.api.train`, bound on first use (PEP 562 ``__getattr__``), so that ``import
+``annc.compile``, ``annc.train`` and ``annc.export_onnx`` are the plain functions
+:func:`annc.api.compile`, :func:`annc.api.train` and :func:`annc.api.export_onnx`, bound on first use (PEP 562 ``__getattr__``), so that ``import
 annc`` (and every ``import annc.<module>``, which runs this file first) stays cheap and
 imports no other annc module.  ``annc.MIPNetClassifier`` (:mod:`annc.estimator`, a
 scikit-learn classifier; the ``sklearn`` extra) is bound the same way, so that ``import
@@ -23,7 +23,7 @@ a submodule can never rebind them (training itself is :mod:`annc.training`).
 """
 __version__ = "0.1.0"
 
-_API = ("compile", "train")
+_API = ("compile", "train", "export_onnx")
 
 
 def __getattr__(name: str):
@@ -43,4 +43,4 @@ def __dir__():
     return sorted(set(globals()) | set(_API) | {"MIPNetClassifier"})
 
 
-__all__ = ["__version__", "compile", "train"]
+__all__ = ["__version__", "compile", "train", "export_onnx"]

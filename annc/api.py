@@ -29,7 +29,22 @@ from .starts.budget import budgeted_start
 from .training import TrainResult, csv_backing, silent
 from .training import train as train_network
 
-__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "train", "train_api"]
+__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "train", "train_api"]
+
+
+def export_onnx(network, path) -> Path:
+    """Write ``network`` (a ``TrainedNetwork``, a ``TrainResult`` or the path of a weights
+    file) as an ONNX model to ``path`` (:mod:`annc.onnx_export`: the same forward pass,
+    input scaling included, in double precision); returns the path."""
+    from .network import TrainedNetwork
+    from .onnx_export import save_onnx
+    if isinstance(network, TrainResult):
+        network = network.network
+    elif isinstance(network, (str, os.PathLike)):
+        network = TrainedNetwork.load(network)
+    if not isinstance(path, (str, os.PathLike)):
+        raise UsageError(f"path must be a file path, not {type(path).__name__}")
+    return save_onnx(network, path)
 
 
 def compile(spec, data, **kw) -> Compiled:  # noqa: A001 - mirrors `annc compile`

@@ -141,6 +141,19 @@ def cmd_eval(a) -> int:
     return 0
 
 
+# -- export -----------------------------------------------------------------------
+def cmd_export(a) -> int:
+    from .network import TrainedNetwork
+    from .onnx_export import OPSET, save_onnx
+    net = TrainedNetwork.load(a.weights)
+    path = save_onnx(net, a.onnx)
+    scaled = "" if net.scaling is None else f", input scaling {net.scaling.kind}"
+    print(f"wrote {path} (ONNX opset {OPSET}: input X "
+          f"[N, {net.layers[0].weight.shape[0]}] doubles{scaled}; outputs scores, label, class; "
+          f"classes {', '.join(map(str, net.classes))})")
+    return 0
+
+
 # -- train ------------------------------------------------------------------------
 def cmd_train(a) -> int:
     from .data import load_data
@@ -274,6 +287,11 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("data")
     e.add_argument("--label")
     e.set_defaults(func=cmd_eval)
+
+    x = sub.add_parser("export", help="a weights file -> an ONNX model (same forward pass, input scaling included)")
+    x.add_argument("weights")
+    x.add_argument("--onnx", required=True, metavar="FILE", help="the ONNX file to write")
+    x.set_defaults(func=cmd_export)
 
     t = sub.add_parser("train", help="compile, solve, decode and verify in one go")
     t.add_argument("spec")
