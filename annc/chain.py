@@ -158,7 +158,7 @@ def run_chain(spec: NetworkSpec, data: Dataset, stem: str, *, greedy: bool, solv
     """
     if not greedy:
         step = solve(stem, spec, data)
-        step.network.meta.update({"spec": spec.source, "training": "full"})
+        step.network.meta.update({"spec": spec.source, "spec_text": spec.text, "training": "full"})
         return [step], step.network.with_scaling(step.compiled.scaling), None
     chain = GreedyChain(spec, data, stem, solve, interrupt)
     try:
@@ -178,7 +178,7 @@ def run_chain(spec: NetworkSpec, data: Dataset, stem: str, *, greedy: bool, solv
         truncated = _exact_output(chain, interrupt, log)
     if truncated:
         log(f"[{stem}] {truncated}")
-    net = chain.network({"spec": spec.source, "training": "greedy"})
+    net = chain.network({"spec": spec.source, "spec_text": spec.text, "training": "greedy"})
     if truncated:
         net.meta["truncated"] = truncated
     return chain.steps, net, truncated

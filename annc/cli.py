@@ -207,9 +207,32 @@ def cmd_train(a) -> int:
         _print(verification_lines(s.verification))
     if not a.quiet:
         _print(network_lines(r.network))
+    if a.report and r.verified:  # a network that fails verification gets no weights and no report
+        from .html_report import write_report
+        stem = Path(a.spec).stem
+        r.files.append(write_report(r.network, Path(a.out) / f"{stem}.report.html", data=data, test=test,
+                                    source=str(Path(a.out) / f"{stem}.weights.json")))
     for p in r.files:
         print(f"wrote {p}")
     return 0 if r.verified else VERIFY_FAILED
+
+
+# -- report -----------------------------------------------------------------------
+def cmd_report(a) -> int:
+    from .data import load_data
+    from .html_report import write_report
+    from .network import TrainedNetwork
+    net = TrainedNetwork.load(a.weights)
+    width = net.layers[0].weight.shape[0]
+    sets = []
+    for path in (a.data, a.test):
+        d = load_data(path, label=a.label, classes=net.classes) if path else None
+        if d is not None and d.X.shape[1] != width:
+            raise UsageError(f"{path} has {d.X.shape[1]} feature columns but the network takes {width} inputs")
+        sets.append(d)
+    out = write_report(net, a.output, data=sets[0], test=sets[1], source=str(a.weights))
+    print(f"wrote {out}")
+    return 0
 
 
 # -- data -------------------------------------------------------------------------
@@ -325,10 +348,20 @@ def parser() -> argparse.ArgumentParser:
                    help="--select: the part of each class held out for validation (default 0.25)")
     t.add_argument("--select-seed", type=int, metavar="N", default=0,
                    help="--select: seed of the stratified validation split (default 0)")
+    t.add_argument("--report", action="store_true",
+                   help="also write OUT/<spec stem>.report.html (see annc report)")
     _max_nonzeros_option(t)
     _scale_option(t)
     t.add_argument("-o", "--out", default="out", help="output folder (default: out)")
     t.set_defaults(func=cmd_train)
+
+    r = sub.add_parser("report", help="a weights file -> one self-contained HTML page about the network")
+    r.add_argument("weights")
+    r.add_argument("--data", metavar="CSV", help="training data: accuracy, confusion matrix, activation patterns")
+    r.add_argument("--test", metavar="CSV", help="test data: accuracy and confusion matrix")
+    r.add_argument("--label", help="label column of the CSVs (default: the last)")
+    r.add_argument("-o", "--output", required=True, metavar="HTML", help="the page to write")
+    r.set_defaults(func=cmd_report)
 
     g = sub.add_parser("data", help="generate data sets")
     g.add_argument("kind", choices=("xor",))

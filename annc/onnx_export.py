@@ -22,8 +22,6 @@ reads (onnxruntime, TensorRT, OpenVINO, ``onnx2torch``), and ``onnx.helper`` bui
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +29,7 @@ import numpy as np
 from . import __version__
 from .errors import UsageError
 from .network import TrainedNetwork
+from .outputs import atomic_write, check_out_file
 
 OPSET = 17
 
@@ -116,23 +115,8 @@ def _plain(c):
 
 
 def save_onnx(net: TrainedNetwork, path: str | Path) -> Path:
-    """Write the ONNX model of ``net`` to ``path`` atomically (a temporary file in the
-    same folder, then renamed: never a half-written file); return the path."""
-    path = Path(path)
-    if path.is_dir():
-        raise UsageError(f"{path} is a folder; give the ONNX file's name, e.g. {path / 'model.onnx'}")
-    if not path.parent.is_dir():
-        raise UsageError(f"cannot write {path}: folder {path.parent} does not exist")
+    """Write the ONNX model of ``net`` to ``path`` atomically (:func:`annc.outputs.atomic_write`:
+    never a half-written file; a missing folder is created); return the path."""
+    path = check_out_file(path)
     data = to_onnx(net).SerializeToString()
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        Path(tmp).unlink(missing_ok=True)
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
-    return path
+    return atomic_write(path, lambda fh: fh.write(data))

@@ -25,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"spec", "data", "datasets", "problem", "magnitudes"},
     {"formulations"},
     {"writers", "solutions"},
-    {"compiler", "solvers", "decode", "varmap", "verify", "verdict", "report", "onnx_export"},
+    {"compiler", "solvers", "decode", "varmap", "verify", "verdict", "report", "onnx_export", "html_report"},
     {"starts", "warmstart", "sgd", "chain", "relaxed", "training", "selection"},
     {"api", "experiment", "cli", "annc", "estimator"},  # "annc": the package's __init__, which binds the API
 ]

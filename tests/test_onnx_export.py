@@ -86,12 +86,14 @@ def test_scaling_is_in_the_graph(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["missing.weights.json"], "weights file not found"),
-    (["{w}", "--onnx", "{tmp}/no/such/folder/m.onnx"], "does not exist"),
+    (["{w}", "--onnx", "{w}/m.onnx"], "cannot write"),  # a folder that is a file
     (["{w}", "--onnx", "{tmp}"], "is a folder"),
+    (["{tmp}/bad.weights.json", "--onnx", "{tmp}/m.onnx"], "not a readable weights file"),
 ])
 def test_cli_errors_write_nothing(args, message, tmp_path):
     w = tmp_path / "n.weights.json"
     TrainedNetwork([0, 1], [Layer("linear", np.eye(2), np.zeros(2))]).save(tmp_path / "n")
+    (tmp_path / "bad.weights.json").write_text("{not json")
     argv = ["export", *[a.format(w=w, tmp=tmp_path) for a in args]]
     if "--onnx" not in argv:
         argv += ["--onnx", str(tmp_path / "m.onnx")]
