@@ -21,7 +21,7 @@ PACKAGE = ROOT / "annc"
 # bottom to top: a unit may import its own layer and those below (see the README)
 LAYERS: list[set[str]] = [
     {"errors", "names", "activations", "inputs", "outputs", "limits", "feasibility", "model", "builder",
-     "network", "scaling"},
+     "network", "scaling", "executor"},
     {"spec", "data", "datasets", "problem", "magnitudes"},
     {"formulations"},
     {"writers", "solutions"},

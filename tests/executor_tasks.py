@@ -1,0 +1,22 @@
+"""Task functions for tests/test_executor.py: module-level, so worker processes import them."""
+import os
+import time
+
+
+def slow_square(x):
+    time.sleep(1.0)
+    return x * x
+
+
+def square(x):
+    return x * x
+
+
+def fail_on_three(x):
+    if x == 3:
+        raise ValueError("three is not allowed")
+    return x
+
+
+def worker_pid(_x):
+    return os.getpid()

@@ -1,0 +1,121 @@
+"""The Dask executor: results in order and streamed back, failures as TaskFailed, a killed
+worker's tasks rerun, and an existing cluster reached by its scheduler's address."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import executor_tasks as tasks
+from annc.errors import UsageError
+from annc.executor import Executor, TaskFailed, check_scheduler, check_workers
+
+HERE = Path(__file__).resolve().parent
+
+
+def test_results_in_order_and_streamed():
+    seen = []
+    with Executor(workers=2) as ex:
+        out = ex.run(tasks.square, range(7), on_result=lambda i, r: seen.append((i, r)))
+        env = ex.client.run(lambda: os.environ.get("OPENBLAS_NUM_THREADS"))
+    assert out == [i * i for i in range(7)]
+    assert sorted(seen) == [(i, i * i) for i in range(7)]  # once per task
+    assert set(env.values()) == {"1"}  # a task is one core
+
+
+def test_a_failing_task_is_reported_not_raised():
+    with Executor(workers=1) as ex:
+        out = ex.run(tasks.fail_on_three, range(5), names=[f"t{i}" for i in range(5)], retries=1)
+    assert out[:3] == [0, 1, 2] and out[4] == 4
+    assert isinstance(out[3], TaskFailed) and out[3].index == 3 and out[3].name == "t3"
+    assert "ValueError: three is not allowed" in out[3].message
+
+
+def test_killed_worker_tasks_are_rerun():
+    killed = []
+    with Executor(workers=2) as ex:
+        pids = sorted(set(ex.client.run(os.getpid).values()))
+        assert len(pids) == 2
+
+        def kill_one(i, result):
+            if not killed:  # at the first result both workers are busy with the next tasks
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+
+        out = ex.run(tasks.slow_square, range(6), on_result=kill_one)
+    assert killed
+    assert out == [i * i for i in range(6)]  # every task accounted for, none failed
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_existing_cluster_by_scheduler_address(tmp_path):
+    port = _free_port()
+    addr = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                               "--port", str(port), "--no-dashboard"], env=env, cwd=tmp_path,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", addr, "--nthreads", "1",
+                                       "--no-dashboard"], env=env, cwd=tmp_path,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        lines = []
+        deadline = time.monotonic() + 60
+        while True:  # the scheduler takes a moment to listen
+            try:
+                with Executor(scheduler=addr, log=lines.append, connect_timeout=5) as ex:
+                    out = ex.run(tasks.square, range(5))
+                    workers = set(ex.run(tasks.worker_pid, range(3)))
+                break
+            except UsageError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(1)
+        assert out == [0, 1, 4, 9, 16]
+        assert len(workers) == 1 and os.getpid() not in workers  # the one worker the test started
+        assert any(addr in line for line in lines)
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def test_unreachable_scheduler_is_a_usage_error():
+    port = _free_port()  # nothing listens there
+    with pytest.raises(UsageError, match="cannot reach the Dask scheduler"):  # it gives up, no hang
+        with Executor(scheduler=f"tcp://127.0.0.1:{port}", connect_timeout=2):
+            pass
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
+def test_check_workers(bad):
+    with pytest.raises(UsageError, match="--workers"):
+        check_workers(bad)
+    assert check_workers(None) is None and check_workers(3) == 3
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "tcp://a b", 42])
+def test_check_scheduler(bad):
+    with pytest.raises(UsageError, match="--scheduler"):
+        check_scheduler(bad)
+    assert check_scheduler(" tcp://h:1 ") == "tcp://h:1"
+
+
+def test_workers_and_scheduler_together_is_an_error():
+    with pytest.raises(UsageError, match="not both"):
+        Executor(workers=2, scheduler="tcp://127.0.0.1:1")
