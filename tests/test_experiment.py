@@ -16,7 +16,7 @@ def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("table1")
     cfg = ex.Config(**TINY)
     logs = []
-    res = ex.run_table1(out, cfg, jobs=1, log=logs.append)
+    res = ex.run_table1(out, cfg, log=logs.append)
     return out, cfg, res, logs
 
 
@@ -51,18 +51,18 @@ def test_every_method_has_a_sane_record(tiny_run):
 def test_resume_adds_nothing(tiny_run):
     out, cfg, _, _ = tiny_run
     before = (out / ex.JSONL_NAME).read_text()
-    res = ex.run_table1(out, cfg, jobs=1, log=lambda s: None)
+    res = ex.run_table1(out, cfg, log=lambda s: None)
     assert res["added"] == 0 and res["skipped"] == 9
     assert (out / ex.JSONL_NAME).read_text() == before
 
 
 def test_resume_after_a_torn_line_and_a_lost_run(tmp_path):
     cfg = ex.Config(**{**TINY, "methods": ("binary_sgd", "relu_sgd")})
-    ex.run_table1(tmp_path, cfg, jobs=1, log=lambda s: None, make_report=False)
+    ex.run_table1(tmp_path, cfg, log=lambda s: None, make_report=False)
     path = tmp_path / ex.JSONL_NAME
     lines = path.read_text().splitlines()
     path.write_text(lines[0] + "\n" + lines[1][:20])  # killed while writing the second record
-    res = ex.run_table1(tmp_path, cfg, jobs=1, log=lambda s: None, make_report=False)
+    res = ex.run_table1(tmp_path, cfg, log=lambda s: None, make_report=False)
     assert res["added"] == 1
     assert sorted(r["method"] for r in _records(tmp_path)) == ["binary_sgd", "relu_sgd"]
 
@@ -81,7 +81,7 @@ def test_a_run_stopped_by_ctrl_c_is_not_recorded(method, tmp_path, monkeypatch):
     monkeypatch.setattr(tasks, "Interrupt", pressed)  # the Interrupt of each MIP task
     cfg = ex.Config(**{**TINY, "methods": ("binary_sgd", method)})
     with pytest.raises(KeyboardInterrupt):
-        ex.run_table1(tmp_path, cfg, jobs=1, log=lambda s: None, make_report=False)
+        ex.run_table1(tmp_path, cfg, log=lambda s: None, make_report=False)
     assert [r["method"] for r in _records(tmp_path)] in ([], ["binary_sgd"])
 
 
@@ -149,7 +149,7 @@ def test_minimum_rule():
 def test_parallel_runs_match_serial(tiny_run, tmp_path):
     out, _, _, _ = tiny_run
     cfg = ex.Config(**{**TINY, "methods": SGD_ONLY})
-    res = ex.run_table1(tmp_path, cfg, jobs=2, log=lambda s: None, make_report=False)
+    res = ex.run_table1(tmp_path, cfg, workers=2, log=lambda s: None, make_report=False)
     assert res["errors"] == [] and res["added"] == len(SGD_ONLY)
     par = {r["key"]: r for r in _records(tmp_path)}
     ser = {r["key"]: r for r in _records(out) if r["method"] in SGD_ONLY}
@@ -178,3 +178,19 @@ def test_cli(tmp_path, capsys):
         p.parse_args(["experiment", "table1", "--methods", "adam"])
     with pytest.raises(SystemExit):
         p.parse_args(["experiment", "table1", "--sweeps", "breadth"])
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--jobs", "2", "--workers", "2"], "old name of --workers"),
+    (["--workers", "0"], "--workers"),
+    (["--scheduler", "tcp://a b"], "--scheduler"),
+])
+def test_cli_executor_options_are_checked(tmp_path, extra, message):
+    from annc.errors import AnncError
+    p = argparse.ArgumentParser(prog="annc")
+    ex.add_parser(p.add_subparsers(dest="command", required=True))
+    a = p.parse_args(["experiment", "table1", "--seeds", "1", "--depths", "1", "--sweeps", "depth",
+                      "--methods", "binary_sgd", "-o", str(tmp_path / "t"), "--no-plot", *extra])
+    with pytest.raises(AnncError, match=message):
+        a.func(a)
+    assert not (tmp_path / "t").exists()

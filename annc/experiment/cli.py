@@ -34,8 +34,14 @@ def _choices(allowed, what):
 
 def cmd_table1(a) -> int:
     """Run (or resume) the sweep, then write the report; exit code 1 if a task failed."""
-    if a.seeds < 1 or a.jobs < 1 or a.epochs < 0 or a.time_limit <= 0:
-        raise AnncError("--seeds and --jobs must be >= 1, --epochs >= 0 and --time-limit > 0")
+    from ..executor import check_scheduler, check_workers
+    if a.seeds < 1 or a.epochs < 0 or a.time_limit <= 0:
+        raise AnncError("--seeds must be >= 1, --epochs >= 0 and --time-limit > 0")
+    if a.jobs is not None:  # the old name of --workers
+        if a.workers is not None:
+            raise AnncError("--jobs is the old name of --workers: give one of them")
+        a.workers = None if a.jobs == 1 else check_workers(a.jobs)
+    workers, scheduler = check_workers(a.workers), check_scheduler(a.scheduler)
     cfg = Config(seeds=tuple(range(a.seed0, a.seed0 + a.seeds)), time_limit=a.time_limit, epochs=a.epochs,
                  n_train=a.n_train, n_test=a.n_test, solver=a.solver, threads=a.threads,
                  methods=tuple(m for m in METHOD_IDS if m in a.methods), sweeps=a.sweeps,
@@ -43,7 +49,8 @@ def cmd_table1(a) -> int:
     out = Path(a.out)
     errors = []
     if not a.report_only:
-        errors = run_table1(out, cfg, jobs=a.jobs, log=lambda s: print(s, flush=True), make_report=False)["errors"]
+        errors = run_table1(out, cfg, workers=workers, scheduler=scheduler, log=lambda s: print(s, flush=True),
+                            make_report=False)["errors"]
     for p in report(out / JSONL_NAME, out, cfg=cfg, plots=not a.no_plot):
         print(f"wrote {p}")
     return 1 if errors else 0
@@ -59,7 +66,12 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                     "and summarised in DIR/table1.md and DIR/table1_{depth,width}.{png,svg}.")
     t.add_argument("--seeds", type=int, default=5, help="number of seeds (default 5: seeds 0..4)")
     t.add_argument("--time-limit", type=float, default=60.0, help="seconds per MIP (default 60)")
-    t.add_argument("--jobs", type=int, default=1, help="parallel worker processes (default 1)")
+    t.add_argument("--workers", type=int, metavar="N",
+                   help="run the tasks on a local Dask cluster of N worker processes (default: one after "
+                        "the other in this process)")
+    t.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run the tasks on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786)")
+    t.add_argument("--jobs", type=int, help="old name of --workers")
     t.add_argument("--epochs", type=int, default=10000, help="SGD epochs (default 10000)")
     t.add_argument("--methods", type=_choices(METHOD_IDS, "method"), default=METHOD_IDS,
                    help="comma-separated subset of " + ", ".join(METHOD_IDS))

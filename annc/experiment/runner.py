@@ -1,14 +1,18 @@
-"""Running (or resuming) a sweep: its tasks in worker processes, its runs in JSON Lines.
+"""Running (or resuming) a sweep: its tasks in this process or on Dask, its runs in JSON Lines.
 
 Runs are appended to ``table1.jsonl`` (one JSON object per line) by the parent process
 as soon as they finish; a run already in the file (same key:
 :func:`~annc.experiment.definitions.run_key`) is skipped, so an interrupted sweep
 resumes where it stopped (:mod:`~annc.experiment.jsonl`).  A task that fails is
 reported and its runs stay missing; Ctrl-C stops the sweep.
+
+Without ``workers`` or ``scheduler`` the tasks run one after the other in this process;
+with them, on :class:`annc.executor.Executor` (a local cluster of ``workers`` processes,
+or the Dask cluster at ``scheduler``): the same tasks, records streamed back to this
+process, a task lost with its worker rerun elsewhere.
 """
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Callable
@@ -24,12 +28,8 @@ def _silent(_line: str) -> None:
     """The default ``log``: nothing (only :mod:`~annc.experiment.cli` prints)."""
 
 
-def _worker_init():
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
-def run_table1(out_dir, cfg: Config = Config(), *, jobs: int = 1, log: Callable[[str], None] = _silent,
-               make_report: bool = True) -> dict:
+def run_table1(out_dir, cfg: Config = Config(), *, workers: int | None = None, scheduler: str | None = None,
+               log: Callable[[str], None] = _silent, make_report: bool = True) -> dict:
     """Run (or resume) the sweep; append records to ``out_dir/table1.jsonl``; with
     ``make_report`` also write the report (:func:`~annc.experiment.report.report`).
 
@@ -44,7 +44,9 @@ def run_table1(out_dir, cfg: Config = Config(), *, jobs: int = 1, log: Callable[
     wanted = sum(len(t.records) for t in tasks)
     total = len(cfg.seeds) * sum(1 for m in cfg.methods for _ in cfg.architectures())
     log(f"table1: {total} runs in the sweep, {total - wanted} already in {path}, "
-        f"{wanted} to run in {len(tasks)} tasks on {jobs} process(es)")
+        f"{wanted} to run in {len(tasks)} tasks "
+        + (f"on the Dask cluster at {scheduler}" if scheduler else
+           f"on {workers} Dask worker process(es)" if workers else "in this process"))
     t_start = time.perf_counter()
     added, errors = 0, []
 
@@ -62,14 +64,14 @@ def run_table1(out_dir, cfg: Config = Config(), *, jobs: int = 1, log: Callable[
         errors.append(f"{task.label()}: {type(e).__name__}: {e}")
         log(f"  error in {task.label()}: {type(e).__name__}: {e}")
 
-    if jobs <= 1:
+    if workers is None and scheduler is None:
         for t in tasks:
             try:
                 finished(t, run_task(t, cfg))
             except Exception as e:  # noqa: BLE001 - keep the sweep going; the run stays missing
                 failed(t, e)
-    else:
-        _run_pool(tasks, cfg, jobs, finished, failed)
+    elif tasks:
+        _run_on_dask(tasks, cfg, workers, scheduler, finished, failed, log)
     seconds = time.perf_counter() - t_start
     log(f"table1: added {added} runs in {seconds:.0f}s" + (f", {len(errors)} task(s) failed" if errors else ""))
     if make_report:
@@ -78,24 +80,23 @@ def run_table1(out_dir, cfg: Config = Config(), *, jobs: int = 1, log: Callable[
     return {"added": added, "skipped": total - wanted, "errors": errors, "seconds": seconds}
 
 
-def _run_pool(tasks, cfg: Config, jobs: int, finished: Callable, failed: Callable) -> None:
-    """Run ``tasks`` in ``jobs`` spawned worker processes; hand each result (or error) to
-    ``finished`` (``failed``) in the parent as it comes.  Ctrl-C cancels what has not started."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init) as pool:
-        futures = {pool.submit(run_task, t, cfg): t for t in tasks}
-        try:
-            for fut in as_completed(futures):
-                t = futures[fut]
-                try:
-                    recs = fut.result()
-                except Exception as e:  # noqa: BLE001
-                    failed(t, e)
-                    continue
-                finished(t, recs)
-        except KeyboardInterrupt:
-            for f in futures:
-                f.cancel()
-            raise
+def run_one(item) -> list[dict]:
+    """One task on a Dask worker: ``item = (task, cfg)``; its records."""
+    task, cfg = item
+    return run_task(task, cfg)
+
+
+def _run_on_dask(tasks, cfg: Config, workers, scheduler, finished: Callable, failed: Callable,
+                 log: Callable) -> None:
+    """Run ``tasks`` on the executor; hand each task's records (or its failure) to
+    ``finished`` (``failed``) in this process as it comes."""
+    from ..executor import Executor, TaskFailed
+
+    def done(i, res):
+        if isinstance(res, TaskFailed):
+            failed(tasks[i], RuntimeError(res.message))
+        else:
+            finished(tasks[i], res)
+
+    with Executor(workers=min(workers, len(tasks)) if workers else None, scheduler=scheduler, log=log) as ex:
+        ex.run(run_one, [(t, cfg) for t in tasks], names=[t.label() for t in tasks], retries=0, on_result=done)
