@@ -33,15 +33,15 @@ __all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "expor
 
 
 def export_onnx(network, path) -> Path:
-    """Write ``network`` (a ``TrainedNetwork``, a ``TrainResult`` or the path of a weights
-    file) as an ONNX model to ``path`` (:mod:`annc.onnx_export`: the same forward pass,
+    """Write ``network`` (a ``TrainedNetwork`` or ``Ensemble``, a training result, or the
+    path of a weights file) as an ONNX model to ``path`` (:mod:`annc.onnx_export`: the same forward pass,
     input scaling included, in double precision); returns the path."""
-    from .network import TrainedNetwork
+    from .ensemble import load_model
     from .onnx_export import save_onnx
-    if isinstance(network, TrainResult):
+    if hasattr(network, "network") and not isinstance(network, (str, os.PathLike)):  # a TrainResult or DecomposedResult
         network = network.network
     elif isinstance(network, (str, os.PathLike)):
-        network = TrainedNetwork.load(network)
+        network = load_model(network)
     if not isinstance(path, (str, os.PathLike)):
         raise UsageError(f"path must be a file path, not {type(path).__name__}")
     return save_onnx(network, path)
@@ -72,7 +72,9 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     spec among candidates by held-out accuracy, :mod:`annc.selection`; ``.selection`` then
     holds the table), ``select_fraction``, ``select_seed``, ``refine`` (adaptive refinement after a relaxed
     solve of a ReLU net: :mod:`annc.starts.refine`).  ``.verdict`` says what is proven
-    about the exported network (:mod:`annc.verdict`).
+    about the exported network (:mod:`annc.verdict`).  ``ensemble="ovo"`` or ``batches=K``
+    (with ``per_class``, ``workers``, ``scheduler``) train by decomposition
+    (:mod:`annc.decomposition`) and return its ``DecomposedResult``.
     """
     check_keywords(train_api, kw)
     return train_api(spec, data, test, **kw)
@@ -181,9 +183,15 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
               progress: Callable | None = None, verbose: bool = False, name: str | None = None,
               warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
               scale: str | None = None, select: bool | dict = False, select_fraction: float = 0.25,
-              select_seed: int = 0) -> TrainResult:
+              select_seed: int = 0, ensemble: str | None = None, batches: int | None = None,
+              per_class: int | None = None, workers: int | None = None, scheduler: str | None = None):
     """``annc train`` as a function; returns a :class:`TrainResult` (``.network``,
     ``.predict(X)``, ``.status``, ``.steps``, accuracies).  Writes files only with ``out_dir``.
+
+    ``ensemble="ovo"`` or ``batches=K`` (or a spec saying ``training ovo`` /
+    ``training batches K``) trains by decomposition (:mod:`annc.decomposition`, each MIP
+    a Dask task: ``workers``, ``scheduler``, ``per_class``) and returns its
+    ``DecomposedResult`` (``.network`` is an ``Ensemble`` for ovo).
 
     ``spec``: a NetworkSpec, a ``.ann`` path or ``.ann`` text; ``data`` and ``test``: a
     Dataset, a CSV path or ``(X, y)``.  ``verbose=True`` prints what the CLI prints while
@@ -204,6 +212,21 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
     s = with_scale(as_spec(spec), scale)
     d = as_data(data, label=label)
     t = None if test is None else as_data(test, label=label, classes=d.classes, name="<test arrays>")
+    if ensemble not in (None, "ovo"):
+        raise UsageError(f"ensemble must be 'ovo' or None, not {ensemble!r}")
+    if ensemble or batches is not None or s.training in ("ovo", "batches"):
+        from .decomposition import train_batches, train_ovo
+        from .executor import check_scheduler, check_workers
+        if ensemble and batches is not None:
+            raise UsageError("give either ensemble='ovo' or batches=K, not both")
+        kw = dict(test=t, solver=solver or DEFAULT, opts=opts, workers=check_workers(workers),
+                  scheduler=check_scheduler(scheduler), out_dir=out_dir,
+                  stem=name if name is not None else _stem_of(spec, s), log=print if verbose else silent)
+        if ensemble == "ovo" or (batches is None and s.training == "ovo"):
+            return train_ovo(s, d, per_class=per_class, **kw)
+        return train_batches(s, d, batches, **kw)
+    if per_class is not None or workers is not None or scheduler is not None:
+        raise UsageError("per_class, workers and scheduler apply to ensemble='ovo' or batches=K")
     if progress is None and verbose:
         progress = lambda p: print(p.line(), flush=True)  # noqa: E731
     opts.progress = progress

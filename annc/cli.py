@@ -128,13 +128,13 @@ def _weights_stem(solution) -> str:
 # -- eval -------------------------------------------------------------------------
 def cmd_eval(a) -> int:
     from .data import load_data
-    from .network import TrainedNetwork
+    from .ensemble import load_model, model_inputs
     from .report import confusion_lines
-    net = TrainedNetwork.load(a.weights)
+    net = load_model(a.weights)
     data = load_data(a.data, label=a.label, classes=net.classes)
-    if data.X.shape[1] != net.layers[0].weight.shape[0]:
+    if data.X.shape[1] != model_inputs(net):
         raise AnncError(f"{a.data} has {data.X.shape[1]} feature columns but the network takes "
-                        f"{net.layers[0].weight.shape[0]} inputs")
+                        f"{model_inputs(net)} inputs")
     pred = net.predict_index(data.X)
     print(f"{a.data}: {len(data.y)} samples, accuracy {np.mean(pred == data.y):.4f}")
     _print(confusion_lines(net.classes, data.y, pred))
@@ -143,13 +143,13 @@ def cmd_eval(a) -> int:
 
 # -- export -----------------------------------------------------------------------
 def cmd_export(a) -> int:
-    from .network import TrainedNetwork
+    from .ensemble import load_model, model_inputs
     from .onnx_export import OPSET, save_onnx
-    net = TrainedNetwork.load(a.weights)
+    net = load_model(a.weights)
     path = save_onnx(net, a.onnx)
     scaled = "" if net.scaling is None else f", input scaling {net.scaling.kind}"
     print(f"wrote {path} (ONNX opset {OPSET}: input X "
-          f"[N, {net.layers[0].weight.shape[0]}] doubles{scaled}; outputs scores, label, class; "
+          f"[N, {model_inputs(net)}] doubles{scaled}; outputs scores, label, class; "
           f"classes {', '.join(map(str, net.classes))})")
     return 0
 
@@ -166,6 +166,9 @@ def cmd_train(a) -> int:
 
     if a.solver_cmd is not None and a.solver:
         raise UsageError("give either --solver or --solver-cmd, not both")
+    if a.ensemble or a.batches is not None or a.per_class is not None or a.workers is not None \
+            or a.scheduler is not None or load_spec(a.spec).training in ("ovo", "batches"):
+        return _train_decomposed(a)
     # everything else (options, test width, output folder) is checked by train() before it
     # writes anything: one check for the CLI and the Python API
     spec = with_scale(load_spec(a.spec), a.scale)
@@ -217,13 +220,63 @@ def cmd_train(a) -> int:
     return 0 if r.verified else VERIFY_FAILED
 
 
+def _train_decomposed(a) -> int:
+    """``annc train`` of an ovo ensemble or of batches (annc.decomposition)."""
+    from .data import load_data
+    from .compiler import with_scale
+    from .decomposition import train_batches, train_ovo
+    from .executor import check_scheduler, check_workers
+    from .report import confusion_lines
+    from .solvers import DEFAULT, SolveOptions
+    from .spec import load_spec
+    spec = with_scale(load_spec(a.spec), a.scale)
+    kind = "ovo" if a.ensemble == "ovo" else "batches" if a.batches is not None else spec.training
+    if kind not in ("ovo", "batches"):
+        raise UsageError("--per-class, --workers and --scheduler apply to ovo and batch training: add "
+                         "--ensemble ovo or --batches K (or 'training ovo' / 'training batches K' to the spec)")
+    if a.ensemble and a.batches is not None:
+        raise UsageError("give either --ensemble ovo or --batches K, not both")
+    if kind == "batches" and a.per_class is not None:
+        raise UsageError("--per-class applies to --ensemble ovo")
+    other = [f for f, v in (("--greedy", a.greedy), ("--select", a.select), ("--solver-cmd", a.solver_cmd),
+                            ("--max-nonzeros", a.max_nonzeros)) if v]
+    if other:
+        raise UsageError(f"{', '.join(other)} cannot be combined with {kind} training")
+    workers, scheduler = check_workers(a.workers), check_scheduler(a.scheduler)
+    data = load_data(a.data, label=a.label)
+    test = load_data(a.test, label=a.label, classes=data.classes) if a.test else None
+    opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads)
+    kw = dict(test=test, solver=a.solver or DEFAULT, opts=opts, workers=workers, scheduler=scheduler,
+              out_dir=a.out, stem=Path(a.spec).stem, log=lambda line: print(line, flush=True))
+    if kind == "ovo":
+        r = train_ovo(spec, data, per_class=a.per_class, **kw)
+    else:
+        r = train_batches(spec, data, a.batches, **kw)
+    print("summary:")
+    what = ("one-vs-one ensemble of" if kind == "ovo" else "batch training (a heuristic: no bound) with")
+    print(f"  status             {r.status.value} ({what} {len(r.members)} MIPs; the weakest of them)")
+    print(f"  train accuracy     {r.train_accuracy:.4f} (forward pass, {len(data.y)} samples)")
+    if r.test_accuracy is not None:
+        print(f"  test accuracy      {r.test_accuracy:.4f} ({len(test.y)} samples)")
+    print(f"  non-zero weights   {r.network.nonzero_weights()}")
+    print(f"  wall time          {r.seconds:.1f} s")
+    for m in r.members:
+        print(f"  {m.name}: {m.describe}, {m.rows} rows, {m.seconds:.1f} s, verification "
+              f"{'passed' if m.verified else 'FAILED'}")
+    if test is not None:
+        _print(confusion_lines(r.network.classes, test.y, r.network.predict_index(test.X)))
+    for p in r.files:
+        print(f"wrote {p}")
+    return 0 if r.verified else VERIFY_FAILED
+
+
 # -- report -----------------------------------------------------------------------
 def cmd_report(a) -> int:
     from .data import load_data
+    from .ensemble import load_model, model_inputs
     from .html_report import write_report
-    from .network import TrainedNetwork
-    net = TrainedNetwork.load(a.weights)
-    width = net.layers[0].weight.shape[0]
+    net = load_model(a.weights)
+    width = model_inputs(net)
     sets = []
     for path in (a.data, a.test):
         d = load_data(path, label=a.label, classes=net.classes) if path else None
@@ -348,6 +401,18 @@ def parser() -> argparse.ArgumentParser:
                    help="--select: the part of each class held out for validation (default 0.25)")
     t.add_argument("--select-seed", type=int, metavar="N", default=0,
                    help="--select: seed of the stratified validation split (default 0)")
+    t.add_argument("--ensemble", choices=("ovo",),
+                   help="one binary network per pair of classes, each its own MIP, combined by vote "
+                        "(as 'training ovo' in the spec)")
+    t.add_argument("--batches", type=int, metavar="K",
+                   help="one MIP per batch of rows, weights averaged by validation accuracy: a heuristic "
+                        "(as 'training batches K' in the spec)")
+    t.add_argument("--per-class", type=int, metavar="N", help="--ensemble ovo: at most N rows of each class "
+                   "per pair MIP (sampled with seed 0)")
+    t.add_argument("--workers", type=int, metavar="N", help="ovo / batches: a local Dask cluster of N worker "
+                   "processes (default: one per core)")
+    t.add_argument("--scheduler", metavar="ADDRESS", help="ovo / batches: run the MIPs on the Dask cluster "
+                   "whose scheduler is at ADDRESS (tcp://host:8786)")
     t.add_argument("--report", action="store_true",
                    help="also write OUT/<spec stem>.report.html (see annc report)")
     _max_nonzeros_option(t)

@@ -35,6 +35,7 @@ from .outputs import atomic_write_text, check_out_file
 MAX_UNITS_DRAWN = 40  # units per column of the drawing; more are summarised
 MAX_HEAT = 64  # rows / columns of a heat map
 MAX_PATTERNS = 64  # distinct input rows in the activation table
+MAX_MEMBERS_DRAWN = 12  # members of an ensemble drawn
 
 
 @dataclass
@@ -77,6 +78,14 @@ def verdict_words(meta: dict) -> str:
     """The status of the network in words, from what the weights file records."""
     steps = meta.get("steps") or []
     status = meta.get("status")
+    if meta.get("training") == "ovo":
+        members = meta.get("members") or []
+        proven = sum(m.get("status") == "optimal" for m in members)
+        return (f"a one-vs-one ensemble of {len(members)} networks, {proven} of them proven optimal on their "
+                "own pair of classes; the vote itself has no optimality claim")
+    if meta.get("training") == "batches":
+        return ("batch training, a heuristic: each batch's MIP is judged on its own rows, and the exported "
+                "network has no bound")
     if not steps:
         return "no training record (a network written by hand or by another tool): nothing is proven about it"
     if status == "optimal":
@@ -225,11 +234,15 @@ def _charts(meta: dict) -> list[dict]:
     return charts
 
 
-def context(net: TrainedNetwork, *, data=None, test=None, source: str = "") -> dict:
-    """Everything the template shows, computed here (the template only lays it out)."""
+def context(net, *, data=None, test=None, source: str = "") -> dict:
+    """Everything the template shows, computed here (the template only lays it out);
+    ``net`` a :class:`~annc.network.TrainedNetwork` or an :class:`~annc.ensemble.Ensemble`
+    (its members drawn, at most MAX_MEMBERS_DRAWN)."""
+    from .ensemble import Ensemble
     meta = net.meta or {}
+    ensemble = isinstance(net, Ensemble)
     steps = []
-    for s in meta.get("steps") or []:
+    for s in (meta.get("members") or meta.get("batch_runs") or []) + (meta.get("steps") or []):
         steps.append({k: _fmt(s.get(k)) for k in ("name", "status", "objective", "lower_bound", "seconds")}
                      | {"gap": "-" if not isinstance(s.get("gap"), (int, float)) else f"{100 * s['gap']:.2f}%",
                         "verified": "passed" if s.get("verified") else "failed",
@@ -243,16 +256,26 @@ def context(net: TrainedNetwork, *, data=None, test=None, source: str = "") -> d
                    "rows": [(i + 1, _fmt(float(c)), _fmt(float(w)))
                             for i, (c, w) in enumerate(zip(net.scaling.center, net.scaling.width))][:MAX_HEAT]}
     features = data.features if data is not None else None
+    if ensemble:
+        drawings = [{"title": f"member {k + 1}: {net.classes[i]} vs {net.classes[j]}", "drawing": _drawing(m, features)}
+                    for k, (m, (i, j)) in enumerate(zip(net.members, net.pairs)) if k < MAX_MEMBERS_DRAWN]
+        architecture = (f"one-vs-one ensemble of {len(net.members)} networks "
+                        + " - ".join([str(net.inputs)] + [f"{L.units} {L.activation}" for L in net.members[0].layers]))
+    else:
+        drawings = [{"title": "", "drawing": _drawing(net, features)}]
+        architecture = " - ".join([str(net.layers[0].weight.shape[0])]
+                                  + [f"{L.units} {L.activation}" for L in net.layers])
+    layers = [] if ensemble else net.layers
     return {
         "title": f"annc report: {Path(source).name or 'network'}", "source": source, "version": __version__,
         "verdict": verdict_words(meta), "status": meta.get("status", "unknown"),
         "solver": meta.get("solver", "-"), "training": meta.get("training", "-"),
         "spec_path": meta.get("spec", "-"), "spec_text": meta.get("spec_text") or "",
         "classes": [str(c) for c in net.classes], "steps": steps, "evals": evals, "scaling": scaling,
-        "architecture": " - ".join([str(net.layers[0].weight.shape[0])]
-                                   + [f"{L.units} {L.activation}" for L in net.layers]),
-        "nonzero": net.nonzero_weights(), "weights": int(sum(L.weight.size for L in net.layers)),
-        "drawing": _drawing(net, features), "heatmaps": _heatmaps(net), "patterns": _patterns(net, data),
+        "architecture": architecture, "nonzero": net.nonzero_weights(),
+        "weights": int(sum(L.weight.size for m in (net.members if ensemble else [net]) for L in m.layers)),
+        "drawings": drawings, "members_cut": len(net.members) - len(drawings) if ensemble else 0,
+        "heatmaps": _heatmaps(net) if layers else [], "patterns": None if ensemble else _patterns(net, data),
         "charts": _charts(meta), "truncated": meta.get("truncated"),
         "selection": meta.get("selection"),
     }

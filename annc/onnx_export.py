@@ -9,6 +9,9 @@ in double precision so that a runtime computes the same numbers:
 * every layer ``pre = a W + b`` (``MatMul``, ``Add``), then its activation:
   ``binary`` ``1[pre >= 0]`` (``GreaterOrEqual`` against 0, ``Cast`` to double),
   ``sign`` ``2 1[pre >= 0] - 1``, ``relu`` (``Relu``), ``linear`` (nothing);
+* a one-vs-one :class:`~annc.ensemble.Ensemble`: every member's layers, then the vote
+  of :mod:`annc.ensemble` (votes plus tie-breaking margins), summed member by member
+  in annc's order, so the floats are the same;
 * outputs ``scores`` (``N x C`` doubles, the output layer), ``label`` (``N`` int64, the
   index of the predicted class: ``ArgMax`` with the first maximum, as ``numpy.argmax``)
   and ``class`` (``N``, the predicted class label itself: ``Gather`` from the list of
@@ -34,73 +37,123 @@ from .outputs import atomic_write, check_out_file
 OPSET = 17
 
 
-def to_onnx(net: TrainedNetwork):
-    """The ONNX model (``onnx.ModelProto``) of ``net``; checked by ``onnx.checker``."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
+class _Graph:
+    """Nodes and constants of the graph being built, with fresh names."""
 
-    if not isinstance(net, TrainedNetwork):
-        raise UsageError(f"ONNX export takes a TrainedNetwork, not {type(net).__name__}")
-    if not net.layers:
-        raise UsageError("the network has no layers")
-    nodes, inits = [], []
+    def __init__(self):
+        from onnx import helper, numpy_helper
+        self.helper, self.numpy_helper = helper, numpy_helper
+        self.nodes, self.inits, self.n = [], [], 0
 
-    def const(name: str, value) -> str:
-        inits.append(numpy_helper.from_array(np.asarray(value), name))
+    def name(self, stem: str) -> str:
+        self.n += 1
+        return f"{stem}_{self.n}"
+
+    def const(self, stem: str, value) -> str:
+        name = self.name(stem)
+        self.inits.append(self.numpy_helper.from_array(np.asarray(value), name))
         return name
 
-    x = "X"
-    if net.scaling is not None:
-        nodes += [helper.make_node("Sub", [x, const("scale_center", net.scaling.center.astype(np.float64))],
-                                   ["X_shifted"]),
-                  helper.make_node("Div", ["X_shifted", const("scale_width", net.scaling.width.astype(np.float64))],
-                                   ["X_scaled"])]
-        x = "X_scaled"
-    zero = None
+    def op(self, kind: str, inputs: list[str], out: str | None = None, **attrs) -> str:
+        out = out or self.name(kind.lower())
+        self.nodes.append(self.helper.make_node(kind, inputs, [out], **attrs))
+        return out
+
+
+def _scaling(g: _Graph, x: str, scaling) -> str:
+    if scaling is None:
+        return x
+    shifted = g.op("Sub", [x, g.const("scale_center", scaling.center.astype(np.float64))])
+    return g.op("Div", [shifted, g.const("scale_width", scaling.width.astype(np.float64))], "X_scaled")
+
+
+def _layers(g: _Graph, x: str, net: TrainedNetwork, out: str | None = None) -> str:
+    """The layers of ``net`` (no scaling) on input ``x``; the name of the output scores."""
+    from onnx import TensorProto
+    if not net.layers:
+        raise UsageError("the network has no layers")
     for i, layer in enumerate(net.layers):
-        w = const(f"W{i}", layer.weight.astype(np.float64))
-        b = const(f"b{i}", layer.bias.astype(np.float64))
         last = i == len(net.layers) - 1
-        nodes += [helper.make_node("MatMul", [x, w], [f"mm{i}"]),
-                  helper.make_node("Add", [f"mm{i}", b], ["scores" if last else f"pre{i}"])]
-        if last:
-            if layer.activation != "linear":
-                raise UsageError(f"the output layer must be linear, not {layer.activation}")
-            break
+        pre = g.op("Add", [g.op("MatMul", [x, g.const("W", layer.weight.astype(np.float64))]),
+                           g.const("b", layer.bias.astype(np.float64))], out if last else None)
         act = layer.activation
+        if last:
+            if act != "linear":
+                raise UsageError(f"the output layer must be linear, not {act}")
+            return pre
         if act == "relu":
-            nodes.append(helper.make_node("Relu", [f"pre{i}"], [f"a{i}"]))
+            x = g.op("Relu", [pre])
         elif act in ("binary", "sign"):
-            zero = zero or const("zero", np.float64(0.0))
-            nodes += [helper.make_node("GreaterOrEqual", [f"pre{i}", zero], [f"on{i}"]),
-                      helper.make_node("Cast", [f"on{i}"], [f"step{i}" if act == "sign" else f"a{i}"],
-                                       to=TensorProto.DOUBLE)]
+            on = g.op("GreaterOrEqual", [pre, g.const("zero", np.float64(0.0))])
+            x = g.op("Cast", [on], to=TensorProto.DOUBLE)
             if act == "sign":  # 2 step - 1
-                nodes += [helper.make_node("Mul", [f"step{i}", const(f"two{i}", np.float64(2.0))], [f"twice{i}"]),
-                          helper.make_node("Sub", [f"twice{i}", const(f"one{i}", np.float64(1.0))], [f"a{i}"])]
+                x = g.op("Sub", [g.op("Mul", [x, g.const("two", np.float64(2.0))]), g.const("one", np.float64(1.0))])
         elif act == "linear":
-            nodes.append(helper.make_node("Identity", [f"pre{i}"], [f"a{i}"]))
+            x = pre
         else:
             raise UsageError(f"no ONNX export for hidden activation {act!r}")
-        x = f"a{i}"
-    nodes.append(helper.make_node("ArgMax", ["scores"], ["label_kept"], axis=1, keepdims=1, select_last_index=0))
-    nodes.append(helper.make_node("Squeeze", ["label_kept", const("axis1", np.asarray([1], dtype=np.int64))],
-                                  ["label"]))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _vote(g: _Graph, x: str, ens) -> str:
+    """The ensemble's scores: votes plus tie-breaking margins, summed member by member in
+    the order :meth:`annc.ensemble.Ensemble.votes_and_margins` sums them (so the floats
+    are the same)."""
+    C = len(ens.classes)
+    votes = margins = None
+    for m, (i, j) in zip(ens.members, ens.pairs):
+        s = _layers(g, x, m)
+        first_col = g.op("Slice", [s, g.const("c0", np.array([0])), g.const("c1", np.array([1])),
+                                   g.const("ax", np.array([1]))])
+        second_col = g.op("Slice", [s, g.const("c1", np.array([1])), g.const("c2", np.array([2])),
+                                    g.const("ax", np.array([1]))])
+        d = g.op("Sub", [first_col, second_col])  # N x 1
+        first = g.op("Cast", [g.op("GreaterOrEqual", [d, g.const("zero", np.float64(0.0))])], to=11)  # double
+        e_i, e_j = np.zeros((1, C)), np.zeros((1, C))
+        e_i[0, i], e_j[0, j] = 1.0, 1.0
+        second = g.op("Sub", [g.const("one", np.float64(1.0)), first])
+        v = g.op("Add", [g.op("Mul", [first, g.const("e_i", e_i)]), g.op("Mul", [second, g.const("e_j", e_j)])])
+        mg = g.op("Mul", [d, g.const("e_ij", e_i - e_j)])
+        votes = v if votes is None else g.op("Add", [votes, v])
+        margins = mg if margins is None else g.op("Add", [margins, mg])
+    top = g.op("ReduceMax", [g.op("Abs", [margins])], keepdims=1, axes=[1])
+    scale = g.op("Mul", [g.const("two", np.float64(2.0)), g.op("Add", [g.const("one", np.float64(1.0)), top])])
+    return g.op("Add", [votes, g.op("Div", [margins, scale])], "scores")
+
+
+def to_onnx(net):
+    """The ONNX model (``onnx.ModelProto``) of a ``TrainedNetwork`` or a one-vs-one
+    ``Ensemble``; checked by ``onnx.checker``."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from .ensemble import Ensemble
+    if not isinstance(net, (TrainedNetwork, Ensemble)):
+        raise UsageError(f"ONNX export takes a TrainedNetwork or an Ensemble, not {type(net).__name__}")
+    g = _Graph()
+    x = _scaling(g, "X", net.scaling)
+    if isinstance(net, Ensemble):
+        scores, d = _vote(g, x, net), net.inputs
+    else:
+        if not net.layers:
+            raise UsageError("the network has no layers")
+        scores, d = _layers(g, x, net, "scores"), net.layers[0].weight.shape[0]
+    kept = g.op("ArgMax", [scores], axis=1, keepdims=1, select_last_index=0)
+    g.op("Squeeze", [kept, g.const("axis1", np.asarray([1], dtype=np.int64))], "label")
     classes = list(net.classes)
     if all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in classes):
         table, class_type = np.asarray(classes, dtype=np.int64), TensorProto.INT64
     else:
         table, class_type = np.asarray([str(c) for c in classes], dtype=object), TensorProto.STRING
-    nodes.append(helper.make_node("Gather", [const("classes", table), "label"], ["class"], axis=0))
-
-    d, c = net.layers[0].weight.shape[0], net.layers[-1].weight.shape[1]
+    g.op("Gather", [g.const("classes", table), "label"], "class", axis=0)
+    c = len(classes)
     graph = helper.make_graph(
-        nodes, "annc_network",
+        g.nodes, "annc_ensemble" if isinstance(net, Ensemble) else "annc_network",
         [helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", d])],
         [helper.make_tensor_value_info("scores", TensorProto.DOUBLE, ["N", c]),
          helper.make_tensor_value_info("label", TensorProto.INT64, ["N"]),
          helper.make_tensor_value_info("class", class_type, ["N"])],
-        inits)
+        g.inits)
     model = helper.make_model(graph, producer_name="annc", producer_version=__version__,
                               opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = min(model.ir_version, 8)  # readable by onnxruntime releases of the last years
@@ -114,7 +167,7 @@ def _plain(c):
     return c.item() if isinstance(c, np.generic) else c
 
 
-def save_onnx(net: TrainedNetwork, path: str | Path) -> Path:
+def save_onnx(net, path: str | Path) -> Path:
     """Write the ONNX model of ``net`` to ``path`` atomically (:func:`annc.outputs.atomic_write`:
     never a half-written file; a missing folder is created); return the path."""
     path = check_out_file(path)

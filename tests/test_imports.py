@@ -21,12 +21,12 @@ PACKAGE = ROOT / "annc"
 # bottom to top: a unit may import its own layer and those below (see the README)
 LAYERS: list[set[str]] = [
     {"errors", "names", "activations", "inputs", "outputs", "limits", "feasibility", "model", "builder",
-     "network", "scaling", "executor"},
+     "network", "scaling", "executor", "ensemble"},
     {"spec", "data", "datasets", "problem", "magnitudes"},
     {"formulations"},
     {"writers", "solutions"},
     {"compiler", "solvers", "decode", "varmap", "verify", "verdict", "report", "onnx_export", "html_report"},
-    {"starts", "warmstart", "sgd", "chain", "relaxed", "training", "selection"},
+    {"starts", "warmstart", "sgd", "chain", "relaxed", "training", "selection", "decomposition"},
     {"api", "experiment", "cli", "annc", "estimator"},  # "annc": the package's __init__, which binds the API
 ]
 ALIASES = [{"starts", "warmstart"}]  # one of the two exists (warmstart.py is becoming starts/)

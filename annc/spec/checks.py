@@ -16,7 +16,8 @@ from ..errors import Diagnostic
 from ..limits import MAX_GRID, MAX_LAYERS, MAX_PIECES, MAX_UNITS
 from .syntax import Statement, end_of_file, short
 from .types import (GRID_FIELDS, HIDDEN_ACTIVATIONS, LAYER_FIELDS, LAYER_SETTINGS, LOSSES,
-                    PENALTIES, RECIPE, SCALINGS, SYMMETRIES, TOP_SETTINGS, TRAININGS, LayerSpec, NetworkSpec,
+                    MAX_BATCHES, PENALTIES, RECIPE, SCALINGS, SYMMETRIES, TOP_SETTINGS, TRAININGS, LayerSpec,
+                    NetworkSpec,
                     Position)
 from .values import INVALID, ValueChecker, one_of, plural, suggest
 
@@ -259,6 +260,12 @@ class _Checker(ValueChecker):
             return self.loss(st)
         if key == "penalty":
             return self.penalty(st)
+        if key == "training" and st.values and st.values[0].kind == "word" and st.values[0].text == "batches":
+            if not self.count(st, 2, "'batches' and the number of batches, e.g. 'training batches 4'"):
+                return INVALID
+            k = self.integer(st, st.values[1], 2, "batches", " (one batch is full training)", MAX_BATCHES,
+                             " (each batch is a MIP)")
+            return k if k is INVALID else {"training": "batches", "batches": k}
         if key in ("training", "symmetry", "scale"):
             choices = {"training": TRAININGS, "symmetry": SYMMETRIES, "scale": SCALINGS}[key]
             word = self.single_word(st, choices, key)

@@ -73,7 +73,7 @@ def format_spec(spec: NetworkSpec) -> str:
     if any(takes_pieces(h.activation) for h in spec.hidden):
         out.append(f"P {spec.partitions}")
     out.append(f"loss {spec.loss}" + (f" {_fmt(spec.margin)}" if spec.loss == "hinge" else ""))
-    out.append(f"training {spec.training}")
+    out.append(f"training {spec.training}" + (f" {spec.batches}" if spec.training == "batches" else ""))
     out.append(f"penalty {spec.penalty}"
                + (f" {_fmt(spec.penalty_weight)}" if spec.penalty != "none" else ""))
     out.append(f"symmetry {spec.symmetry}")

@@ -34,7 +34,8 @@ LOSSES = ("nll", "errors", "hinge")
 # lexicographic objective; ``penalty l0 auto``, annc.spec.checks.lexicographic_weight).
 # A spec that names a loss keeps the dataclass defaults below (no penalty unless named).
 RECIPE = {"loss": "errors", "penalty": "l0", "penalty_weight": "auto"}
-TRAININGS = ("full", "greedy")
+TRAININGS = ("full", "greedy", "ovo", "batches")  # "batches" takes its number: 'training batches K'
+MAX_BATCHES = 1000
 PENALTIES = ("none", "l1", "l0")
 SYMMETRIES = ("none", "bias", "count")
 
@@ -93,7 +94,8 @@ class NetworkSpec:
     partitions: int = 10  # P, McCormick pieces (only used after a ReLU layer)
     loss: str = "nll"  # "nll" | "errors" | "hinge"
     margin: float = 1.0  # hinge margin
-    training: str = "full"  # "full" | "greedy"
+    training: str = "full"  # "full" | "greedy" | "ovo" | "batches" (annc.decomposition)
+    batches: int = 0  # 'training batches K': K
     penalty: str = "none"  # "none" | "l1" | "l0"
     penalty_weight: float = 0.0
     symmetry: str = "none"  # "none" | "bias" | "count": order of the units of each hidden layer

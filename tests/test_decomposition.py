@@ -1,0 +1,143 @@
+"""ovo ensembles and batch training: each MIP a Dask task, the result checked by annc's
+forward pass, and the files every command reads."""
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+import annc
+from annc.data import load_data
+from annc.datasets import write_csv
+from annc.ensemble import Ensemble, load_model
+from annc.errors import SpecError, UsageError
+from annc.spec import parse_spec
+from conftest import run_cli
+
+SPEC = "input 2\nhidden 2 binary\noutput 3\n"  # the default recipe: errors + l0 auto
+
+
+@pytest.fixture(scope="module")
+def blobs(tmp_path_factory):
+    from sklearn.datasets import make_blobs
+    root = tmp_path_factory.mktemp("ovo")
+    X, y = make_blobs(60, centers=3, n_features=2, random_state=0)
+    Xt, yt = make_blobs(30, centers=3, n_features=2, random_state=1)
+    (root / "net.ann").write_text(SPEC)
+    return root, write_csv(root / "train.csv", X * 10, y), write_csv(root / "test.csv", Xt * 10, yt)
+
+
+@pytest.fixture(scope="module")
+def ovo_run(blobs):
+    root, train, test = blobs
+    code, out, err = run_cli("train", str(root / "net.ann"), str(train), "--test", str(test), "--ensemble", "ovo",
+                             "--workers", "2", "--time-limit", "5", "-o", str(root / "out"))
+    assert code == 0, out + err
+    return root, train, test, out
+
+
+def test_ovo_trains_one_verified_member_per_pair(ovo_run):
+    root, train, test, out = ovo_run
+    ens = load_model(root / "out" / "net.weights.json")
+    assert isinstance(ens, Ensemble) and ens.pairs == [(0, 1), (0, 2), (1, 2)]
+    assert len(ens.meta["members"]) == 3 and all(m["verified"] for m in ens.meta["members"])
+    data = load_data(train, classes=ens.classes)
+    acc = float(np.mean(ens.predict_index(data.X) == data.y))
+    assert f"train accuracy     {acc:.4f}" in out  # the printed figure is the forward pass's
+    assert ens.meta["train_accuracy"] == pytest.approx(acc)
+    assert ens.scaling is not None and ens.scaling.kind == "minmax"  # fitted once, on all rows
+    worst = {"optimal": 0, "feasible": 1}
+    assert ens.meta["status"] == max((m["status"] for m in ens.meta["members"]), key=worst.__getitem__)
+    assert acc > 0.5  # three separable blobs: far above chance (1/3)
+
+
+def test_every_command_reads_the_ensemble(ovo_run, tmp_path):
+    root, train, test, _ = ovo_run
+    weights = root / "out" / "net.weights.json"
+    ens = load_model(weights)
+    code, out, err = run_cli("eval", str(weights), str(test))
+    assert code == 0, err
+    data = load_data(test, classes=ens.classes)
+    assert f"accuracy {np.mean(ens.predict_index(data.X) == data.y):.4f}" in out
+    code, out, err = run_cli("export", str(root / "out" / "net.weights.npz"), "--onnx", str(tmp_path / "e.onnx"))
+    assert code == 0, err
+    sess = ort.InferenceSession(str(tmp_path / "e.onnx"), providers=["CPUExecutionProvider"])
+    scores, label, _ = sess.run(None, {"X": data.X})
+    assert np.array_equal(label, ens.predict_index(data.X))  # the vote, exactly
+    np.testing.assert_allclose(scores, ens.scores(data.X), rtol=0, atol=1e-12)
+    code, out, err = run_cli("report", str(weights), "--data", str(train), "-o", str(tmp_path / "r.html"))
+    assert code == 0, err
+    html = (tmp_path / "r.html").read_text()
+    assert "one-vs-one ensemble of 3 networks" in html and html.count('class="network"') == 3
+
+
+def test_batches_through_the_api(blobs):
+    root, train, test = blobs
+    r = annc.train(SPEC, train, test=test, batches=2, time_limit=5, workers=2)
+    assert r.kind == "batches" and len(r.members) == 2
+    assert r.status.value in ("feasible", "no solution") and r.status.value != "optimal"  # a heuristic
+    data = load_data(train, classes=r.network.classes)
+    assert r.train_accuracy == pytest.approx(float(np.mean(r.network.predict_index(data.X) == data.y)))
+    info = r.network.meta["batches"]
+    assert info["K"] == 2 and len(info["validation_accuracy"]) == 2 and abs(sum(info["weights"]) - 1) < 1e-12
+    assert info["exported"] == "average" or info["exported"].endswith(("_batch1", "_batch2"))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("training batches 1", "at least 2"),
+    ("training batches", "number of batches"),
+    ("training batches two", "must be an integer"),
+    ("training ov", "did you mean 'ovo'"),
+])
+def test_spec_errors(text, message):
+    with pytest.raises(SpecError, match=message):
+        parse_spec(SPEC + text + "\n", "<t>")
+    assert parse_spec(SPEC + "training batches 3\n", "<t>").batches == 3
+    assert parse_spec(SPEC + "training ovo\n", "<t>").training == "ovo"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--ensemble", "ovo", "--batches", "2"], "not both"),
+    (["--per-class", "5"], "apply to ovo and batch training"),
+    (["--ensemble", "ovo", "--workers", "0"], "--workers"),
+    (["--ensemble", "ovo", "--greedy"], "cannot be combined"),
+    (["--batches", "2", "--per-class", "3"], "--per-class applies"),
+])
+def test_cli_option_errors(blobs, args, message, tmp_path):
+    root, train, _ = blobs
+    code, out, err = run_cli("train", str(root / "net.ann"), str(train), *args, "-o", str(tmp_path / "o"))
+    assert code == 2 and message in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_api_option_errors(blobs):
+    root, train, _ = blobs
+    with pytest.raises(UsageError):
+        annc.train(SPEC, train, ensemble="ova")
+    with pytest.raises(UsageError, match="apply to"):
+        annc.train(SPEC, train, workers=2)
+
+
+def test_ovo_completes_when_a_worker_is_killed(blobs):
+    """A worker process killed while the pair MIPs run: the scheduler reruns its task and
+    the ensemble has every member."""
+    import multiprocessing
+    import os
+    import signal
+    from annc.decomposition import train_ovo
+    from annc.solvers import SolveOptions
+    root, train, _ = blobs
+    data = load_data(train)
+    killed = []
+
+    def log(line):
+        if line.startswith("[net_") and not killed:  # the first pair is done, the others are running
+            workers = multiprocessing.active_children()
+            assert workers
+            os.kill(workers[0].pid, signal.SIGKILL)
+            killed.append(workers[0].pid)
+
+    r = train_ovo(parse_spec(SPEC, "net.ann"), data, opts=SolveOptions(time_limit=5), workers=2,
+                  stem="net", log=log)
+    assert killed
+    assert len(r.members) == 3 and r.network.pairs == [(0, 1), (0, 2), (1, 2)] and r.verified
