@@ -26,7 +26,7 @@ def _records(out):
 
 def test_every_method_has_a_sane_record(tiny_run):
     out, cfg, res, _ = tiny_run
-    assert res["errors"] == [] and res["added"] == 9
+    assert res["errors"] == [] and res["added"] == len(ex.METHOD_IDS)
     recs = _records(out)
     assert sorted(r["method"] for r in recs) == sorted(ex.METHOD_IDS)
     for r in recs:
@@ -52,7 +52,7 @@ def test_resume_adds_nothing(tiny_run):
     out, cfg, _, _ = tiny_run
     before = (out / ex.JSONL_NAME).read_text()
     res = ex.run_table1(out, cfg, log=lambda s: None)
-    assert res["added"] == 0 and res["skipped"] == 9
+    assert res["added"] == 0 and res["skipped"] == len(ex.METHOD_IDS)
     assert (out / ex.JSONL_NAME).read_text() == before
 
 
@@ -106,7 +106,7 @@ def test_markdown_table(tiny_run):
     for r in rows:
         ours, paper = r.split("|")[2].strip(), r.split("|")[3].strip()
         assert ours in ("1", ">1", "NaN", "?")
-        assert paper in ("1", ">5")
+        assert paper in ("1", ">5", "not run")
     assert "None: every run of the sweep is in the file." in md
     for ext in ("png", "svg"):
         assert (out / f"table1_depth.{ext}").stat().st_size > 1000

@@ -28,10 +28,12 @@ METHODS = (
     ("relu_sgd", "ReLU SGD"),
     ("relu_greedy_sgd", "ReLU Greedy SGD"),
     ("relu_greedy_sgd_sgd", "ReLU Greedy SGD + SGD"),
+    ("relu_mip", "ReLU MIP"),  # the paper's ReLU formulation, which it left out ("beyond the scope")
+    ("greedy_relu_mip", "Greedy ReLU MIP"),
 )
 METHOD_IDS = tuple(m for m, _ in METHODS)
 METHOD_NAMES = dict(METHODS)
-MIP_METHODS = ("binary_mip", "greedy_binary_mip", "greedy_binary_mip_sgd")
+MIP_METHODS = ("binary_mip", "greedy_binary_mip", "greedy_binary_mip_sgd", "relu_mip", "greedy_relu_mip")
 SGD_METHODS = ("greedy_binary_mip_sgd", "binary_sgd", "greedy_binary_sgd", "greedy_binary_sgd_sgd",
                "relu_sgd", "relu_greedy_sgd", "relu_greedy_sgd_sgd")
 
@@ -46,7 +48,14 @@ PAPER = {
     "relu_sgd": (">5", "50"),
     "relu_greedy_sgd": (">5", ">50"),
     "relu_greedy_sgd_sgd": (">5", ">50"),
+    "relu_mip": ("not run", "not run"),
+    "greedy_relu_mip": ("not run", "not run"),
 }
+# Bumped whenever the code behind a method changes what it computes (MIP start, loss floor,
+# honest verdicts, ...): part of every run's settings, so resuming reruns older records.
+# 1 (implicit: no "code" setting): 2026-11-21; 2: 2026-11-23.
+CODE_VERSION = 2
+RELU_P = 4  # the ReLU MIP's McCormick pieces (specs/relu.ann)
 
 DEPTHS = (1, 2, 3, 4, 5)
 DEPTH_SWEEP_WIDTH = 5
@@ -107,9 +116,11 @@ def architectures(sweeps, depths, widths) -> list[tuple[int, ...]]:
 
 def settings_for(method: str, cfg: Config) -> dict:
     """The settings a method's result depends on (part of the resume key)."""
-    s = {"n_train": cfg.n_train, "n_test": cfg.n_test, "noise": cfg.noise}
+    s = {"n_train": cfg.n_train, "n_test": cfg.n_test, "noise": cfg.noise, "code": CODE_VERSION}
     if method in MIP_METHODS:
         s.update(time_limit=cfg.time_limit, solver=cfg.solver)
+    if method in ("relu_mip", "greedy_relu_mip"):
+        s.update(P=RELU_P)
     if method in SGD_METHODS:
         s.update(epochs=cfg.epochs, lr=cfg.lr, momentum=cfg.momentum)
     return s

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from .definitions import Config, arch_label, run_key, settings_for
 
 GREEDY_MIP_METHODS = ("greedy_binary_mip", "greedy_binary_mip_sgd")
+MIP_METHOD = {"binary": "binary_mip", "relu": "relu_mip"}  # a hidden activation's full-training MIP method
+GREEDY_MIP = {"binary": GREEDY_MIP_METHODS, "relu": ("greedy_relu_mip",)}  # its greedy ones
 
 
 @dataclass
@@ -57,21 +59,22 @@ def plan(cfg: Config, done: set[str] | None = None) -> list[Task]:
 
     tl = cfg.time_limit
     for seed in cfg.seeds:
-        for h in archs:
-            if want("binary_mip", h, seed):
-                tasks.append(Task("mip", seed, h, records=[("binary_mip", h)], cost=tl * 1.05 + 2))
-        # greedy MIP: one chain per width
-        by_width: dict[int, list[int]] = defaultdict(list)
-        for h in archs:
-            if any(want(m, h, seed) for m in GREEDY_MIP_METHODS):
-                by_width[h[0]].append(len(h))
-        for w, depths in by_width.items():
-            depths = tuple(sorted(depths))
-            recs = [(m, (w,) * d) for d in depths for m in GREEDY_MIP_METHODS if want(m, (w,) * d, seed)]
-            sgd = sum(sgd_cost((w,) * d, cfg.epochs, cfg.n_train) for d in depths) \
-                if "greedy_binary_mip_sgd" in cfg.methods else 0
-            tasks.append(Task("greedy_mip", seed, (w,) * max(depths), depths=depths, records=recs,
-                              cost=tl * (1 + 0.5 * (max(depths) - 1)) + sgd))
+        for act, full in MIP_METHOD.items():
+            for h in archs:
+                if want(full, h, seed):
+                    tasks.append(Task("mip", seed, h, act, records=[(full, h)], cost=tl * 1.05 + 2))
+            # greedy MIP: one chain per width
+            by_width: dict[int, list[int]] = defaultdict(list)
+            for h in archs:
+                if any(want(m, h, seed) for m in GREEDY_MIP[act]):
+                    by_width[h[0]].append(len(h))
+            for w, depths in by_width.items():
+                depths = tuple(sorted(depths))
+                recs = [(m, (w,) * d) for d in depths for m in GREEDY_MIP[act] if want(m, (w,) * d, seed)]
+                sgd = sum(sgd_cost((w,) * d, cfg.epochs, cfg.n_train) for d in depths) \
+                    if "greedy_binary_mip_sgd" in cfg.methods and act == "binary" else 0
+                tasks.append(Task("greedy_mip", seed, (w,) * max(depths), act, depths=depths, records=recs,
+                                  cost=tl * (1 + 0.5 * (max(depths) - 1)) + sgd))
         for act in ("binary", "relu"):
             plain, greedy = sgd_methods(act)
             for h in archs:

@@ -9,13 +9,14 @@ import numpy as np
 
 from .definitions import DEPTH_SWEEP_WIDTH, METHOD_NAMES, TARGET, WIDTH_SWEEP_DEPTH, sweep_axes
 
-# method -> (colour, line style, marker): MIP solid, binary SGD dashed, ReLU SGD dotted
+# method -> (colour, line style, marker): binary MIP solid, ReLU MIP dash-dot, binary SGD dashed, ReLU SGD dotted
 STYLES = {
     "binary_mip": ("tab:red", "-", "s"), "greedy_binary_mip": ("tab:orange", "-", "D"),
     "greedy_binary_mip_sgd": ("tab:brown", "-", "^"), "binary_sgd": ("tab:blue", "--", "o"),
     "greedy_binary_sgd": ("tab:cyan", "--", "v"), "greedy_binary_sgd_sgd": ("tab:purple", "--", "<"),
     "relu_sgd": ("tab:green", ":", "o"), "relu_greedy_sgd": ("tab:olive", ":", "v"),
     "relu_greedy_sgd_sgd": ("tab:gray", ":", "<"),
+    "relu_mip": ("tab:pink", "-.", "s"), "greedy_relu_mip": ("black", "-.", "D"),
 }
 XLABELS = {"depth": f"hidden layers ({DEPTH_SWEEP_WIDTH} units each)",
            "width": f"units per hidden layer ({WIDTH_SWEEP_DEPTH} hidden layers)"}

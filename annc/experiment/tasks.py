@@ -25,7 +25,8 @@ import numpy as np
 
 from ..solvers.base import Interrupt
 from .definitions import METHOD_NAMES, STATUS_NO_SOLUTION, STATUS_TRAINED, Config, arch_label, run_key, settings_for
-from .planning import GREEDY_MIP_METHODS, Task, sgd_methods
+from .definitions import RELU_P
+from .planning import GREEDY_MIP, MIP_METHOD, Task, sgd_methods
 
 
 def run_task(task: Task, cfg: Config) -> list[dict]:
@@ -95,12 +96,15 @@ def _dataset(X, y, name):
     return Dataset(X, y, [0, 1], [f"x{i + 1}" for i in range(X.shape[1])], "label", name, digest)
 
 
-def _binary_spec(inputs: int, hidden):
-    """The paper's binary network: weights and biases in [-1, 1], eps 0.01, nll loss."""
+def _binary_spec(inputs: int, hidden, activation: str = "binary"):
+    """The paper's network: weights and biases in [-1, 1], eps 0.01, nll loss; binary
+    units, or ReLU units with the McCormick products over ``RELU_P`` pieces
+    (``specs/relu.ann``)."""
     from ..spec import parse_spec
-    text = (f"input {inputs}\n" + "".join(f"hidden {h} binary\n" for h in hidden)
-            + "output 2\nweights [-1, 1]\nbias [-1, 1]\neps 0.01\nloss nll\n")
-    return parse_spec(text, f"<table1 {arch_label(hidden)}>")
+    text = (f"input {inputs}\n" + "".join(f"hidden {h} {activation}\n" for h in hidden)
+            + "output 2\nweights [-1, 1]\nbias [-1, 1]\neps 0.01\nloss nll\n"
+            + (f"P {RELU_P}\n" if activation == "relu" else ""))
+    return parse_spec(text, f"<table1 {activation} {arch_label(hidden)}>")
 
 
 def _train_quietly(cfg: Config, opts):
@@ -131,33 +135,35 @@ def _not_interrupted(intr: Interrupt) -> None:
 
 
 def _binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None:
-    """Binary MIP: one MIP for the whole network."""
+    """Binary MIP (or ReLU MIP): one MIP for the whole network."""
     from ..errors import NoSolutionError
     Xtr, ytr = records.data[:2]
+    method = MIP_METHOD[task.activation]
     t0 = time.perf_counter()
     try:
-        r = _train_quietly(cfg, opts)(_binary_spec(Xtr.shape[1], task.hidden),
+        r = _train_quietly(cfg, opts)(_binary_spec(Xtr.shape[1], task.hidden, task.activation),
                                       _dataset(Xtr, ytr, f"<xor seed {task.seed}>"))
     except NoSolutionError as e:
         _not_interrupted(opts.interrupt)
-        records.add("binary_mip", task.hidden, status=STATUS_NO_SOLUTION, seconds=time.perf_counter() - t0,
+        records.add(method, task.hidden, status=STATUS_NO_SOLUTION, seconds=time.perf_counter() - t0,
                     error=str(e))
         return
     _not_interrupted(opts.interrupt)
-    records.add("binary_mip", task.hidden, status=r.status.value, seconds=time.perf_counter() - t0,
+    records.add(method, task.hidden, status=r.status.value, seconds=time.perf_counter() - t0,
                 net=r.network, **_mip_info(r.steps))
 
 
 def _greedy_binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None:
-    """Greedy Binary MIP (and + SGD) at every depth of ``task.depths``: one greedy chain
-    of the deepest network, a record after each layer whose depth is wanted."""
+    """Greedy Binary MIP (and + SGD), or Greedy ReLU MIP, at every depth of ``task.depths``:
+    one greedy chain of the deepest network, a record after each layer whose depth is wanted."""
     from ..chain import GreedyChain, weakest
     from ..errors import NoSolutionError
     from ..sgd import train_sgd
     Xtr, ytr = records.data[:2]
     width = task.hidden[0]
+    greedy = GREEDY_MIP[task.activation][0]
     train_one = _train_quietly(cfg, opts)
-    chain = GreedyChain(_binary_spec(Xtr.shape[1], task.hidden), _dataset(Xtr, ytr, f"<xor seed {task.seed}>"),
+    chain = GreedyChain(_binary_spec(Xtr.shape[1], task.hidden, task.activation), _dataset(Xtr, ytr, f"<xor seed {task.seed}>"),
                         f"table1_{arch_label(task.hidden)}",
                         lambda name, spec, data: train_one(spec, data, stem=name).steps[0], opts.interrupt)
     times = []  # seconds of each layer's MIP (build, start, solve, decode, verify)
@@ -171,7 +177,7 @@ def _greedy_binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None
                 net = chain.network({"training": "greedy", "method": "greedy_mip"})
                 status = weakest(s.verdict.status for s in chain.steps).value
                 info, mip_seconds = _mip_info(chain.steps), sum(times)
-                records.add("greedy_binary_mip", (width,) * depth, status=status, seconds=mip_seconds, net=net,
+                records.add(greedy, (width,) * depth, status=status, seconds=mip_seconds, net=net,
                             shared_prefix=True, **info)
                 if records.wants("greedy_binary_mip_sgd", (width,) * depth):
                     t1 = time.perf_counter()
@@ -186,7 +192,7 @@ def _greedy_binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None
         failed, secs = len(chain.layers), time.perf_counter() - t0  # the layer without a solution
         for depth in task.depths:
             if depth > failed:
-                for m in GREEDY_MIP_METHODS:
+                for m in GREEDY_MIP[task.activation]:
                     records.add(m, (width,) * depth, status=STATUS_NO_SOLUTION,
                                 seconds=sum(times[:depth - 1]) + secs, error=f"layer {failed + 1}: {e}",
                                 shared_prefix=True)
