@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import AnncError
-from .definitions import DEPTHS, JSONL_NAME, METHOD_IDS, SWEEPS, WIDTHS, Config
+from .definitions import BASELINES, DEPTHS, JSONL_NAME, METHOD_IDS, PAPER_CODE, SGD_METHODS, SWEEPS, WIDTHS, Config
 from .report import report
 from .runner import run_table1
 
@@ -32,6 +32,14 @@ def _choices(allowed, what):
     return parse
 
 
+def _in_baselines(method: str, baselines: str) -> bool:
+    """Whether ``--baselines`` keeps ``method``: the MIP methods always; the SGD methods of
+    annc (correct), of the authors' code as written (paper), or both."""
+    if method in PAPER_CODE:
+        return baselines in ("paper", "both")
+    return method not in SGD_METHODS or method == "greedy_binary_mip_sgd" or baselines in ("correct", "both")
+
+
 def cmd_table1(a) -> int:
     """Run (or resume) the sweep, then write the report; exit code 1 if a task failed."""
     from ..executor import check_scheduler, check_workers
@@ -44,7 +52,8 @@ def cmd_table1(a) -> int:
     workers, scheduler = check_workers(a.workers), check_scheduler(a.scheduler)
     cfg = Config(seeds=tuple(range(a.seed0, a.seed0 + a.seeds)), time_limit=a.time_limit, epochs=a.epochs,
                  n_train=a.n_train, n_test=a.n_test, solver=a.solver, threads=a.threads,
-                 methods=tuple(m for m in METHOD_IDS if m in a.methods), sweeps=a.sweeps,
+                 methods=tuple(m for m in METHOD_IDS if m in a.methods and _in_baselines(m, a.baselines)),
+                 sweeps=a.sweeps,
                  depths=a.depths, widths=a.widths)
     out = Path(a.out)
     errors = []
@@ -73,6 +82,10 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help="run the tasks on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786)")
     t.add_argument("--jobs", type=int, help="old name of --workers")
     t.add_argument("--epochs", type=int, default=10000, help="SGD epochs (default 10000)")
+    t.add_argument("--baselines", choices=BASELINES, default="correct",
+                   help="SGD baselines: annc's (correct: straight-through binary units, softmax over classes), "
+                        "the authors' code as written (paper: no gradient through sign units, LogSoftmax over "
+                        "samples), or both (default correct)")
     t.add_argument("--methods", type=_choices(METHOD_IDS, "method"), default=METHOD_IDS,
                    help="comma-separated subset of " + ", ".join(METHOD_IDS))
     t.add_argument("--sweeps", type=_choices(SWEEPS, "sweep"), default=SWEEPS, help="depth, width or both")

@@ -30,11 +30,20 @@ METHODS = (
     ("relu_greedy_sgd_sgd", "ReLU Greedy SGD + SGD"),
     ("relu_mip", "ReLU MIP"),  # the paper's ReLU formulation, which it left out ("beyond the scope")
     ("greedy_relu_mip", "Greedy ReLU MIP"),
+    # --baselines paper: the authors' SGD code as written (annc/experiment/paper_sgd.py)
+    ("paper_binary_sgd", "Binary SGD (paper's code)"),
+    ("paper_greedy_binary_sgd", "Greedy Binary SGD (paper's code)"),
+    ("paper_greedy_binary_sgd_sgd", "Greedy Binary SGD + SGD (paper's code)"),
+    ("paper_relu_sgd", "ReLU SGD (paper's code)"),
+    ("paper_relu_greedy_sgd", "ReLU Greedy SGD (paper's code)"),
+    ("paper_relu_greedy_sgd_sgd", "ReLU Greedy SGD + SGD (paper's code)"),
 )
+PAPER_CODE = tuple(m for m, _ in METHODS if m.startswith("paper_"))
+BASELINES = ("correct", "paper", "both")
 METHOD_IDS = tuple(m for m, _ in METHODS)
 METHOD_NAMES = dict(METHODS)
 MIP_METHODS = ("binary_mip", "greedy_binary_mip", "greedy_binary_mip_sgd", "relu_mip", "greedy_relu_mip")
-SGD_METHODS = ("greedy_binary_mip_sgd", "binary_sgd", "greedy_binary_sgd", "greedy_binary_sgd_sgd",
+SGD_METHODS = (*PAPER_CODE, "greedy_binary_mip_sgd", "binary_sgd", "greedy_binary_sgd", "greedy_binary_sgd_sgd",
                "relu_sgd", "relu_greedy_sgd", "relu_greedy_sgd_sgd")
 
 # Table 1 of the paper: (minimum number of layers, minimum number of units) to 85%.
@@ -48,6 +57,9 @@ PAPER = {
     "relu_sgd": (">5", "50"),
     "relu_greedy_sgd": (">5", ">50"),
     "relu_greedy_sgd_sgd": (">5", ">50"),
+    **{f"paper_{m}": v for m, v in (("binary_sgd", (">5", ">50")), ("greedy_binary_sgd", (">5", ">50")),
+                                    ("greedy_binary_sgd_sgd", (">5", ">50")), ("relu_sgd", (">5", "50")),
+                                    ("relu_greedy_sgd", (">5", ">50")), ("relu_greedy_sgd_sgd", (">5", ">50")))},
     "relu_mip": ("not run", "not run"),
     "greedy_relu_mip": ("not run", "not run"),
 }

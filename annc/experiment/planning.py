@@ -20,6 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .definitions import Config, arch_label, run_key, settings_for
+from .paper_sgd import MODES
 
 GREEDY_MIP_METHODS = ("greedy_binary_mip", "greedy_binary_mip_sgd")
 MIP_METHOD = {"binary": "binary_mip", "relu": "relu_mip"}  # a hidden activation's full-training MIP method
@@ -35,10 +36,12 @@ class Task:
     depths: tuple[int, ...] = ()  # greedy_mip: the depths to report
     records: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # (method, hidden) wanted
     cost: float = 0.0  # rough seconds, for scheduling the longest tasks first
+    mode: str = "correct"  # SGD tasks: "correct" (annc.sgd) or "paper" (the authors' code as written)
 
     def label(self) -> str:
         extra = f" depths {','.join(map(str, self.depths))}" if self.kind == "greedy_mip" else ""
-        return f"{self.kind} {self.activation} {arch_label(self.hidden)}{extra} seed {self.seed}"
+        mode = " (paper's code)" if self.mode == "paper" else ""
+        return f"{self.kind}{mode} {self.activation} {arch_label(self.hidden)}{extra} seed {self.seed}"
 
 
 def sgd_cost(hidden, epochs, n) -> float:
@@ -75,23 +78,25 @@ def plan(cfg: Config, done: set[str] | None = None) -> list[Task]:
                     if "greedy_binary_mip_sgd" in cfg.methods and act == "binary" else 0
                 tasks.append(Task("greedy_mip", seed, (w,) * max(depths), act, depths=depths, records=recs,
                                   cost=tl * (1 + 0.5 * (max(depths) - 1)) + sgd))
-        for act in ("binary", "relu"):
-            plain, greedy = sgd_methods(act)
+        for mode, act in ((m, a) for m in MODES for a in ("binary", "relu")):
+            plain, greedy = sgd_methods(act, mode)
             for h in archs:
                 c = sgd_cost(h, cfg.epochs, cfg.n_train)
                 if want(plain, h, seed):
-                    tasks.append(Task("sgd", seed, h, act, records=[(plain, h)], cost=c))
+                    tasks.append(Task("sgd", seed, h, act, records=[(plain, h)], cost=c, mode=mode))
                 recs = [(m, h) for m in (greedy, greedy + "_sgd") if want(m, h, seed)]
                 if recs:
                     cost = sum(sgd_cost((k,), cfg.epochs, cfg.n_train) for k in h) + c
-                    tasks.append(Task("greedy_sgd", seed, h, act, records=recs, cost=cost))
+                    tasks.append(Task("greedy_sgd", seed, h, act, records=recs, cost=cost, mode=mode))
     tasks.sort(key=lambda t: -t.cost)
     return tasks
 
 
-def sgd_methods(activation: str) -> tuple[str, str]:
+def sgd_methods(activation: str, mode: str = "correct") -> tuple[str, str]:
     """The plain and the greedy SGD method of a hidden activation (the greedy one's
-    fine-tuned variant is its id plus ``_sgd``)."""
+    fine-tuned variant is its id plus ``_sgd``); ``mode`` "paper": the authors' code as
+    written (:mod:`~annc.experiment.paper_sgd`)."""
+    prefix = "paper_" if mode == "paper" else ""
     if activation == "binary":
-        return "binary_sgd", "greedy_binary_sgd"
-    return "relu_sgd", "relu_greedy_sgd"
+        return f"{prefix}binary_sgd", f"{prefix}greedy_binary_sgd"
+    return f"{prefix}relu_sgd", f"{prefix}relu_greedy_sgd"

@@ -18,6 +18,10 @@ STYLES = {
     "relu_greedy_sgd_sgd": ("tab:gray", ":", "<"),
     "relu_mip": ("tab:pink", "-.", "s"), "greedy_relu_mip": ("black", "-.", "D"),
 }
+# the authors' code as written: the colour and marker of its correct twin, thin and faded
+STYLES.update({f"paper_{m}": STYLES[m] for m in ("binary_sgd", "greedy_binary_sgd", "greedy_binary_sgd_sgd",
+                                                 "relu_sgd", "relu_greedy_sgd", "relu_greedy_sgd_sgd")})
+PAPER_ALPHA = 0.45
 XLABELS = {"depth": f"hidden layers ({DEPTH_SWEEP_WIDTH} units each)",
            "width": f"units per hidden layer ({WIDTH_SWEEP_DEPTH} hidden layers)"}
 
@@ -42,7 +46,9 @@ def plot(cells, methods, sweeps, depths, widths, out_dir) -> list[Path]:
             if all(np.isnan(ys)):
                 continue
             color, ls, marker = STYLES[m]
-            ax.plot(xs, ys, ls, color=color, marker=marker, label=METHOD_NAMES[m])
+            paper = m.startswith("paper_")
+            ax.plot(xs, ys, ls, color=color, marker=marker, label=METHOD_NAMES[m],
+                    alpha=PAPER_ALPHA if paper else 1.0, lw=1.0 if paper else 1.6, markerfacecolor="none" if paper else color)
         ax.axhline(100 * TARGET, color="black", lw=1, ls="-.", label="85% target")
         ax.set_xlabel(XLABELS[sweep])
         ax.set_ylabel("mean test accuracy (%)")

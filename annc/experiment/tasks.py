@@ -4,7 +4,8 @@ The MIP methods use :func:`annc.training.train` (HiGHS by default, one time limi
 MIP); the greedy MIP methods run the greedy chain of ``annc train``
 (:class:`annc.chain.GreedyChain`, Algorithm 1) with ``train`` as the per-MIP trainer,
 writing no files.  The SGD methods use :mod:`annc.sgd` (full batch, momentum 0.9,
-lr 0.02, 10,000 epochs, softmax cross-entropy).
+lr 0.02, 10,000 epochs, softmax cross-entropy); their ``paper_`` twins
+(``--baselines paper``) the authors' code as written, :mod:`annc.experiment.paper_sgd`.
 
 Statuses: ``optimal`` / ``feasible`` (a MIP stopped at its time limit with an
 incumbent; for greedy methods the weakest over the layer MIPs), ``no solution`` (a MIP
@@ -203,26 +204,31 @@ def _greedy_binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None
 def _sgd(task: Task, cfg: Config, records: _Records) -> None:
     """Binary SGD or ReLU SGD."""
     from ..sgd import train_sgd
+    from .paper_sgd import train_paper_sgd
     Xtr, ytr = records.data[:2]
     t0 = time.perf_counter()
-    net = train_sgd(Xtr, ytr, list(task.hidden), task.activation, **_sgd_settings(task, cfg))
-    records.add(sgd_methods(task.activation)[0], task.hidden, status=STATUS_TRAINED,
+    net = (train_paper_sgd if task.mode == "paper" else train_sgd)(Xtr, ytr, list(task.hidden), task.activation,
+                                                                   **_sgd_settings(task, cfg))
+    records.add(sgd_methods(task.activation, task.mode)[0], task.hidden, status=STATUS_TRAINED,
                 seconds=time.perf_counter() - t0, net=net, final_loss=net.meta["final_loss"])
 
 
 def _greedy_sgd(task: Task, cfg: Config, records: _Records) -> None:
     """Greedy SGD, and Greedy SGD + SGD fine-tuning the same greedy network."""
-    from ..sgd import train_greedy_sgd, train_sgd
+    from .. import sgd
+    from . import paper_sgd
+    train_greedy, train_full = ((paper_sgd.train_paper_greedy_sgd, paper_sgd.train_paper_sgd) if task.mode == "paper"
+                                else (sgd.train_greedy_sgd, sgd.train_sgd))
     Xtr, ytr = records.data[:2]
-    greedy = sgd_methods(task.activation)[1]
+    greedy = sgd_methods(task.activation, task.mode)[1]
     kw = _sgd_settings(task, cfg)
     t0 = time.perf_counter()
-    net = train_greedy_sgd(Xtr, ytr, list(task.hidden), task.activation, **kw)
+    net = train_greedy(Xtr, ytr, list(task.hidden), task.activation, **kw)
     t_greedy = time.perf_counter() - t0
     records.add(greedy, task.hidden, status=STATUS_TRAINED, seconds=t_greedy, net=net,
                 final_loss=net.meta["final_loss"])
     if records.wants(greedy + "_sgd", task.hidden):
         t1 = time.perf_counter()
-        tuned = train_sgd(Xtr, ytr, list(task.hidden), task.activation, init=net, **kw)
+        tuned = train_full(Xtr, ytr, list(task.hidden), task.activation, init=net, **kw)
         records.add(greedy + "_sgd", task.hidden, status=STATUS_TRAINED,
                     seconds=t_greedy + time.perf_counter() - t1, net=tuned, final_loss=tuned.meta["final_loss"])
