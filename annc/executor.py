@@ -103,7 +103,7 @@ class Executor:
             n = self.workers or os.cpu_count() or 1
             try:
                 self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, silence_logs=logging.ERROR,
+                                            dashboard_address=":0", silence_logs=logging.ERROR,
                                             env=dict(WORKER_ENV))
             except RuntimeError as e:  # e.g. the worker processes cannot start (no __main__ guard)
                 raise UsageError(f"could not start a local Dask cluster of {n} worker(s): {e}") from None
