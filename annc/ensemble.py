@@ -29,7 +29,7 @@ import numpy as np
 
 from .errors import UsageError, WeightsError
 from .inputs import read_bytes
-from .network import Layer, TrainedNetwork
+from .network import Layer, TrainedNetwork, _matrix, _npz_text
 from .scaling import Scaling
 
 KIND = "ovo_ensemble"
@@ -165,15 +165,14 @@ def load_model(path: str | Path) -> TrainedNetwork | Ensemble:
     :class:`~annc.errors.WeightsError` naming the file and field otherwise."""
     path = Path(path)
     if path.suffix == ".npz":
+        arrays = None
         try:
             with np.load(path, allow_pickle=False) as z:
-                is_ensemble = "kind" in z.files and str(z["kind"]) == KIND
-                arrays = {k: z[k] for k in z.files} if is_ensemble else None
-        except (OSError, ValueError, EOFError) as e:
-            if not path.exists():
-                raise WeightsError(f"{path}: weights file not found") from None
-            raise WeightsError(f"{path}: not a readable weights file ({e})") from None
-        return _ensemble_from_npz(arrays, str(path)) if is_ensemble else TrainedNetwork.load(path)
+                if "kind" in z.files and _npz_text(z["kind"]) == KIND:
+                    arrays = {k: z[k] for k in z.files}
+        except Exception:  # noqa: BLE001 - not an ensemble archive: the network reader says what is wrong
+            arrays = None
+        return _ensemble_from_npz(arrays, str(path)) if arrays is not None else TrainedNetwork.load(path)
     raw = read_bytes(path, "weights file", WeightsError)
     try:
         d = json.loads(raw.decode("utf-8"))
@@ -185,7 +184,6 @@ def load_model(path: str | Path) -> TrainedNetwork | Ensemble:
 
 
 def _ensemble_from_npz(z: dict, source: str) -> Ensemble:
-    from .network import _matrix, _npz_text
     try:
         classes = [str(c) for c in z["classes"]]  # as TrainedNetwork's .npz: labels as text
         pairs = [tuple(int(v) for v in p) for p in np.asarray(z["pairs"]).reshape(-1, 2)]

@@ -301,8 +301,10 @@ def _load_npz(path: Path) -> TrainedNetwork:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
     except (OSError, ValueError, EOFError, KeyError) as e:
-        if isinstance(e, (FileNotFoundError, IsADirectoryError)):
-            raise
+        if isinstance(e, FileNotFoundError):
+            raise WeightsError(f"{path}: weights file not found") from None
+        if isinstance(e, IsADirectoryError):
+            raise WeightsError(f"{path}: is a folder, not a weights file") from None
         raise WeightsError(f"{path}: not a readable .npz weights file ({e})") from None
     except Exception as e:  # noqa: BLE001 - zipfile and numpy raise many kinds on a corrupt archive
         raise WeightsError(f"{path}: not a readable .npz weights file ({type(e).__name__}: {e})") from None

@@ -86,3 +86,18 @@ def test_bad_ensembles_are_refused(tmp_path):
     (tmp_path / "bad2.weights.json").write_text(json.dumps(d))
     with pytest.raises(WeightsError, match="pair"):
         load_model(tmp_path / "bad2.weights.json")
+
+
+@pytest.mark.parametrize("name, message", [("missing.weights.npz", "weights file not found"),
+                                           ("missing.weights.json", "weights file not found"),
+                                           ("folder.weights.npz", "is a folder")])
+def test_missing_or_odd_weights_paths_exit_2(tmp_path, name, message):
+    from conftest import run_cli
+    (tmp_path / "folder.weights.npz").mkdir()
+    (tmp_path / "d.csv").write_text("x,y\n1,0\n2,1\n")
+    for command in (["eval", str(tmp_path / name), str(tmp_path / "d.csv")],
+                    ["export", str(tmp_path / name), "--onnx", str(tmp_path / "m.onnx")],
+                    ["report", str(tmp_path / name), "-o", str(tmp_path / "r.html")]):
+        code, out, err = run_cli(*command)
+        assert code == 2 and message in err and "internal error" not in err, (command, err)
+    assert not (tmp_path / "m.onnx").exists() and not (tmp_path / "r.html").exists()
