@@ -265,6 +265,11 @@ def _train_decomposed(a) -> int:
               f"{'passed' if m.verified else 'FAILED'}")
     if test is not None:
         _print(confusion_lines(r.network.classes, test.y, r.network.predict_index(test.X)))
+    if a.report and r.verified:
+        from .html_report import write_report
+        stem = Path(a.spec).stem
+        r.files.append(write_report(r.network, Path(a.out) / f"{stem}.report.html", data=data, test=test,
+                                    source=str(Path(a.out) / f"{stem}.weights.json")))
     for p in r.files:
         print(f"wrote {p}")
     return 0 if r.verified else VERIFY_FAILED

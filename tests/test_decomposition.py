@@ -31,7 +31,7 @@ def blobs(tmp_path_factory):
 def ovo_run(blobs):
     root, train, test = blobs
     code, out, err = run_cli("train", str(root / "net.ann"), str(train), "--test", str(test), "--ensemble", "ovo",
-                             "--workers", "2", "--time-limit", "5", "-o", str(root / "out"))
+                             "--workers", "2", "--time-limit", "5", "--report", "-o", str(root / "out"))
     assert code == 0, out + err
     return root, train, test, out
 
@@ -49,6 +49,7 @@ def test_ovo_trains_one_verified_member_per_pair(ovo_run):
     worst = {"optimal": 0, "feasible": 1}
     assert ens.meta["status"] == max((m["status"] for m in ens.meta["members"]), key=worst.__getitem__)
     assert acc > 0.5  # three separable blobs: far above chance (1/3)
+    assert "one-vs-one ensemble of 3 networks" in (root / "out" / "net.report.html").read_text()
 
 
 def test_every_command_reads_the_ensemble(ovo_run, tmp_path):
