@@ -322,7 +322,7 @@ def test_greedy_needs_hidden_layer():
     assert_error("input 5\noutput 2\ntraining greedy\n", 3, 10,
                  "'training greedy' needs at least one hidden layer")
     assert_error("input 5\noutput 2\ntraining fast\n", 3, 10,
-                 "unknown training 'fast' (expected full or greedy)")
+                 "unknown training 'fast' (expected full, greedy, ovo or batches)")
 
 
 def test_symmetry_errors():
