@@ -76,3 +76,36 @@ def test_sweep_with_both_baselines_side_by_side(tmp_path, capsys):
                       str(tmp_path / "c"), "--no-plot"])
     assert a.func(a) == 0
     assert not (tmp_path / "c" / ex.JSONL_NAME).exists() or ex.read_jsonl(tmp_path / "c" / ex.JSONL_NAME) == []
+
+
+def test_fine_tuning_reloads_the_greedy_network_as_the_authors_loop_does():
+    """``for k in range(k)``: hidden layer 3's last unit is fresh, everything else is the
+    greedy network's; binary hidden layers then never move."""
+    X, y = xor_data(80, noise=0.1, seed=4)
+    g = train_paper_greedy_sgd(X, y, [4, 4, 4], "binary", epochs=20, seed=5)
+    t = train_paper_sgd(X, y, [4, 4, 4], "binary", epochs=20, seed=5, init=g)
+    for i in range(2):
+        assert np.array_equal(t.layers[i].weight, g.layers[i].weight)
+    assert np.array_equal(t.layers[2].weight[:, :3], g.layers[2].weight[:, :3])
+    assert not np.allclose(t.layers[2].weight[:, 3], g.layers[2].weight[:, 3])
+    assert t.layers[2].bias[3] != g.layers[2].bias[3] and np.array_equal(t.layers[2].bias[:3], g.layers[2].bias[:3])
+    plain = train_paper_sgd(X, y, [4, 4, 4], "binary", epochs=20, seed=5, init=g, reload_as_written=False)
+    assert all(np.array_equal(p.weight, q.weight) for p, q in zip(plain.layers[:3], g.layers[:3]))
+
+
+def test_old_records_without_a_mode_count_as_correct_and_twins_sit_side_by_side(tmp_path):
+    import json
+    cfg = ex.Config(seeds=(1,), epochs=20, n_train=60, n_test=20, sweeps=("depth",), depths=(1,),
+                    methods=("binary_sgd", "paper_binary_sgd"))
+    ex.run_table1(tmp_path, cfg, make_report=False)
+    path = tmp_path / ex.JSONL_NAME
+    recs = ex.read_jsonl(path)
+    assert {r["method"]: r["baselines"] for r in recs} == {"binary_sgd": "correct", "paper_binary_sgd": "paper"}
+    assert recs[0]["key"] != recs[1]["key"]
+    old = [{k: v for k, v in r.items() if k != "baselines"} for r in recs]  # as written before modes
+    path.write_text("".join(json.dumps(r) + "\n" for r in old))
+    assert sorted(ex.definitions.baselines_of(r) for r in ex.read_jsonl(path)) == ["correct", "paper"]
+    assert ex.run_table1(tmp_path, cfg, make_report=False)["added"] == 0  # both still count as done
+    md = ex.report(path, tmp_path, cfg=cfg, plots=False)[0].read_text()
+    rows = [line.split("|")[1].strip() for line in md.splitlines() if line.startswith("| Binary SGD")]
+    assert rows[:2] == ["Binary SGD", "Binary SGD (paper's code)"]

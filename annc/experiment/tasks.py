@@ -26,7 +26,7 @@ import numpy as np
 
 from ..solvers.base import Interrupt
 from .definitions import METHOD_NAMES, STATUS_NO_SOLUTION, STATUS_TRAINED, Config, arch_label, run_key, settings_for
-from .definitions import RELU_P
+from .definitions import PAPER_CODE, RELU_P, SGD_METHODS
 from .planning import GREEDY_MIP, MIP_METHOD, Task, sgd_methods
 
 
@@ -73,6 +73,8 @@ class _Records:
             "test_accuracy": None if net is None else _accuracy(net, Xte, yte),
             "nonzero_weights": None if net is None else net.nonzero_weights(),
         }
+        if method in SGD_METHODS:  # the baseline mode; records without it are "correct"
+            rec["baselines"] = "paper" if method in PAPER_CODE else "correct"
         rec.update(extra)
         rec["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%S")
         rec["key"] = run_key(method, hidden, seed, rec["settings"])
