@@ -70,7 +70,8 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     ``warm_start``, ``max_nonzeros``, ``scale`` (minmax, standard or none: overrides the spec's
     input scaling, :mod:`annc.scaling`), ``select`` (True or a grid dict: first choose the
     spec among candidates by held-out accuracy, :mod:`annc.selection`; ``.selection`` then
-    holds the table), ``select_fraction``, ``select_seed``, ``refine`` (adaptive refinement after a relaxed
+    holds the table; with ``workers`` or ``scheduler`` the candidates train in parallel on
+    Dask), ``select_fraction``, ``select_seed``, ``refine`` (adaptive refinement after a relaxed
     solve of a ReLU net: :mod:`annc.starts.refine`).  ``.verdict`` says what is proven
     about the exported network (:mod:`annc.verdict`).  ``ensemble="ovo"`` or ``batches=K``
     (with ``per_class``, ``workers``, ``scheduler``) train by decomposition
@@ -225,8 +226,10 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
         if ensemble == "ovo" or (batches is None and s.training == "ovo"):
             return train_ovo(s, d, per_class=per_class, **kw)
         return train_batches(s, d, batches, **kw)
-    if per_class is not None or workers is not None or scheduler is not None:
-        raise UsageError("per_class, workers and scheduler apply to ensemble='ovo' or batches=K")
+    if per_class is not None:
+        raise UsageError("per_class applies to ensemble='ovo'")
+    if (workers is not None or scheduler is not None) and select in (False, None):
+        raise UsageError("workers and scheduler apply to select=True, ensemble='ovo' or batches=K")
     if progress is None and verbose:
         progress = lambda p: print(p.line(), flush=True)  # noqa: E731
     opts.progress = progress
@@ -234,7 +237,7 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
                  out_dir=out_dir, stem=name if name is not None else _stem_of(spec, s), merge=merge,
                  greedy=greedy, warm_start=warm_start, log=print if verbose else silent,
                  max_nonzeros=max_nonzeros, refine=refine, select=select, select_fraction=select_fraction,
-                 select_seed=select_seed)
+                 select_seed=select_seed, workers=workers, scheduler=scheduler)
 
 
 def check_keywords(function: Callable, kw: dict) -> None:

@@ -166,8 +166,9 @@ def cmd_train(a) -> int:
 
     if a.solver_cmd is not None and a.solver:
         raise UsageError("give either --solver or --solver-cmd, not both")
-    if a.ensemble or a.batches is not None or a.per_class is not None or a.workers is not None \
-            or a.scheduler is not None or load_spec(a.spec).training in ("ovo", "batches"):
+    if a.ensemble or a.batches is not None or a.per_class is not None \
+            or ((a.workers is not None or a.scheduler is not None) and not a.select) \
+            or load_spec(a.spec).training in ("ovo", "batches"):
         return _train_decomposed(a)
     # everything else (options, test width, output folder) is checked by train() before it
     # writes anything: one check for the CLI and the Python API
@@ -183,7 +184,8 @@ def cmd_train(a) -> int:
     r = train(spec, data, test=test, solver=solver, opts=opts, out_dir=a.out, stem=Path(a.spec).stem,
               merge=not a.no_merge, greedy=True if a.greedy else None, warm_start=not a.no_warm_start,
               refine=not a.no_refine, select=a.select, select_fraction=a.select_fraction,
-              select_seed=a.select_seed, log=lambda line: print(line, flush=True), max_nonzeros=a.max_nonzeros)
+              select_seed=a.select_seed, log=lambda line: print(line, flush=True), max_nonzeros=a.max_nonzeros,
+              workers=a.workers, scheduler=a.scheduler)
     if r.selection is not None:
         print("selection:")
         _print(r.selection.table_lines())
@@ -233,7 +235,8 @@ def _train_decomposed(a) -> int:
     kind = "ovo" if a.ensemble == "ovo" else "batches" if a.batches is not None else spec.training
     if kind not in ("ovo", "batches"):
         raise UsageError("--per-class, --workers and --scheduler apply to ovo and batch training: add "
-                         "--ensemble ovo or --batches K (or 'training ovo' / 'training batches K' to the spec)")
+                         "--ensemble ovo or --batches K (or 'training ovo' / 'training batches K' to the spec); "
+                         "--workers and --scheduler also apply to --select")
     if a.ensemble and a.batches is not None:
         raise UsageError("give either --ensemble ovo or --batches K, not both")
     if kind == "batches" and a.per_class is not None:
@@ -414,10 +417,10 @@ def parser() -> argparse.ArgumentParser:
                         "(as 'training batches K' in the spec)")
     t.add_argument("--per-class", type=int, metavar="N", help="--ensemble ovo: at most N rows of each class "
                    "per pair MIP (sampled with seed 0)")
-    t.add_argument("--workers", type=int, metavar="N", help="ovo / batches: a local Dask cluster of N worker "
-                   "processes (default: one per core)")
-    t.add_argument("--scheduler", metavar="ADDRESS", help="ovo / batches: run the MIPs on the Dask cluster "
-                   "whose scheduler is at ADDRESS (tcp://host:8786)")
+    t.add_argument("--workers", type=int, metavar="N", help="ovo / batches / --select: a local Dask cluster of N "
+                   "worker processes (default: one per core; --select without it: one candidate after another)")
+    t.add_argument("--scheduler", metavar="ADDRESS", help="ovo / batches / --select: run the MIPs on the Dask "
+                   "cluster whose scheduler is at ADDRESS (tcp://host:8786)")
     t.add_argument("--report", action="store_true",
                    help="also write OUT/<spec stem>.report.html (see annc report)")
     _max_nonzeros_option(t)

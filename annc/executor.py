@@ -88,7 +88,10 @@ class Executor:
         if self.scheduler is not None:
             try:
                 self.client = Client(self.scheduler, timeout=self.connect_timeout)
-            except (OSError, TimeoutError, ValueError) as e:
+            except ValueError as e:  # not an address at all
+                raise UsageError(f"--scheduler {self.scheduler!r} is not a Dask scheduler address such as "
+                                 f"tcp://127.0.0.1:8786 ({e})") from None
+            except (OSError, TimeoutError) as e:
                 raise UsageError(f"cannot reach the Dask scheduler at {self.scheduler} within "
                                  f"{self.connect_timeout:g} s ({type(e).__name__}: {e})") from None
             try:

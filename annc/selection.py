@@ -23,6 +23,15 @@ How (like scikit-learn's ``GridSearchCV`` with one stratified split and ``refit`
    network is trained on all training data with the chosen settings (the refit), and
    :meth:`Selection.to_dict` goes into its ``meta["selection"]``.
 
+**In parallel** (``workers`` / ``scheduler``, ``annc train --select --workers N``): the
+candidates are independent, so each is one task on :class:`annc.executor.Executor` (a
+local Dask cluster of ``workers`` processes, or the cluster at ``scheduler``):
+:func:`train_candidate` trains it on a worker with the options given (each with the full
+time limit) and sends back a :class:`Trial`, the few numbers the table needs.  The rows,
+the rule and the tie-breaks are those of the sequential run, in candidate order whatever
+the order the tasks finish in; so with the same solutions, the same candidate is chosen.
+A Ctrl-C cancels the candidates still running and chooses among those that finished.
+
 **The default grid** (:data:`DEFAULT_GRID`), the product of the axes that apply:
 
 * penalty weight: as written, 0.1x and 10x, when the spec has a penalty (``l0`` or
@@ -61,7 +70,7 @@ from .spec import NetworkSpec, format_spec
 from .training import silent
 
 __all__ = ["DEFAULT_GRID", "GRID_KEYS", "MARGIN_LOSSES", "MAX_CANDIDATES", "MAX_DEFAULT_CANDIDATES",
-           "Row", "Selection", "candidates", "select", "validation_split"]
+           "Row", "Selection", "Trial", "candidates", "select", "train_candidate", "validation_split"]
 
 MARGIN_LOSSES = ("hinge",)  # the losses whose spec takes a margin (spec.margin)
 DEFAULT_GRID = {
@@ -334,8 +343,112 @@ def _better(a: Row, b: Row) -> bool:
     return abs(a.validation_accuracy - b.validation_accuracy) <= TIE and a.nonzero_weights < b.nonzero_weights
 
 
-def select(spec: NetworkSpec, data: Dataset, *, train: Callable, grid: dict | None = None,
-           fraction: float = DEFAULT_FRACTION, seed: int = 0, log: Callable = silent) -> Selection:
+# -- one candidate as a task (parallel selection) ---------------------------------------
+@dataclass
+class Trial:
+    """What a worker sends back for one candidate: what :func:`select` reads of a
+    :class:`~annc.training.TrainResult` (``status`` as text, ``nonzero_weights`` counted
+    on the worker), or ``error`` when its MIP found no solution."""
+
+    status: str | None = None
+    seconds: float = 0.0
+    verified: bool = False
+    interrupted: bool = False
+    test_accuracy: float | None = None  # on the validation part
+    train_accuracy: float | None = None  # on the fit part
+    nonzero_weights: int | None = None
+    error: str | None = None
+
+
+def train_candidate(item) -> Trial:
+    """Train one candidate on a worker: ``item = (spec, fit, val, options)`` with
+    ``options`` the keyword arguments of :func:`annc.training.train` (``solver``,
+    ``opts``, ...); no files are written.  A MIP without a solution is a Trial with
+    ``error``, not an exception (so the task is not retried)."""
+    from .training import train
+    spec, fit, val, options = item
+    try:
+        r = train(spec, fit, test=val, **{**options, "out_dir": None})
+    except NoSolutionError as e:
+        return Trial(error=str(e) or "no solution")
+    return Trial(_status_text(r.status), float(r.seconds), bool(r.verified), bool(r.interrupted),
+                 float(r.test_accuracy), float(r.train_accuracy), int(r.network.nonzero_weights()))
+
+
+def _record(row: Row, result) -> bool:
+    """Fill ``row`` from a candidate's training result (a TrainResult, a :class:`Trial`
+    or a look-alike); whether that run was interrupted."""
+    if isinstance(result, Trial) and result.error is not None:
+        row.error = result.error
+        return False
+    row.status = _status_text(result.status)
+    row.seconds = float(result.seconds)
+    if getattr(result, "verified", True) is False:
+        row.error = "the network fails verification"
+    else:
+        row.validation_accuracy = float(result.test_accuracy)
+        row.fit_accuracy = float(result.train_accuracy)
+        row.nonzero_weights = int(result.nonzero_weights if isinstance(result, Trial)
+                                  else result.network.nonzero_weights())
+    return bool(getattr(result, "interrupted", False))
+
+
+def _log_row(log: Callable, k: int, n: int, row: Row) -> None:
+    if row.ok:
+        what = f"validation accuracy {row.validation_accuracy:.4f}, {row.nonzero_weights} non-zero weights"
+    else:
+        what = ("failed: " if row.status is None else "") + row.error.splitlines()[0]
+    log(f"[select] {k}/{n} {row.label}: {what}" + (f" ({row.status})" if row.status else ""))
+
+
+def _train_sequentially(cands, fit: Dataset, val: Dataset, train: Callable, rows: list[Row],
+                        log: Callable) -> None:
+    """Each candidate in turn in this process; none after one that was interrupted."""
+    interrupted = False
+    for i, (_label, cand) in enumerate(cands):
+        if interrupted:
+            rows[i].error = "not trained: an earlier run was interrupted"
+            continue
+        try:
+            result = train(cand, fit, val)
+        except NoSolutionError as e:
+            rows[i].error = str(e) or "no solution"
+        else:
+            interrupted = _record(rows[i], result)
+        _log_row(log, i + 1, len(cands), rows[i])
+
+
+def _train_in_parallel(cands, fit: Dataset, val: Dataset, options: dict, workers, scheduler,
+                       rows: list[Row], log: Callable) -> None:
+    """Every candidate as a task on the executor; rows filled as the tasks finish."""
+    from .executor import Executor, TaskFailed
+    finished = [False] * len(cands)
+
+    def done(i, result):
+        if isinstance(result, TaskFailed):
+            rows[i].error = result.message
+        else:
+            _record(rows[i], result)
+        finished[i] = True
+        _log_row(log, sum(finished), len(cands), rows[i])
+
+    items = [(cand, fit, val, options) for _, cand in cands]
+    try:
+        with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler,
+                      log=log) as ex:
+            ex.run(train_candidate, items, names=[label for label, _ in cands], retries=0, on_result=done)
+    except KeyboardInterrupt:
+        if not any(finished[i] and rows[i].ok for i in range(len(rows))):
+            raise
+        log("[select] interrupted: choosing among the candidates that finished")
+        for i, row in enumerate(rows):
+            if not finished[i]:
+                row.error = "not trained: the selection was interrupted"
+
+
+def select(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None, grid: dict | None = None,
+           fraction: float = DEFAULT_FRACTION, seed: int = 0, log: Callable = silent,
+           options: dict | None = None, workers: int | None = None, scheduler: str | None = None) -> Selection:
     """Choose among :func:`candidates` by accuracy on a held-out part of ``data``.
 
     ``data`` is the *training* data; :func:`validation_split` makes ``(fit, val)`` of it.
@@ -348,46 +461,39 @@ def select(spec: NetworkSpec, data: Dataset, *, train: Callable, grid: dict | No
     (``.verified`` False), is recorded as failed and skipped.  After a run that was
     interrupted (``.interrupted``, Ctrl-C) no further candidate is trained.
 
+    With ``workers`` (a local Dask cluster of that many processes) or ``scheduler`` (the
+    address of a Dask cluster) the candidates are trained in parallel instead, as tasks
+    :func:`train_candidate` with ``options`` (the keyword arguments of
+    :func:`annc.training.train`, which must be picklable; ``train`` is not used).  A task
+    that fails is a failed row, as a candidate without a solution is.
+
     The highest validation accuracy wins: it estimates how the network does on data the
     MIP never saw, which the training objective does not.  Ties (within 1e-12) go to
     fewer non-zero weights (``network.nonzero_weights()``) -- parsimony, the paper's
     promise -- then to the earlier candidate.  Raises NoSolutionError when every
     candidate failed.  The caller trains :attr:`Selection.spec` on all of ``data``.
     """
+    from .executor import check_scheduler, check_workers
+    workers, scheduler = check_workers(workers), check_scheduler(scheduler)
+    parallel = workers is not None or scheduler is not None
+    if parallel and not isinstance(options, dict):
+        raise UsageError("parallel selection (workers or scheduler) takes options: a dict of the keyword "
+                         "arguments of annc.training.train for every candidate")
+    if not parallel and not callable(train):
+        raise UsageError(f"train must be a callable, not {type(train).__name__}")
     fit, val = validation_split(data, fraction, seed)
     cands = candidates(spec, grid)
-    if not callable(train):
-        raise UsageError(f"train must be a callable, not {type(train).__name__}")
-    log(f"[select] {len(cands)} candidates; fitting on {len(fit.y)} rows, validating on {len(val.y)}")
-    rows: list[Row] = []
+    log(f"[select] {len(cands)} candidates; fitting on {len(fit.y)} rows, validating on {len(val.y)}"
+        + (" (in parallel)" if parallel else ""))
+    rows = [Row(label, format_spec(cand)) for label, cand in cands]
+    if parallel:
+        _train_in_parallel(cands, fit, val, options, workers, scheduler, rows, log)
+    else:
+        _train_sequentially(cands, fit, val, train, rows, log)
     best: int | None = None
-    interrupted = False
-    for i, (label, cand) in enumerate(cands):
-        row = Row(label, format_spec(cand))
-        rows.append(row)
-        if interrupted:
-            row.error = "not trained: an earlier run was interrupted"
-            continue
-        try:
-            result = train(cand, fit, val)
-        except NoSolutionError as e:
-            row.error = str(e) or "no solution"
-            log(f"[select] {i + 1}/{len(cands)} {label}: failed: {row.error.splitlines()[0]}")
-            continue
-        interrupted = bool(getattr(result, "interrupted", False))
-        row.status = _status_text(result.status)
-        row.seconds = float(result.seconds)
-        if getattr(result, "verified", True) is False:
-            row.error = "the network fails verification"
-        else:
-            row.validation_accuracy = float(result.test_accuracy)
-            row.fit_accuracy = float(result.train_accuracy)
-            row.nonzero_weights = int(result.network.nonzero_weights())
-            if best is None or _better(row, rows[best]):
-                best = i
-        log(f"[select] {i + 1}/{len(cands)} {label}: "
-            + (f"validation accuracy {row.validation_accuracy:.4f}, {row.nonzero_weights} non-zero weights"
-               if row.ok else row.error) + f" ({row.status})")
+    for i, row in enumerate(rows):  # candidate order: the tie-break to the earlier one
+        if row.ok and (best is None or _better(row, rows[best])):
+            best = i
     if best is None:
         raise NoSolutionError(f"model selection: none of the {len(cands)} candidates gave a verified network: "
                               + "; ".join(f"{r.label}: {r.error.splitlines()[0]}" for r in rows))

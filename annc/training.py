@@ -334,7 +334,8 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
           opts: SolveOptions | None = None, out_dir: str | Path | None = "out", stem: str | None = None,
           merge: bool = True, greedy: bool | None = None, log: Callable = silent,
           warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
-          select: bool | dict = False, select_fraction: float = 0.25, select_seed: int = 0) -> TrainResult:
+          select: bool | dict = False, select_fraction: float = 0.25, select_seed: int = 0,
+          workers: int | None = None, scheduler: str | None = None) -> TrainResult:
     """Train ``spec`` on ``data``; see the module docstring.
 
     With ``select`` (True for the default grid, or a grid dict) the spec is first chosen
@@ -342,7 +343,10 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
     each candidate trained with these options, no files, on the fit part); the chosen
     spec is then trained on all of ``data`` as usual, ``.selection`` holds the table and
     the network's ``meta["selection"]`` (so every weights file) its record.  Each
-    candidate gets the full time limit.
+    candidate gets the full time limit.  With ``workers`` (a local Dask cluster of that
+    many processes) or ``scheduler`` (a Dask cluster's address) the candidates train in
+    parallel, one task each (:func:`annc.selection.train_candidate`); without, one after
+    the other in this process.
 
     Checks everything first (:func:`check_train_args`).  Raises
     :class:`~annc.errors.NoSolutionError` when a MIP ends without a solution
@@ -356,17 +360,27 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
     if opts.interrupt is None:
         opts.interrupt = Interrupt(log=log)  # the first Ctrl-C says what it does
     selection = None
+    if (workers is not None or scheduler is not None) and (select is False or select is None):
+        raise UsageError("workers and scheduler (--workers, --scheduler) apply to select (--select), "
+                         "ovo ensembles and batch training")
     if select is not False and select is not None:
+        from .executor import check_scheduler, check_workers
         from .selection import select as choose
         if select is not True and not isinstance(select, dict):
             raise UsageError(f"select must be True, False or a grid dict, not {select!r}")
+        workers, scheduler = check_workers(workers), check_scheduler(scheduler)
         run = dict(solver=solver, stem=stem, merge=merge, greedy=greedy, warm_start=warm_start,
                    max_nonzeros=max_nonzeros, refine=refine)
+        if workers is not None or scheduler is not None:  # one task per candidate, its own time limit
+            how = dict(workers=workers, scheduler=scheduler,
+                       options=dict(run, opts=replace(opts, progress=None, interrupt=None)))
+        else:
+            how = dict(train=lambda cand, fit, val: train(
+                cand, fit, test=val, out_dir=None, **run,  # no files, no progress lines;
+                # a Ctrl-C stops this candidate and the search, not the final training
+                opts=replace(opts, progress=None, interrupt=Interrupt(log=log))))
         selection = choose(spec, data, grid=None if select is True else select, fraction=select_fraction,
-                           seed=select_seed, log=log, train=lambda cand, fit, val: train(
-                               cand, fit, test=val, out_dir=None, **run,  # no files, no progress lines;
-                               # a Ctrl-C stops this candidate and the search, not the final training
-                               opts=replace(opts, progress=None, interrupt=Interrupt(log=log))))
+                           seed=select_seed, log=log, **how)
         spec = selection.spec
         log(f"[select] training the chosen candidate ({selection.label}) on all {len(data.y)} training rows")
     out = Path(out_dir) if out_dir is not None else None

@@ -119,3 +119,9 @@ def test_check_scheduler(bad):
 def test_workers_and_scheduler_together_is_an_error():
     with pytest.raises(UsageError, match="not both"):
         Executor(workers=2, scheduler="tcp://127.0.0.1:1")
+
+
+def test_a_malformed_scheduler_address_is_a_usage_error():
+    with pytest.raises(UsageError, match="not a Dask scheduler address"):
+        with Executor(scheduler="not-an-address", connect_timeout=2):
+            pass

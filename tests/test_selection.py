@@ -195,7 +195,7 @@ def test_select_end_to_end_on_xor():
     spec = parse_spec(HINGE)
 
     def fit(candidate, fit_data, val_data):
-        return train(candidate, fit_data, test=val_data, out_dir=None, opts=SolveOptions(time_limit=5))
+        return train(candidate, fit_data, test=val_data, out_dir=None, opts=SolveOptions(time_limit=2))
 
     sel = select(spec, data, train=fit)
     assert isinstance(sel, Selection)
@@ -245,3 +245,63 @@ def test_cli_select_prints_the_table_and_records_it_in_the_weights(tmp_path, cap
     assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--select", "--select-fraction",
                  "1.5", "-o", str(tmp_path / "bad")]) == 2
     assert not (tmp_path / "bad").exists()
+
+
+# -- in parallel, on Dask -----------------------------------------------------------
+def test_parallel_selection_gives_the_sequential_table():
+    """``workers=2``: every candidate is a task on a local Dask cluster; the table has the
+    same candidates in the same order as the sequential run, each with a verified result,
+    and the choice follows the same rule."""
+    import annc
+    from annc.datasets import xor_data
+
+    X, y = xor_data(32, noise=0.1, seed=0)
+    grid = {"penalty_weight": [0, 0.01, 0.1]}
+    spec = HINGE.replace("hidden 2", "hidden 1")
+    runs = [annc.train(spec, (X, y), select=grid, time_limit=2, threads=1, out_dir=None, **kw)
+            for kw in ({}, {"workers": 2})]
+    seq, par = (r.selection for r in runs)
+    assert [(r.label, r.spec) for r in par.rows] == [(r.label, r.spec) for r in seq.rows]
+    assert len(par.rows) == 3 and all(r.ok and r.status for r in seq.rows + par.rows)
+    for sel in (seq, par):
+        best = max(r.validation_accuracy for r in sel.rows)
+        assert sel.rows[sel.chosen].validation_accuracy == best
+        assert sel.chosen == min(i for i, r in enumerate(sel.rows) if r.validation_accuracy == best
+                                 and r.nonzero_weights == min(q.nonzero_weights for q in sel.rows
+                                                              if q.validation_accuracy == best))
+    assert runs[1].verified and runs[1].network.meta["selection"]["chosen"] == par.chosen
+
+
+def test_parallel_selection_reports_failed_tasks():
+    """A candidate whose task raises on the worker is a failed row; all failed: NoSolutionError."""
+    spec, data = parse_spec(NLL_WIDTH1), dataset([6, 6])
+    lines = []
+    with pytest.raises(NoSolutionError, match="none of the 2 candidates") as err:
+        select(spec, data, options={"solver": "no-such-solver"}, workers=1, log=lines.append)
+    assert "UsageError" in str(err.value)
+    assert sum("failed: UsageError" in line for line in lines) == 2
+
+
+@pytest.mark.parametrize("kw, match", [
+    (dict(workers=0, options={}), "--workers"),
+    (dict(scheduler="tcp://a b", options={}), "--scheduler"),
+    (dict(workers=2), "takes options"),
+])
+def test_parallel_selection_checks_its_arguments(kw, match):
+    with pytest.raises(UsageError, match=match):
+        select(parse_spec(NLL_WIDTH1), dataset([6, 6]), **kw)
+
+
+def test_workers_without_select_is_a_usage_error(tmp_path, capsys):
+    import annc
+    from annc.cli import main
+    from annc.datasets import write_csv, xor_data
+    X, y = xor_data(16, noise=0.1, seed=0)
+    with pytest.raises(UsageError, match="workers and scheduler apply"):
+        annc.train(NLL_WIDTH1, (X, y), workers=2, out_dir=None)
+    write_csv(tmp_path / "d.csv", X, y)
+    (tmp_path / "n.ann").write_text(NLL_WIDTH1)
+    assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--select", "--workers", "0",
+                 "-o", str(tmp_path / "out")]) == 2
+    assert "--workers (workers) must be a whole number" in capsys.readouterr().err  # the --select path
+    assert not (tmp_path / "out").exists()
