@@ -39,10 +39,11 @@ from typing import Callable
 
 import numpy as np
 
+from . import errors
 from .chain import weakest
 from .data import Dataset, array_digest
 from .ensemble import Ensemble
-from .errors import NoSolutionError, UsageError
+from .errors import AnncError, NoSolutionError, UsageError
 from .executor import Executor, TaskFailed
 from .network import Layer, TrainedNetwork
 from .outputs import export_atomically, prepare_out_dir
@@ -111,31 +112,59 @@ class DecomposedResult:
 
 
 # -- one sub-MIP, on a worker -----------------------------------------------------------
-def train_member(item) -> MemberResult:
+@dataclass
+class MemberFailure:
+    """A sub-MIP that ended in one of annc's own errors (no solution within its time limit,
+    a verification failure, ...): sent back as a value, so that Dask does not log it as a
+    crashed task, and raised in the parent with every failed pair named."""
+
+    name: str
+    error: str  # the annc.errors class name
+    message: str
+
+
+def train_member(item) -> MemberResult | MemberFailure:
     """Train ``spec`` on ``data`` with the solve options ``opts`` (a dict); runs on a Dask
     worker: ``item = (name, spec, data, solver, opts)``."""
     from .training import train
     name, spec, data, solver, opts = item
-    r = train(spec, data, solver=solver, opts=SolveOptions(**opts), out_dir=None, greedy=False, stem=name)
+    try:
+        r = train(spec, data, solver=solver, opts=SolveOptions(**opts), out_dir=None, greedy=False, stem=name)
+    except AnncError as e:
+        text = str(e).removeprefix(f"[{name}] ").removesuffix(": no network to export")
+        return MemberFailure(name, type(e).__name__, text)
     s = r.steps[0]
     return MemberResult(name, r.network.core(), r.status.value, s.verdict.describe(), s.verdict.objective,
                         s.verdict.lower_bound, s.result.seconds, r.verified, len(data.y))
 
 
-def _run(items: list, *, workers, scheduler, log: Callable) -> list[MemberResult]:
-    """Every sub-MIP on the executor; the first failure as a NoSolutionError naming it."""
+def _error_class(failure) -> type[AnncError]:
+    """The annc error a failed sub-MIP is raised as: its own (a VerificationError stays one),
+    NoSolutionError for a task that crashed or was lost."""
+    cls = getattr(errors, failure.error, None) if isinstance(failure, MemberFailure) else None
+    if isinstance(cls, type) and issubclass(cls, AnncError) and cls is not errors.SpecError:
+        return cls
+    return NoSolutionError
+
+
+def _run(items: list, *, kind: str, workers, scheduler, log: Callable) -> list[MemberResult]:
+    """Every sub-MIP on the executor; if any failed, one error naming every failed one."""
     t0 = time.perf_counter()
 
     def done(i, res):
-        what = f"failed: {res.message}" if isinstance(res, TaskFailed) else f"{res.describe} on {res.rows} rows"
+        what = (f"failed: {res.message}" if isinstance(res, (TaskFailed, MemberFailure))
+                else f"{res.describe} on {res.rows} rows")
         log(f"[{items[i][0]}] {what} ({time.perf_counter() - t0:.0f} s)")
 
     with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler, log=log) as ex:
         results = ex.run(train_member, items, names=[it[0] for it in items], retries=0, on_result=done)
-    failed = [r for r in results if isinstance(r, TaskFailed)]
+    failed = [r for r in results if isinstance(r, (TaskFailed, MemberFailure))]
     if failed:
-        raise NoSolutionError("; ".join(f"[{f.name}] {f.message.split(': ', 1)[-1]}" for f in failed)
-                              + f" ({len(failed)} of {len(items)} sub-MIPs failed: no network to export)")
+        what = "pair" if kind == "ovo" else "batch"
+        raise _error_class(failed[0])(
+            f"{kind}: {len(failed)} of {len(items)} {what} MIPs failed, so there is no "
+            f"{'ensemble' if kind == 'ovo' else 'network'} to export:\n"
+            + "\n".join(f"  {what} {f.name}: {f.message}" for f in failed))
     return results
 
 
@@ -205,7 +234,7 @@ def train_ovo(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, 
                                                 f"<{name}>"), solver, o))
         pairs.append((i, j))
     log(f"[ovo] {len(items)} pair MIPs of {len(items[0][2].y)}-{max(len(it[2].y) for it in items)} rows each")
-    members = _run(items, workers=workers, scheduler=scheduler, log=log)
+    members = _run(items, kind="ovo", workers=workers, scheduler=scheduler, log=log)
     ens = Ensemble(list(data.classes), [m.network for m in members], pairs,
                    {"spec": spec.source, "spec_text": spec.text, "solver": solver,
                     "per_class": per_class, "seed": seed},
@@ -241,7 +270,7 @@ def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, 
         items.append((f"{stem}_batch{k + 1}", batch_spec,
                       _rows(scaled, rows, data.y[rows], data.classes, f"<{stem} batch {k + 1}>"), solver, o))
     log(f"[batches] {K} batch MIPs of about {len(deal[0])} rows; {len(val)} rows held out for the weights")
-    members = _run(items, workers=workers, scheduler=scheduler, log=log)
+    members = _run(items, kind="batches", workers=workers, scheduler=scheduler, log=log)
     Xv, yv = scaled.X[val], data.y[val]
     accs = np.array([float(np.mean(m.network.predict_index(Xv) == yv)) for m in members])
     weights = accs / accs.sum() if accs.sum() > 0 else np.full(K, 1.0 / K)

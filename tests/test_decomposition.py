@@ -85,6 +85,7 @@ def test_batches_through_the_api(blobs):
 
 
 @pytest.mark.parametrize("text, message", [
+    ("training batches 0", "at least 2"),
     ("training batches 1", "at least 2"),
     ("training batches", "number of batches"),
     ("training batches two", "must be an integer"),
@@ -108,6 +109,23 @@ def test_cli_option_errors(blobs, args, message, tmp_path):
     root, train, _ = blobs
     code, out, err = run_cli("train", str(root / "net.ann"), str(train), *args, "-o", str(tmp_path / "o"))
     assert code == 2 and message in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_failed_pair_mips_fail_the_run_naming_every_pair(blobs, tmp_path, capfd):
+    """Every pair MIP ends in one of annc's own errors (here, deterministically, a solver
+    "cmd" without its command): one error of that kind naming every pair, nothing
+    written, and no crashed-task dump from Dask."""
+    from annc.decomposition import train_ovo
+    root, train, _ = blobs
+    with pytest.raises(UsageError) as e:
+        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), solver="cmd", workers=1, stem="net",
+                  out_dir=tmp_path / "o")
+    text = str(e.value)
+    assert "3 of 3 pair MIPs" in text
+    assert all(f"pair net_{i}_vs_{j}:" in text for i, j in ((0, 1), (0, 2), (1, 2)))
+    workers = capfd.readouterr().err  # what the worker processes wrote
+    assert "Traceback" not in workers and "Compute Failed" not in workers
     assert not (tmp_path / "o").exists()
 
 
