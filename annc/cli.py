@@ -373,8 +373,8 @@ def parser() -> argparse.ArgumentParser:
     e.set_defaults(func=cmd_eval)
 
     x = sub.add_parser("export", help="a weights file -> an ONNX model (same forward pass, input scaling included)")
-    x.add_argument("weights")
-    x.add_argument("--onnx", required=True, metavar="FILE", help="the ONNX file to write")
+    x.add_argument("weights", help="a .weights.json or .weights.npz (a network or a one-vs-one ensemble)")
+    x.add_argument("--onnx", required=True, metavar="FILE", help="the ONNX file to write (atomically)")
     x.set_defaults(func=cmd_export)
 
     t = sub.add_parser("train", help="compile, solve, decode and verify in one go")

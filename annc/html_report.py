@@ -7,13 +7,27 @@ records (never from a solver's claim presented as more than it is):
   every MIP's objective, bound, time and whether its network passed verification
   (``meta["steps"]``);
 * the network as an SVG drawing: a column per layer, an edge per non-zero weight
-  (blue positive, red negative, width ``0.6 + 3 |w| / max |w|``), dead units (no
-  non-zero outgoing weight: :meth:`~annc.network.TrainedNetwork.pruned` removes them)
-  dashed, unused inputs grey;
+  (blue positive, red negative, width ``0.6 + 3 |w| / max |w|``), dead units dashed
+  grey: a unit is dead when no non-zero weight leads from it to a live unit of the next
+  layer (the output units are live), decided from the last layer back - exactly the
+  hidden units :meth:`~annc.network.TrainedNetwork.pruned` removes; an input is unused
+  by the same rule;
 * each layer's weight matrix as a heat map (diverging colours, the value in a tooltip);
-* the hidden units' activations over the distinct input rows of the data;
-* each MIP's incumbent and bound over time (``meta["steps"][k]["trace"]``);
-* train and test accuracy with confusion matrices (forward pass on the CSVs given).
+* the hidden units' activations over the distinct input rows of ``--data`` (the
+  MAX_PATTERNS most frequent rows, with their counts and the predicted class);
+* each MIP's incumbent and bound over time (``meta["steps"][k]["trace"]``: points
+  ``[seconds, incumbent or null, bound or null]``, drawn as step lines held to the end);
+* train and test accuracy with confusion matrices (forward pass on the CSVs given);
+* the training objective recomputed: the loss of the network on ``--data`` (rows merged
+  as in :mod:`annc.problem`, the loss and penalty of the recorded spec,
+  :func:`annc.formulations.network_loss`), next to the objective the weights file
+  records; both are the same number when ``--data`` is the training data;
+* the input scaling (``x' = (x - center) / width``, which the forward pass applies) and
+  the spec text.
+
+An ensemble (:class:`~annc.ensemble.Ensemble`) gets a summary per member: its drawing
+(at most MAX_MEMBERS_DRAWN), its row of the MIP table (``meta["members"]``), its trace
+if recorded; accuracy and confusion matrices are the vote's.
 
 Why jinja2: the page is a template with loops over layers and cells, kept apart from the
 Python that computes coordinates and colours; autoescaping makes any class name, feature
@@ -29,8 +43,11 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from .errors import AnncError
+from .formulations import network_loss
 from .network import TrainedNetwork
 from .outputs import atomic_write_text, check_out_file
+from .spec import parse_spec
 
 MAX_UNITS_DRAWN = 40  # units per column of the drawing; more are summarised
 MAX_HEAT = 64  # rows / columns of a heat map
@@ -53,7 +70,7 @@ def evaluate(net: TrainedNetwork, data, name: str) -> Evaluation:
     k = len(net.classes)
     conf = np.zeros((k, k), dtype=int)
     np.add.at(conf, (data.y, pred), 1)
-    return Evaluation(name, str(data.path), int(len(data.y)), float(np.mean(pred == data.y)), conf.tolist())
+    return Evaluation(name, str(data.path), len(data.y), float(np.mean(pred == data.y)), conf.tolist())
 
 
 def _colour(v: float, vmax: float) -> str:
@@ -95,12 +112,26 @@ def verdict_words(meta: dict) -> str:
     if len(steps) == 1:
         s = steps[0]
         gap = s.get("gap")
-        if status == "feasible" and isinstance(gap, (int, float)):
-            return (f"a network found, not proven optimal: its objective {_fmt(s.get('objective'))} is "
-                    f"{100 * gap:.1f}% (relative gap) above the lower bound {_fmt(s.get('lower_bound'))}")
+        if status == "feasible" and isinstance(gap, (int, float)) and math.isfinite(gap):
+            return (f"feasible, gap {100 * gap:.1f}% to the lower bound {_fmt(s.get('lower_bound'))} "
+                    f"(objective {_fmt(s.get('objective'))}): a network found, not proven optimal")
         return s.get("describe", "")
     weakest = [s["name"] for s in steps if s.get("status") != "optimal"]
     return f"not proven optimal for {', '.join(weakest)} (greedy training: each MIP's verdict below)"
+
+
+def used_units(net: TrainedNetwork, tol: float = 1e-9) -> list[np.ndarray]:
+    """``used[c][j]``: whether unit ``j`` of column ``c`` (0: the inputs, then the hidden
+    layers) reaches the output through non-zero weights.  Decided from the last layer
+    back, as :meth:`~annc.network.TrainedNetwork.pruned` does: a unit is used if a
+    non-zero weight leads from it to a used unit of the next column (every output unit
+    is used), so the hidden units not used are exactly those ``pruned()`` removes."""
+    live = np.ones(net.layers[-1].units, dtype=bool)
+    used: list[np.ndarray] = []
+    for L in reversed(net.layers):
+        live = (np.abs(L.weight[:, live]) > tol).any(axis=1)
+        used.insert(0, live)
+    return used
 
 
 def _drawing(net: TrainedNetwork, features: list[str] | None) -> dict:
@@ -115,8 +146,7 @@ def _drawing(net: TrainedNetwork, features: list[str] | None) -> dict:
         n = len(shown[col])
         return pad + (height - 2 * pad) * (0.5 if n == 1 else j / (n - 1))
 
-    # a unit is used if it has a non-zero outgoing weight (inputs and hidden units)
-    used = [np.abs(L.weight).max(axis=1, initial=0.0) > 1e-9 for L in net.layers]
+    used = used_units(net)
     vmax = max((float(np.abs(L.weight).max(initial=0.0)) for L in net.layers), default=0.0) or 1.0
     edges = []
     for li, L in enumerate(net.layers):
@@ -140,12 +170,14 @@ def _drawing(net: TrainedNetwork, features: list[str] | None) -> dict:
             dead = c < cols - 1 and not bool(used[c][j])
             units.append({"x": xs[c], "y": y(c, j), "label": label, "dead": dead, "input": c == 0,
                           "title": f"{'input' if c == 0 else 'unit'} {j + 1}"
-                                   + (": no non-zero outgoing weight" if dead else "")})
+                                   + (": no non-zero weight to a live unit (pruned() removes it)"
+                                      if dead and c > 0 else ": unused" if dead else "")})
         act = "" if c == 0 else net.layers[c - 1].activation
         columns.append({"x": xs[c], "units": units, "more": sizes[c] - len(shown[c]),
                         "title": f"{names.get(c, f'hidden {c}')} ({sizes[c]}{', ' + act if act else ''})"})
     return {"width": width, "height": height + 30, "columns": columns, "edges": edges,
-            "dead_inputs": int(np.sum(~used[0])), "nonzero": net.nonzero_weights()}
+            "dead_inputs": int(np.sum(~used[0])), "dead_hidden": int(sum(np.sum(~u) for u in used[1:])),
+            "nonzero": net.nonzero_weights()}
 
 
 def _heatmaps(net: TrainedNetwork) -> list[dict]:
@@ -155,15 +187,23 @@ def _heatmaps(net: TrainedNetwork) -> list[dict]:
         rows, cols = min(W.shape[0], MAX_HEAT + 1), min(W.shape[1], MAX_HEAT)
         vmax = float(np.abs(W).max(initial=0.0)) or 1.0
         cell = max(6, min(26, 520 // max(rows, cols)))
-        cells = []
+        x0, y0 = 40, 22
+        cells, labels = [], []
         for i in range(rows):
             src = W.shape[0] - 1 if i == rows - 1 else i
+            if cell >= 12 or i == rows - 1:  # row labels where they fit; always the bias row's
+                labels.append({"x": x0 - 4, "y": y0 + i * cell + cell / 2 + 4, "anchor": "end",
+                               "text": "bias" if src == W.shape[0] - 1 else str(src + 1)})
             for j in range(cols):
                 v = float(W[src, j])
-                cells.append({"x": 40 + j * cell, "y": 10 + i * cell, "fill": _colour(v, vmax),
+                cells.append({"x": x0 + j * cell, "y": y0 + i * cell, "fill": _colour(v, vmax),
                               "title": f"{'bias' if src == W.shape[0] - 1 else f'in {src + 1}'} -> unit {j + 1}: {v:.6g}"})
+        for j in range(cols):
+            if cell >= 12 or j in (0, cols - 1):
+                labels.append({"x": x0 + j * cell + cell / 2, "y": y0 - 6, "anchor": "middle", "text": str(j + 1)})
         maps.append({"title": f"layer {li + 1} ({L.activation}): {L.weight.shape[0]} inputs + bias x {L.units} units",
-                     "cell": cell, "cells": cells, "width": 60 + cols * cell, "height": 20 + rows * cell,
+                     "cell": cell, "cells": cells, "labels": labels,
+                     "width": x0 + 20 + cols * cell, "height": y0 + 10 + rows * cell,
                      "cut": W.shape[0] > rows or W.shape[1] > cols, "vmax": vmax,
                      "nonzero": int(np.count_nonzero(np.abs(L.weight) > 1e-9)), "size": L.weight.size})
     return maps
@@ -185,7 +225,7 @@ def _patterns(net: TrainedNetwork, data) -> dict | None:
         for li, a in enumerate(hidden):
             top = float(np.abs(a).max(initial=0.0)) or 1.0
             for v in a[r]:
-                cells.append({"value": _fmt(float(v)), "fill": _colour(float(v), top)})
+                cells.append({"value": _fmt(float(v)), "fill": _colour(float(v), top), "dark": abs(v) > 0.6 * top})
         table.append({"x": " ".join(_fmt(float(v)) for v in rows[r][:12]) + (" ..." if rows.shape[1] > 12 else ""),
                       "count": int(counts[r]), "cells": cells, "pred": str(net.classes[pred[r]])})
     heads = [f"h{li + 1}.{j + 1}" for li, a in enumerate(hidden) for j in range(a.shape[1])]
@@ -193,45 +233,82 @@ def _patterns(net: TrainedNetwork, data) -> dict | None:
     return {"heads": heads, "rows": table, "distinct": distinct, "shown": len(rows)}
 
 
+def recomputed_objective(net: TrainedNetwork, data) -> dict | None:
+    """The training objective of ``net`` on ``data``, recomputed by annc's forward pass
+    with the recorded spec's loss and penalty, next to the objective recorded by training
+    (one MIP of full training only: a greedy step's objective is its own layer's).
+    ``None`` when there is nothing to recompute (no data, no spec text, an ensemble)."""
+    meta = net.meta or {}
+    steps = meta.get("steps") or []
+    if data is None or not meta.get("spec_text") or len(steps) != 1 or meta.get("training", "full") != "full":
+        return None
+    try:
+        spec = parse_spec(meta["spec_text"], str(meta.get("spec", "<spec>")))
+    except AnncError:  # a spec this version of annc cannot read: show the recorded figures only
+        return None
+    rows, inverse = np.unique(data.X, axis=0, return_inverse=True)
+    counts = np.zeros((len(rows), len(net.classes)))
+    np.add.at(counts, (inverse.reshape(-1), data.y), 1.0)
+    loss = float(network_loss(spec, net.forward(rows)[-1], counts, [L.weight for L in net.layers]))
+    recorded = steps[0].get("objective")
+    if not math.isfinite(loss):
+        return {"loss": "not finite", "recorded": _fmt(recorded), "agrees": False}
+    agrees = isinstance(recorded, (int, float)) and abs(loss - recorded) <= 1e-6 * max(1.0, abs(recorded))
+    return {"loss": _fmt(loss), "recorded": _fmt(recorded), "agrees": agrees, "path": str(data.path)}
+
+
 def _charts(meta: dict) -> list[dict]:
-    """Incumbent and bound over time for every MIP with a recorded trace."""
-    charts = []
-    for s in meta.get("steps") or []:
-        trace = [p for p in (s.get("trace") or []) if isinstance(p, list) and len(p) == 3]
-        vals = [v for p in trace for v in p[1:] if isinstance(v, (int, float)) and math.isfinite(v)]
-        if not trace or not vals:
-            charts.append({"name": s.get("name", "?"), "empty": True})
-            continue
-        t_max = max(p[0] for p in trace) or 1.0
-        lo, hi = min(vals), max(vals)
-        # a first incumbent far above the rest (before the search improves it) would flatten
-        # the chart: the axis stops at the highest value after it, and the line is clipped
-        later = [v for p in trace[1:] for v in p[1:] if isinstance(v, (int, float)) and math.isfinite(v)]
-        if later and max(later) > lo:
-            hi = max(later)
-        if hi - lo < 1e-12:
-            lo, hi = lo - 1, hi + 1
-        W, H, L, B = 520, 220, 60, 30
+    """Incumbent and bound over time for every MIP (an ensemble's members, batches, steps);
+    ``{"empty": True}`` for a MIP without a recorded trace."""
+    return [_chart(s) for s in (meta.get("members") or meta.get("batch_runs") or []) + (meta.get("steps") or [])]
 
-        def pt(t, v):
-            v = min(v, hi)
-            return f"{L + (W - L - 10) * t / t_max:.1f},{H - B - (H - B - 10) * (v - lo) / (hi - lo):.1f}"
 
-        def line(k):  # a step function: the value holds until the next report
-            pts, last = [], None
-            for p in trace:
-                v = p[k]
-                if isinstance(v, (int, float)) and math.isfinite(v):
-                    if last is not None:
-                        pts.append(pt(p[0], last))
-                    pts.append(pt(p[0], v))
-                    last = v
-            return " ".join(pts)
+def _chart(s: dict) -> dict:
+    """One MIP's chart: step lines through its ``trace`` points ``[seconds, incumbent, bound]``."""
+    trace = [p for p in (s.get("trace") or []) if isinstance(p, list) and len(p) == 3
+             and isinstance(p[0], (int, float)) and math.isfinite(p[0]) and p[0] >= 0]
+    vals = [v for p in trace for v in p[1:] if isinstance(v, (int, float)) and math.isfinite(v)]
+    if not trace or not vals:
+        return {"name": s.get("name", "?"), "empty": True}
+    t_max = max(p[0] for p in trace) or 1.0
+    lo, hi = min(vals), max(vals)
+    # a first incumbent far above the rest (before the search improves it) would flatten
+    # the chart: the axis stops at the highest value after it, and the line is clipped
+    later = [v for p in trace[1:] for v in p[1:] if isinstance(v, (int, float)) and math.isfinite(v)]
+    if later and max(later) > lo:
+        hi = max(later)
+    if hi - lo < 1e-12:  # a flat chart (found and proven at once): a band around the value
+        pad = max(0.1 * abs(lo), 1e-3)
+        lo, hi = lo - pad, hi + pad
+    W, H, L, B = 520, 220, 60, 30
 
-        charts.append({"name": s.get("name", "?"), "empty": False, "W": W, "H": H, "L": L, "B": B,
-                       "incumbent": line(1), "bound": line(2), "t_max": _fmt(float(t_max)),
-                       "lo": _fmt(float(lo)), "hi": _fmt(float(hi)), "points": len(trace)})
-    return charts
+    def pt(t, v):
+        v = min(v, hi)
+        return f"{L + (W - L - 10) * t / t_max:.1f},{H - B - (H - B - 10) * (v - lo) / (hi - lo):.1f}"
+
+    def line(k):  # a step function: the value holds until the next report, and to the end
+        pts, marks, last = [], [], None
+        for p in trace:
+            v = p[k]
+            if isinstance(v, (int, float)) and math.isfinite(v):
+                if last is not None:
+                    pts.append(pt(p[0], last))
+                pts.append(pt(p[0], v))
+                marks.append([float(c) for c in pt(p[0], v).split(",")])
+                last = v
+        if last is not None:
+            pts.append(pt(t_max, last))
+        return " ".join(pts), marks
+
+    yticks = [{"y": float(pt(0, lo + k * (hi - lo) / 4).split(",")[1]), "label": f"{lo + k * (hi - lo) / 4:.4g}"}
+              for k in range(5)]
+    xticks = [{"x": float(pt(t_max * k / 4, lo).split(",")[0]), "label": f"{t_max * k / 4:.3g} s"}
+              for k in range(5)]
+    (incumbent, incumbent_marks), (bound, bound_marks) = line(1), line(2)
+    return {"name": s.get("name", "?"), "empty": False, "W": W, "H": H, "L": L, "B": B,
+            "yticks": yticks, "xticks": xticks, "incumbent": incumbent, "bound": bound,
+            "incumbent_marks": incumbent_marks, "bound_marks": bound_marks, "t_max": _fmt(float(t_max)),
+            "lo": _fmt(float(lo)), "hi": _fmt(float(hi)), "points": len(trace)}
 
 
 def context(net, *, data=None, test=None, source: str = "") -> dict:
@@ -246,6 +323,7 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
         steps.append({k: _fmt(s.get(k)) for k in ("name", "status", "objective", "lower_bound", "seconds")}
                      | {"gap": "-" if not isinstance(s.get("gap"), (int, float)) else f"{100 * s['gap']:.2f}%",
                         "verified": "passed" if s.get("verified") else "failed",
+                        "rows": _fmt(s.get("rows")),
                         "solver": (s.get("solver") or {}).get("describe", "-"),
                         "network_from": s.get("network_from", "-")})
     evals = [e for e in (evaluate(net, data, "train") if data is not None else None,
@@ -271,6 +349,8 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
         "verdict": verdict_words(meta), "status": meta.get("status", "unknown"),
         "solver": meta.get("solver", "-"), "training": meta.get("training", "-"),
         "spec_path": meta.get("spec", "-"), "spec_text": meta.get("spec_text") or "",
+        "model_file": meta.get("model"), "recomputed": None if ensemble else recomputed_objective(net, data),
+        "accuracy_recorded": _fmt(meta.get("train_accuracy")) if "train_accuracy" in meta else None,
         "classes": [str(c) for c in net.classes], "steps": steps, "evals": evals, "scaling": scaling,
         "architecture": architecture, "nonzero": net.nonzero_weights(),
         "weights": int(sum(L.weight.size for m in (net.members if ensemble else [net]) for L in m.layers)),
@@ -296,4 +376,5 @@ def write_report(net: TrainedNetwork, path: str | Path, *, data=None, test=None,
     return atomic_write_text(path, render(net, data=data, test=test, source=source))
 
 
-__all__ = ["Evaluation", "context", "evaluate", "render", "verdict_words", "write_report"]
+__all__ = ["Evaluation", "context", "evaluate", "recomputed_objective", "render", "used_units", "verdict_words",
+           "write_report"]

@@ -17,7 +17,16 @@ in double precision so that a runtime computes the same numbers:
   and ``class`` (``N``, the predicted class label itself: ``Gather`` from the list of
   classes, as int64 when every class is an integer, as strings otherwise).
 
+Every operation is the one numpy performs, in the same order, on the same doubles; only a
+matrix product may sum its terms in another order, which moves a score by rounding (about
+1e-16 relative) and can change a step unit or the argmax only where two values agree to
+that rounding.  Sums of small integers are exact in any order, so a pre-activation that
+is exactly 0 (where a step unit switches on) is 0 in both.
+
 The class labels and annc's version are in the model's metadata (``classes`` as JSON).
+Weights, biases and the scaling must be finite, and a network's output layer must have one
+unit per class (:class:`~annc.errors.UsageError` otherwise).
+
 Why ONNX via the ``onnx`` package: it is the exchange format every deployment runtime
 reads (onnxruntime, TensorRT, OpenVINO, ``onnx2torch``), and ``onnx.helper`` builds and
 ``onnx.checker`` validates the graph, so annc writes no protobuf by hand.
@@ -130,13 +139,12 @@ def to_onnx(net):
     from .ensemble import Ensemble
     if not isinstance(net, (TrainedNetwork, Ensemble)):
         raise UsageError(f"ONNX export takes a TrainedNetwork or an Ensemble, not {type(net).__name__}")
+    _check(net)
     g = _Graph()
     x = _scaling(g, "X", net.scaling)
     if isinstance(net, Ensemble):
         scores, d = _vote(g, x, net), net.inputs
     else:
-        if not net.layers:
-            raise UsageError("the network has no layers")
         scores, d = _layers(g, x, net, "scores"), net.layers[0].weight.shape[0]
     kept = g.op("ArgMax", [scores], axis=1, keepdims=1, select_last_index=0)
     g.op("Squeeze", [kept, g.const("axis1", np.asarray([1], dtype=np.int64))], "label")
@@ -161,6 +169,28 @@ def to_onnx(net):
                                    "annc_version": __version__})
     onnx.checker.check_model(model, full_check=True)
     return model
+
+
+def _check(net) -> None:
+    """Every number that goes into the graph is finite, and the output layer has one unit
+    per class (a :class:`UsageError` otherwise: a runtime would not say so)."""
+    from .ensemble import Ensemble
+    nets = net.members if isinstance(net, Ensemble) else [net]
+    arrays = [("scaling center", net.scaling.center), ("scaling width", net.scaling.width)] if net.scaling else []
+    for k, m in enumerate(nets):
+        who = f"member {k} " if isinstance(net, Ensemble) else ""
+        if not m.layers:
+            raise UsageError(f"the {who.strip() or 'network'} has no layers")
+        arrays += [(f"{who}layer {i} {part}", a) for i, L in enumerate(m.layers)
+                   for part, a in (("weight", L.weight), ("bias", L.bias))]
+        if not isinstance(net, Ensemble) and m.layers[-1].units != len(net.classes):
+            raise UsageError(f"the output layer has {m.layers[-1].units} units but there are "
+                             f"{len(net.classes)} classes")
+    for what, a in arrays:
+        bad = np.argwhere(~np.isfinite(np.asarray(a, dtype=float)))
+        if bad.size:
+            raise UsageError(f"{what}: {np.asarray(a)[tuple(bad[0])]} at {tuple(int(v) for v in bad[0])} "
+                             "is not a finite number")
 
 
 def _plain(c):
