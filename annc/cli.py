@@ -212,7 +212,13 @@ def cmd_train(a) -> int:
         _print(verification_lines(s.verification))
     if not a.quiet:
         _print(network_lines(r.network))
-    if a.report and r.verified:  # a network that fails verification gets no weights and no report
+    return _finish_train(a, r, data, test)
+
+
+def _finish_train(a, r, data, test) -> int:
+    """The end of every ``annc train``: the report (``--report``; a network that fails
+    verification gets no weights and no report), the files written, the exit code."""
+    if a.report and r.verified:
         from .html_report import write_report
         stem = Path(a.spec).stem
         r.files.append(write_report(r.network, Path(a.out) / f"{stem}.report.html", data=data, test=test,
@@ -268,14 +274,7 @@ def _train_decomposed(a) -> int:
               f"{'passed' if m.verified else 'FAILED'}")
     if test is not None:
         _print(confusion_lines(r.network.classes, test.y, r.network.predict_index(test.X)))
-    if a.report and r.verified:
-        from .html_report import write_report
-        stem = Path(a.spec).stem
-        r.files.append(write_report(r.network, Path(a.out) / f"{stem}.report.html", data=data, test=test,
-                                    source=str(Path(a.out) / f"{stem}.weights.json")))
-    for p in r.files:
-        print(f"wrote {p}")
-    return 0 if r.verified else VERIFY_FAILED
+    return _finish_train(a, r, data, test)
 
 
 # -- report -----------------------------------------------------------------------
