@@ -29,7 +29,7 @@ import numpy as np
 
 from .errors import UsageError, WeightsError
 from .inputs import read_bytes
-from .network import Layer, TrainedNetwork, _matrix, _npz_text
+from .network import Layer, TrainedNetwork, _matrix, _npz_text, layer_arrays, save_weights
 from .scaling import Scaling
 
 KIND = "ovo_ensemble"
@@ -126,23 +126,11 @@ class Ensemble:
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write ``<stem>.weights.json`` and ``<stem>.weights.npz``; return both paths."""
-        stem = Path(stem)
-        jpath = stem.with_name(stem.name + ".weights.json")
-        npath = stem.with_name(stem.name + ".weights.npz")
-        jpath.write_text(json.dumps(self.to_dict(), indent=1))
         arrays = {"kind": np.asarray(KIND), "classes": np.asarray([str(c) for c in self.classes]),
                   "pairs": np.asarray(self.pairs, dtype=np.int64)}
         for k, m in enumerate(self.members):
-            for i, L in enumerate(m.layers):
-                arrays[f"member{k}_layer{i}_weight"] = L.weight
-                arrays[f"member{k}_layer{i}_bias"] = L.bias
-                arrays[f"member{k}_layer{i}_activation"] = np.asarray(L.activation)
-        if self.scaling is not None:
-            arrays["scaling_kind"] = np.asarray(self.scaling.kind)
-            arrays["scaling_center"] = self.scaling.center
-            arrays["scaling_width"] = self.scaling.width
-        np.savez(npath, **arrays)
-        return jpath, npath
+            arrays.update(layer_arrays(m.layers, f"member{k}_"))
+        return save_weights(stem, self.to_dict(), arrays, self.scaling)
 
     def export(self, stem: str | Path) -> list[Path]:
         return list(self.save(stem))

@@ -191,21 +191,8 @@ class TrainedNetwork:
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write ``<stem>.weights.json`` and ``<stem>.weights.npz``; return both paths."""
-        stem = Path(stem)
-        jpath = stem.with_name(stem.name + ".weights.json")
-        npath = stem.with_name(stem.name + ".weights.npz")
-        jpath.write_text(json.dumps(self.to_dict(), indent=1))
-        arrays = {"classes": np.asarray([str(c) for c in self.classes])}
-        for i, L in enumerate(self.layers):
-            arrays[f"layer{i}_weight"] = L.weight
-            arrays[f"layer{i}_bias"] = L.bias
-            arrays[f"layer{i}_activation"] = np.asarray(L.activation)
-        if self.scaling is not None:
-            arrays["scaling_kind"] = np.asarray(self.scaling.kind)
-            arrays["scaling_center"] = self.scaling.center
-            arrays["scaling_width"] = self.scaling.width
-        np.savez(npath, **arrays)
-        return jpath, npath
+        return save_weights(stem, self.to_dict(), {"classes": np.asarray([str(c) for c in self.classes]),
+                                                   **layer_arrays(self.layers)}, self.scaling)
 
     def export(self, stem: str | Path) -> list[Path]:
         """Save the network as :meth:`save`, plus ``<stem>.pruned.weights.*`` when
@@ -230,6 +217,31 @@ class TrainedNetwork:
         except (UnicodeDecodeError, ValueError, RecursionError) as e:  # bad JSON, 4,300+ digits
             raise WeightsError(f"{path}: not a readable weights file ({e})") from None
         return cls.from_dict(d, str(path))
+
+
+def layer_arrays(layers: list[Layer], prefix: str = "") -> dict:
+    """The ``.npz`` arrays of ``layers``: ``<prefix>layer<i>_weight|_bias|_activation``."""
+    arrays = {}
+    for i, L in enumerate(layers):
+        arrays[f"{prefix}layer{i}_weight"] = L.weight
+        arrays[f"{prefix}layer{i}_bias"] = L.bias
+        arrays[f"{prefix}layer{i}_activation"] = np.asarray(L.activation)
+    return arrays
+
+
+def save_weights(stem: str | Path, record: dict, arrays: dict, scaling: Scaling | None) -> tuple[Path, Path]:
+    """Write ``<stem>.weights.json`` (``record``) and ``<stem>.weights.npz`` (``arrays`` plus
+    the scaling's ``scaling_kind|_center|_width``); return both paths.  The one writer of
+    weights files, for networks and ensembles."""
+    stem = Path(stem)
+    jpath = stem.with_name(stem.name + ".weights.json")
+    npath = stem.with_name(stem.name + ".weights.npz")
+    jpath.write_text(json.dumps(record, indent=1))
+    if scaling is not None:
+        arrays = {**arrays, "scaling_kind": np.asarray(scaling.kind), "scaling_center": scaling.center,
+                  "scaling_width": scaling.width}
+    np.savez(npath, **arrays)
+    return jpath, npath
 
 
 def _matrix(value, where: str, ndim: int) -> np.ndarray:
