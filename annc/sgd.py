@@ -148,13 +148,20 @@ def _init_params(sizes, rng):
     return weights, biases
 
 
-def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype, l1: float = 0.0):
+def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype, l1: float = 0.0,
+             mask=None):
     """Full-batch momentum descent in ``dtype``; returns float64 ``(weights, biases, loss)``
     (the loss recomputed in float64 at the final parameters).
+
+    ``mask`` (one 0/1 array per weight matrix, or None) freezes the weights where it is 0
+    at exactly 0: they are zeroed first and their gradient is masked at every step
+    (magnitude pruning then retraining, :func:`annc.starts.seeding.pruned`).
 
     With ``l1 > 0`` each step is followed by the proximal step of ``l1 * sum |W|`` on the
     weights (not the biases): soft thresholding ``W <- sign(W) max(|W| - lr l1, 0)``, which
     sets weights to exactly 0 (proximal gradient descent for the lasso penalty)."""
+    if mask is not None:
+        weights = [np.where(np.asarray(m) != 0, W, 0.0) for W, m in zip(weights, mask)]
     if epochs == 0:  # no casting round trip: fine-tuning for 0 epochs returns init exactly
         weights = [np.array(W, dtype=np.float64) for W in weights]
         biases = [np.array(b, dtype=np.float64) for b in biases]
@@ -169,8 +176,12 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype,
     params = weights + biases
     vel = [np.zeros_like(p) for p in params]
     shrink = dtype(lr * l1)
+    masks = None if mask is None else [np.asarray(m != 0, dtype=dtype) for m in mask]
     for _ in range(epochs):
         _, gW, gb = loss_and_gradients(weights, biases, activations, Xd, yidx, Y=Y)
+        if masks is not None:
+            for g, m in zip(gW, masks):
+                g *= m
         for p, v, g in zip(params, vel, gW + gb):
             v *= momentum
             v += g
@@ -196,8 +207,12 @@ def _check(hidden, activation, epochs):
 # -- public API ---------------------------------------------------------------------
 def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs: int = 10000,
               lr: float = 0.02, momentum: float = 0.9, seed: int = 0,
-              init: TrainedNetwork | None = None, dtype=np.float32, l1: float = 0.0) -> TrainedNetwork:
+              init: TrainedNetwork | None = None, dtype=np.float32, l1: float = 0.0,
+              mask: list | None = None) -> TrainedNetwork:
     """End-to-end full-batch SGD with momentum; returns the trained network.
+
+    ``mask`` (one 0/1 array per layer's weight matrix) keeps the weights where it is 0 at
+    exactly 0 (they start at 0 and get no gradient): retraining after pruning.
 
     ``l1 > 0`` adds the lasso penalty ``l1 sum |W|`` on the weights by proximal steps
     (:func:`_descend`): weights it sets to 0 stay exactly 0 in the network returned.
@@ -229,7 +244,9 @@ def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs:
     else:
         weights, biases = _init_params([X.shape[1], *hidden, n_classes], np.random.default_rng(seed))
     acts = [activation] * len(hidden)
-    weights, biases, final = _descend(weights, biases, acts, X, yidx, epochs, lr, momentum, dtype, l1)
+    if mask is not None and [np.shape(m) for m in mask] != [W.shape for W in weights]:
+        raise ValueError("mask must have one array of each weight matrix's shape")
+    weights, biases, final = _descend(weights, biases, acts, X, yidx, epochs, lr, momentum, dtype, l1, mask)
     if init is None:
         method = "sgd"
     else:
@@ -238,7 +255,7 @@ def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs:
     return TrainedNetwork(classes=list(classes), layers=layers, meta={
         "method": method, "activation": activation, "hidden": hidden, "epochs": epochs,
         "lr": lr, "momentum": momentum, "seed": seed, "final_loss": final,
-        "dtype": np.dtype(dtype).name, "l1": l1,
+        "dtype": np.dtype(dtype).name, "l1": l1, "masked": mask is not None,
         "init": "given" if init is not None else "uniform(+-1/sqrt(fan_in))",
     })
 

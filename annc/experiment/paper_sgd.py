@@ -93,6 +93,10 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype)
     params = weights + biases
     vel = [np.zeros_like(p) for p in params]
     lr, momentum = dtype(lr), dtype(momentum)
+    if activations and set(activations) == {"binary"}:  # only the output layer learns (point 1)
+        _descend_output(weights, biases, vel, _forward(weights, biases, activations, Xd)[0], Y, epochs, lr,
+                        momentum)
+        epochs = 0
     for _ in range(epochs):
         a, scores, inputs, masks = _forward(weights, biases, activations, Xd)
         _, g = loss_over_samples(scores, Y)
@@ -109,6 +113,22 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype)
     biases = [b.astype(np.float64) for b in biases]
     _, scores, _, _ = _forward(weights, biases, activations, np.asarray(X, dtype=float))
     return weights, biases, loss_over_samples(scores, _one_hot(yidx, scores.shape[1], float))[0]
+
+
+def _descend_output(weights, biases, vel, a, Y, epochs, lr, momentum) -> None:
+    """The epochs of :func:`_descend` for a net of binary units, in place: their gradient is
+    0 (point 1), so every hidden weight keeps its value, the last hidden layer's outputs
+    ``a`` are the same at every epoch, and only the output layer's weights, biases and
+    velocities change.  The same arithmetic as the general loop, without recomputing what
+    cannot change."""
+    W, b = weights[-1], biases[-1]
+    vW, vb = vel[len(weights) - 1], vel[-1]
+    for _ in range(epochs):
+        _, g = loss_over_samples(a @ W + b, Y)
+        for p, v, grad in ((W, vW, a.T @ g), (b, vb, g.sum(axis=0))):
+            v *= momentum
+            v += grad
+            p -= lr * v
 
 
 def _network(classes, activation, weights, biases, meta) -> TrainedNetwork:

@@ -15,7 +15,8 @@ they leave the weight box and ignore the eps gap.  :func:`sgd_start` repairs the
    pre-activations that flips the fewest activations (:mod:`.repair`);
 3. the output layer is the optimum of the exact output-layer-only MIP on the last
    hidden layer's activations (as in the paper's Algorithm 2), solved by HiGHS
-   (:mod:`.seeding`);
+   (:mod:`.seeding`) from SGD's own output layer, scaled into its box (one factor for
+   the layer keeps every argmax): so under a time limit it is never worse than SGD's;
 4. every other column (``h, q, z, lambda, o, omega, r``, the loss's and the penalty's)
    is the formulation's lift of the network (:func:`annc.formulations.lift`), and the
    point is checked against every row and bound of the model; a point that fails is
@@ -50,12 +51,14 @@ from .finish import finish
 from .point import complete, feasible
 from .repair import repair_hidden
 from .search import fix_layers, improve
-from .seeding import output_layer, sgd_l1, sgd_start
+from .seeding import PRUNE_KEEP, output_layer, pruned, sgd_l1, sgd_start
 
 __all__ = ["complete", "feasible", "finish", "fix_layers", "improve", "mip_start", "ordered", "output_layer",
-           "repair_hidden", "sgd_start"]
+           "pruned", "repair_hidden", "sgd_start"]
 
 
+OUTPUT_LIMIT = 10.0  # seconds for one exact output-layer MIP (step 3), at most what is left of the budget
+MIN_OUTPUT_LIMIT = 1.0  # ... but at least this: the first seed's start needs its output layer
 SCREEN = 4  # SGD seeds screened per restart of a ReLU net or a net with a weight penalty; else 1
 
 
@@ -77,9 +80,14 @@ def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
     when the budget is spent, after ``restarts`` runs, or on Ctrl-C.
 
     A spec that penalises weights screens each seed twice, with SGD's lasso
-    (:func:`~annc.starts.seeding.sgd_l1`: a sparse start) and without: the MIP objective
-    picks, so a lasso that prunes a net into a constant classifier (on ``make_circles`` a
-    4-unit binary net loses every weight) does not become the start.
+    (:func:`~annc.starts.seeding.sgd_l1`: a sparse start) and without, the latter also
+    pruned by magnitude to half and a quarter of its hidden weights and retrained
+    (:func:`~annc.starts.seeding.pruned`): the MIP objective picks, so a lasso that prunes
+    a net into a constant classifier (on ``make_circles`` a 4-unit binary net loses every
+    weight) does not become the start, and the pruned nets give the solver sparse points
+    that its own search (one weight at a time) rarely reaches in a time limit.
+    Each start's exact output layer (step 3) gets at most :data:`OUTPUT_LIMIT` seconds
+    and what is left of the budget (at least :data:`MIN_OUTPUT_LIMIT`).
     """
     floor = lower_bound(problem)
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
@@ -98,7 +106,10 @@ def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
                 break
             tried += 1
             for lasso in (True, False) if sgd_l1(problem.spec) else (False,):
-                x = sgd_start(model, problem, seed=seed, lasso=lasso)
+                left = budget - (time.perf_counter() - t0)
+                x = sgd_start(model, problem, seed=seed, lasso=lasso,
+                              prune=PRUNE_KEEP if sgd_l1(problem.spec) and not lasso else (),
+                              time_limit=min(OUTPUT_LIMIT, max(left, MIN_OUTPUT_LIMIT)))
                 if x is not None:
                     points.append(x)
         if not points:

@@ -92,9 +92,16 @@ def off_gap(problem: TrainingProblem, weights: list, biases: list, *, scale: boo
     """Steps 1-2: the hidden layers' ``(weights, biases)`` in their boxes (scaled into 90% of
     them when ``scale``) and clear of the eps gap, and the last hidden layer's outputs on the
     problem's rows (the MIP's semantics); or None when some unit's bias cannot move off the gap."""
+    done = _off_gap(problem, weights, biases, scale)
+    return None if done is None else done[:3]
+
+
+def _off_gap(problem: TrainingProblem, weights: list, biases: list, scale: bool):
+    """:func:`off_gap` and the scale ``carry`` of the last hidden layer's outputs (a ReLU
+    unit scaled by ``c`` outputs ``c`` times its original value)."""
     spec, eps, act = problem.spec, problem.spec.eps, problem.X
-    W_out, b_out = [], []
-    carry = np.ones(spec.inputs)  # the scale of this layer's inputs (ReLU outputs scaled before)
+    carry = np.ones(spec.inputs)
+    W_out, b_out = [], []  # carry: the scale of this layer's inputs (ReLU outputs scaled before)
     for layer, ls in enumerate(spec.hidden):
         W, b = np.asarray(weights[layer], float) / carry[:, None], np.asarray(biases[layer], float).copy()
         carry = np.ones(W.shape[1])
@@ -119,10 +126,43 @@ def off_gap(problem: TrainingProblem, weights: list, biases: list, *, scale: boo
         act = ACTIVATIONS[ls.activation].lift_units(pre, eps)[1]
         W_out.append(W)
         b_out.append(b)
-    return W_out, b_out, act
+    return W_out, b_out, act, carry
 
 
 def repair_hidden(problem: TrainingProblem, weights: list, biases: list):
     """Steps 1-2 (:func:`off_gap` with scaling): the repaired ``(weights, biases)`` of the
     hidden layers and the last hidden layer's outputs on the problem's rows, or None."""
     return off_gap(problem, weights, biases)
+
+
+def _largest_factor(x: np.ndarray, bounds) -> float:
+    """The largest ``f >= 0`` with ``f x`` in ``bounds`` (1 for a zero ``x``)."""
+    x = np.ravel(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(x > 0, bounds[1] / x, np.where(x < 0, bounds[0] / x, np.inf))
+    return max(float(np.min(ratio)), 0.0) if np.isfinite(ratio).any() else 1.0
+
+
+def repair_network(problem: TrainingProblem, weights: list, biases: list):
+    """:func:`repair_hidden`, and the network's own output layer moved into its box:
+    ``(hidden weights, hidden biases, H, W_out, b_out)``, or None.
+
+    The output layer is linear and the class is the argmax of its scores, so one positive
+    factor for the whole layer keeps every prediction: its weights are divided by the
+    hidden layers' scale ``carry`` (ReLU units scaled into their boxes) and the layer is
+    then scaled by the largest factor that keeps it in its boxes, which makes every lead
+    between classes as wide as the box allows (the losses' margins are absolute).  On a
+    grid the weights then move to the nearest grid value.  This is the output layer of a
+    start that costs no MIP solve (:func:`annc.starts.seeding.sgd_start` compares such
+    starts, and hands the best to the exact output-layer MIP as its start)."""
+    done = _off_gap(problem, weights[:-1], biases[:-1], True)
+    if done is None:
+        return None
+    W, b, H, carry = done
+    ls = problem.spec.layers[-1]
+    Wo = np.asarray(weights[-1], float) / carry[:, None]
+    bo = np.asarray(biases[-1], float)
+    f = min(_largest_factor(Wo, ls.weight_bounds), _largest_factor(bo, ls.bias_bounds))
+    Wo = project(np.clip(Wo * f, *ls.weight_bounds), ls.weight_bounds, ls.weight_grid)
+    bo = project(np.clip(bo * f, *ls.bias_bounds), ls.bias_bounds, ls.bias_grid)
+    return W, b, H, Wo, bo

@@ -10,7 +10,7 @@ from ..model import Model
 from ..problem import TrainingProblem, make_problem
 from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
 from .point import complete
-from .repair import repair_hidden
+from .repair import repair_network
 
 SGD_FLOPS = 2e9  # budget for the SGD run: epochs = SGD_FLOPS / (samples * weights), capped
 
@@ -24,24 +24,60 @@ def sgd_l1(spec) -> float:
     return spec.penalty_weight if spec.penalty in ("l0", "l1") else 0.0
 
 
-def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float = 10.0):
-    """Step 3: the optimal output layer for hidden activations ``H`` (rows of the problem)."""
+PRUNE_KEEP = (0.5, 0.5)  # each pruning keeps half of the hidden weights left: 50%, then 25%
+
+
+def pruned(problem: TrainingProblem, net, keep: float, *, epochs: int, seed: int = 0):
+    """``net`` with only the largest ``keep`` fraction of each hidden layer's non-zero weights left
+    non-zero, retrained with the others held at 0 for ``epochs`` epochs (magnitude pruning
+    and retraining, the classic route to a sparse network).
+
+    A step unit's weights can be scaled freely, so magnitudes are compared after dividing
+    each unit's column by its largest ``|w|``; the output layer is not pruned (the exact
+    output-layer MIP chooses its weights, and their penalty, itself)."""
+    mask = []
+    for L in net.layers[:-1]:
+        W = np.abs(L.weight)
+        top = W.max(axis=0, keepdims=True)
+        score = np.divide(W, top, out=np.zeros_like(W), where=top > 0)
+        n_keep = int(np.ceil(keep * np.count_nonzero(W)))  # ties: the first in row-major order
+        kept = np.zeros(W.size, dtype=bool)
+        kept[np.argsort(-score.ravel(), kind="stable")[:n_keep]] = True
+        mask.append(kept.reshape(W.shape) & (W > 0))
+    mask.append(np.ones_like(net.layers[-1].weight, dtype=bool))
+    acts = {L.activation for L in net.layers[:-1]}
+    return train_sgd(problem.X_samples, problem.y, [L.units for L in net.layers[:-1]], acts.pop(),
+                     classes=net.classes, epochs=epochs, seed=seed, init=net, mask=mask)
+
+
+def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float = 10.0, start=None):
+    """Step 3: the optimal output layer for hidden activations ``H`` (rows of the problem),
+    or the best the solver finds in ``time_limit`` seconds, from ``start = (W, b)`` (an
+    output layer in its box) when given: the result is then never worse than ``start``."""
     from ..formulations import formulate
     from ..solvers import SolveOptions, solve
     sub = replace(problem.spec, inputs=H.shape[1], hidden=(), training="full")
     pb = make_problem(sub, H[problem.sample_row], problem.y, problem.classes)
     m = formulate(pb, name="start")
-    r = solve(m, "highs", SolveOptions(time_limit=time_limit))
+    x0 = None if start is None else complete(m, pb, [start[0]], [start[1]])
+    r = solve(m, "highs", SolveOptions(time_limit=time_limit, start=x0))
     if r.x is None:
         return None
     out = m.layout.layers[0]
     return r.x[out.weight], r.x[out.bias]
 
 
-def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: bool = True) -> np.ndarray | None:
+def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: bool = True,
+              prune: tuple = (), time_limit: float = 10.0) -> np.ndarray | None:
     """A feasible start for ``model`` (steps 1-4), or None.  None also when the hidden
     layers are not all of one activation that SGD trains (:data:`annc.sgd.HIDDEN_ACTIVATIONS`).
-    ``lasso``: SGD adds the lasso of :func:`sgd_l1` (nothing when the spec has no penalty)."""
+    ``lasso``: SGD adds the lasso of :func:`sgd_l1` (nothing when the spec has no penalty).
+    ``prune``: also the networks :func:`pruned` to each of these fractions in turn.
+
+    Each network (SGD's, then each pruned one) is repaired with its own output layer
+    (:func:`~annc.starts.repair.repair_network`), which costs no solve; the one of lowest
+    MIP objective then gets the exact output layer (step 3, ``time_limit`` seconds, from
+    its own output layer), and the better of the two points is returned."""
     spec = problem.spec
     acts = {ls.activation for ls in spec.hidden}
     if len(acts) != 1 or not acts <= set(HIDDEN_ACTIVATIONS):
@@ -52,11 +88,26 @@ def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: b
     net = train_sgd(problem.X_samples, problem.y, [ls.units for ls in spec.hidden], acts.pop(),
                     classes=list(range(len(problem.classes))), epochs=epochs, seed=seed,
                     l1=sgd_l1(spec) if lasso else 0.0)
-    hidden = repair_hidden(problem, [L.weight for L in net.layers], [L.bias for L in net.layers])
-    if hidden is None:
+    nets = [net]
+    for keep in prune:
+        nets.append(pruned(problem, nets[-1], keep, epochs=max(epochs // 2, 1), seed=seed))
+    best, first = None, None  # (objective, point, hidden weights, biases, H, output layer)
+    for candidate in nets:
+        repaired = repair_network(problem, [L.weight for L in candidate.layers], [L.bias for L in candidate.layers])
+        if repaired is None:
+            continue
+        W, b, H, Wo, bo = repaired
+        x = complete(model, problem, W + [Wo], b + [bo])
+        here = (np.inf if x is None else model.objective(x), x, W, b, H, (Wo, bo))
+        first = first or here
+        if x is not None and (best is None or here[0] < best[0]):
+            best = here
+    best = best or first  # no network's own output layer fits: the exact one from no start
+    if best is None:
         return None
-    W, b, H = hidden
-    out = output_layer(problem, H)
-    if out is None:
-        return None
-    return complete(model, problem, W + [out[0]], b + [out[1]])
+    _, x, W, b, H, start = best
+    out = output_layer(problem, H, time_limit=time_limit, start=start if x is not None else None)
+    y = None if out is None else complete(model, problem, W + [out[0]], b + [out[1]])
+    if y is None or (x is not None and model.objective(x) < model.objective(y)):
+        return x
+    return y

@@ -1,0 +1,137 @@
+"""Sparse MIP starts: masked SGD, magnitude pruning, SGD's own output layer as a start.
+
+Invariants only (no SGD trajectory is asserted; it depends on the BLAS kernel): a mask
+keeps its zeros exactly; pruning keeps at most the fraction asked and only weights that
+were non-zero; the output layer moved into its box predicts what SGD's did; the exact
+output-layer MIP started from it is never worse; every start is a feasible point.
+"""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from annc.formulations import formulate
+from annc.problem import make_problem
+from annc.sgd import train_sgd
+from annc.spec import parse_spec
+from annc.starts import complete, mip_start, output_layer, pruned, sgd_start
+from annc.starts.repair import repair_network
+
+
+def blobs(n=120, d=4, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % k
+    centres = rng.uniform(0, 1, (k, d))
+    X = np.clip(centres[y] + rng.normal(0, 0.15, (n, d)), 0, 1)
+    return X, y
+
+
+def problem(text, X, y):
+    spec = parse_spec(text)
+    pb = make_problem(spec, X, y, sorted(set(y.tolist())))
+    return formulate(pb, name="p"), pb
+
+
+SPEC = "input 4\nhidden 4 binary\noutput 3\nloss errors\npenalty l0 0.5\n"
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**16), st.floats(0.05, 0.95))
+def test_a_mask_keeps_its_zeros_exactly(seed, density):
+    X, y = blobs(seed=seed % 7)
+    rng = np.random.default_rng(seed)
+    mask = [rng.random((4, 3)) < density, rng.random((3, 3)) < density]
+    net = train_sgd(X, y, [3], "binary", epochs=50, seed=seed, mask=mask)
+    for L, m in zip(net.layers, mask):
+        assert np.all(L.weight[~m] == 0)
+        assert np.all(np.isfinite(L.weight))
+
+
+def test_a_mask_of_the_wrong_shape_is_refused():
+    X, y = blobs()
+    with pytest.raises(ValueError, match="mask"):
+        train_sgd(X, y, [3], "binary", epochs=5, mask=[np.ones((4, 3)), np.ones((2, 3))])
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.25, 0.01])
+def test_pruning_keeps_at_most_the_fraction_asked(keep):
+    X, y = blobs()
+    _, pb = problem(SPEC, X, y)
+    net = train_sgd(pb.X_samples, pb.y, [4], "binary", epochs=300, seed=1)
+    before = [L.weight != 0 for L in net.layers]
+    small = pruned(pb, net, keep, epochs=100, seed=1)
+    hidden_before = int(before[0].sum())
+    assert np.count_nonzero(small.layers[0].weight) <= max(int(np.ceil(keep * hidden_before)), 1)
+    assert np.all(small.layers[0].weight[~before[0]] == 0)  # nothing pruned comes back
+    assert small.meta["masked"]
+
+
+@pytest.mark.parametrize("act", ["binary", "relu"])
+def test_the_output_layer_moved_into_its_box_predicts_as_sgd_did(act):
+    X, y = blobs(seed=3)
+    text = SPEC.replace("binary", act)
+    m, pb = problem(text, X, y)
+    net = train_sgd(pb.X_samples, pb.y, [4], act, epochs=400, seed=2)
+    repaired = repair_network(pb, [L.weight for L in net.layers], [L.bias for L in net.layers])
+    assert repaired is not None
+    W, b, H, Wo, bo = repaired
+    ls = pb.spec.layers[-1]
+    assert np.all((Wo >= ls.weight_bounds[0]) & (Wo <= ls.weight_bounds[1]))
+    assert np.all((bo >= ls.bias_bounds[0]) & (bo <= ls.bias_bounds[1]))
+    # scaled as far as the box allows: some weight or bias is at its bound
+    assert np.isclose(np.abs(Wo), max(np.abs(ls.weight_bounds))).any() \
+        or np.isclose(np.abs(bo), max(np.abs(ls.bias_bounds))).any()
+    # on the repaired hidden activations, the scaled layer ranks the classes as SGD's layer does there
+    ours = H @ Wo + bo
+    carry_free = H @ (net.layers[-1].weight) + net.layers[-1].bias if act == "binary" else None
+    if carry_free is not None:
+        assert np.array_equal(np.argmax(ours, 1), np.argmax(carry_free, 1))
+    x = complete(m, pb, W + [Wo], b + [bo])
+    assert x is not None and m.check(x, 1e-7).ok
+
+
+def test_the_exact_output_layer_from_a_start_is_never_worse():
+    X, y = blobs(seed=5)
+    m, pb = problem(SPEC, X, y)
+    net = train_sgd(pb.X_samples, pb.y, [4], "binary", epochs=400, seed=0)
+    W, b, H, Wo, bo = repair_network(pb, [L.weight for L in net.layers], [L.bias for L in net.layers])
+    x0 = complete(m, pb, W + [Wo], b + [bo])
+    out = output_layer(pb, H, time_limit=0.5, start=(Wo, bo))  # too short to prove anything
+    assert out is not None
+    x1 = complete(m, pb, W + [out[0]], b + [out[1]])
+    assert x1 is not None
+    assert m.objective(x1) <= m.objective(x0) + 1e-9
+
+
+@pytest.mark.parametrize("prune", [(), (0.5, 0.5)])
+def test_sgd_starts_with_and_without_pruning_are_feasible(prune):
+    X, y = blobs(seed=1)
+    m, pb = problem(SPEC, X, y)
+    x = sgd_start(m, pb, seed=0, lasso=False, prune=prune, time_limit=2.0)
+    assert x is not None
+    assert np.all(np.isfinite(x)) and m.check(x, 1e-7).ok
+
+
+def test_a_penalised_start_is_no_worse_than_the_unpruned_one():
+    """The pruned networks are extra candidates: the objective picks among them, so the
+    start with pruning is never worse than SGD's network alone (same seed, same SGD)."""
+    X, y = blobs(seed=2)
+    m, pb = problem(SPEC, X, y)
+    plain = sgd_start(m, pb, seed=0, lasso=False, prune=(), time_limit=2.0)
+    more = sgd_start(m, pb, seed=0, lasso=False, prune=(0.5, 0.5), time_limit=2.0)
+    assert plain is not None and more is not None
+    # the exact output layer is time-limited, so compare the start of the search with pruning
+    # to the plain network with its own output layer in its box, which it always considers
+    net = train_sgd(pb.X_samples, pb.y, [4], "binary", seed=0,
+                    epochs=int(np.clip(2e9 / (pb.num_samples * (4 * 4 + 4 * 3)), 100, 10000)))
+    W, b, _, Wo, bo = repair_network(pb, [L.weight for L in net.layers], [L.bias for L in net.layers])
+    own = complete(m, pb, W + [Wo], b + [bo])
+    assert own is not None
+    assert m.objective(more) <= m.objective(own) + 1e-9
+
+
+def test_mip_start_with_a_penalty_is_feasible_and_finite():
+    X, y = blobs(seed=4)
+    m, pb = problem(SPEC, X, y)
+    x = mip_start(m, pb, budget=3.0)
+    assert x is not None and np.all(np.isfinite(x)) and m.check(x, 1e-7).ok
