@@ -126,6 +126,24 @@ def test_report_lists_missing_runs_and_regenerates(tiny_run, tmp_path):
     assert "| Number of Units | Paper: Units |" in md and "Greedy Binary MIP, 10x10x10: seed(s) 0" in md
 
 
+def test_report_counts_mip_statuses_per_cell(tiny_run, tmp_path):
+    """Each MIP cell says how many runs were proven optimal, stopped feasible, or found
+    nothing, and the three add up to the runs in the file."""
+    out, cfg, _, _ = tiny_run
+    recs = _records(out)
+    (tmp_path / ex.JSONL_NAME).write_text("".join(json.dumps(r) + "\n" for r in recs))
+    ex.report(tmp_path / ex.JSONL_NAME, tmp_path, cfg=cfg, plots=False)
+    md = (tmp_path / "table1.md").read_text()
+    assert "MIP statuses per cell, optimal / feasible (time limit) / no solution:" in md
+    mip = [r for r in recs if r["method"] == "binary_mip"]
+    want = (sum(r["status"] == "optimal" for r in mip), sum(r["status"] == "feasible" for r in mip),
+            sum(r.get("test_accuracy") is None for r in mip))
+    section = md.split("MIP statuses per cell")[1]
+    row = next(line for line in section.splitlines() if line.startswith("| Binary MIP | "))
+    assert row.split("|")[2].strip() == " / ".join(map(str, want))
+    assert sum(want) == len(mip)
+
+
 def test_minimum_rule():
     cells = {}
     for d, accs in ((1, [0.80, 0.86]), (2, [0.86, 0.86]), (3, [0.9])):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .definitions import (DEPTH_SWEEP_WIDTH, DEPTHS, METHOD_IDS, METHOD_NAMES, NOISE, PAPER, SWEEPS, TARGET,
+from .definitions import (DEPTH_SWEEP_WIDTH, DEPTHS, METHOD_IDS, METHOD_NAMES, MIP_METHODS, NOISE, PAPER, SWEEPS, TARGET,
                           WIDTH_SWEEP_DEPTH, WIDTHS, Config, arch_label, architectures, settings_for, sweep_axes)
 from .jsonl import read_jsonl
 from .plots import plot
@@ -41,6 +41,7 @@ class Cell:
     n: int = 0  # runs in the file
     finished: int = 0  # with a network
     stopped: int = 0  # MIP status feasible (stopped at the time limit)
+    optimal: int = 0  # MIP status optimal (proven)
     accs: list = field(default_factory=list)
     train_accs: list = field(default_factory=list)
     seconds: list = field(default_factory=list)
@@ -125,7 +126,26 @@ def _cells(records) -> dict:
             c.nonzero.append(r["nonzero_weights"])
         if r["status"] == "feasible":
             c.stopped += 1
+        elif r["status"] == "optimal":
+            c.optimal += 1
     return cells
+
+
+def _statuses(cells, methods, xs, arch_of, label) -> list[str]:
+    """Per MIP method and architecture: runs proven optimal / stopped at the time limit with
+    a network (feasible) / with no network."""
+    mips = [m for m in methods if m in MIP_METHODS]
+    if not mips:
+        return []
+    lines = ["MIP statuses per cell, optimal / feasible (time limit) / no solution:", "",
+             "| Model | " + " | ".join(f"{label} {x}" for x in xs) + " |", "|---|" + "---|" * len(xs)]
+    for m in mips:
+        parts = []
+        for x in xs:
+            c = cells.get((m, arch_of(x)))
+            parts.append("missing" if c is None or c.n == 0 else f"{c.optimal} / {c.stopped} / {c.n - c.finished}")
+        lines.append(f"| {METHOD_NAMES[m]} | " + " | ".join(parts) + " |")
+    return lines + [""]
 
 
 def minimum(cells, method, xs, arch_of, unit) -> tuple[str, str | None]:
@@ -237,7 +257,7 @@ def _details(cells, methods, title, xs, arch_of, label, n_seeds) -> list[str]:
             nz = f"{np.mean(c.nonzero):.0f}" if c.nonzero else "-"
             parts.append(f"{tr} / {np.mean(c.seconds):.0f}s / {nz}")
         lines.append(f"| {METHOD_NAMES[m]} | " + " | ".join(parts) + " |")
-    return lines + [""]
+    return lines + [""] + _statuses(cells, methods, xs, arch_of, label)
 
 
 def _missing_runs(missing, total: int) -> list[str]:
