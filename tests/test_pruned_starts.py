@@ -135,3 +135,18 @@ def test_mip_start_with_a_penalty_is_feasible_and_finite():
     m, pb = problem(SPEC, X, y)
     x = mip_start(m, pb, budget=3.0)
     assert x is not None and np.all(np.isfinite(x)) and m.check(x, 1e-7).ok
+
+
+def test_the_refitted_output_layer_is_in_its_box_and_a_feasible_start():
+    from annc.starts.seeding import refit_output
+    X, y = blobs(seed=6)
+    m, pb = problem(SPEC, X, y)
+    net = train_sgd(pb.X_samples, pb.y, [4], "binary", epochs=300, seed=0)
+    W, b, H, _, _ = repair_network(pb, [L.weight for L in net.layers], [L.bias for L in net.layers])
+    Wo, bo = refit_output(pb, H, epochs=300, seed=0)
+    ls = pb.spec.layers[-1]
+    assert np.all(np.isfinite(Wo)) and np.all(np.isfinite(bo))
+    assert np.all((Wo >= ls.weight_bounds[0]) & (Wo <= ls.weight_bounds[1]))
+    assert np.all((bo >= ls.bias_bounds[0]) & (bo <= ls.bias_bounds[1]))
+    x = complete(m, pb, W + [Wo], b + [bo])
+    assert x is not None and m.check(x, 1e-7).ok

@@ -143,6 +143,18 @@ def _largest_factor(x: np.ndarray, bounds) -> float:
     return max(float(np.min(ratio)), 0.0) if np.isfinite(ratio).any() else 1.0
 
 
+def box_output(problem: TrainingProblem, weight, bias):
+    """An output layer ``(weight, bias)`` scaled by the largest positive factor that keeps
+    it in its boxes (one factor for the layer: every argmax is kept, every lead between
+    classes is as wide as the box allows), then moved onto its grid if it has one."""
+    ls = problem.spec.layers[-1]
+    Wo, bo = np.asarray(weight, float), np.asarray(bias, float)
+    f = min(_largest_factor(Wo, ls.weight_bounds), _largest_factor(bo, ls.bias_bounds))
+    Wo = project(np.clip(Wo * f, *ls.weight_bounds), ls.weight_bounds, ls.weight_grid)
+    bo = project(np.clip(bo * f, *ls.bias_bounds), ls.bias_bounds, ls.bias_grid)
+    return Wo, bo
+
+
 def repair_network(problem: TrainingProblem, weights: list, biases: list):
     """:func:`repair_hidden`, and the network's own output layer moved into its box:
     ``(hidden weights, hidden biases, H, W_out, b_out)``, or None.
@@ -159,10 +171,5 @@ def repair_network(problem: TrainingProblem, weights: list, biases: list):
     if done is None:
         return None
     W, b, H, carry = done
-    ls = problem.spec.layers[-1]
-    Wo = np.asarray(weights[-1], float) / carry[:, None]
-    bo = np.asarray(biases[-1], float)
-    f = min(_largest_factor(Wo, ls.weight_bounds), _largest_factor(bo, ls.bias_bounds))
-    Wo = project(np.clip(Wo * f, *ls.weight_bounds), ls.weight_bounds, ls.weight_grid)
-    bo = project(np.clip(bo * f, *ls.bias_bounds), ls.bias_bounds, ls.bias_grid)
+    Wo, bo = box_output(problem, np.asarray(weights[-1], float) / carry[:, None], biases[-1])
     return W, b, H, Wo, bo
