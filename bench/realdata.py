@@ -91,6 +91,15 @@ RECIPES = {  # name: (hidden activation, extra spec lines)
     "errors": ("binary", "loss errors"),  # no penalty: what parsimony costs or gains
     "nll": ("binary", "loss nll"),  # the paper's objective
     "relu_default": ("relu", ""),
+    "errors_l0_0.25": ("binary", "loss errors\npenalty l0 0.25"),  # one weight costs a quarter of an error
+    "errors_l0_0.5": ("binary", "loss errors\npenalty l0 0.5"),
+    "errors_l0_1": ("binary", "loss errors\npenalty l0 1"),
+    "errors_l0_2": ("binary", "loss errors\npenalty l0 2"),
+    "errors_l0_4": ("binary", "loss errors\npenalty l0 4"),
+    "errors_share_0.25": ("binary", "loss errors\npenalty l0 {share:0.25}"),
+    "errors_l0_0.5_std": ("binary", "loss errors\npenalty l0 0.5\nscale standard"),
+    "errors_l0_0.5_eps": ("binary", "loss errors\npenalty l0 0.5\neps 0.001"),
+    "errors_l0_0.5_std_eps": ("binary", "loss errors\npenalty l0 0.5\nscale standard\neps 0.001"),
 }
 
 
@@ -109,9 +118,22 @@ def _gap(value):
 
 
 # -- methods: each (Xtr, ytr, Xte, yte, H, split, time_limit) -> dict ---------------------
+class _Share:
+    """``{share:C}`` in a recipe: the l0 weight ``C * rows / weights``."""
+
+    def __init__(self, rows_per_weight: float):
+        self.rows_per_weight = rows_per_weight
+
+    def __format__(self, c: str) -> str:
+        return f"{float(c) * self.rows_per_weight:.6g}"
+
+
 def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str]) -> dict:
     act, extra = recipe
-    spec = spec_text(Xtr.shape[1], H, len(np.unique(ytr)), extra, act)
+    d, k = Xtr.shape[1], len(np.unique(ytr))
+    if "{share" in extra:  # a weight per weight of share * rows / weights (all weights cost share of the rows)
+        extra = extra.format(share=_Share(len(ytr) / (d * H + H * k)))
+    spec = spec_text(d, H, k, extra, act)
     t0 = time.perf_counter()
     try:
         r = train_api(spec, (Xtr, ytr), (Xte, yte), time_limit=time_limit, threads=1, out_dir=None)
