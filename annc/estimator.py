@@ -19,7 +19,7 @@ annc's own errors (:class:`annc.errors.AnncError`: ``SpecError``, ``UsageError``
 model with the hinge loss (``hidden_layer_sizes=(), loss="hinge"``): an LP, which HiGHS
 solves in milliseconds on every data set of the checks (all of them take about a
 second), so that refitting gives the same network (the checks compare predictions of
-repeated fits).  The default recipe (``loss errors``, ``penalty l0 auto``: a binary per
+repeated fits).  The default recipe (``loss errors``, ``penalty l0 0.5``: a binary per
 sample and weight) is not used there: it does not prove optimality on the checks' data
 sets within seconds, and a fit stopped by a time limit is only as repeatable as the
 machine's timing (below); the paper's ``nll`` was tried too: on
@@ -105,7 +105,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         Activation of every hidden layer (:data:`annc.activations.HIDDEN`).
     loss : {"nll", "errors", "hinge"} or None, default=None
         The MIP's objective; None keeps the spec's default recipe (``loss errors`` with
-        ``penalty l0 auto`` unless ``penalty`` is given: see the README, "Real data").
+        ``penalty l0 0.5`` and ``eps 0.001`` unless ``penalty`` is given: see the README, "Real data").
     margin : float or None, default=None
         Margin of the hinge loss (``loss hinge <margin>``): with ``loss="hinge"``, or
         with ``loss=None``, which it then makes the hinge loss (None: annc's default

@@ -85,7 +85,8 @@ SETS = {
 
 # -- annc recipes: lines appended to the default spec (multi-line text, no ';') -------------
 RECIPES = {  # name: (hidden activation, extra spec lines)
-    "default": ("binary", ""),  # annc's recipe: loss errors + penalty l0 auto (lexicographic)
+    "default": ("binary", ""),  # annc's recipe: loss errors + penalty l0 0.5 + eps 0.001
+    "default_before": ("binary", "loss errors\npenalty l0 auto"),  # the recipe before 2026-11-23 (and its start search)
     "hinge_l0": ("binary", "loss hinge 0.5\npenalty l0 0.01"),
     "errors_l0": ("binary", "loss errors\npenalty l0 0.01"),
     "errors": ("binary", "loss errors"),  # no penalty: what parsimony costs or gains

@@ -14,7 +14,7 @@ from annc.errors import SpecError, UsageError
 from annc.spec import parse_spec
 from conftest import run_cli
 
-SPEC = "input 2\nhidden 2 binary\noutput 3\n"  # the default recipe: errors + l0 auto
+SPEC = "input 2\nhidden 2 binary\noutput 3\n"  # the default recipe: errors + l0 0.5, eps 0.001
 
 
 @pytest.fixture(scope="module")

@@ -288,14 +288,17 @@ def test_every_loss_and_penalty_optimum_equals_brute_force(objective, seed):
     assert_grid_optimum_is_brute_force(text, X, y, relaxed_too=False)
 
 
-def test_the_default_recipe_is_lexicographic():
-    """No loss line: ``loss errors`` and ``penalty l0 auto``, whose weight puts every weight of
-    the net together below one error."""
+def test_the_default_recipe_and_the_lexicographic_weight():
+    """No loss line: ``loss errors``, ``penalty l0 0.5`` (half an error per weight) and
+    ``eps 0.001``; ``penalty l0 auto`` puts every weight of the net together below one error."""
     from annc.spec.checks import lexicographic_weight
     spec = parse_spec("input 3\nhidden 2 binary\noutput 2\n")
-    assert (spec.loss, spec.penalty) == ("errors", "l0")
-    assert spec.penalty_weight * (3 * 2 + 2 * 2) < 1
-    assert spec.penalty_weight == lexicographic_weight("l0", 3, spec.hidden, spec.output)
+    assert (spec.loss, spec.penalty, spec.penalty_weight, spec.eps) == ("errors", "l0", 0.5, 0.001)
+    auto = parse_spec("input 3\nhidden 2 binary\noutput 2\npenalty l0 auto\n")
+    assert (auto.loss, auto.eps) == ("errors", 0.001)  # a penalty named, no loss: the recipe's loss and eps
+    assert auto.penalty_weight * (3 * 2 + 2 * 2) < 1
+    assert auto.penalty_weight == lexicographic_weight("l0", 3, auto.hidden, auto.output)
+    assert parse_spec("input 3\nhidden 2 binary\noutput 2\neps 0.05\n").eps == 0.05  # eps as written wins
     named = parse_spec("input 3\nhidden 2 binary\noutput 2\nloss nll\n")
     assert (named.loss, named.penalty) == ("nll", "none")  # a named loss keeps the paper's defaults
     assert parse_spec("input 3\noutput 2\npenalty l1 0.5\n").loss == "errors"

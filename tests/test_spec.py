@@ -109,14 +109,15 @@ def test_format_spec_is_canonical_text():
     spec = parse_spec("input 2; output 2; hidden 1 binary { M 3 }")
     assert format_spec(spec) == (
         "input 2\nhidden 1 binary { M 3 }\noutput 2\nweights [-1, 1]\nbias [-1, 1]\n"
-        "M auto\neps 0.01\nloss errors\ntraining full\npenalty l0 0.2\nsymmetry none\nscale minmax\n")
+        "M auto\neps 0.001\nloss errors\ntraining full\npenalty l0 0.5\nsymmetry none\nscale minmax\n")
 
 
 def test_defaults():
     spec = parse_spec("input 3\noutput 2\n")
-    # no loss named: the default recipe (errors, l0 at the lexicographic weight 1/(1 + 6 weights))
-    assert spec == NetworkSpec(3, (), LayerSpec(2, "linear"), loss="errors", penalty="l0", penalty_weight=1 / 7)
-    assert (spec.eps, spec.partitions, spec.loss, spec.margin) == (0.01, 10, "errors", 1.0)
+    # no loss named: the default recipe (errors, l0 at half an error per weight, eps 0.001)
+    assert spec == NetworkSpec(3, (), LayerSpec(2, "linear"), loss="errors", penalty="l0", penalty_weight=0.5,
+                               eps=0.001)
+    assert (spec.eps, spec.partitions, spec.loss, spec.margin) == (0.001, 10, "errors", 1.0)
     named = parse_spec("input 3\noutput 2\nloss nll\n")
     assert named == NetworkSpec(3, (), LayerSpec(2, "linear"))  # a named loss: the dataclass defaults
     assert spec.output.big_m is None

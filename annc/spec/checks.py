@@ -304,9 +304,9 @@ class _Checker(ValueChecker):
                              positions=layer.positions)
 
         settings = {}
-        if "loss" not in got:  # the default recipe: loss and (unless named) penalty
-            settings.update({"loss": RECIPE["loss"]} if "penalty" in got else
-                            {k: AUTO if v == "auto" else v for k, v in RECIPE.items()})
+        if "loss" not in got:  # the default recipe: loss, (unless named) penalty and eps
+            settings.update({k: AUTO if v == "auto" else v for k, v in RECIPE.items()
+                             if not (k.startswith("penalty") and "penalty" in got)})
         for key in ("input", "eps", "P", "loss", "training", "penalty", "symmetry", "scale"):
             settings.update(got.get(key, {}))
         layers = tuple(make(h) for h in hidden), make(got["output"])

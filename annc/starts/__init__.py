@@ -79,10 +79,10 @@ def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
     a lower bound of the optimum (:func:`annc.formulations.floor`: it is then optimal),
     when the budget is spent, after ``restarts`` runs, or on Ctrl-C.
 
-    A spec that penalises weights screens each seed twice, with SGD's lasso
-    (:func:`~annc.starts.seeding.sgd_l1`: a sparse start) and without, the latter also
-    pruned by magnitude to half and a quarter of its hidden weights and retrained
-    (:func:`~annc.starts.seeding.pruned`): the MIP objective picks, so a lasso that prunes
+    A spec that penalises weights screens each seed twice: with SGD's lasso
+    (:func:`~annc.starts.seeding.sgd_l1`: a sparse start), then without it, also pruned by
+    magnitude to a half and a quarter of its hidden weights and retrained
+    (:func:`~annc.starts.seeding.pruned`); the MIP objective picks, so a lasso that prunes
     a net into a constant classifier (on ``make_circles`` a 4-unit binary net loses every
     weight) does not become the start, and the pruned nets give the solver sparse points
     that its own search (one weight at a time) rarely reaches in a time limit.
