@@ -307,7 +307,7 @@ MAP_EDITS = [
     (_set(["spec", "text"], 7), "field spec.text must be a string"),
     (_set(["spec", "text"], "input 5\nhidden 5 binar\noutput 2\n"),
      "the spec recorded in this map does not parse"),
-    (_set(["spec", "text"], "input 5\nhidden 6 binary\noutput 2\n"),
+    (_set(["spec", "text"], "input 5\nhidden 6 binary\noutput 2\neps 0.01\n"),
      "the spec recorded in this map (input 5, binary 6, linear 2) disagrees with its layers"),
     (_set(["schema"], "annc-map/0"), "not an annc variable map of schema annc-map/1"),
 ]

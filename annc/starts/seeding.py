@@ -1,5 +1,6 @@
-"""SGD seeding (steps 1-4 of :mod:`annc.starts`): a short SGD run, repaired, with the exact
-optimal output layer on its hidden layers."""
+"""SGD seeding (steps 1-4 of :mod:`annc.starts`): a short SGD run (and, for a penalised
+spec, magnitude-pruned versions of it), repaired, the best of them by the MIP objective
+with its own or a refitted output layer, then the exact output layer from that one."""
 from __future__ import annotations
 
 from dataclasses import replace
