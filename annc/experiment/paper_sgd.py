@@ -105,10 +105,7 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype)
         for layer in range(len(weights) - 2, -1, -1):
             g = (g @ weights[layer + 1].T) * masks[layer]
             gW[layer], gb[layer] = inputs[layer].T @ g, g.sum(axis=0)
-        for p, v, grad in zip(params, vel, gW + gb):
-            v *= momentum
-            v += grad
-            p -= lr * v
+        _momentum_step(params, vel, gW + gb, lr, momentum)
     weights = [W.astype(np.float64) for W in weights]
     biases = [b.astype(np.float64) for b in biases]
     _, scores, _, _ = _forward(weights, biases, activations, np.asarray(X, dtype=float))
@@ -125,10 +122,15 @@ def _descend_output(weights, biases, vel, a, Y, epochs, lr, momentum) -> None:
     vW, vb = vel[len(weights) - 1], vel[-1]
     for _ in range(epochs):
         _, g = loss_over_samples(a @ W + b, Y)
-        for p, v, grad in ((W, vW, a.T @ g), (b, vb, g.sum(axis=0))):
-            v *= momentum
-            v += grad
-            p -= lr * v
+        _momentum_step((W, b), (vW, vb), (a.T @ g, g.sum(axis=0)), lr, momentum)
+
+
+def _momentum_step(params, vel, grads, lr, momentum) -> None:
+    """``torch.optim.SGD``'s step, in place: ``v <- momentum v + g``, ``p <- p - lr v``."""
+    for p, v, grad in zip(params, vel, grads):
+        v *= momentum
+        v += grad
+        p -= lr * v
 
 
 def _network(classes, activation, weights, biases, meta) -> TrainedNetwork:

@@ -306,7 +306,7 @@ class _Checker(ValueChecker):
         settings = {}
         if "loss" not in got:  # the default recipe: loss, (unless named) penalty and eps
             settings.update({k: AUTO if v == "auto" else v for k, v in RECIPE.items()
-                             if not (k.startswith("penalty") and "penalty" in got)})
+                             if not (k in ("penalty", "penalty_weight") and "penalty" in got)})
         for key in ("input", "eps", "P", "loss", "training", "penalty", "symmetry", "scale"):
             settings.update(got.get(key, {}))
         layers = tuple(make(h) for h in hidden), make(got["output"])

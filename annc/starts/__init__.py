@@ -91,7 +91,8 @@ def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
     """
     floor = lower_bound(problem)
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
-    screen = screen or (SCREEN if relu or sgd_l1(problem.spec) else 1)
+    penalised = sgd_l1(problem.spec) > 0
+    screen = screen or (SCREEN if relu or penalised else 1)
     t0 = time.perf_counter()
     best, best_obj = None, np.inf
     seeds = iter(range(restarts * screen))  # screen 1: seeds 0, 1, ... one a restart
@@ -105,10 +106,10 @@ def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
             if seed is None:
                 break
             tried += 1
-            for lasso in (True, False) if sgd_l1(problem.spec) else (False,):
+            for lasso in (True, False) if penalised else (False,):
                 left = budget - (time.perf_counter() - t0)
                 x = sgd_start(model, problem, seed=seed, lasso=lasso,
-                              prune=PRUNE_KEEP if sgd_l1(problem.spec) and not lasso else (),
+                              prune=PRUNE_KEEP if penalised and not lasso else (),
                               time_limit=min(OUTPUT_LIMIT, max(left, MIN_OUTPUT_LIMIT)))
                 if x is not None:
                     points.append(x)

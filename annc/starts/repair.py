@@ -27,15 +27,22 @@ SCALED = tuple(n for n, a in HIDDEN.items() if a.step)  # f(c pre) = f(pre): sca
 HOMOGENEOUS = tuple(n for n, a in HIDDEN.items() if a.homogeneous)  # f(c pre) = c f(pre): scale carried on
 
 
+def _largest_factor(x: np.ndarray, lo, hi) -> float:
+    """The largest ``f >= 0`` with ``lo <= f x <= hi`` entrywise (``lo``, ``hi`` scalars or
+    arrays like ``x``); ``inf`` when ``x`` is 0 (any factor keeps it)."""
+    x = np.asarray(x, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(x > 0, hi / x, np.where(x < 0, lo / x, np.inf))
+    return max(float(np.min(ratio, initial=np.inf)), 0.0)
+
+
 def box_factor(w: np.ndarray, wb, bb) -> float:
     """The factor :func:`fit_box` scales ``w = (alpha_k, beta_k)`` by (90% of the largest
     positive factor keeping it in its boxes; 1 for a zero vector)."""
     lo = np.r_[np.full(len(w) - 1, wb[0]), bb[0]]
     hi = np.r_[np.full(len(w) - 1, wb[1]), bb[1]]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(w > 0, hi / w, np.where(w < 0, lo / w, np.inf))
-    s = np.min(ratio) if np.isfinite(ratio).any() else 1.0 / BOX_ROOM
-    return max(float(s), 0.0) * BOX_ROOM
+    s = _largest_factor(w, lo, hi)
+    return 1.0 if np.isinf(s) else s * BOX_ROOM
 
 
 def fit_box(w: np.ndarray, wb, bb) -> np.ndarray:
@@ -135,21 +142,14 @@ def repair_hidden(problem: TrainingProblem, weights: list, biases: list):
     return off_gap(problem, weights, biases)
 
 
-def _largest_factor(x: np.ndarray, bounds) -> float:
-    """The largest ``f >= 0`` with ``f x`` in ``bounds`` (1 for a zero ``x``)."""
-    x = np.ravel(x)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(x > 0, bounds[1] / x, np.where(x < 0, bounds[0] / x, np.inf))
-    return max(float(np.min(ratio)), 0.0) if np.isfinite(ratio).any() else 1.0
-
-
 def box_output(problem: TrainingProblem, weight, bias):
     """An output layer ``(weight, bias)`` scaled by the largest positive factor that keeps
     it in its boxes (one factor for the layer: every argmax is kept, every lead between
     classes is as wide as the box allows), then moved onto its grid if it has one."""
     ls = problem.spec.layers[-1]
     Wo, bo = np.asarray(weight, float), np.asarray(bias, float)
-    f = min(_largest_factor(Wo, ls.weight_bounds), _largest_factor(bo, ls.bias_bounds))
+    parts = (_largest_factor(Wo, *ls.weight_bounds), _largest_factor(bo, *ls.bias_bounds))
+    f = min(1.0 if np.isinf(p) else p for p in parts)  # an all-zero part allows factor 1
     Wo = project(np.clip(Wo * f, *ls.weight_bounds), ls.weight_bounds, ls.weight_grid)
     bo = project(np.clip(bo * f, *ls.bias_bounds), ls.bias_bounds, ls.bias_grid)
     return Wo, bo
