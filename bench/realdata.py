@@ -101,6 +101,8 @@ RECIPES = {  # name: (hidden activation, extra spec lines)
     "errors_l0_0.5_std": ("binary", "loss errors\npenalty l0 0.5\nscale standard"),
     "errors_l0_0.5_eps": ("binary", "loss errors\npenalty l0 0.5\neps 0.001"),
     "errors_l0_0.5_std_eps": ("binary", "loss errors\npenalty l0 0.5\nscale standard\neps 0.001"),
+    "default_std": ("binary", "scale standard"),  # the default recipe on standardised features
+    "default_eps_0.01": ("binary", "eps 0.01"),  # ... with the dataclass's eps
 }
 
 
