@@ -103,6 +103,8 @@ RECIPES = {  # name: (hidden activation, extra spec lines)
     "errors_l0_0.5_std_eps": ("binary", "loss errors\npenalty l0 0.5\nscale standard\neps 0.001"),
     "default_std": ("binary", "scale standard"),  # the default recipe on standardised features
     "default_eps_0.01": ("binary", "eps 0.01"),  # ... with the dataclass's eps
+    "default_eps_0.003": ("binary", "eps 0.003"),
+    "default_l0_0.25": ("binary", "penalty l0 0.25\neps 0.001"),  # the recipe with a quarter error per weight
 }
 
 
