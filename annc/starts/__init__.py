@@ -80,9 +80,9 @@ def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
     4 seeds gives a 69% network, ``bench/realdata.py``).  Each restart's local search
     gets a quarter of the budget, even when the seeding has spent what was left (so the
     search may end a quarter of the budget late: on real data the seeding alone often
-    spends it, and a point that no search has improved is a poor start); restarts stop when the point reaches
-    a lower bound of the optimum (:func:`annc.formulations.floor`: it is then optimal),
-    when the budget is spent, after ``restarts`` runs, or on Ctrl-C.
+    spends it, and a point that no search has improved is a poor start).  Restarts stop
+    when the point reaches a lower bound of the optimum (:func:`annc.formulations.floor`:
+    it is then optimal), when the budget is spent, after ``restarts`` runs, or on Ctrl-C.
 
     A spec that penalises weights screens each seed twice: with SGD's lasso
     (:func:`~annc.starts.seeding.sgd_l1`: a sparse start), then without it, also pruned by
