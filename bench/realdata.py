@@ -106,6 +106,8 @@ RECIPES = {  # name: (hidden activation, extra spec lines)
     "default_eps_0.003": ("binary", "eps 0.003"),
     "default_l0_0.25": ("binary", "penalty l0 0.25\neps 0.001"),  # the recipe with a quarter error per weight
     "hinge_0.5_l0_0.5": ("binary", "loss hinge 0.5\npenalty l0 0.5\neps 0.001"),  # the recipe with a hinge for errors
+    "default_l0_0.1": ("binary", "penalty l0 0.1\neps 0.001"),
+    "default_no_penalty": ("binary", "penalty none\neps 0.001"),
     "hinge_1_l0_0.5": ("binary", "loss hinge 1\npenalty l0 0.5\neps 0.001"),
 }
 
