@@ -15,6 +15,7 @@ from annc.problem import make_problem
 from annc.sgd import train_sgd
 from annc.spec import parse_spec
 from annc.starts import complete, mip_start, output_layer, pruned, sgd_start
+from annc.starts.point import hidden_network
 from annc.starts.repair import repair_network
 
 
@@ -152,10 +153,6 @@ def test_the_refitted_output_layer_is_in_its_box_and_a_feasible_start():
     assert x is not None and m.check(x, 1e-7).ok
 
 
-def _weights(m, x):
-    return [x[L.weight] for L in m.layout.layers], [x[L.bias] for L in m.layout.layers]
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_dropping_weights_is_never_worse_and_never_adds_one(seed):
     from annc.starts.search import drop_weights
@@ -166,7 +163,7 @@ def test_dropping_weights_is_never_worse_and_never_adds_one(seed):
     y2 = drop_weights(m, pb, x, budget=30)
     assert m.check(y2).ok
     assert m.objective(y2) <= m.objective(x) + 1e-9
-    before, after = (sum(int(np.count_nonzero(np.abs(w) > 1e-9)) for w in _weights(m, p)[0]) for p in (x, y2))
+    before, after = (sum(int(np.count_nonzero(np.abs(w) > 1e-9)) for w in hidden_network(m, p)[0]) for p in (x, y2))
     assert after <= before
 
 
@@ -178,12 +175,12 @@ def test_a_weight_on_a_useless_input_is_dropped_and_the_objective_falls_by_its_p
     X[:, 1] = 0.0
     m, pb = problem(SPEC, X, y)
     x = sgd_start(m, pb, seed=0, lasso=False, time_limit=5)
-    W, b = _weights(m, x)
+    W, b = hidden_network(m, x)
     W[0][1, :] = 0.5  # every unit now pays for a weight on the useless input
     x = complete(m, pb, W, b)
     assert x is not None
     y2 = drop_weights(m, pb, x, budget=30)
-    W2, _ = _weights(m, y2)
+    W2, _ = hidden_network(m, y2)
     assert np.all(W2[0][1, :] == 0)
     assert m.objective(y2) <= m.objective(x) - 4 * 0.5 + 1e-9
 

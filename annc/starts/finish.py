@@ -26,16 +26,10 @@ import numpy as np
 
 from ..model import Model
 from ..problem import TrainingProblem
-from .point import complete, feasible
+from .point import complete, feasible, hidden_network
 from .repair import off_gap
 from .search import improve
 from .seeding import output_layer
-
-
-def hidden_network(model: Model, x: np.ndarray) -> tuple[list, list]:
-    """The weights and biases of every layer at the point ``x`` (through the layout)."""
-    layers = model.layout.layers
-    return [np.asarray(x[L.weight], float) for L in layers], [np.asarray(x[L.bias], float) for L in layers]
 
 
 def exact_output(model: Model, problem: TrainingProblem, x: np.ndarray,

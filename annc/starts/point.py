@@ -1,4 +1,5 @@
-"""A network as a start: the formulation's lift of it, accepted only if the model accepts it."""
+"""A network as a start: the formulation's lift of it, accepted only if the model accepts it;
+and the network at a point."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,3 +24,9 @@ def feasible(model: Model, x: np.ndarray, tol: float | None = None) -> bool:
     ``tol`` (default :data:`annc.feasibility.START_TOL`); ``np.inf`` accepts any point."""
     tol = START_TOL if tol is None else tol
     return tol == np.inf or model.check(x, tol).ok
+
+
+def hidden_network(model: Model, x: np.ndarray) -> tuple[list, list]:
+    """The weights and biases of every layer at the point ``x`` (through the layout)."""
+    layers = model.layout.layers
+    return [np.asarray(x[L.weight], float) for L in layers], [np.asarray(x[L.bias], float) for L in layers]

@@ -30,8 +30,8 @@ from ..formulations import formulate
 from ..formulations.relu import refined
 from ..model import Model
 from ..problem import TrainingProblem
-from .finish import finish, hidden_network
-from .point import complete
+from .finish import finish
+from .point import complete, hidden_network
 
 SHRINK = 4.0  # each round's middle piece is this much narrower than the last
 

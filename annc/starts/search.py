@@ -23,8 +23,8 @@ import numpy as np
 from ..formulations import ACTIVATIONS
 from ..model import Model
 from ..problem import TrainingProblem
-from .point import complete, feasible
-from .repair import off_gap
+from .point import complete, feasible, hidden_network
+from .repair import off_gap, unit_relative
 
 
 def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
@@ -105,9 +105,7 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *, budge
     at a time, and each drop here costs one lift, not one solve.  Passes repeat until one
     drops nothing; stops early after ``budget`` seconds or on Ctrl-C; the result is never worse than ``x``."""
     t0 = time.perf_counter()
-    layers = model.layout.layers
-    W = [np.asarray(x[L.weight], float).copy() for L in layers]
-    b = [np.asarray(x[L.bias], float).copy() for L in layers]
+    W, b = hidden_network(model, x)
     best, dropped = model.objective(x), True
     while dropped:  # another pass while the last one dropped a weight
         dropped = False
@@ -123,8 +121,9 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *, budge
                     continue
                 tw, tb = moved[0] + [tw[-1]], moved[1] + [tb[-1]]
                 y = complete(model, problem, tw, tb)
-            if y is not None and model.objective(y) < best - 1e-9:
-                x, best, W, b, dropped = y, model.objective(y), tw, tb, True  # the lift may reorder units: keep ours
+            obj = np.inf if y is None else model.objective(y)
+            if obj < best - 1e-9:
+                x, best, W, b, dropped = y, obj, tw, tb, True  # the lift may reorder units: keep ours
     return x
 
 
@@ -133,10 +132,8 @@ def _smallest_first(weights: list) -> list[tuple[int, int, int]]:
     (column's) largest first."""
     cands = []
     for li, Wl in enumerate(weights):
-        A = np.abs(Wl)
-        top = A.max(axis=0, keepdims=True)
-        score = np.divide(A, top, out=np.zeros_like(A), where=top > 0)
-        cands += [(score[i, j], li, i, j) for i, j in zip(*np.nonzero(A > 1e-9))]
+        score = unit_relative(Wl)
+        cands += [(score[i, j], li, i, j) for i, j in zip(*np.nonzero(np.abs(Wl) > 1e-9))]
     return [c[1:] for c in sorted(cands)]
 
 

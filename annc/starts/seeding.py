@@ -11,7 +11,7 @@ from ..model import Model
 from ..problem import TrainingProblem, make_problem
 from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
 from .point import complete
-from .repair import box_output, repair_network
+from .repair import box_output, repair_network, unit_relative
 
 SGD_FLOPS = 2e9  # budget for the SGD run: epochs = SGD_FLOPS / (samples * weights), capped
 
@@ -38,9 +38,7 @@ def pruned(problem: TrainingProblem, net, keep: float, *, epochs: int, seed: int
     output-layer MIP chooses its weights, and their penalty, itself)."""
     mask = []
     for L in net.layers[:-1]:
-        W = np.abs(L.weight)
-        top = W.max(axis=0, keepdims=True)
-        score = np.divide(W, top, out=np.zeros_like(W), where=top > 0)
+        W, score = np.abs(L.weight), unit_relative(L.weight)
         n_keep = int(np.ceil(keep * np.count_nonzero(W)))  # ties: the first in row-major order
         kept = np.zeros(W.size, dtype=bool)
         kept[np.argsort(-score.ravel(), kind="stable")[:n_keep]] = True
