@@ -109,6 +109,11 @@ RECIPES = {  # name: (hidden activation, extra spec lines)
     "default_l0_0.1": ("binary", "penalty l0 0.1\neps 0.001"),
     "default_no_penalty": ("binary", "penalty none\neps 0.001"),
     "hinge_1_l0_0.5": ("binary", "loss hinge 1\npenalty l0 0.5\neps 0.001"),
+    "default_l0_1": ("binary", "penalty l0 1\neps 0.001"),  # the recipe at one error per weight
+    "default_eps_0.03": ("binary", "eps 0.03"),
+    "default_eps_0.1": ("binary", "eps 0.1"),
+    "nll_l0_0.05": ("binary", "loss nll\npenalty l0 0.05"),  # the paper's loss, a weight worth 0.05 of it
+    "nll_l0_0.01": ("binary", "loss nll\npenalty l0 0.01"),
 }
 
 

@@ -16,7 +16,7 @@ from annc.sgd import train_sgd
 from annc.spec import parse_spec
 from annc.starts import complete, mip_start, output_layer, pruned, sgd_start
 from annc.starts.point import hidden_network
-from annc.starts.repair import repair_network
+from annc.starts.repair import off_gap, repair_network
 
 
 def blobs(n=120, d=4, k=3, seed=0):
@@ -191,3 +191,27 @@ def test_a_spent_budget_drops_nothing():
     m, pb = problem(SPEC, X, y)
     x = sgd_start(m, pb, seed=0, lasso=False, time_limit=5)
     assert np.array_equal(drop_weights(m, pb, x, budget=-1.0), x)
+
+
+def test_a_weight_on_a_duplicated_input_goes_and_the_activations_stay():
+    """Inputs 0 and 1 are equal: a unit using both can use one at twice the weight.  Dropping
+    one alone changes where the unit switches (rows change side, the loss moves); the drop
+    pass refits the unit's other weights and bias to keep every activation, so the duplicate
+    goes at no loss and the objective falls by at least the penalty per unit."""
+    from annc.starts.search import drop_weights
+    X, y = blobs(seed=6)
+    X[:, 1] = X[:, 0]
+    m, pb = problem(SPEC, X, y)
+    x = sgd_start(m, pb, seed=0, lasso=False, time_limit=5)
+    W, b = hidden_network(m, x)
+    W[0][0, :] = W[0][1, :] = 0.45 * np.sign(W[0][0, :] + W[0][1, :] + 1e-12)  # both, equal
+    moved = off_gap(pb, W[:-1], b[:-1], scale=False)
+    assert moved is not None
+    W, b = moved[0] + [W[-1]], moved[1] + [b[-1]]
+    x = complete(m, pb, W, b)
+    assert x is not None
+    y2 = drop_weights(m, pb, x, budget=60)
+    W2, b2 = hidden_network(m, y2)
+    assert np.all((W2[0][0, :] == 0) | (W2[0][1, :] == 0))  # each unit keeps at most one of the two
+    assert m.objective(y2) <= m.objective(x) - 4 * 0.5 + 1e-9
+    assert m.check(y2).ok

@@ -8,7 +8,10 @@ the original, and the next layer's weights from it are divided by ``c_k`` (carri
 forward layer by layer; the output layer is re-solved exactly anyway), so the network's
 function is unchanged up to a positive scale of its scores.  The MIP's units need ``pre >= eps`` or
 ``pre <= 0``: :func:`threshold` moves each unit's bias so that no row's pre-activation
-lies in ``(0, eps)``, flipping as few activations as it can.  A layer with a grid
+lies in ``(0, eps)``, flipping as few activations as it can; where that flips any, a step
+unit's weights and bias are also refitted by an LP to keep its activations clear of the
+gap (:func:`refit_unit`: the bias alone cannot widen a margin, the weights can), and the
+fewer flips win.  A layer with a grid
 (``weights [lo, hi] grid K``, :mod:`annc.formulations.grid`) gets its weights moved to the
 nearest grid value after the scaling (:func:`~annc.formulations.grid.project`), and with a
 bias grid the bias is chosen among the grid's values (:func:`threshold`'s ``values``).
@@ -16,12 +19,14 @@ bias grid the bias is chosen among the grid's values (:func:`threshold`'s ``valu
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..activations import HIDDEN
 from ..formulations import ACTIVATIONS
 from ..formulations.grid import project
 from ..problem import TrainingProblem
 
+REFIT_SECONDS = 0.5  # an LP refit of one unit that takes longer is given up (the bias alone then moves it)
 BOX_ROOM = 0.9  # scale into 90% of the box, leaving the bias room to move off the eps gap
 SCALED = tuple(n for n, a in HIDDEN.items() if a.step)  # f(c pre) = f(pre): scaling keeps the function
 HOMOGENEOUS = tuple(n for n, a in HIDDEN.items() if a.homogeneous)  # f(c pre) = c f(pre): scale carried on
@@ -76,6 +81,8 @@ def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float,
     gaps = np.nonzero(np.diff(v) > eps + 2 * slack)[0]
     # c is the new zero: values <= c - slack go off, values >= c + eps + slack go on
     cands = [v[0] - eps - slack, v[-1] + slack] + list((v[gaps] + v[gaps + 1] - eps) / 2)
+    if not np.any((v > -slack) & (v < eps + slack)):
+        cands.append(0.0)  # already clear of the gap (a refit's bias may sit at its bound)
     orig = pre >= 0
     best, best_flips = None, None
     for c in cands:
@@ -103,6 +110,81 @@ def _grid_threshold(pre: np.ndarray, bias: float, eps: float, values: np.ndarray
     return best
 
 
+def flips(on: np.ndarray, pre: np.ndarray, bias: float, new_bias: float | None, eps: float,
+          rows: np.ndarray) -> float:
+    """The training samples (``rows`` per distinct input) whose activation ``on`` differs
+    from the MIP's once the bias ``bias`` of ``pre`` becomes ``new_bias`` (``inf`` for None)."""
+    if new_bias is None:
+        return np.inf
+    return float(rows[(pre - bias + new_bias >= eps) != on].sum())
+
+
+def refit_unit(A: np.ndarray, on: np.ndarray, w: np.ndarray, eps: float, wb, bb, rows: np.ndarray):
+    """A step unit's weights (on the support of ``w`` only) and bias, refitted so that its
+    activations ``on`` on the inputs ``A`` hold clear of the eps gap for as many samples as an
+    LP can keep: with clearance ``m = eps/10``,
+
+        min  sum_n rows_n xi_n
+        s.t. A_n w + b >= eps + m - xi_n   (on rows)
+             A_n w + b <= -m + xi_n        (off rows),   w, b in their boxes, xi >= 0.
+
+    A step unit is unchanged by a positive scale, so the pattern SGD found is realisable
+    (``xi = 0``) whenever some hyperplane through the box separates it by ``eps + 2m``: the
+    bias alone (:func:`threshold`) cannot widen a margin, the LP can.  ``(w, b)``, or None
+    when the LP ends without an optimum within :data:`REFIT_SECONDS` (about 10 ms for 400
+    rows and 20 inputs; 1 to 2 s for 10,000 noisy rows, which are then left to the bias)."""
+    from scipy.optimize import linprog
+    S = np.flatnonzero(np.asarray(w) != 0)
+    n, m = len(on), eps / 10
+    sign = np.where(on, 1.0, -1.0)[:, None]
+    lhs = sp.hstack([sp.csr_matrix(-sign * A[:, S]), sp.csr_matrix(-sign), -sp.identity(n)], format="csr")
+    rhs = np.where(on, -(eps + m), -m)
+    cost = np.r_[np.zeros(len(S) + 1), np.asarray(rows, float)]
+    bounds = [tuple(wb)] * len(S) + [tuple(bb)] + [(0, None)] * n
+    res = linprog(cost, A_ub=lhs, b_ub=rhs, bounds=bounds, method="highs",
+                  options={"time_limit": REFIT_SECONDS})
+    if res.status != 0 or res.x is None:
+        return None
+    out = np.zeros(len(w))
+    out[S] = res.x[:len(S)]
+    return out, float(res.x[len(S)])
+
+
+def _fewer_flips(act, pre, W, b, k, nb, eps, ls, rows) -> float | None:
+    """Unit ``k``'s new bias: ``nb`` (:func:`threshold`'s), unless :func:`refit_unit` then
+    :func:`threshold` flips fewer samples; then ``W[:, k]``, ``b[k]`` and ``pre[:, k]`` take
+    the refit (in place) and its bias is returned."""
+    on = pre[:, k] >= 0
+    now = flips(on, pre[:, k], b[k], nb, eps, rows)
+    if now == 0:
+        return nb
+    fit = refit_unit(act, on, W[:, k], eps, ls.weight_bounds, ls.bias_bounds, rows)
+    if fit is None:
+        return nb
+    w2, b2 = fit
+    pre2 = act @ w2 + b2
+    nb2 = threshold(pre2, b2, eps, *ls.bias_bounds)
+    if flips(on, pre2, b2, nb2, eps, rows) >= now:
+        return nb
+    W[:, k], b[k], pre[:, k] = w2, b2, pre2
+    return nb2
+
+
+def refits(spec_layer) -> bool:
+    """Whether :func:`refit_unit` applies to the units of a hidden layer: step units (their
+    function is their sign pattern) with continuous weights and biases (no grid)."""
+    return spec_layer.activation in SCALED and spec_layer.weight_grid is None and spec_layer.bias_grid is None
+
+
+def layer_inputs(problem: TrainingProblem, weights: list, biases: list, layer: int) -> np.ndarray:
+    """The inputs of hidden layer ``layer`` on the problem's rows, as the MIP's units
+    compute them (the lift's outputs) from the given hidden weights and biases."""
+    act = problem.X
+    for ls, W, b in zip(problem.spec.hidden[:layer], weights, biases):
+        act = ACTIVATIONS[ls.activation].lift_units(act @ W + b, problem.spec.eps)[1]
+    return act
+
+
 def off_gap(problem: TrainingProblem, weights: list, biases: list, *, scale: bool = True):
     """Steps 1-2: the hidden layers' ``(weights, biases)`` in their boxes (scaled into 90% of
     them when ``scale``) and clear of the eps gap, and the last hidden layer's outputs on the
@@ -115,6 +197,7 @@ def _off_gap(problem: TrainingProblem, weights: list, biases: list, scale: bool)
     """:func:`off_gap` and the scale ``carry`` of the last hidden layer's outputs (a ReLU
     unit scaled by ``c`` outputs ``c`` times its original value)."""
     spec, eps, act = problem.spec, problem.spec.eps, problem.X
+    rows = problem.counts.sum(axis=1)  # training samples per distinct input
     carry = np.ones(spec.inputs)
     W_out, b_out = [], []  # carry: the scale of this layer's inputs (ReLU outputs scaled before)
     for layer, ls in enumerate(spec.hidden):
@@ -134,6 +217,8 @@ def _off_gap(problem: TrainingProblem, weights: list, biases: list, scale: bool)
         bias_grid = None if ls.bias_values is None else np.asarray(ls.bias_values)
         for k in range(W.shape[1]):
             nb = threshold(pre[:, k], b[k], eps, *ls.bias_bounds, values=bias_grid)
+            if refits(ls):
+                nb = _fewer_flips(act, pre, W, b, k, nb, eps, ls, rows)
             if nb is None:
                 return None
             pre[:, k] += nb - b[k]

@@ -10,8 +10,10 @@ full model, so the incumbent never gets worse.
 Under an ``l0`` penalty of weight ``lambda`` each sweep begins with :func:`drop_weights`:
 a weight is worth keeping only if removing it costs more than ``lambda`` in loss, and
 trying each removal costs one lift of the network (:func:`annc.starts.complete`), not a
-solve.  A sub-MIP with a whole layer free could find the same drops, but on real data
-it rarely ends within its step limit.
+solve; where the removal alone costs loss, a small LP refits the unit's other weights to
+keep its activations (another input may carry the same split), one more lift.  A sub-MIP
+with a whole layer free could find the same drops, but on real data it rarely ends within
+its step limit.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from ..formulations import ACTIVATIONS
 from ..model import Model
 from ..problem import TrainingProblem
 from .point import complete, feasible, hidden_network
-from .repair import off_gap, unit_relative
+from .repair import layer_inputs, off_gap, refit_unit, refits, unit_relative
 
 
 def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
@@ -98,7 +100,10 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *, budge
     (the smallest first, compared within its unit after dividing by the unit's largest
     ``|w|``: a step unit's weights scale freely) is set to 0; the hidden units' biases move
     off the eps gap if they must (:func:`~annc.starts.repair.off_gap`, no scaling) and
-    the network's lift replaces ``x`` when its objective is lower.
+    the network's lift replaces ``x`` when its objective is lower.  When that drop costs
+    loss and the weight is a step unit's, the unit's other weights and bias are also
+    refitted by an LP to keep its activations on every row (:func:`_kept_pattern`), and
+    the better of the two is taken: a weight that another direction can replace then goes.
 
     Under an l0 penalty of weight ``lambda`` a weight pays for itself only if dropping it
     costs more than ``lambda`` in loss; a solver's branching rarely tries the drops one
@@ -107,24 +112,66 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *, budge
     t0 = time.perf_counter()
     W, b = hidden_network(model, x)
     best, dropped = model.objective(x), True
+    lam = problem.spec.penalty_weight
     while dropped:  # another pass while the last one dropped a weight
         dropped = False
         for li, i, j in _smallest_first(W):
             if time.perf_counter() - t0 > budget or (interrupt is not None and interrupt.requested):
                 return x
-            tw, tb = [w.copy() for w in W], b
+            tw = [w.copy() for w in W]
             tw[li][i, j] = 0.0
-            y = complete(model, problem, tw, tb)
-            if y is None:
-                moved = off_gap(problem, tw[:-1], tb[:-1], scale=False)
-                if moved is None:
-                    continue
-                tw, tb = moved[0] + [tw[-1]], moved[1] + [tb[-1]]
-                y = complete(model, problem, tw, tb)
+            y, cw, cb = _lifted(model, problem, (tw, b))
             obj = np.inf if y is None else model.objective(y)
+            if obj > best - lam + 1e-9:  # the drop cost loss: refit the unit to keep its activations
+                y2, cw2, cb2 = _lifted(model, problem, _kept_pattern(problem, W, b, li, i, j))
+                obj2 = np.inf if y2 is None else model.objective(y2)
+                if obj2 < obj:
+                    y, cw, cb, obj = y2, cw2, cb2, obj2
             if obj < best - 1e-9:
-                x, best, W, b, dropped = y, obj, tw, tb, True  # the lift may reorder units: keep ours
+                x, best, W, b, dropped = y, obj, cw, cb, True  # the lift may reorder units: keep ours
     return x
+
+
+def _kept_pattern(problem: TrainingProblem, weights: list, biases: list, layer: int, i: int, unit: int):
+    """Weight ``i`` of hidden unit ``unit`` of ``layer`` dropped, and the unit's other
+    weights and bias refitted to keep its activations as they are at ``(weights, biases)``
+    (:func:`~annc.starts.repair.refit_unit`): ``(weights, biases)``, or None (an output
+    weight, a layer that is not refitted, or no fit).  The drop then costs no loss when the
+    refit keeps every activation, and the objective falls by the penalty's weight."""
+    spec = problem.spec
+    if layer >= len(spec.hidden) or not refits(spec.hidden[layer]):
+        return None
+    A = layer_inputs(problem, weights, biases, layer)
+    w = np.asarray(weights[layer][:, unit], float)
+    on = A @ w + float(biases[layer][unit]) >= spec.eps / 2  # as the point has them: clear of the gap
+    w = w.copy()
+    w[i] = 0.0
+    ls = spec.hidden[layer]
+    fit = refit_unit(A, on, w, spec.eps, ls.weight_bounds, ls.bias_bounds, problem.counts.sum(axis=1))
+    if fit is None:
+        return None
+    tw, tb = list(weights), list(biases)
+    tw[layer], tb[layer] = np.array(weights[layer], float), np.array(biases[layer], float)
+    tw[layer][:, unit], tb[layer][unit] = fit
+    return tw, tb
+
+
+def _lifted(model: Model, problem: TrainingProblem, cand):
+    """``(point, weights, biases)`` of the candidate network ``cand = (weights, biases)``:
+    its lift, or, when the lift is not feasible, the lift after moving the hidden biases
+    off the eps gap (:func:`~annc.starts.repair.off_gap`, no scaling); ``(None, ...)`` if
+    neither is feasible (or ``cand`` is None)."""
+    if cand is None:
+        return None, None, None
+    tw, tb = cand
+    y = complete(model, problem, tw, tb)
+    if y is None:
+        moved = off_gap(problem, tw[:-1], tb[:-1], scale=False)
+        if moved is None:
+            return None, None, None
+        tw, tb = moved[0] + [tw[-1]], moved[1] + [tb[-1]]
+        y = complete(model, problem, tw, tb)
+    return y, tw, tb
 
 
 def _smallest_first(weights: list) -> list[tuple[int, int, int]]:

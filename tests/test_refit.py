@@ -1,0 +1,95 @@
+"""Moving a step unit off the eps gap by refitting its weights (:func:`annc.starts.repair.refit_unit`).
+
+The bias alone cannot widen a unit's margin; an LP over the unit's weights can. These
+tests hold for any BLAS: the data are exact or the assertions are inequalities.
+"""
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import annc.starts.repair as repair
+from annc.formulations import formulate
+from annc.problem import make_problem
+from annc.spec import parse_spec
+from annc.starts import complete
+from annc.starts.repair import off_gap, refit_unit, threshold
+
+EPS = 0.001
+
+
+def problem(text, X, y):
+    spec = parse_spec(text)
+    pb = make_problem(spec, X, y, sorted(set(np.asarray(y).tolist())))
+    return formulate(pb, name="p"), pb
+
+
+def pattern(X, W, b):
+    return (np.asarray(X) @ np.asarray(W) + b) >= 0
+
+
+def test_a_refit_keeps_a_pattern_the_bias_alone_must_flip():
+    # x1 separates the two rows by 0.0004 < eps; x2 separates them by 1
+    X = np.array([[0.5002, 0.0], [0.4998, 1.0]])
+    W, b = np.array([[1.0], [1e-4]]), np.array([-0.5])
+    pre = (X @ W + b)[:, 0]
+    assert list(pre >= 0) == [True, False]
+    nb = threshold(pre * 0.9, b[0] * 0.9, EPS, -1, 1)  # what the bias alone does, after the box scaling
+    assert np.sum(((pre * 0.9) - b[0] * 0.9 + nb >= EPS) != (pre >= 0)) == 1
+    _, pb = problem(f"input 2\nhidden 1 binary\noutput 2\neps {EPS}\n", X, np.array([0, 1]))
+    Wr, br, H = off_gap(pb, [W], [b])
+    assert np.array_equal(H[:, 0], pattern(pb.X, W, b)[:, 0])  # both rows keep their activation
+    pre_r = pb.X @ Wr[0][:, 0] + br[0][0]
+    assert not np.any((pre_r > 0) & (pre_r < EPS))  # and are clear of the gap
+    assert np.all(np.abs(Wr[0]) <= 1) and np.all(np.abs(br[0]) <= 1)
+
+
+def test_a_refit_keeps_zero_weights_at_zero():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (40, 5))
+    w = np.array([0.7, 0.0, -0.4, 0.0, 0.2])
+    on = X @ w - 0.1 >= 0
+    fit = refit_unit(X, on, w, EPS, (-1, 1), (-1, 1), np.ones(40))
+    assert fit is not None
+    w2, b2 = fit
+    assert w2[1] == 0 and w2[3] == 0
+    assert np.all(pattern(X, w2, b2 - EPS / 2) == on)  # separable: every row keeps its side
+
+
+def test_the_bias_stays_where_it_is_clear_of_the_gap_even_at_its_bound():
+    # nothing in (0, eps); the middle of the gap at 0 would need the bias 1.4495
+    pre = np.array([-0.9, 0.002, 0.5])
+    assert threshold(pre, 1.0, EPS, -1, 1) == 1.0  # not 0.7495, which turns the row at 0.002 off
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**16), st.sampled_from([0.001, 0.01, 0.05]))
+def test_off_gap_never_flips_more_than_the_bias_alone(seed, eps):
+    rng = np.random.default_rng(seed)
+    n, d, units = 30, 3, 2
+    X = np.round(rng.uniform(0, 1, (n, d)), 3)
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    W = rng.normal(0, 1, (d, units)) * (rng.random((d, units)) < 0.8)
+    b = rng.normal(0, 0.5, units)
+    model, pb = problem(f"input {d}\nhidden {units} binary\noutput 2\neps {eps}\n", X, y)
+    rows = pb.counts.sum(axis=1)
+    before = pattern(pb.X, W, b)
+    got = off_gap(pb, [W], [b])
+    saved = repair.refit_unit
+    try:  # the same repair with the bias alone
+        repair.refit_unit = lambda *a, **k: None
+        alone = off_gap(pb, [W], [b])
+    finally:
+        repair.refit_unit = saved
+    if alone is not None:
+        assert got is not None
+        flipped = rows @ (got[2] != before)
+        assert np.all(flipped <= rows @ (alone[2] != before))
+    if got is not None:
+        Wr, br, H = got
+        assert np.all(Wr[0][W == 0] == 0)  # no weight appears
+        assert np.all(np.abs(Wr[0]) <= 1) and np.all(np.abs(br[0]) <= 1)
+        pre = pb.X @ Wr[0] + br[0]
+        assert not np.any((pre > 1e-9) & (pre < eps - 1e-9))
+        Wo, bo = np.zeros((units, 2)), np.zeros(2)
+        assert complete(model, pb, [*Wr, Wo], [*br, bo]) is not None  # a point the model accepts
