@@ -142,7 +142,7 @@ class _Share:
         return f"{float(c) * self.rows_per_weight:.6g}"
 
 
-def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str]) -> dict:
+def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str], select: bool = False) -> dict:
     act, extra = recipe
     d, k = Xtr.shape[1], len(np.unique(ytr))
     if "{share" in extra:  # a weight per weight of share * rows / weights (all weights cost share of the rows)
@@ -150,7 +150,8 @@ def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str
     spec = spec_text(d, H, k, extra, act)
     t0 = time.perf_counter()
     try:
-        r = train_api(spec, (Xtr, ytr), (Xte, yte), time_limit=time_limit, threads=1, out_dir=None)
+        r = train_api(spec, (Xtr, ytr), (Xte, yte), time_limit=time_limit, threads=1, out_dir=None,
+                      select=select)
     except AnncError as e:
         return {"status": "error", "error": str(e), "seconds": round(time.perf_counter() - t0, 2),
                 "test_accuracy": None, "train_accuracy": None, "nonzero_weights": None, "gap": None}
@@ -194,7 +195,10 @@ def run_sgd(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
 
 
 METHODS = {name: partial(run_annc, recipe=recipe) for name, recipe in RECIPES.items()}
-METHODS.update({"mlp": run_mlp, "sgd": run_sgd})
+METHODS.update({"mlp": run_mlp, "sgd": run_sgd,
+                # the default recipe chosen by --select (annc.selection's default grid, 25% held
+                # out of the training part; each candidate and the final run get the time limit)
+                "default_select": partial(run_annc, recipe=RECIPES["default"], select=True)})
 
 
 # -- running ------------------------------------------------------------------------
