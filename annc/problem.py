@@ -40,6 +40,11 @@ class TrainingProblem:
         return len(self.y)
 
     @property
+    def row_samples(self) -> np.ndarray:
+        """The number of training samples with each distinct input (``U``, float): ``c[u, :].sum()``."""
+        return self.counts.sum(axis=1).astype(float)
+
+    @property
     def X_samples(self) -> np.ndarray:
         return self.X[self.sample_row]
 

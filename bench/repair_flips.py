@@ -42,7 +42,7 @@ def flip_share(problem, net, refit: bool) -> tuple[float, float]:
         repair.refit_unit = saved
     if done is None:
         return float("nan"), seconds
-    rows = problem.counts.sum(axis=1)
+    rows = problem.row_samples
     return float((rows @ (done[2] != before)).sum() / (rows.sum() * before.shape[1])), seconds
 
 

@@ -211,7 +211,7 @@ def test_a_weight_on_a_duplicated_input_goes_and_the_activations_stay():
     x = complete(m, pb, W, b)
     assert x is not None
     y2 = drop_weights(m, pb, x, budget=60)
-    W2, b2 = hidden_network(m, y2)
+    W2, _ = hidden_network(m, y2)
     assert np.all((W2[0][0, :] == 0) | (W2[0][1, :] == 0))  # each unit keeps at most one of the two
     assert m.objective(y2) <= m.objective(x) - 4 * 0.5 + 1e-9
     assert m.check(y2).ok

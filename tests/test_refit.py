@@ -72,7 +72,7 @@ def test_off_gap_never_flips_more_than_the_bias_alone(seed, eps):
     W = rng.normal(0, 1, (d, units)) * (rng.random((d, units)) < 0.8)
     b = rng.normal(0, 0.5, units)
     model, pb = problem(f"input {d}\nhidden {units} binary\noutput 2\neps {eps}\n", X, y)
-    rows = pb.counts.sum(axis=1)
+    rows = pb.row_samples
     before = pattern(pb.X, W, b)
     got = off_gap(pb, [W], [b])
     saved = repair.refit_unit

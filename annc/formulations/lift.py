@@ -29,7 +29,7 @@ def ordered(problem, weights: list, biases: list) -> tuple[list, list]:
     """The same network with each hidden layer's units in the spec's ``symmetry`` order."""
     spec = problem.spec
     W, b = [np.array(w, float) for w in weights], [np.array(v, float) for v in biases]
-    n, act = problem.counts.sum(1).astype(float), problem.X
+    n, act = problem.row_samples, problem.X
     for layer, ls in enumerate(spec.hidden):
         _, out, on = ACTIVATIONS[ls.activation].lift_units(act @ W[layer] + b[layer], spec.eps)
         p = order(spec.symmetry, b[layer], on, n)

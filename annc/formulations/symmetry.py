@@ -30,7 +30,7 @@ def add_order(low: Lowering, layer: int, rule: str, beta: np.ndarray, h: np.ndar
         b.rows(f"sb{layer}", (K - 1,), "G", 0.0, [(beta[:-1], 1.0), (beta[1:], -1.0)],
                role="symmetry", layer=layer)
     else:
-        n = low.problem.counts.sum(1).astype(float)[:, None]  # U x 1
+        n = low.problem.row_samples[:, None]  # U x 1
         b.rows(f"sc{layer}", (K - 1,), "G", 0.0, [(h[:, :-1].T, n.T), (h[:, 1:].T, -n.T)],
                role="symmetry", layer=layer)
 

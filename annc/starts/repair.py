@@ -197,7 +197,7 @@ def _off_gap(problem: TrainingProblem, weights: list, biases: list, scale: bool)
     """:func:`off_gap` and the scale ``carry`` of the last hidden layer's outputs (a ReLU
     unit scaled by ``c`` outputs ``c`` times its original value)."""
     spec, eps, act = problem.spec, problem.spec.eps, problem.X
-    rows = problem.counts.sum(axis=1)  # training samples per distinct input
+    rows = problem.row_samples
     carry = np.ones(spec.inputs)
     W_out, b_out = [], []  # carry: the scale of this layer's inputs (ReLU outputs scaled before)
     for layer, ls in enumerate(spec.hidden):

@@ -147,7 +147,7 @@ def _kept_pattern(problem: TrainingProblem, weights: list, biases: list, layer: 
     w = w.copy()
     w[i] = 0.0
     ls = spec.hidden[layer]
-    fit = refit_unit(A, on, w, spec.eps, ls.weight_bounds, ls.bias_bounds, problem.counts.sum(axis=1))
+    fit = refit_unit(A, on, w, spec.eps, ls.weight_bounds, ls.bias_bounds, problem.row_samples)
     if fit is None:
         return None
     tw, tb = list(weights), list(biases)
