@@ -26,6 +26,7 @@ from .outputs import check_out_dir
 from .solvers import DEFAULT, SolveOptions
 from .spec import NetworkSpec, load_spec, parse_spec
 from .starts.budget import budgeted_start
+from .starts.margin import default_eps
 from .training import TrainResult, csv_backing, silent
 from .training import train as train_network
 
@@ -170,7 +171,8 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     s = with_scale(as_spec(spec), scale)
     stem = check_name(name if name is not None else _stem_of(spec, s))
     d, csv = csv_backing(as_data(data, label=label), out, f"{stem}.data")
-    c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
+    c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
+              eps_rule=default_eps)
     attach_start(c, budgeted_start if start else None, budget=start_budget)
     if out is not None:
         write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, data_csv=csv, start=c.start,

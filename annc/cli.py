@@ -33,11 +33,12 @@ def cmd_compile(a) -> int:
     from .formulations import floor
     from .report import stats_lines
     from .starts.budget import budgeted_start
+    from .starts.margin import default_eps
     from .writers.startfiles import GLPK_NOTE, START_FILES
     c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                       allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
                       start=None if a.no_start else budgeted_start, start_budget=a.start_budget,
-                      scale=a.scale, log=lambda line: print(line, flush=True))
+                      scale=a.scale, eps_rule=default_eps, log=lambda line: print(line, flush=True))
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem

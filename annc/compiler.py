@@ -105,12 +105,16 @@ def layer_table(spec: NetworkSpec) -> list[dict]:
 
 
 def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool = True,
-          allow_small_m: bool = False, max_nonzeros: int | None = None) -> Compiled:
+          allow_small_m: bool = False, max_nonzeros: int | None = None,
+          eps_rule: Callable[[TrainingProblem], float] | None = None) -> Compiled:
     """Validate ``data`` against ``spec`` and build the training MIP (no files).
 
     The features are scaled first, as the spec's ``scale`` says (:func:`annc.scaling.fit_scaling`
     on ``data``): the MIP, its big-M values and its number checks are those of the scaled
-    data; the map records the scaling under ``scaling``.
+    data; the map records the scaling under ``scaling``.  A spec of the default recipe that
+    names no eps (``eps_auto``) gets the one ``eps_rule`` chooses on the problem of the scaled
+    data (the callers above pass :func:`annc.starts.margin.default_eps`; without a rule the
+    recipe's 0.001 stays); the returned spec, the map and the model files carry it.
 
     Before anything model-sized is allocated, the model's size is counted in closed form
     and refused over ``max_nonzeros`` (default :data:`annc.limits.MAX_NONZEROS`), and its
@@ -124,6 +128,10 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
     scaled = replace(data, X=scaling.apply(data.X))
     check_numbers(spec, scaled)
     problem = make_problem(spec, scaled.X, data.y, data.classes, merge=merge)
+    if spec.eps_auto and eps_rule is not None:  # the default recipe: the data choose the margin
+        spec = replace(spec, eps=eps_rule(problem), eps_auto=False)
+        check_numbers(spec, scaled)
+        problem = replace(problem, spec=spec)
     model = formulate(problem, name=name, allow_small_m=allow_small_m)
     options = {"merge": merge, "allow_small_m": allow_small_m, "label": data.label}
     varmap = build_map(
@@ -211,10 +219,10 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
                   merge: bool = True, allow_small_m: bool = False, gzip: bool = False,
                   writer: str = "annc", max_nonzeros: int | None = None, start: Callable | None = None,
                   start_budget: float | None = None, scale: str | None = None,
-                  log: Callable = _silent) -> Compiled:
+                  eps_rule: Callable | None = None, log: Callable = _silent) -> Compiled:
     """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
     and with a ``start`` search (:func:`annc.starts.budget.budgeted_start`) the start files
-    (module docstring).  Everything is checked before the search, and the search ends
+    (module docstring); ``eps_rule`` as in :func:`build`.  Everything is checked before the search, and the search ends
     before the first byte is written."""
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
                           allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start is not None,
@@ -224,7 +232,8 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
     out = check_out_dir(out_dir)
     spec = with_scale(load_spec(spec_path), scale)
     data = load_data(data_path, label=label)
-    c = build(spec, data, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros)
+    c = build(spec, data, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
+              eps_rule=eps_rule)
     attach_start(c, start, budget=start_budget, log=log)
     write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, start=c.start, start_note=c.start_message)
     return c

@@ -69,6 +69,7 @@ from .verdict import Verdict, judge, lower_bound
 from .verify import check
 from .relaxed import conclude_relaxed
 from .starts.budget import MIN_START_BUDGET, budgeted_start, start_budget
+from .starts.margin import default_eps
 
 REFINE_ROUNDS = 8  # at most, of adaptive refinement after a relaxed solve (annc.starts.refine)
 
@@ -208,7 +209,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
                 out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
                 warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
     data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
-    c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros)
+    c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, eps_rule=default_eps)
     for w in c.model.warnings:
         log(f"warning: {w}")
     st = c.model.stats()

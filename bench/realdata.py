@@ -112,6 +112,8 @@ RECIPES = {  # name: (hidden activation, extra spec lines)
     "default_l0_1": ("binary", "penalty l0 1\neps 0.001"),  # the recipe at one error per weight
     "default_eps_0.03": ("binary", "eps 0.03"),
     "default_eps_0.1": ("binary", "eps 0.1"),
+    "default_eps_0.2": ("binary", "eps 0.2"),  # margins of the order of an l1-SVM's on breast_cancer
+    "default_eps_0.3": ("binary", "eps 0.3"),
     "nll_l0_0.05": ("binary", "loss nll\npenalty l0 0.05"),  # the paper's loss, a weight worth 0.05 of it
     "nll_l0_0.01": ("binary", "loss nll\npenalty l0 0.01"),
 }

@@ -309,6 +309,8 @@ class _Checker(ValueChecker):
                              if not (k in ("penalty", "penalty_weight") and "penalty" in got)})
         for key in ("input", "eps", "P", "loss", "training", "penalty", "symmetry", "scale"):
             settings.update(got.get(key, {}))
+        if "eps" in got:
+            settings.pop("eps_auto", None)
         layers = tuple(make(h) for h in hidden), make(got["output"])
         if settings.get("penalty_weight") is AUTO:
             settings["penalty_weight"] = lexicographic_weight(settings["penalty"], settings["inputs"], *layers)

@@ -32,12 +32,12 @@ LOSSES = ("nll", "errors", "hinge")
 # What a spec that names no loss gets (``bench/realdata.py`` measured it, README "Real data"):
 # the fewest misclassified training samples plus half an error per non-zero weight (a weight
 # is kept only if it earns its place: two weights must save at least one training error),
-# with the hidden units' gap ``eps`` at 0.001 (on real data every row is distinct and a
-# unit's pre-activations are dense near 0: at 0.01, moving the units of an SGD start off
-# the gap flipped 18% of their activations on a 10-class set, at 0.001 0.3%).
+# with the hidden units' gap ``eps`` chosen on the training data when the spec names none
+# (``eps_auto``, resolved in :func:`annc.compiler.build` by :func:`annc.starts.margin.default_eps`:
+# 0.1 where the data admit that margin, else 0.001; 0.001 until then).
 # ``penalty l0 auto`` (BeMi's lexicographic weight) is the former default.  A spec that
 # names a loss keeps the dataclass defaults below (no penalty unless named, eps 0.01).
-RECIPE = {"loss": "errors", "penalty": "l0", "penalty_weight": 0.5, "eps": 0.001}
+RECIPE = {"loss": "errors", "penalty": "l0", "penalty_weight": 0.5, "eps": 0.001, "eps_auto": True}
 TRAININGS = ("full", "greedy", "ovo", "batches")  # "batches" takes its number: 'training batches K'
 MAX_BATCHES = 1000
 PENALTIES = ("none", "l1", "l0")
@@ -95,6 +95,9 @@ class NetworkSpec:
     hidden: tuple[LayerSpec, ...]
     output: LayerSpec  # units = number of classes, activation "linear"
     eps: float = 0.01
+    # the default recipe's eps is the data's to choose (annc.compiler.build resolves it and
+    # clears this); not part of equality: the canonical text writes the eps in force
+    eps_auto: bool = field(default=False, compare=False)
     partitions: int = 10  # P, McCormick pieces (only used after a ReLU layer)
     loss: str = "nll"  # "nll" | "errors" | "hinge"
     margin: float = 1.0  # hinge margin

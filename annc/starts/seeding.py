@@ -16,6 +16,30 @@ from .repair import box_output, repair_network, unit_relative
 SGD_FLOPS = 2e9  # budget for the SGD run: epochs = SGD_FLOPS / (samples * weights), capped
 
 
+def sgd_trains(spec) -> bool:
+    """Whether SGD trains ``spec``'s hidden layers: all of one activation of
+    :data:`annc.sgd.HIDDEN_ACTIVATIONS`."""
+    acts = {ls.activation for ls in spec.hidden}
+    return len(acts) == 1 and acts <= set(HIDDEN_ACTIVATIONS)
+
+
+def sgd_epochs(problem: TrainingProblem) -> int:
+    """Epochs of the SGD seed: ``SGD_FLOPS / (samples * weights)``, within [100, 10000]."""
+    sizes = [problem.spec.inputs] + [ls.units for ls in problem.spec.layers]
+    n_weights = sum(a * b for a, b in zip(sizes, sizes[1:]))
+    return int(np.clip(SGD_FLOPS / (problem.num_samples * n_weights), 100, 10000))
+
+
+def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False):
+    """The SGD network of the seed (:func:`annc.sgd.train_sgd` on the problem's samples,
+    :func:`sgd_epochs` epochs, with the lasso of :func:`sgd_l1` when ``lasso``); the spec's
+    hidden layers must be ones SGD trains (:func:`sgd_trains`)."""
+    spec = problem.spec
+    return train_sgd(problem.X_samples, problem.y, [ls.units for ls in spec.hidden], spec.hidden[0].activation,
+                     classes=list(range(len(problem.classes))), epochs=sgd_epochs(problem), seed=seed,
+                     l1=sgd_l1(spec) if lasso else 0.0)
+
+
 def sgd_l1(spec) -> float:
     """The lasso weight of the SGD seed: the spec's penalty weight when it penalises weights
     (``l0`` or ``l1``), else 0.  SGD then sets weights to exactly 0 (proximal steps,
@@ -91,17 +115,10 @@ def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: b
     hidden outputs (:func:`refit_output`), which cost no solve; the one of lowest
     MIP objective then gets the exact output layer (step 3, ``time_limit`` seconds, from
     its own output layer), and the better of the two points is returned."""
-    spec = problem.spec
-    acts = {ls.activation for ls in spec.hidden}
-    if len(acts) != 1 or not acts <= set(HIDDEN_ACTIVATIONS):
+    if not sgd_trains(problem.spec):
         return None
-    sizes = [spec.inputs] + [ls.units for ls in spec.layers]
-    n_weights = sum(a * b for a, b in zip(sizes, sizes[1:]))
-    epochs = int(np.clip(SGD_FLOPS / (problem.num_samples * n_weights), 100, 10000))
-    net = train_sgd(problem.X_samples, problem.y, [ls.units for ls in spec.hidden], acts.pop(),
-                    classes=list(range(len(problem.classes))), epochs=epochs, seed=seed,
-                    l1=sgd_l1(spec) if lasso else 0.0)
-    nets = [net]
+    epochs = sgd_epochs(problem)
+    nets = [sgd_net(problem, seed=seed, lasso=lasso)]
     for keep in prune:
         nets.append(pruned(problem, nets[-1], keep, epochs=max(epochs // 2, 1), seed=seed))
     best, first = None, None  # (objective, point, hidden weights, biases, H, output layer)

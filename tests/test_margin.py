@@ -1,0 +1,87 @@
+"""The default recipe's eps, chosen on the training data (:mod:`annc.starts.margin`).
+
+Data are built so that the answer holds for any SGD run: two clusters 0.6 apart along a
+diagonal admit a gap of 0.1 around any separating unit; labels drawn at random do not
+(no hyperplane keeps a random labelling of 200 rows clear of a wide gap).
+"""
+import json
+
+import numpy as np
+import pytest
+
+import annc
+from conftest import run_cli
+
+from annc.api import as_data, as_spec, train_api
+from annc.compiler import build
+from annc.spec import format_spec, parse_spec
+from annc.starts.margin import NARROW, NU, WIDE, default_eps, margin_errors
+from annc.starts.seeding import sgd_net
+
+DEFAULT = "input 4\nhidden 2 binary\noutput 2\n"
+
+
+def clusters(n=60, seed=0):
+    """Two clusters of ``n`` rows each in [0, 1]^4, 0.6 apart on every axis (minmax scaling
+    keeps them so); classes 0 and 1."""
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.uniform(0.0, 0.2, (n, 4)), rng.uniform(0.8, 1.0, (n, 4))]
+    X[0], X[-1] = 0.0, 1.0  # the box's corners: scaling leaves the data as it is
+    return X, np.r_[np.zeros(n, int), np.ones(n, int)]
+
+
+def noise(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0, 1, (n, 4)), rng.integers(0, 2, n)
+
+
+def test_separated_clusters_get_the_wide_margin_and_the_map_records_it():
+    c = build(as_spec(DEFAULT), as_data(clusters()), eps_rule=default_eps)
+    assert parse_spec(DEFAULT).eps_auto and c.spec.eps == WIDE and not c.spec.eps_auto
+    assert c.problem.spec.eps == WIDE and c.varmap["eps"] == WIDE
+    again = parse_spec(format_spec(c.spec))  # the canonical text names the eps in force
+    assert again.eps == WIDE and not again.eps_auto
+
+
+def test_the_compiler_alone_keeps_the_recipes_clearance():
+    c = build(as_spec(DEFAULT), as_data(clusters()))  # no rule: the compiler trains nothing
+    assert c.spec.eps == NARROW and c.varmap["eps"] == NARROW
+
+
+def test_compile_by_the_cli_and_the_api_choose_alike(tmp_path):
+    X, y = clusters()
+    np.savetxt(tmp_path / "d.csv", np.c_[X, y], delimiter=",", header="a,b,c,d,label", comments="", fmt="%.17g")
+    (tmp_path / "net.ann").write_text(DEFAULT)
+    code, _, err = run_cli("compile", tmp_path / "net.ann", tmp_path / "d.csv", "--out", tmp_path / "cli", "--no-start")
+    assert code == 0, err
+    assert json.loads((tmp_path / "cli" / "net.map.json").read_text())["eps"] == WIDE
+    assert annc.compile(DEFAULT, (X, y), out_dir=None, start=False).spec.eps == WIDE
+
+
+def test_random_labels_keep_the_narrow_clearance():
+    c = build(as_spec(DEFAULT), as_data(noise()), eps_rule=default_eps)
+    assert c.spec.eps == NARROW
+
+
+@pytest.mark.parametrize("text, eps", [(DEFAULT + "eps 0.05\n", 0.05),  # an eps named is kept
+                                       (DEFAULT + "loss errors\n", 0.01),  # a loss named: no recipe
+                                       ("input 4\nhidden 2 relu\noutput 2\n", NARROW)])  # no step units
+def test_the_data_choose_only_where_the_spec_leaves_eps_to_the_recipe(text, eps):
+    c = build(as_spec(text), as_data(clusters()), eps_rule=default_eps)
+    assert c.spec.eps == eps and c.varmap["eps"] == eps
+
+
+def test_margin_errors_are_shares_of_samples():
+    for data, wide in ((clusters(), True), (noise(), False)):
+        p = build(as_spec(DEFAULT + "eps 0.1\n"), as_data(data)).problem
+        errors = margin_errors(p, sgd_net(p, seed=0), WIDE)
+        assert len(errors) == 2 and all(0.0 <= e <= 1.0 for e in errors)
+        assert (max(errors) <= NU) == wide
+
+
+def test_a_wide_margin_network_trains_and_verifies(tmp_path):
+    X, y = clusters()
+    r = train_api(DEFAULT, (X, y), time_limit=20, threads=1, out_dir=tmp_path)
+    assert r.verified and r.train_accuracy == 1.0
+    vmap = json.loads(next(tmp_path.glob("*.map.json")).read_text())
+    assert vmap["eps"] == WIDE
