@@ -222,8 +222,8 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
                   eps_rule: Callable | None = None, log: Callable = _silent) -> Compiled:
     """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
     and with a ``start`` search (:func:`annc.starts.budget.budgeted_start`) the start files
-    (module docstring); ``eps_rule`` as in :func:`build`.  Everything is checked before the search, and the search ends
-    before the first byte is written."""
+    (module docstring); ``eps_rule`` as in :func:`build`.  Everything is checked before the
+    search, and the search ends before the first byte is written."""
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
                           allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start is not None,
                           start_budget=start_budget)

@@ -16,9 +16,8 @@ from ..errors import Diagnostic
 from ..limits import MAX_GRID, MAX_LAYERS, MAX_PIECES, MAX_UNITS
 from .syntax import Statement, end_of_file, short
 from .types import (GRID_FIELDS, HIDDEN_ACTIVATIONS, LAYER_FIELDS, LAYER_SETTINGS, LOSSES,
-                    MAX_BATCHES, PENALTIES, RECIPE, SCALINGS, SYMMETRIES, TOP_SETTINGS, TRAININGS, LayerSpec,
-                    NetworkSpec,
-                    Position)
+                    MAX_BATCHES, PENALTIES, RECIPE, RECIPE_SETTING, SCALINGS, SYMMETRIES, TOP_SETTINGS,
+                    TRAININGS, LayerSpec, NetworkSpec, Position)
 from .values import INVALID, ValueChecker, one_of, plural, suggest
 
 _WIDTH_LIMIT = " (annc's limit on the width of a layer)"
@@ -304,13 +303,11 @@ class _Checker(ValueChecker):
                              positions=layer.positions)
 
         settings = {}
-        if "loss" not in got:  # the default recipe: loss, (unless named) penalty and eps
+        if "loss" not in got:  # the default recipe: each field unless the spec names its setting
             settings.update({k: AUTO if v == "auto" else v for k, v in RECIPE.items()
-                             if not (k in ("penalty", "penalty_weight") and "penalty" in got)})
+                             if RECIPE_SETTING.get(k, k) not in got})
         for key in ("input", "eps", "P", "loss", "training", "penalty", "symmetry", "scale"):
             settings.update(got.get(key, {}))
-        if "eps" in got:
-            settings.pop("eps_auto", None)
         layers = tuple(make(h) for h in hidden), make(got["output"])
         if settings.get("penalty_weight") is AUTO:
             settings["penalty_weight"] = lexicographic_weight(settings["penalty"], settings["inputs"], *layers)

@@ -38,6 +38,7 @@ LOSSES = ("nll", "errors", "hinge")
 # ``penalty l0 auto`` (BeMi's lexicographic weight) is the former default.  A spec that
 # names a loss keeps the dataclass defaults below (no penalty unless named, eps 0.01).
 RECIPE = {"loss": "errors", "penalty": "l0", "penalty_weight": 0.5, "eps": 0.001, "eps_auto": True}
+RECIPE_SETTING = {"penalty_weight": "penalty", "eps_auto": "eps"}  # a field's overriding setting (else its own name)
 TRAININGS = ("full", "greedy", "ovo", "batches")  # "batches" takes its number: 'training batches K'
 MAX_BATCHES = 1000
 PENALTIES = ("none", "l1", "l0")

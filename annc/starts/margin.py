@@ -27,7 +27,7 @@ import numpy as np
 
 from ..formulations import ACTIVATIONS
 from ..problem import TrainingProblem
-from .repair import SCALED, fit_box, refit_unit
+from .repair import SCALED, refit_unit
 from .seeding import sgd_net, sgd_trains
 
 WIDE = 0.1  # the margin taken when the data admit it
@@ -37,7 +37,7 @@ NU = 0.02  # the largest share of training samples a unit may leave in the wide 
 
 def margin_errors(problem: TrainingProblem, net, eps: float) -> list[float]:
     """For each hidden unit of SGD's step network ``net``, the share of ``problem``'s training
-    samples that :func:`~annc.starts.repair.refit_unit` (from the unit scaled into its box)
+    samples that :func:`~annc.starts.repair.refit_unit` (on the support of SGD's unit)
     cannot keep clear of the gap ``(0, eps)`` on SGD's side (on iff SGD's ``pre >= 0``): its
     margin errors; 1.0 for a unit whose LP ends without an optimum.  A later layer's
     inputs are SGD's own outputs of the layers before."""
@@ -46,8 +46,7 @@ def margin_errors(problem: TrainingProblem, net, eps: float) -> list[float]:
         pre = act @ L.weight + L.bias
         for k in range(pre.shape[1]):
             on = pre[:, k] >= 0
-            wb = fit_box(np.r_[L.weight[:, k], L.bias[k]], ls.weight_bounds, ls.bias_bounds)
-            fit = refit_unit(act, on, wb[:-1], eps, ls.weight_bounds, ls.bias_bounds, rows)
+            fit = refit_unit(act, on, L.weight[:, k], eps, ls.weight_bounds, ls.bias_bounds, rows)
             if fit is None:
                 errors.append(1.0)
                 continue
