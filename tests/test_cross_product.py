@@ -20,6 +20,7 @@ import pytest
 from annc.compiler import build
 from annc.data import load_data
 from annc.spec import parse_spec
+from annc.solvers.highs_scheduler import new_highs, run as run_highs
 from annc.writers.pulp import pulp_column_order, pulp_row_order
 
 from conftest import highs_read, run_cli
@@ -98,11 +99,9 @@ def test_compiles_reads_back_and_round_trips(tmp_path, data, net, loss, penalty,
     assert_same_model(_without_pulp_dummy(highs_read(model_file)), model, rtol, cols, rows)
 
     # 3. HiGHS solves the file; annc decodes and verifies its solution
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    h.setOptionValue("threads", 1)
+    h = new_highs()
     assert h.readModel(str(model_file)) == highspy.HighsStatus.kOk
-    h.run()
+    run_highs(h, threads=1)  # whatever count an earlier test started HiGHS's scheduler with
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
     sol = tmp_path / "net.sol"
     h.writeSolution(str(sol), 0)

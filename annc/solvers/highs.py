@@ -1,5 +1,9 @@
 """HiGHS through highspy, in memory: the model's arrays go straight to ``passModel``.
 
+HiGHS's thread scheduler is process-wide: every run takes a lease on it
+(:mod:`.highs_scheduler`, which says the policy), so solves with different ``threads``
+in one process work in any order.
+
 Progress comes from HiGHS's MIP logging and improving-solution callbacks; Ctrl-C sets
 the interrupt flag that HiGHS polls, so it stops and keeps its incumbent.  A MIP start
 goes in through ``setSolution``.
@@ -15,6 +19,8 @@ from ..errors import UsageError
 from ..model import Model
 from .base import BOUND_EVERY, Clock, Progress, SolveOptions, SolveResult, interrupt_of, verdict
 from .driver import Driver
+from . import highs_scheduler as scheduler
+from .highs_scheduler import new_highs
 
 
 def to_highs_lp(model: Model) -> "highspy.HighsLp":
@@ -31,8 +37,7 @@ def to_highs_lp(model: Model) -> "highspy.HighsLp":
         A.sort_indices()
     i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)  # noqa: E731 - HighsInt
     f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = new_highs()
     status = h.passModel(
         int(model.num_cols), int(model.num_rows), int(A.nnz), int(highspy.MatrixFormat.kColwise),
         int(highspy.ObjSense.kMinimize), float(model.obj_const), f64(model.obj),
@@ -52,8 +57,7 @@ class HighsDriver(Driver):
 
     def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
         opts = opts.checked()  # HiGHS aborts the process on an absurd thread count: never pass one
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
+        h = new_highs()
         for name, value in self.settings(opts):
             if h.setOptionValue(name, value) == highspy.HighsStatus.kError:
                 raise UsageError(f"HiGHS refuses {name} = {value!r}")
@@ -103,7 +107,8 @@ class HighsDriver(Driver):
 
         def run() -> None:
             try:
-                h.run()
+                with scheduler.lease(opts.threads):  # threads is set above; see highs_scheduler
+                    h.run()
             except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread below
                 failed.append(e)
 
