@@ -158,7 +158,7 @@ def cmd_export(a) -> int:
 # -- train ------------------------------------------------------------------------
 def cmd_train(a) -> int:
     from .data import load_data
-    from .report import network_lines, verdict_lines, verification_lines
+    from .report import network_lines, search_lines, verdict_lines, verification_lines
     from .solvers import DEFAULT, SolveOptions
     from .solvers.base import Interrupt
     from .compiler import with_scale
@@ -194,6 +194,7 @@ def cmd_train(a) -> int:
     if len(r.steps) == 1:
         s = r.steps[0]
         _print(verdict_lines(s.verdict, s.result, s.verification is not None and s.verification.ok))
+        _print(search_lines(s.verdict))
     else:
         print(f"  status             greedy, {len(r.steps)} MIPs: "
               + "; ".join(s.verdict.status.value for s in r.steps) + " (each MIP's network; see below)")

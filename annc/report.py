@@ -55,6 +55,30 @@ def verdict_lines(v: Verdict, solver, verified: bool = True) -> list[str]:
     return out
 
 
+def search_lines(v: Verdict) -> list[str]:
+    """What annc's own search added (``v.search``, :mod:`annc.starts.incumbent`): the start
+    pool, the best linear separator, the certificate, and whether the MIP improved on them."""
+    s = getattr(v, "search", None)
+    if not s:
+        return []
+    pool = f"best of {len(s['pool'])} candidates {_num(s['pool_best'])}"
+    if s.get("best_linear") is not None:
+        pool += f"; best linear separator {_num(s['best_linear'])}"
+    out = [f"  start pool         {pool}",
+           f"  found by           {s['found_by']}"]
+    cert = s.get("certificate")
+    out.append("  certificate        " + (cert["text"] if cert else "none (no neighbourhood was proven)"))
+    added = {"improved": "improved on every candidate of the start pool",
+             "certificate": "a proven neighbourhood certificate (no improvement on the start pool)",
+             "none": "nothing beyond the start pool"}[s["added"]]
+    out.append(f"  the MIP added      {added}")
+    if s.get("no_better_than_linear"):
+        out.append("  note               this network is no better than the best linear separator found")
+    if s.get("capped"):
+        out.append("  note               the time limit cut the search short: another run may end elsewhere")
+    return out
+
+
 def decoded_verdict_lines(v: Verdict, sol, verified: bool = True) -> list[str]:
     """The verdict on a decoded solution file's network (``sol``: the RawSolution)."""
     out = verdict_lines(v, None, verified)

@@ -68,7 +68,8 @@ from .formulations import floor
 from .verdict import Verdict, judge, lower_bound
 from .verify import check
 from .relaxed import conclude_relaxed
-from .starts.budget import MIN_START_BUDGET, budgeted_start, start_budget
+from .starts.budget import MIN_START_BUDGET, start_budget
+from .starts.incumbent import search_incumbent
 from .starts.margin import default_eps
 
 REFINE_ROUNDS = 8  # at most, of adaptive refinement after a relaxed solve (annc.starts.refine)
@@ -224,8 +225,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         # beside it, where `annc decode` finds the matching map
         step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
     t0 = time.perf_counter()
+    record = None
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
-        step_opts = _with_start(name, c, step_opts, log)
+        step_opts, record = _with_start(name, c, step_opts, log)
     if refine and c.model.layout.relaxed and step_opts.time_limit is not None:  # half is left to refine it
         step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
     before = _changed_files(out_dir, f"{name}.")
@@ -253,6 +255,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
             budget=start_budget(opts.time_limit), log=log, rounds=REFINE_ROUNDS if refine else 0)
     verdict = judge(ver.network_loss, bound, relaxed=c.model.layout.relaxed, source=source, rel_tol=opts.gap,
                     solver_objective=res.objective, verified=ver.ok)
+    if record is not None and record.x is not None and ver.ok:
+        from_solver = source == "solver" and ver.network_loss < record.objective - 1e-6
+        verdict.search = record.conclude(ver.network_loss, from_solver=from_solver)
     trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
     return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace)
 
@@ -280,18 +285,21 @@ def _recorder(trace: list, progress: Callable | None) -> Callable:
     return record
 
 
-def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable) -> SolveOptions:
-    """``opts`` with the MIP start of :func:`~annc.starts.budget.budgeted_start` (the rule
-    ``annc compile`` uses too); the time it took comes off the time limit (which then
-    still leaves the solver half of it)."""
-    start, took, message = budgeted_start(c.model, c.problem, time_limit=opts.time_limit,
-                                          interrupt=opts.interrupt)
-    log(f"[{name}] {message}")
-    if start is None:
-        return opts
+def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable):
+    """``opts`` with annc's incumbent as the MIP start (:func:`~annc.starts.incumbent.search_incumbent`:
+    the start pool, local search and exact neighbourhood search, capped at twice
+    :func:`~annc.starts.budget.start_budget` of the time limit), and the search's record;
+    the time it took comes off the time limit (which then still leaves the solver a
+    quarter of it)."""
     limit = opts.time_limit
-    left = None if limit is None else max(limit - took, limit / 2)
-    return replace(opts, start=start, time_limit=left)
+    cap = None if limit is None else 2 * start_budget(limit)
+    record = search_incumbent(c.model, c.problem, budget=cap, interrupt=opts.interrupt,
+                              log=lambda line: log(f"[{name}] {line}"))
+    log(f"[{name}] {record.message}")
+    if record.x is None:
+        return opts, record
+    left = None if limit is None else max(limit - record.seconds, limit / 4)
+    return replace(opts, start=record.x, time_limit=left), record
 
 
 def _train_mips(spec: NetworkSpec, data: Dataset, stem: str, greedy: bool, intr: Interrupt, kw: dict,
@@ -434,7 +442,7 @@ def _step_meta(s: Step) -> dict:
     v = s.verdict
     return {"name": s.name, "status": v.status.value, "describe": v.describe(), "objective": v.objective,
             "lower_bound": v.lower_bound, "gap": v.gap if v.gap is None or np.isfinite(v.gap) else "inf",
-            "relaxed": v.relaxed, "network_from": v.source,
+            "relaxed": v.relaxed, "network_from": v.source, "search": v.search,
             "solver": {"status": s.result.status.value, "describe": s.result.describe(),
                        "objective": s.result.objective, "bound": s.result.bound},
             "seconds": round(s.result.seconds, 3), "verified": bool(s.verification and s.verification.ok),

@@ -38,6 +38,7 @@ class Verdict:
     relaxed: bool  # the model relaxes some products: its optimum is a bound, not a network
     source: str  # where the exported network comes from ("solver", "exact finish", "MIP start")
     solver_objective: float | None = None  # the solver's objective at its point (a relaxation's, if relaxed)
+    search: dict | None = None  # what annc's own search found (annc.starts.incumbent.SearchRecord.conclude)
 
     @property
     def gap(self) -> float | None:

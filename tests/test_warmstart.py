@@ -135,7 +135,7 @@ def test_interrupt_during_the_search_keeps_the_best_point(monkeypatch, spec):
         return r
 
     monkeypatch.setattr(annc.solvers, "solve", ctrl_c_at_first_incumbent)
-    x = improve(m, pb, x0, budget=300, step_limit=300, interrupt=intr)
+    x = improve(m, pb, x0, budget=300, interrupt=intr)
     assert intr.requested and len(calls) == 1
     assert_feasible(m, x)
     assert objective(m, x) <= objective(m, x0) + 1e-9

@@ -8,11 +8,11 @@ rival ``j' != j`` (rows ``win``)::
 so ``mis_uj = 0`` forces class j to win by eps; ``min sum c_uj mis_uj`` counts the
 misclassified samples.  (Not ``e``/``err``: the LP format reserves names starting with e.)
 
-Lift: ``mis_uj = 1`` unless class j leads every rival by ``eps`` (the MIP's own rule).
-Value (what verification compares with the solver's objective): a sample of class j is
-misclassified unless j leads every rival by ``eps - WIN_TOL``, so that a lead of ``eps``
-computed with rounding counts as a win.  The two agree except for leads in
-``[eps - WIN_TOL, eps)``.  Floor: on each row u at most one class can win, so at least
+Lift and value (what verification compares with the solver's objective): a sample of
+class j is misclassified unless j leads every rival by ``eps - WIN_TOL``, so that a lead
+of ``eps`` computed with rounding counts as a win (a solver's output layer often sits
+exactly at the lead ``eps``, and ``1.0 - 0.9`` is below ``0.1`` in floating point); the
+row ``win`` then holds within ``WIN_TOL``, far inside any feasibility tolerance.  Floor: on each row u at most one class can win, so at least
 ``n_u - max_j c_uj`` samples are misclassified.
 """
 from __future__ import annotations
@@ -40,7 +40,7 @@ def lower(low: Lowering, o: np.ndarray, spec_layer) -> dict:
 
 def lift(problem, o: np.ndarray) -> dict:
     u, j, _ = class_pairs(problem.counts)
-    return {"mis": (leads(o)[u, j] < problem.spec.eps).astype(float)}
+    return {"mis": (leads(o)[u, j] < problem.spec.eps - WIN_TOL).astype(float)}
 
 
 def value(spec, scores: np.ndarray, counts: np.ndarray) -> float:

@@ -32,6 +32,7 @@ class SolveOptions:
     time_limit: float | None = None
     gap: float | None = None  # relative gap at which to stop
     threads: int | None = None
+    node_limit: int | None = None  # branch-and-bound nodes (a work limit: the same result under any load)
     progress: Callable[["Progress"], None] | None = None
     workdir: str | None = None  # where file-based drivers write model and solution (default: a temp dir)
     command: str | None = None  # external command template (solver "cmd")
@@ -44,7 +45,7 @@ class SolveOptions:
         (float, float, int); :class:`~annc.errors.UsageError` if one is out of range.
         The one check of these settings: the CLI and the Python API both come here."""
         return replace(self, time_limit=check_time_limit(self.time_limit), gap=check_gap(self.gap),
-                       threads=check_threads(self.threads))
+                       threads=check_threads(self.threads), node_limit=check_node_limit(self.node_limit))
 
 
 def _real(value, what: str, option: str) -> float | None:
@@ -87,6 +88,16 @@ def check_threads(value) -> int | None:
     if not 1 <= n <= MAX_THREADS:
         raise UsageError(f"threads {n} is out of range: give 1 to {MAX_THREADS}")
     return n
+
+
+def check_node_limit(value) -> int | None:
+    """Branch-and-bound nodes per solve: a whole number >= 0 (None: no limit).  A node limit
+    is a work limit: a solve that stops on it ends at the same point whatever the load."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise UsageError(f"node limit must be a whole number >= 0, not {value!r}")
+    return int(value)
 
 
 BOUND_EVERY = 1.0  # seconds between progress reports that only move the bound

@@ -33,6 +33,7 @@ OPTIONS: Mapping[str, Callable] = {
     "time_limit": float,  # seconds per solve (wall clock)
     "gap": float,  # relative gap at which to stop
     "threads": int,  # solver threads
+    "node_limit": int,  # branch-and-bound nodes (a work limit)
 }
 
 

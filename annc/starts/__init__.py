@@ -43,6 +43,7 @@ These are search strategies, not formulations: they use the formulations' ``lift
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -51,78 +52,119 @@ from ..formulations import ordered
 from ..model import Model
 from ..problem import TrainingProblem
 from .finish import finish
+from .linear import separator_networks
 from .point import complete, feasible
-from .repair import repair_hidden
+from .repair import repair_hidden, repair_network
 from .search import fix_layers, improve
 from .seeding import PRUNE_KEEP, output_layer, pruned, sgd_l1, sgd_start
 
-__all__ = ["complete", "feasible", "finish", "fix_layers", "improve", "mip_start", "ordered", "output_layer",
-           "pruned", "repair_hidden", "sgd_start"]
+__all__ = ["Candidate", "StartSearch", "complete", "feasible", "finish", "fix_layers", "improve", "mip_start",
+           "network_start", "ordered", "output_layer", "pruned", "repair_hidden", "sgd_start", "start_pool",
+           "start_search"]
 
 
-OUTPUT_LIMIT = 10.0  # seconds for one exact output-layer MIP (step 3), at most what is left of the budget
-MIN_OUTPUT_LIMIT = 1.0  # ... but at least this: the first seed's start needs its output layer
-SCREEN = 4  # SGD seeds screened per restart of a ReLU net or a net with a weight penalty; else 1
+SCREEN = 4  # SGD seeds of a ReLU net or a net with a weight penalty; else SEEDS
+SEEDS = 2
 
 
-def mip_start(model: Model, problem: TrainingProblem, *, budget: float = 20.0,
-              interrupt=None, restarts: int = 8, screen: int | None = None) -> np.ndarray | None:
-    """The best point of steps 1-5 over SGD restarts (seeds 0, 1, ...), or None.
+@dataclass
+class Candidate:
+    """A network of the start pool: where it comes from, its point and MIP objective."""
 
-    Each restart screens ``screen`` SGD seeds (steps 1-4) and improves the best of them
-    (step 5).  SGD's step-unit networks repair into good starts, so one seed a restart
-    is enough; SGD on ReLU nets often ends in a poor local minimum (on the paper's XOR
-    data, 4 of 16 seeds of a 3-unit ReLU net reach the parity rule), so a net with a
-    ReLU layer (relaxed products, or exact ones on a weight grid) screens
-    :data:`SCREEN` by default, and so does a net whose spec penalises weights (the default
-    recipe): on real data a step-unit SGD net depends on its seed (on ``make_circles`` with
-    4 binary units, seed 0 ends near chance and the MIP cannot leave it in 30 s; screening
-    4 seeds gives a 69% network, ``bench/realdata.py``).  Each restart's local search
-    gets a quarter of the budget, even when the seeding has spent what was left (so the
-    search may end a quarter of the budget late: on real data the seeding alone often
-    spends it, and a point that no search has improved is a poor start).  Restarts stop
-    when the point reaches a lower bound of the optimum (:func:`annc.formulations.floor`:
-    it is then optimal), when the budget is spent, after ``restarts`` runs, or on Ctrl-C.
+    name: str
+    x: np.ndarray
+    objective: float
+    linear: bool = False  # a sparse linear separator (annc.starts.linear)
 
-    A spec that penalises weights screens each seed twice: with SGD's lasso
-    (:func:`~annc.starts.seeding.sgd_l1`: a sparse start), then without it, also pruned by
-    magnitude to a half and a quarter of its hidden weights and retrained
-    (:func:`~annc.starts.seeding.pruned`); the MIP objective picks, so a lasso that prunes
-    a net into a constant classifier (on ``make_circles`` a 4-unit binary net loses every
-    weight) does not become the start, and the pruned nets give the solver sparse points
-    that its own search (one weight at a time) rarely reaches in a time limit.
-    Each start's exact output layer (step 3) gets at most :data:`OUTPUT_LIMIT` seconds
-    and what is left of the budget (at least :data:`MIN_OUTPUT_LIMIT`).
-    """
-    floor = lower_bound(problem)
+
+@dataclass
+class StartSearch:
+    """What :func:`start_search` found: the start (None if none), the pool it came from,
+    and the best objective of the pool's linear separators (None: none in the pool)."""
+
+    x: np.ndarray | None
+    pool: list = field(default_factory=list)
+    start_objective: float | None = None  # the start after the local search
+    capped: bool = False
+
+    @property
+    def pool_best(self) -> Candidate | None:
+        return min(self.pool, key=lambda c: c.objective, default=None)
+
+    @property
+    def best_linear(self) -> Candidate | None:
+        return min((c for c in self.pool if c.linear), key=lambda c: c.objective, default=None)
+
+
+def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = None, cap: float | None = None,
+               interrupt=None) -> tuple[list[Candidate], bool]:
+    """The pool of candidate starts, each a feasible point of ``model`` with its name:
+    SGD seeds ``0 .. seeds - 1`` (steps 1-4; with the lasso and without it, pruned, for a
+    penalised spec) and the sparse linear separators of :mod:`.linear` placed in the hidden
+    units (step 3's exact output layer on each).  Every decision is a work limit (seeds,
+    epochs, node limits); ``cap`` seconds only stop it early, and the second value says
+    whether they did."""
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
     penalised = sgd_l1(problem.spec) > 0
-    screen = screen or (SCREEN if relu or penalised else 1)
+    seeds = seeds or (SCREEN if relu or penalised else SEEDS)
     t0 = time.perf_counter()
-    best, best_obj = None, np.inf
-    seeds = iter(range(restarts * screen))  # screen 1: seeds 0, 1, ... one a restart
-    for _ in range(restarts):
-        left = budget - (time.perf_counter() - t0)
-        if left <= 0 or best_obj <= floor + 1e-6 or (interrupt is not None and interrupt.requested):
-            break
-        points, tried = [], 0
-        while tried < screen and (tried == 0 or time.perf_counter() - t0 < budget):
-            seed = next(seeds, None)
-            if seed is None:
-                break
-            tried += 1
-            for lasso in (True, False) if penalised else (False,):
-                left = budget - (time.perf_counter() - t0)
-                x = sgd_start(model, problem, seed=seed, lasso=lasso,
-                              prune=PRUNE_KEEP if penalised and not lasso else (),
-                              time_limit=min(OUTPUT_LIMIT, max(left, MIN_OUTPUT_LIMIT)))
-                if x is not None:
-                    points.append(x)
-        if not points:
-            continue
-        x = improve(model, problem, min(points, key=model.objective), budget=budget / 4, floor=floor,
-                    interrupt=interrupt)
-        obj = model.objective(x)
-        if obj < best_obj:
-            best, best_obj = x, obj
-    return best
+    pool: list[Candidate] = []
+
+    def stopped() -> bool:
+        return (interrupt is not None and interrupt.requested) or (
+            cap is not None and time.perf_counter() - t0 >= cap)
+
+    for name, weights, biases in separator_networks(problem):
+        if stopped():
+            return pool, True
+        x = network_start(model, problem, weights, biases)
+        if x is not None:
+            pool.append(Candidate(name, x, model.objective(x), linear=True))
+    for seed in range(seeds):
+        for lasso in (True, False) if penalised else (False,):
+            if stopped():
+                return pool, True
+            x = sgd_start(model, problem, seed=seed, lasso=lasso,
+                          prune=PRUNE_KEEP if penalised and not lasso else ())
+            if x is not None:
+                pool.append(Candidate(f"SGD seed {seed}{' with lasso' if lasso else ''}", x, model.objective(x)))
+    return pool, False
+
+
+def network_start(model: Model, problem: TrainingProblem, weights: list, biases: list) -> np.ndarray | None:
+    """A given network as a start: repaired into the box and off the eps gap
+    (:func:`~annc.starts.repair.repair_network`), with the exact output layer (step 3) from
+    its own; None if it cannot be repaired or lifted."""
+    repaired = repair_network(problem, weights, biases)
+    if repaired is None:
+        return None
+    W, b, H, Wo, bo = repaired
+    x = complete(model, problem, W + [Wo], b + [bo])
+    out = output_layer(problem, H, start=(Wo, bo) if x is not None else None)
+    y = None if out is None else complete(model, problem, W + [out[0]], b + [out[1]])
+    if y is None or (x is not None and model.objective(x) < model.objective(y)):
+        return x
+    return y
+
+
+def start_search(model: Model, problem: TrainingProblem, *, budget: float | None = None, interrupt=None,
+                 seeds: int | None = None) -> StartSearch:
+    """The MIP start: the best candidate of :func:`start_pool`, improved by the local search
+    (step 5, :func:`improve`); ``budget`` seconds only cap the search (its decisions are work
+    limits: the same inputs give the same start under any load)."""
+    t0 = time.perf_counter()
+    pool, capped = start_pool(model, problem, seeds=seeds, cap=budget, interrupt=interrupt)
+    found = StartSearch(None, pool, capped=capped)
+    best = found.pool_best
+    if best is None:
+        return found
+    left = None if budget is None else max(budget - (time.perf_counter() - t0), 0.0)
+    found.x = improve(model, problem, best.x, budget=left, floor=lower_bound(problem), interrupt=interrupt)
+    found.start_objective = model.objective(found.x)
+    return found
+
+
+def mip_start(model: Model, problem: TrainingProblem, *, budget: float | None = 20.0,
+              interrupt=None, seeds: int | None = None) -> np.ndarray | None:
+    """The point of :func:`start_search` (None if the pool is empty)."""
+    return start_search(model, problem, budget=budget, interrupt=interrupt, seeds=seeds).x

@@ -46,6 +46,7 @@ class StartOutcome(NamedTuple):
     point: np.ndarray | None
     seconds: float
     message: str
+    search: object = None  # the annc.starts.StartSearch behind the point (its pool), when one ran
 
 
 def start_budget(time_limit: float | None) -> float:
@@ -71,7 +72,7 @@ def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float 
                    interrupt=None, budget: float | None = None) -> StartOutcome:
     """The MIP start of :func:`annc.starts.mip_start` under the budget rules (module
     docstring): ``budget`` seconds if given, else :func:`start_budget` of ``time_limit``."""
-    from . import mip_start  # the package's search (it imports this module's siblings)
+    from . import start_search  # the package's search (it imports this module's siblings)
     explicit = budget is not None
     budget = float(budget) if explicit else start_budget(time_limit)
     if budget < MIN_START_BUDGET:  # not even time for one SGD run
@@ -83,14 +84,20 @@ def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float 
         return StartOutcome(None, 0.0, f"no MIP start: {why}")
     t0 = time.perf_counter()
     try:
-        x = mip_start(model, problem, budget=budget, interrupt=interrupt)
+        found = start_search(model, problem, budget=budget, interrupt=interrupt)
     except AnncError as e:  # e.g. a sub-MIP of the search refuses the spec's own numeric M
         took = time.perf_counter() - t0
         return StartOutcome(None, took, f"no MIP start: the search stopped ({took:.1f}s): "
                                         f"{str(e).splitlines()[0]}")
     took = time.perf_counter() - t0
+    x = found.x
     if x is None:
         return StartOutcome(None, took, f"no MIP start: the search found no feasible point ({took:.1f}s of a "
-                                     f"{budget:g} s budget)")
-    return StartOutcome(x, took, f"MIP start from SGD and local search: objective "
-                                 f"{model.objective(x):.6g} ({took:.1f}s)")
+                                     f"{budget:g} s budget)", found)
+    best = found.pool_best
+    linear = found.best_linear
+    return StartOutcome(x, took, f"MIP start from a pool of {len(found.pool)} (best: {best.name}, "
+                                 f"{best.objective:.6g}"
+                                 + (f"; best linear separator {linear.objective:.6g}" if linear else "")
+                                 + f") and local search: objective {model.objective(x):.6g} ({took:.1f}s"
+                                 + (", cut short by the budget" if found.capped else "") + ")", found)

@@ -52,13 +52,18 @@ def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
     return fixed
 
 
-def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, budget: float = 20.0,
-            step_limit: float = 5.0, floor: float = -np.inf, interrupt=None) -> np.ndarray | None:
+STEP_NODES = 1000  # branch-and-bound nodes per fix-and-optimise step (a work limit)
+
+
+def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, budget: float | None = 20.0,
+            node_limit: int = STEP_NODES, floor: float = -np.inf, interrupt=None) -> np.ndarray | None:
     """Fix-and-optimise from the feasible point ``x``; returns the best point found.
 
     Stops after a sweep over the layers that improves nothing, when the objective is
-    within 1e-6 of ``floor`` (a lower bound on the optimum), on a Ctrl-C (``interrupt``
-    requested), or after ``budget`` seconds.  Every step's point is checked against the
+    within 1e-6 of ``floor`` (a lower bound on the optimum), or on a Ctrl-C (``interrupt``
+    requested).  Each step is a sub-MIP of at most ``node_limit`` nodes (a work limit, so
+    the result does not depend on the machine's load); ``budget`` seconds (None: none)
+    only cap the whole search.  Every step's point is checked against the
     model and kept only if it is better, so the result is never worse than ``x``.
 
     ``x`` may be None ("no start", e.g. :func:`~annc.starts.sgd_start` found none): there is
@@ -73,6 +78,7 @@ def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, bud
     layers = len(problem.spec.layers)
     best = model.objective(x)
     t0 = time.perf_counter()
+    budget = np.inf if budget is None else budget
     improved = True
     drops = problem.spec.penalty == "l0" and problem.spec.penalty_weight > 0
     with intr.armed():
@@ -86,7 +92,7 @@ def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, bud
                 if best <= floor + 1e-6 or left <= 0 or intr.requested:
                     return x
                 r = solve(fix_layers(model, x, free, layers), "highs",
-                          SolveOptions(time_limit=min(step_limit, left), start=x, interrupt=intr))
+                          SolveOptions(node_limit=node_limit, time_limit=min(left, 1e9), start=x, interrupt=intr))
                 y = None if r.x is None else rounded(model, r.x)
                 obj = np.inf if y is None else model.objective(y)
                 if obj < best - 1e-9:

@@ -13,6 +13,7 @@ from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
 from .point import complete
 from .repair import box_output, repair_network, unit_relative
 
+OUTPUT_NODES = 5000  # branch-and-bound nodes of the exact output-layer MIP (a work limit)
 SGD_FLOPS = 2e9  # budget for the SGD run: epochs = SGD_FLOPS / (samples * weights), capped
 
 
@@ -86,17 +87,19 @@ def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int, seed: 
     return box_output(problem, net.layers[0].weight, net.layers[0].bias)
 
 
-def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float = 10.0, start=None):
+def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float | None = None, start=None,
+                 node_limit: int = OUTPUT_NODES):
     """Step 3: the optimal output layer for hidden activations ``H`` (rows of the problem),
-    or the best the solver finds in ``time_limit`` seconds, from ``start = (W, b)`` (an
-    output layer in its box) when given: the result is then never worse than ``start``."""
+    or the best the solver finds in ``node_limit`` nodes (``time_limit`` seconds only cap
+    it), from ``start = (W, b)`` (an output layer in its box) when given: the result is
+    then never worse than ``start``."""
     from ..formulations import formulate
     from ..solvers import SolveOptions, solve
     sub = replace(problem.spec, inputs=H.shape[1], hidden=(), training="full")
     pb = make_problem(sub, H[problem.sample_row], problem.y, problem.classes)
     m = formulate(pb, name="start")
     x0 = None if start is None else complete(m, pb, [start[0]], [start[1]])
-    r = solve(m, "highs", SolveOptions(time_limit=time_limit, start=x0))
+    r = solve(m, "highs", SolveOptions(time_limit=time_limit, node_limit=node_limit, start=x0))
     if r.x is None:
         return None
     out = m.layout.layers[0]
@@ -104,7 +107,7 @@ def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float = 10
 
 
 def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: bool = True,
-              prune: tuple = (), time_limit: float = 10.0) -> np.ndarray | None:
+              prune: tuple = (), time_limit: float | None = None) -> np.ndarray | None:
     """A feasible start for ``model`` (steps 1-4), or None.  None also when the hidden
     layers are not all of one activation that SGD trains (:data:`annc.sgd.HIDDEN_ACTIVATIONS`).
     ``lasso``: SGD adds the lasso of :func:`sgd_l1` (nothing when the spec has no penalty).
@@ -114,7 +117,8 @@ def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: b
     (:func:`~annc.starts.repair.repair_network`) and with one refitted on its repaired
     hidden outputs (:func:`refit_output`), which cost no solve; the one of lowest
     MIP objective then gets the exact output layer (step 3, ``time_limit`` seconds, from
-    its own output layer), and the better of the two points is returned."""
+    its own output layer; ``time_limit`` seconds only cap it), and the better of the two points is
+    returned."""
     if not sgd_trains(problem.spec):
         return None
     epochs = sgd_epochs(problem)

@@ -1,0 +1,178 @@
+"""Sparse linear separators as networks of the spec's class: the classic models in the start pool.
+
+A network whose first hidden layer has step units (``binary`` or ``sign``) contains every
+linear classifier: one unit computes ``h = 1[w.x + b >= eps]`` and the exact output layer
+turns ``h`` into the class.  So if a sparse linear model is as good as it gets on the
+data, annc's MIP start must contain it, and the constant network may win only when no
+such separator beats it.
+
+:func:`separators` fits, on the problem's (scaled) rows with their sample counts as
+weights, L1-regularised logistic regression over the path ``C`` in :data:`L1_PATH` and an
+L1 linear SVM (squared hinge) for ``C`` in :data:`SVM_PATH` (scikit-learn's liblinear,
+``random_state=0``: deterministic); for ``k > 2`` classes one-vs-rest, one separator per
+class, the most frequent classes first.  :func:`separator_networks` places them in the
+hidden units of the spec:
+
+* unit ``k`` of the first hidden layer carries separator ``k`` (its ``(w, b)`` scaled by a
+  positive factor into the box: a step unit does not change); units left over are off
+  (zero weights, the bias at its lower bound, which is ``<= 0``);
+* each later hidden layer passes the first ``K`` units on (weight 1 from unit ``k`` of the
+  layer before, bias ``-1/2``: on iff its input is on), or is off;
+* the output layer is left to the caller's exact output-layer MIP
+  (:func:`annc.starts.seeding.output_layer`), from an output layer that votes for the
+  separator's class.
+
+Each separator is moved into the box by the start's LP (:func:`in_box`), twice: refitted to
+its own split, and refitted to the labels on its support (a linear SVM with the MIP's box
+and margin); and the same LP on every input gives one more (the box-margin LP separator:
+dense, left to the start's weight dropping to thin out).  On dense data with a wide eps a
+sparse support often leaves rows inside the gap ``(0, eps)``, which the repair can only
+clear by switching the unit off on every row; the dense LP has the room to keep a margin.  Only step units carry a separator unchanged, so only a spec whose first
+hidden layer has step units gets these candidates.  Each candidate is then repaired off
+the eps gap (:func:`~annc.starts.repair.repair_network`) before it is lifted: the caller
+compares the candidates by the MIP objective of their lifts.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..problem import TrainingProblem
+
+L1_PATH = (0.01, 0.1, 1.0, 10.0)  # C of L1 logistic regression (smaller: sparser)
+SVM_PATH = (0.1, 1.0)  # C of the L1 linear SVM
+STEP = ("binary", "sign")  # first-layer units that carry a linear separator unchanged
+PASS_WEIGHT, PASS_BIAS = 1.0, -0.5  # a later layer's unit that copies a binary input
+
+
+def _samples(problem: TrainingProblem):
+    """One sample per (row, class) present, weighted by its count: ``(X, y, weight)``."""
+    u, j = np.nonzero(problem.counts)
+    return problem.X[u], j, problem.counts[u, j]
+
+
+def separators(problem: TrainingProblem) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """``(name, W, b)`` per model of the path: ``W`` is ``d x m`` (one column per
+    separator, ``m = 1`` for two classes, else one per class, most frequent first) and
+    ``b`` has ``m`` entries; a column says ``class c`` where ``X @ W[:, i] + b[i] > 0``."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+    X, y, weight = _samples(problem)
+    J = len(problem.classes)
+    present = np.flatnonzero(problem.counts.sum(0) > 0)
+    if len(present) < 2:
+        return []
+    order = present[np.argsort(-problem.counts.sum(0)[present], kind="stable")]
+    targets = [order[0]] if J == 2 and len(present) == 2 else list(order)
+    models = [(f"L1 logistic regression C={C:g}",
+               lambda C=C: LogisticRegression(**_l1(), solver="liblinear", C=C, max_iter=2000,
+                                              random_state=0)) for C in L1_PATH]
+    models += [(f"L1 linear SVM C={C:g}",
+                lambda C=C: LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=C, max_iter=5000,
+                                      random_state=0)) for C in SVM_PATH]
+    out = []
+    for name, make in models:
+        W, b = [], []
+        for c in targets:
+            positive = (y == c) if len(targets) > 1 or J > 2 else (y != c)
+            # two classes: one separator that says "not the majority class"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                m = make().fit(X, positive.astype(int), sample_weight=weight)
+            W.append(np.ravel(m.coef_))
+            b.append(float(np.ravel(m.intercept_)[0]))
+        out.append((name, np.column_stack(W), np.asarray(b)))
+    return out
+
+
+def _l1() -> dict:
+    """The L1 penalty in the words of the installed scikit-learn (``l1_ratio=1`` from 1.8
+    on, where ``penalty`` is deprecated; ``penalty="l1"`` before)."""
+    import sklearn
+    major, minor = (int(p) for p in sklearn.__version__.split(".")[:2])
+    return {"l1_ratio": 1.0} if (major, minor) >= (1, 8) else {"penalty": "l1"}
+
+
+def in_box(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, labels: list[np.ndarray] | None = None):
+    """Each separator ``(W[:, i], b[i])`` as a unit of the first hidden layer: refitted by the
+    start's LP (:func:`~annc.starts.repair.refit_unit`: weights on the separator's support
+    and the bias, in their boxes, with the activations clear of the eps gap on as many
+    samples as it can) to the separator's own pattern ``X w + b > 0``, or to ``labels[i]``
+    (a boolean per row) when given: a box-and-margin linear SVM on that support.  A unit
+    the LP cannot fit keeps the separator scaled into 90% of its box."""
+    from .repair import fit_box, refit_unit
+    ls, eps = problem.spec.hidden[0], problem.spec.eps
+    W2, b2 = np.zeros_like(W, dtype=float), np.zeros_like(b, dtype=float)
+    for i in range(W.shape[1]):
+        on = problem.X @ W[:, i] + b[i] > 0 if labels is None else labels[i]
+        support = W[:, i] if np.any(W[:, i]) else np.ones(W.shape[0])
+        fit = refit_unit(problem.X, on, support, eps, ls.weight_bounds, ls.bias_bounds, problem.row_samples)
+        if fit is None:
+            wb = fit_box(np.r_[W[:, i], b[i]], ls.weight_bounds, ls.bias_bounds)
+            fit = wb[:-1], wb[-1]
+        W2[:, i], b2[i] = fit
+    return W2, b2
+
+
+def placed(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, targets_first: list[int]):
+    """The separators ``(W, b)`` in the spec's hidden layers and an output layer voting for
+    their classes: ``(weights, biases)`` of every layer (see the module docstring); the
+    separators beyond the first layer's width are left out."""
+    spec = problem.spec
+    units = [ls.units for ls in spec.hidden]
+    m = min(W.shape[1], units[0])
+    weights, biases = [], []
+    n_in = spec.inputs
+    for layer, ls in enumerate(spec.hidden):
+        Wl, bl = np.zeros((n_in, ls.units)), np.full(ls.units, min(ls.bias_bounds[0], 0.0))
+        if layer == 0:
+            Wl[:, :m], bl[:m] = W[:, :m], b[:m]
+        else:
+            k = min(m, ls.units, n_in)
+            Wl[np.arange(k), np.arange(k)], bl[:k] = PASS_WEIGHT, PASS_BIAS
+        weights.append(Wl)
+        biases.append(bl)
+        n_in = ls.units
+    J = len(problem.classes)
+    Wo, bo = np.zeros((n_in, J)), np.zeros(J)
+    for i, c in enumerate(targets_first[:min(m, n_in)]):
+        Wo[i, c] = 1.0
+    if W.shape[1] == 1 and len(targets_first) > 1:  # two classes: off votes for the majority
+        bo[targets_first[1]] = 0.5
+    weights.append(Wo)
+    biases.append(bo)
+    return weights, biases
+
+
+def separator_networks(problem: TrainingProblem) -> list[tuple[str, list, list]]:
+    """``(name, weights, biases)`` of every separator network of :func:`separators`, in
+    the spec's layers (:func:`placed`); empty when the spec has no hidden layer or the
+    data have one class."""
+    if not problem.spec.hidden:
+        return []
+    counts = problem.counts.sum(0)
+    present = np.flatnonzero(counts > 0)
+    order = list(present[np.argsort(-counts[present], kind="stable")])
+    if problem.spec.hidden[0].activation not in STEP:
+        return []
+    out = []
+    major = problem.counts.argmax(1)  # each row's most frequent class
+    seps = separators(problem)
+    if seps:  # the LP on every input: a box-and-margin linear SVM, the support the LP's own
+        _, W, b = seps[0]
+        seps.append(("box-margin LP separator on all inputs", np.ones_like(W), np.zeros_like(b)))
+    for name, W, b in seps:
+        if W.shape[1] == 1:  # "not the majority class": unit on -> the other class
+            targets = [order[1], order[0]] if len(order) > 1 else order
+            labels = [major != order[0]]
+        else:
+            targets = order
+            labels = [major == c for c in order[:W.shape[1]]]
+        dense = name.startswith("box-margin")
+        for how, lab in ((("the labels", labels),) if dense else (("its own split", None), ("the labels", labels))):
+            Wb, bb = in_box(problem, W, b, lab)
+            weights, biases = placed(problem, Wb, bb, targets)
+            out.append((name if dense else f"{name}, refitted to {how}", weights, biases))
+    return out
