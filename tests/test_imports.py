@@ -1,4 +1,4 @@
-"""The import layers of the README's *Architecture* section, checked over the import graph.
+"""The import layers of docs/architecture.md ("Import layers"), checked over the import graph.
 
 Every import of an annc module is read with ``ast`` (top-level and inside functions,
 ``import annc.x``, ``from annc.x import``, ``from .x import``, ``from .. import x``), each
@@ -18,7 +18,8 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "annc"
 
-# bottom to top: a unit may import its own layer and those below (see the README)
+# bottom to top: a unit may import its own layer and those below (docs/architecture.md, whose
+# table tests/test_docs.py checks against this list)
 LAYERS: list[set[str]] = [
     {"errors", "names", "activations", "inputs", "outputs", "limits", "feasibility", "model", "builder",
      "network", "scaling", "executor", "ensemble"},
@@ -113,7 +114,7 @@ def package_modules():
 
 def test_every_unit_has_a_layer():
     present = units_present()
-    assert not present - set(LAYER), f"give these modules a layer (here and in the README): {present - set(LAYER)}"
+    assert not present - set(LAYER), f"give these modules a layer (here and in docs/architecture.md): {present - set(LAYER)}"
     stale = set(LAYER) - present - {"annc"} - set().union(*ALIASES)
     assert not stale, f"layers name modules that are gone: {stale}"
     for alias in ALIASES:

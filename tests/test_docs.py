@@ -1,0 +1,95 @@
+"""The README and the documentation site (``docs/``, ``mkdocs.yml``) against the code.
+
+The site's own check is ``mkdocs build --strict`` (broken links and anchors, pages left out
+of the nav, API references that do not resolve); these tests check what the build cannot:
+the README's size and links, the extras its install commands name, the example specs, and
+the tables in ``docs/`` that restate the code (import layers, exit codes).
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+
+import pytest
+
+from conftest import ROOT, SPECS
+from test_imports import ALIASES, LAYERS
+
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+WRITTEN_ELSEWHERE = {"docs/solvers-versions.md"}  # another branch writes it; the site has a stub until then
+
+
+def test_readme_fits_on_a_few_screens():
+    assert len(README.read_bytes()) <= 15_000, "the README is a front page: move detail into docs/"
+
+
+def _links(path):
+    """Relative link targets of a Markdown file, without their #anchors."""
+    for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text()):
+        if not re.match(r"[a-z]+:", target) and not target.startswith("#"):
+            yield target.split("#")[0]
+
+
+def test_readme_links_resolve():
+    missing = [t for t in _links(README) if not (ROOT / t).exists() and t not in WRITTEN_ELSEWHERE]
+    assert not missing, f"README links to files that do not exist: {missing}"
+
+
+def test_readme_install_commands_name_existing_extras():
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    named = re.findall(r'pip install -e "\.\[([a-z,]+)\]"', README.read_text())
+    assert named, "the README's test command installs the package with its extras"
+    for group in named:
+        assert set(group.split(",")) <= extras, f"README names extras that pyproject.toml lacks: {group}"
+
+
+@pytest.mark.parametrize("spec", sorted(p.name for p in SPECS.glob("*.ann")))
+def test_example_specs_parse(spec):
+    from annc.spec import load_spec
+    load_spec(SPECS / spec)
+
+
+def test_realdata_spec_is_the_default_recipe():
+    """specs/realdata.ann writes no setting the recipe chooses, so it gets the recipe."""
+    from annc.spec import load_spec
+    from annc.spec.types import RECIPE
+    s = load_spec(SPECS / "realdata.ann")
+    assert (s.loss, s.penalty, s.penalty_weight, s.eps_auto) == (
+        RECIPE["loss"], RECIPE["penalty"], RECIPE["penalty_weight"], RECIPE["eps_auto"])
+
+
+def _table(page, first_header: str) -> list[list[str]]:
+    """The rows (cells as text) of the table in ``page`` whose first header is ``first_header``."""
+    rows, inside = [], False
+    for line in (DOCS / page).read_text().splitlines():
+        if line.startswith(f"| {first_header} |"):
+            inside = True
+        elif inside and line.startswith("|"):
+            if not line.startswith("|---"):
+                rows.append([c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]])
+        elif inside:
+            break
+    assert rows, f"no table headed '{first_header}' in docs/{page}"
+    return rows
+
+
+def test_architecture_page_states_the_checked_layers():
+    """docs/architecture.md's layer table is the one tests/test_imports.py enforces."""
+    aliases = {a for group in ALIASES for a in group}
+    present = {p.stem for p in (ROOT / "annc").glob("*.py")} | {p.name for p in (ROOT / "annc").iterdir() if p.is_dir()}
+    documented = {}
+    for layer, modules, _why in _table("architecture.md", "layer"):
+        names = {n.rstrip("/") for n in re.findall(r"`([^`]+)`", modules)}
+        documented[int(layer)] = {"annc" if n == "__init__" else n for n in names}
+    checked = {i: {u for u in units if u not in aliases or u in present} for i, units in enumerate(LAYERS)}
+    assert documented == checked
+
+
+def test_errors_page_lists_every_exit_code():
+    from annc import errors
+    from annc.cli import INTERNAL_ERROR
+    codes = {int(row[0]) for row in _table("errors.md", "code")}
+    raised = {cls.exit_code for cls in vars(errors).values()
+              if isinstance(cls, type) and issubclass(cls, errors.AnncError)}
+    assert raised | {0, INTERNAL_ERROR, 130} == codes  # 130: a second Ctrl-C (annc/cli.py:main)
