@@ -240,7 +240,7 @@ def test_papers_xor_is_proven_optimal_with_default_settings(big_csv, tmp_path):
     """The issue's target: specs/xor.ann on 1000 XOR samples, HiGHS with default options."""
     code, out, err = run_cli("train", SPECS / "xor.ann", big_csv, "--time-limit", "60", "-o", tmp_path)
     assert code == 0, out + err
-    assert "MIP start from SGD and local search" in out
+    assert "MIP start from a pool of" in out
     assert re.search(r"status\s+optimal \(", out), out
     assert verification_blocks(out) == ["passed"]
 

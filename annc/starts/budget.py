@@ -18,7 +18,7 @@ start written beside the model, :mod:`annc.writers.startfiles`):
   itself is still valid.
 
 :func:`budgeted_start` returns ``(point or None, seconds, message)``: the message is one
-line for the ``log`` callback (``MIP start from SGD and local search: objective ...``, or
+line for the ``log`` callback (``MIP start from a pool of N and local search ...``, or
 why there is none).  The point, when there is one, satisfies every row and bound of the
 model (:func:`annc.starts.complete` drops any point that does not); writers check it
 again before a file is written.
@@ -46,7 +46,6 @@ class StartOutcome(NamedTuple):
     point: np.ndarray | None
     seconds: float
     message: str
-    search: object = None  # the annc.starts.StartSearch behind the point (its pool), when one ran
 
 
 def start_budget(time_limit: float | None) -> float:
@@ -93,11 +92,11 @@ def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float 
     x = found.x
     if x is None:
         return StartOutcome(None, took, f"no MIP start: the search found no feasible point ({took:.1f}s of a "
-                                     f"{budget:g} s budget)", found)
+                                     f"{budget:g} s budget)")
     best = found.pool_best
     linear = found.best_linear
-    return StartOutcome(x, took, f"MIP start from a pool of {len(found.pool)} (best: {best.name}, "
+    return StartOutcome(x, took, f"MIP start from a pool of {len(found.pool)} and local search (best: {best.name}, "
                                  f"{best.objective:.6g}"
                                  + (f"; best linear separator {linear.objective:.6g}" if linear else "")
                                  + f") and local search: objective {model.objective(x):.6g} ({took:.1f}s"
-                                 + (", cut short by the budget" if found.capped else "") + ")", found)
+                                 + (", cut short by the budget" if found.capped else "") + ")")

@@ -112,9 +112,9 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
     best = found.pool_best
     rec.found_by = (f"start pool: {best.name}" if rec.start_objective >= best.objective - IMPROVE_TOL
                     else f"local search from {best.name}")
-    say(f"start pool of {len(found.pool)}: best {best.name} at {best.objective:.6g}"
-        + (f"; best linear separator {lin.objective:.6g}" if lin else "")
-        + f"; after local search {rec.start_objective:.6g}")
+    say(f"MIP start from a pool of {len(found.pool)} and local search: objective {rec.start_objective:.6g} "
+        f"(best of the pool: {best.name}, {best.objective:.6g}"
+        + (f"; best linear separator {lin.objective:.6g}" if lin else "") + ")")
     if lns.applies(model, problem):
         left = None if budget is None else max(budget - (time.perf_counter() - t0), 0.1)
         polish = None
