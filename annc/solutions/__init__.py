@@ -10,8 +10,9 @@ A truncated file raises :class:`~annc.errors.TruncatedSolutionError` (exit 4), w
 it was cut, whenever the cut shows:
 
 * in the middle of a line, in a line-based format: the last line lacks its newline
-  (every solver ends its lines with one), even when what is left still parses, and even
-  within the first line, where what is left is the start of a known format's first line;
+  (every solver ends its lines with one), even when what is left still parses;
+* within or just after the first line, when what is left begins like a known format but
+  is too short to tell which (``Model st``, or ``NAME m`` alone);
 * in a self-delimiting format (Gurobi JSON, CPLEX XML): the document is unfinished;
 * at a line boundary, before a count of lines the file announces (HiGHS ``# Columns``
   and ``# Rows``, GLPK's ``Columns:``), an end marker (GLPK ``e o f``, Xpress
@@ -21,7 +22,9 @@ it was cut, whenever the cut shows:
 Formats with none of these (CBC, SCIP, Gurobi .sol, MIPLIB) cut exactly at a line
 boundary are indistinguishable from a complete file with fewer values: they are read,
 and the decoder judges the point (missing values are zeros, or absent columns: a failed
-verification, exit 4, or a solution refused as another model's, exit 2).  An empty
+verification, exit 4, or a solution refused as another model's, exit 2; a CBC file
+printed with ``-printingOptions all`` cut within its rows gives rows for columns, refused
+as names this model does not have, exit 2).  An empty
 file is no solution file at all (exit 2), not a truncated one.
 """
 from __future__ import annotations
@@ -60,13 +63,21 @@ def _sniff(src: Source) -> str:
     for fmt, reader in _READERS.items():
         if reader.sniff(head[0], head[1]):
             return fmt
-    start = src.text.lstrip()
-    if src.ends_mid_line and any(opening.startswith(start) for reader in _READERS.values()
-                                 for opening in reader.OPENINGS):
-        raise TruncatedSolutionError(f"{src.path}: the file ends after {start[:60]!r}, within "
+    if _cut_in_first_line(src, head[0]):
+        raise TruncatedSolutionError(f"{src.path}: the file ends after {head[0][:60]!r}, within "
                                      "the first line of a solution: it is truncated")
     raise SolutionError(f"{src.path}: cannot tell which solver wrote this file (it starts "
                         f"{head[0][:60]!r}); known formats: {', '.join(FORMATS)}")
+
+
+def _cut_in_first_line(src: Source, first: str) -> bool:
+    """A file that ends mid-line or after one line, which that line does not identify
+    but which is, or starts with, the beginning of a known format's first line (HiGHS's
+    ``Columns`` table or Xpress's ``NAME`` need the second line)."""
+    one_line = len([line for line in src.lines if line.strip()]) <= 1
+    return (src.ends_mid_line or one_line) and any(
+        opening.startswith(first) or first.startswith(opening.strip())
+        for reader in _READERS.values() for opening in reader.OPENINGS)
 
 
 def sniff_format(path: str | os.PathLike) -> str:

@@ -33,8 +33,8 @@ lost nothing annc reads.
 Style 1 (pretty) is a ``Columns`` table (``Index Status Lower Upper Primal Dual [Type]
 Name``, numbers in ``%12g``, i.e. 6 digits), a ``Rows`` table, then ``Model status:
 ...`` and ``Objective value: ...``; 1.16 adds ``Objective bound: ...`` (read) and ``MIP
-rel gap: ...%``.  The ``Objective value`` line is required: a file cut before it is
-truncated.  Styles 2 and 3 are GLPK's formats (glpk_raw, glpk_out).
+rel gap: ...%``.  ``Objective value`` is required, and ``MIP rel gap`` after a bound: a
+file cut before them is truncated.  Styles 2 and 3 are GLPK's formats (glpk_raw, glpk_out).
 """
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ def _raw_columns(src: Source, first: int, count: int) -> tuple[dict[str, float],
 
 
 _PRETTY_KEYS = {"Model status": None, "Objective value": "'Objective value: <number>'",
-                "Objective bound": "'Objective bound: <number>'"}
+                "Objective bound": "'Objective bound: <number>'", "MIP rel gap": None}
 
 
 def _read_pretty(src: Source) -> RawSolution:
@@ -217,7 +217,7 @@ def _read_pretty(src: Source) -> RawSolution:
         if key in _PRETTY_KEYS:
             what = _PRETTY_KEYS[key]
             found[key] = rest.strip() if what is None else src.number(rest, lineno, what, _NAME)
-    for key in ("Model status", "Objective value"):
+    for key in ("Model status", "Objective value", *(["MIP rel gap"] if "Objective bound" in found else [])):
         if key not in found:
             raise src.expected(len(lines) + 1, f"'{key}: ...'", _NAME)
     text = found["Model status"]
