@@ -99,7 +99,7 @@ def cmd_decode(a) -> int:
     _print(network_lines(net))
     if not a.no_verify:
         verdict = judge(v.network_loss, lower_bound(solver_status=sol.status, solver_objective=sol.objective,
-                                                    solver_bound=None, floor=v.floor),
+                                                    solver_bound=sol.usable_bound(), floor=v.floor),
                         relaxed=v.relaxed, source="solver", solver_objective=sol.objective, verified=v.ok)
         net.meta["status"] = verdict.status.value
         print("verdict on the decoded network:")

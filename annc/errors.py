@@ -98,3 +98,11 @@ class VerificationError(AnncError):
     """A solution that fails verification (exit 4): nothing is written for it."""
 
     exit_code = 4
+
+
+class TruncatedSolutionError(SolutionError, VerificationError):
+    """A solution file that stops short: cut mid-line, before the end its format marks, or
+    before the count of lines it announces (exit 4, like any solution that fails
+    verification; still a :class:`SolutionError` for code that catches those)."""
+
+    exit_code = 4

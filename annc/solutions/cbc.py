@@ -34,6 +34,7 @@ _STATUSES = {
     "Integer unbounded": Status.UNBOUNDED,
 }
 _CSV_HEADER = "name,"
+OPENINGS = (*(status + _OBJECTIVE for status in _STATUSES), "Stopped on", _CSV_HEADER)
 
 
 def sniff(first: str, second: str) -> bool:

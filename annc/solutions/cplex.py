@@ -17,12 +17,15 @@ which is then read.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from xml.parsers import expat
 from xml.parsers.expat import ErrorString
 
-from ..errors import SolutionError
+from ..errors import SolutionError, TruncatedSolutionError
 from .common import RawSolution, Source, Status
 
 FORMAT = "cplex"
+OPENINGS = ("<?xml", "<CPLEXSolution")
+SELF_DELIMITING = True  # an unfinished document is a truncated file
 _STATUSES = {1: Status.OPTIMAL, 101: Status.OPTIMAL, 102: Status.OPTIMAL,
              129: Status.OPTIMAL, 130: Status.OPTIMAL,
              3: Status.INFEASIBLE, 103: Status.INFEASIBLE,
@@ -32,7 +35,7 @@ _STOPPED = {5, 6, 10, 11, 12, 13, 21, 22, 25, *range(104, 118), 127, 128, 131, 1
 
 
 def sniff(first: str, second: str) -> bool:
-    return first.startswith(("<?xml", "<CPLEXSolution"))
+    return first.startswith(OPENINGS)
 
 
 def read(src: Source) -> RawSolution:
@@ -40,8 +43,10 @@ def read(src: Source) -> RawSolution:
         root = ET.fromstring(src.text)
     except ET.ParseError as err:
         line, column = err.position
+        cut = _unfinished(src.text)
         raise src.error(line, f"expected a CPLEX XML solution: {ErrorString(err.code)} "
-                              f"(column {column + 1})") from None
+                              f"(column {column + 1})" + (": the file is truncated" if cut else ""),
+                        TruncatedSolutionError if cut else SolutionError) from None
     solutions = [root] if root.tag == "CPLEXSolution" else root.findall("CPLEXSolution")
     header = solutions[0].find("header") if solutions else None
     if header is None:
@@ -93,6 +98,16 @@ def _variables(src: Source, solution: ET.Element) -> tuple[dict[str, float], dic
                             "expected <variable name=\"<unique name>\" ... value=\"<number>\"/> "
                             f"in a CPLEX solution, got <variable {attributes}/>") from None
     return values, positions
+
+
+def _unfinished(text: str) -> bool:
+    """``text`` is well-formed as far as it goes: the start of an XML document, cut."""
+    parser = expat.ParserCreate()
+    try:
+        parser.Parse(text, False)  # not final: an unclosed element is no error yet
+    except expat.ExpatError:
+        return False
+    return True
 
 
 def _line_of(src: Source, needle: str) -> int:

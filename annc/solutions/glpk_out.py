@@ -16,13 +16,20 @@
 
 A name longer than 12 characters pushes the numbers to the next line.  The dashes
 under the header give the field widths (simplex reports add a ``St`` column).  Numbers
-are ``%g`` with 6 significant digits.
+are ``%g`` with 6 significant digits.  Header lines are ``<key>: <value>`` up to the
+first line without a colon; keys other than ``Columns``, ``Status`` and ``Objective``
+are skipped.
+
+A report with tables has a row table, a column table of ``Columns:`` entries, the
+optimality conditions and ``End of output``: a file short of any of them is truncated.
+HiGHS (style 3) writes the header alone when it has no solution.
 """
 from __future__ import annotations
 
 from .common import RawSolution, Source, Status
 
 FORMAT = "glpk-out"
+OPENINGS = ("Problem:",)
 _NAME = "GLPK -o"
 _STATUSES = {
     "INTEGER OPTIMAL": Status.OPTIMAL, "OPTIMAL": Status.OPTIMAL,
@@ -32,11 +39,11 @@ _STATUSES = {
     "INTEGER UNDEFINED": Status.NO_SOLUTION, "UNDEFINED": Status.NO_SOLUTION,
     "INFEASIBLE (INTERMEDIATE)": Status.NO_SOLUTION,
 }
-_TABLE = "No. Column name"
+_TABLE, _ROWS, _END = "No. Column name", "No.   Row name", "End of output"
 
 
 def sniff(first: str, second: str) -> bool:
-    return first.startswith("Problem:")
+    return first.startswith(OPENINGS)
 
 
 def read(src: Source) -> RawSolution:
@@ -56,11 +63,16 @@ def read(src: Source) -> RawSolution:
     lineno, objective = fields["Objective"]
     # "profit = 41 (MAXimum)", or "41 (MINimum)" when the objective has no name
     objective = objective.rpartition(" = ")[2].split(" (")[0]
+    objective = src.number(objective, lineno, "'Objective: <name> = <value>'", _NAME)
+    values = _columns(src)
+    if any(line.strip().startswith(_ROWS) for line in lines):  # a whole report: check its end
+        if len(values) < num_columns:
+            raise src.expected(len(lines) + 1, f"{num_columns} columns in the column table", _NAME)
+        if lines[-1].strip() != _END:
+            raise src.expected(len(lines) + 1, repr(_END), _NAME)
     return RawSolution(format=FORMAT, status=_STATUSES.get(text, Status.UNKNOWN),
-                       status_text=text,
-                       objective=src.number(objective, lineno, "'Objective: <name> = <value>'",
-                                            _NAME),
-                       values=_columns(src), num_columns=num_columns)
+                       status_text=text, objective=objective, values=values,
+                       num_columns=num_columns)
 
 
 def _columns(src: Source) -> dict[str, float]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from .common import RawSolution, Source, Status
 
 FORMAT = "glpk-raw"
+OPENINGS = ("c ", "s mip ", "s bas ", "s ipt ")
 _NAME = "GLPK raw"
 _WORDS = {"o": "optimal", "f": "feasible", "i": "infeasible (intermediate)",
           "n": "no feasible solution", "u": "undefined"}
@@ -30,7 +31,7 @@ _KINDS = {"mip": (1, 2, 3), "bas": (2, 3, 5), "ipt": (1, 2, 4)}
 
 
 def sniff(first: str, second: str) -> bool:
-    return first == "c" or first.startswith(("c ", "s mip ", "s bas ", "s ipt "))
+    return first == "c" or first.startswith(OPENINGS)
 
 
 def _status(kind: str, letters: list[str]) -> tuple[Status, str]:

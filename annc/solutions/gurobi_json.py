@@ -6,17 +6,26 @@
       "Vars": [ { "VarName": "b", "X": 1}, ...]}
 
 ``Status`` is Gurobi's optimisation status code; ``Vars`` lists the non-zero
-variables only and is absent when there is no solution (``SolCount`` 0).
+variables only and is absent when there is no solution (``SolCount`` 0).  ``ObjBound``
+is the dual bound (read; Gurobi's infinity, 1e100, means none).  Other keys are skipped.
+
+Gurobi writes no final newline: a file is truncated when its JSON is unfinished (the
+parser stops at its end, inside a string, or inside a number or literal).
 """
 from __future__ import annotations
 
 import json
+import re
 from numbers import Real
 
-from ..errors import SolutionError
+from ..errors import SolutionError, TruncatedSolutionError
 from .common import RawSolution, Source, Status
 
 FORMAT = "gurobi-json"
+OPENINGS = ("{",)
+SELF_DELIMITING = True  # an unfinished document is a truncated file
+_NO_BOUND = 1e100  # GRB.INFINITY
+_LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
 _CODES = {1: "loaded", 2: "optimal", 3: "infeasible", 4: "infeasible or unbounded",
           5: "unbounded", 6: "cutoff", 7: "iteration limit", 8: "node limit",
           9: "time limit", 10: "solution limit", 11: "interrupted", 12: "numeric trouble",
@@ -34,8 +43,10 @@ def read(src: Source) -> RawSolution:
     try:
         data = json.loads(src.text, parse_int=_integer)
     except json.JSONDecodeError as err:
-        raise src.error(err.lineno, f"expected a Gurobi JSON solution: {err.msg} "
-                                    f"(column {err.colno})") from None
+        cut = _unfinished(src.text, err)
+        raise src.error(err.lineno, f"expected a Gurobi JSON solution: {err.msg} (column {err.colno})"
+                                    + (": the file is truncated" if cut else ""),
+                        TruncatedSolutionError if cut else SolutionError) from None
     except RecursionError:
         raise SolutionError(f"{src.path}: expected a Gurobi JSON solution, got JSON nested too "
                             "deeply to read") from None
@@ -60,11 +71,22 @@ def read(src: Source) -> RawSolution:
             raise SolutionError(f"{src.path}: column {var['VarName']!r} appears twice "
                                 f"(Vars[{i}])")
         values[var["VarName"]] = float(var["X"])  # NaN and overflow stay: verification names them
-    objective = info.get("ObjVal")
+    objective, bound = info.get("ObjVal"), info.get("ObjBound")
     return RawSolution(format=FORMAT, status=status,
                        status_text=f"{_CODES.get(code, 'unknown')} (Gurobi status {code})",
                        objective=float(objective) if _is_number(objective) else None,
-                       values=values, omits_zeros=True)
+                       values=values, omits_zeros=True,
+                       bound=float(bound) if _is_number(bound) and not abs(bound) >= _NO_BOUND else None)
+
+
+def _unfinished(text: str, err: json.JSONDecodeError) -> bool:
+    """The JSON parser stopped because ``text`` ends: at its end, in a string that runs to
+    the end, or in a number or literal cut short (``1e``, ``1.``, ``tru``, ``-Inf``)."""
+    tail = text[err.pos:].strip()
+    return (not tail or err.msg.startswith(("Unterminated string", "Invalid \\uXXXX escape"))
+            and "\n" not in text[err.pos:]
+            or any(literal.startswith(tail) for literal in _LITERALS)
+            or re.fullmatch(r"\.|[eE][-+]?", tail) is not None)
 
 
 def _integer(text: str) -> int | float:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from .common import RawSolution, Source, Status
 
 FORMAT = "gurobi-sol"
+OPENINGS = ("#",)
 _NAME = "Gurobi .sol"
 _OBJECTIVE = "# Objective value ="
 _MIP_START = "# MIP start"

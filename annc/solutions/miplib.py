@@ -16,10 +16,11 @@ FORMAT = "miplib"
 _NAME = "MIPLIB"
 _MARKERS = {"=infeas=": (Status.INFEASIBLE, "infeasible (=infeas=)"),
             "=unkn=": (Status.NO_SOLUTION, "no solution known (=unkn=)")}
+OPENINGS = ("=obj=", *_MARKERS)
 
 
 def sniff(first: str, second: str) -> bool:
-    return first.startswith(("=obj=", *_MARKERS))
+    return first.startswith(OPENINGS)
 
 
 def read(src: Source) -> RawSolution:

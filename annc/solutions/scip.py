@@ -17,6 +17,7 @@ from .common import RawSolution, Source, Status
 FORMAT = "scip"
 _NAME = "SCIP"
 _STATUS, _OBJECTIVE, _NONE = "solution status:", "objective value:", "no solution available"
+OPENINGS = (_STATUS, _OBJECTIVE, _NONE)
 _STATUSES = {"optimal solution found": Status.OPTIMAL, "infeasible": Status.INFEASIBLE,
              "unbounded": Status.UNBOUNDED}
 _LIMITS = {"user interrupt", "node limit reached", "total node limit reached",
@@ -27,7 +28,7 @@ _LIMITS = {"user interrupt", "node limit reached", "total node limit reached",
 
 
 def sniff(first: str, second: str) -> bool:
-    return first.startswith((_STATUS, _OBJECTIVE, _NONE))
+    return first.startswith(OPENINGS)
 
 
 def read(src: Source) -> RawSolution:

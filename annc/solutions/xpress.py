@@ -16,6 +16,7 @@ from __future__ import annotations
 from .common import RawSolution, Source, Status
 
 FORMAT = "xpress-slx"
+OPENINGS = ("NAME", "ENDATA")
 _NAME = "Xpress .slx"
 
 

@@ -115,6 +115,7 @@ def _finish(name: str, model: Model, sol_path: Path, rc: int, interrupted: bool,
         return SolveResult(name, Status.UNKNOWN, f"{sol.format} solution file carries no status",
                            obj, bound, x, clock(), interrupted, extra)
     proved = sol.status == Status.OPTIMAL and not interrupted
+    bound = bound if bound is not None else sol.usable_bound()  # the log's, else the file's
     if bound is not None and bound > obj:  # a bound parsed from the log beyond the point:
         bound = obj if bound - obj <= 1e-9 * max(1.0, abs(obj)) else None  # rounding, or not this point's
     st, text = verdict(proved, True, obj, obj if proved else bound,
