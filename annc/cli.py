@@ -68,7 +68,7 @@ def cmd_decode(a) -> int:
     from .errors import NoSolutionError, VerificationError
     from .report import decoded_verdict_lines, network_lines, verification_lines
     from .solutions import Status, read_solution
-    from .verdict import judge, lower_bound
+    from .verdict import judge, sourced_bound
     NO_POINT = (Status.INFEASIBLE, Status.UNBOUNDED, Status.NO_SOLUTION)
     from .varmap import column_names, load_map, scaling_of
     from .outputs import check_out_dir, export_atomically, prepare_out_dir
@@ -98,9 +98,10 @@ def cmd_decode(a) -> int:
     net = net.with_scaling(scaling_of(vmap))  # the exported network takes raw features
     _print(network_lines(net))
     if not a.no_verify:
-        verdict = judge(v.network_loss, lower_bound(solver_status=sol.status, solver_objective=sol.objective,
-                                                    solver_bound=None, floor=v.floor),
-                        relaxed=v.relaxed, source="solver", solver_objective=sol.objective, verified=v.ok)
+        bound, source = sourced_bound(solver_status=sol.status, solver_objective=sol.objective,
+                                      solver_bound=None, floor=v.floor)  # a solution file records no bound
+        verdict = judge(v.network_loss, bound, relaxed=v.relaxed, source="solver", solver_objective=sol.objective,
+                        verified=v.ok, bound_source=source)
         net.meta["status"] = verdict.status.value
         print("verdict on the decoded network:")
         _print(decoded_verdict_lines(verdict, sol, v.ok))

@@ -1,0 +1,107 @@
+"""What ``annc decode`` prints and records on a real-data-like decode (issue 29), and the
+report of the weights it writes.
+
+The fixture is what a new user does: a small CSV that is not XOR (three features, two of
+them with long names), ``annc compile``, HiGHS through highspy (stopped at its first
+incumbent: deterministic, and a lower bound that proves nothing, as on real data),
+``Highs.writeSolution``, ``annc decode``.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from annc.network import TrainedNetwork
+from annc.report import decoded_verdict_lines, verdict_lines
+from annc.solutions import RawSolution, Status
+from annc.verdict import judge
+
+sys.path.insert(0, str(Path(__file__).parent))
+from conftest import run_cli  # noqa: E402
+
+FEATURES = ["Alcalinity_of_ash", "Magnesium", "Proline_of_a_very_long_feature_name_indeed"]
+FLOOR = "the formulation's floor"  # the source of decode's lower bound
+SPEC = "input 3\nhidden 2 binary\noutput 2\nloss nll\n"
+
+
+def _csv(path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.5, size=60) > 0).astype(int)
+    path.write_text(",".join(FEATURES) + ",label\n"
+                    + "".join(",".join(f"{v:.3f}" for v in r) + f",c{k}\n" for r, k in zip(X, y)))
+    return path
+
+
+@pytest.fixture(scope="module")
+def decoded(tmp_path_factory):
+    """(folder, data CSV, decode's stdout, the weights file it wrote)."""
+    import highspy
+    root = tmp_path_factory.mktemp("decode")
+    data = _csv(root / "wine_like.csv")
+    (root / "small.ann").write_text(SPEC)
+    code, _, err = run_cli("compile", "--no-start", root / "small.ann", data, "-o", root / "out")
+    assert code == 0, err
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("mip_max_improving_sols", 1)  # the first incumbent: a feasible point, bound ~0
+    h.readModel(str(root / "out" / "small.mps"))
+    h.run()
+    h.writeSolution(str(root / "out" / "small.sol"), 0)
+    code, out, err = run_cli("decode", root / "out" / "small.sol", "--data", data, "-o", root / "w")
+    assert code == 0, out + err
+    return root, data, out, root / "w" / "small.weights.json"
+
+
+def _block(out: str, head: str) -> list[str]:
+    """The indented lines under ``head`` in decode's output (up to the next unindented one)."""
+    lines = out.splitlines()
+    start = lines.index(head) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i] and not lines[i].startswith(" ")), len(lines))
+    return lines[start:end]
+
+
+def _field(lines: list[str], label: str) -> str:
+    """The text of the verdict field ``label`` with its continuation lines, joined."""
+    i = next(i for i, line in enumerate(lines) if line.startswith(f"  {label} "))
+    parts = [lines[i][21:]]
+    for line in lines[i + 1:]:
+        if not line.startswith(" " * 21):
+            break
+        parts.append(line.strip())
+    return " ".join(p.strip() for p in parts)
+
+
+# -- 1. the verdict block: every line whole, none blank, none twice ------------------------------
+def test_decode_prints_the_whole_bound_note_and_no_blank_line(decoded):
+    _, _, out, _ = decoded
+    verdict = _block(out, "verdict on the decoded network:")
+    assert all(line.strip() for line in verdict), verdict  # no stray blank line
+    note = _field(verdict, "bound note")
+    assert note.endswith("judge it by held-out accuracy (annc eval WEIGHTS TEST.csv)"), note
+    assert sum(line.startswith("  solver ") for line in verdict) == 1
+    assert "(from the file)" in _field(verdict, "solver")
+    assert _field(verdict, "lower bound").startswith(f"0 ({FLOOR}")
+    assert len(verdict) == len(set(verdict))  # no line twice
+
+
+@pytest.mark.parametrize("relaxed, source", [(False, "solver"), (True, "solver"), (False, "exact finish")])
+def test_decoded_verdict_keeps_every_line_of_the_verdict(relaxed, source):
+    """The solver's claim is added, never written over a line of the verdict (the last line
+    was the bound note's, or 'network from')."""
+    v = judge(3.4, 0.0, relaxed=relaxed, source=source)
+    sol = RawSolution("highs", Status.FEASIBLE, "Time limit reached", 305.74)
+    lines = decoded_verdict_lines(v, sol)
+    assert all(line.strip() for line in lines)
+    assert _field(lines, "bound note").endswith("held-out accuracy (annc eval WEIGHTS TEST.csv)")
+    assert _field(lines, "solver") == "feasible (Time limit reached), objective 305.74 (from the file)"
+    assert any(line.startswith("  network from ") for line in lines) == (source != "solver")
+    assert any(line.startswith("  note ") for line in lines) == relaxed
+    train = verdict_lines(v, None)  # annc train's verdict without a solver result: no blank line
+    assert all(line.strip() for line in train)
+    assert _field(train, "bound note").endswith("held-out accuracy (--test, --select)")
