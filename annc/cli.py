@@ -63,7 +63,7 @@ def cmd_compile(a) -> int:
 
 # -- decode -----------------------------------------------------------------------
 def cmd_decode(a) -> int:
-    from .decode import check_same_model, decode_network, find_map
+    from .decode import check_same_model, decode_network, decode_record, find_map
     from .solutions.align import check_finite, solution_vector
     from .errors import NoSolutionError, VerificationError
     from .report import decoded_verdict_lines, network_lines, verification_lines
@@ -89,7 +89,7 @@ def cmd_decode(a) -> int:
     x = solution_vector(sol, names, a.solution)
     check_finite(x, names, a.solution)  # even with --no-verify: NaN weights are no network
     net = decode_network(vmap, x)
-    net.meta["status"] = sol.status.value
+    net.meta.update({"status": sol.status.value, "decoded_from": str(a.solution)})  # --no-verify: the file's claim
     if not a.no_verify:
         v = verify(vmap, x, net, status=sol.status.value, solver_objective=sol.objective, data_path=a.data,
                    map_path=map_path)
@@ -102,7 +102,7 @@ def cmd_decode(a) -> int:
                                       solver_bound=None, floor=v.floor)  # a solution file records no bound
         verdict = judge(v.network_loss, bound, relaxed=v.relaxed, source="solver", solver_objective=sol.objective,
                         verified=v.ok, bound_source=source)
-        net.meta["status"] = verdict.status.value
+        net.meta.update(decode_record(sol, a.solution, verdict, v, vmap["spec"]["text"]))
         print("verdict on the decoded network:")
         _print(decoded_verdict_lines(verdict, sol, v.ok))
         print("verification:")

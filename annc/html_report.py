@@ -5,7 +5,9 @@ records (never from a solver's claim presented as more than it is):
 
 * the verdict in words: proven optimal, or feasible with the gap to the lower bound;
   every MIP's objective, bound, time and whether its network passed verification
-  (``meta["steps"]``);
+  (``meta["steps"]``); for the weights of ``annc decode`` (``meta["decoded_from"]``), the
+  solution file, the verdict on its network (the bound with its source) and what its
+  verification checked (``meta["steps"][0]["verification"]``);
 * the network as an SVG drawing: a column per layer, an edge per non-zero weight
   (blue positive, red negative, width ``0.6 + 3 |w| / max |w|``), dead units dashed
   grey: a unit is dead when no non-zero weight leads from it to a live unit of the next
@@ -91,10 +93,14 @@ def _fmt(v) -> str:
     return str(v)
 
 
+NOTHING_PROVEN = ("the lower bound is 0: nothing is proven beyond 'the objective cannot be negative', so judge "
+                  "this network by its accuracy on held-out data")
+
+
 def verdict_words(meta: dict) -> str:
-    """The status of the network in words, from what the weights file records."""
+    """The status of the network in words, from what the weights file records (a network
+    of ``annc decode`` says so, and whether its verification passed)."""
     steps = meta.get("steps") or []
-    status = meta.get("status")
     if meta.get("training") == "ovo":
         members = meta.get("members") or []
         proven = sum(m.get("status") == "optimal" for m in members)
@@ -103,8 +109,23 @@ def verdict_words(meta: dict) -> str:
     if meta.get("training") == "batches":
         return ("batch training, a heuristic: each batch's MIP is judged on its own rows, and the exported "
                 "network has no bound")
+    decoded = meta.get("decoded_from")
     if not steps:
+        if decoded:
+            return (f"decoded from {decoded} by annc decode --no-verify: not verified, nothing is proven about it "
+                    f"(the solution file says {meta.get('status', 'nothing')})")
         return "no training record (a network written by hand or by another tool): nothing is proven about it"
+    words = _steps_words(meta.get("status"), steps)
+    if len(steps) == 1 and steps[0].get("bound_says_nothing"):
+        words += "; " + NOTHING_PROVEN
+    if decoded:
+        passed = "passed" if steps[0].get("verified") else "FAILED"
+        words = f"decoded from {decoded} by annc decode, verification {passed}: {words}"
+    return words
+
+
+def _steps_words(status: str | None, steps: list[dict]) -> str:
+    """The verdict in words of one MIP (its gap to its bound), or of greedy training's MIPs."""
     if status == "optimal":
         return ("proven optimal: no network of this architecture has a lower training objective"
                 if len(steps) == 1 else
@@ -113,11 +134,31 @@ def verdict_words(meta: dict) -> str:
         s = steps[0]
         gap = s.get("gap")
         if status == "feasible" and isinstance(gap, (int, float)) and math.isfinite(gap):
+            source = s.get("bound_source")
             return (f"feasible, gap {100 * gap:.1f}% to the lower bound {_fmt(s.get('lower_bound'))} "
-                    f"(objective {_fmt(s.get('objective'))}): a network found, not proven optimal")
+                    f"(objective {_fmt(s.get('objective'))}" + (f"; the bound is {source}" if source else "")
+                    + "): a network found, not proven optimal")
         return s.get("describe", "")
     weakest = [s["name"] for s in steps if s.get("status") != "optimal"]
     return f"not proven optimal for {', '.join(weakest)} (greedy training: each MIP's verdict below)"
+
+
+def _bound(step: dict) -> str:
+    """A MIP's lower bound, with where it comes from when recorded (``bound_source``)."""
+    source = step.get("bound_source")
+    return _fmt(step.get("lower_bound")) + (f" ({source})" if isinstance(source, str) else "")
+
+
+def decoded_check(meta: dict) -> dict | None:
+    """What ``annc decode`` recorded of its verification (None for other weights)."""
+    steps = meta.get("steps") or []
+    record = steps[0].get("verification") if meta.get("decoded_from") and len(steps) == 1 else None
+    if not isinstance(record, dict):
+        return None
+    viol = record.get("violations") or {}
+    return {"path": meta["decoded_from"], "samples": _fmt(record.get("samples")),
+            "accuracy": _fmt(record.get("train_accuracy")), "passed": bool(steps[0].get("verified")),
+            "violations": ", ".join(f"{k} {_fmt(viol.get(k))}" for k in ("integrality", "bound", "row"))}
 
 
 def used_units(net: TrainedNetwork, tol: float = 1e-9) -> list[np.ndarray]:
@@ -320,7 +361,8 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
     ensemble = isinstance(net, Ensemble)
     steps = []
     for s in (meta.get("members") or meta.get("batch_runs") or []) + (meta.get("steps") or []):
-        steps.append({k: _fmt(s.get(k)) for k in ("name", "status", "objective", "lower_bound", "seconds")}
+        steps.append({k: _fmt(s.get(k)) for k in ("name", "status", "objective", "seconds")}
+                     | {"lower_bound": _bound(s)}
                      | {"gap": "-" if not isinstance(s.get("gap"), (int, float)) else f"{100 * s['gap']:.2f}%",
                         "verified": "passed" if s.get("verified") else "failed",
                         "rows": _fmt(s.get("rows")),
@@ -346,7 +388,7 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
     layers = [] if ensemble else net.layers
     return {
         "title": f"annc report: {Path(source).name or 'network'}", "source": source, "version": __version__,
-        "verdict": verdict_words(meta), "status": meta.get("status", "unknown"),
+        "verdict": verdict_words(meta), "status": meta.get("status", "unknown"), "decoded": decoded_check(meta),
         "solver": meta.get("solver", "-"), "training": meta.get("training", "-"),
         "spec_path": meta.get("spec", "-"), "spec_text": meta.get("spec_text") or "",
         "model_file": meta.get("model"), "recomputed": None if ensemble else recomputed_objective(net, data),
@@ -376,5 +418,5 @@ def write_report(net: TrainedNetwork, path: str | Path, *, data=None, test=None,
     return atomic_write_text(path, render(net, data=data, test=test, source=source))
 
 
-__all__ = ["Evaluation", "context", "evaluate", "recomputed_objective", "render", "used_units", "verdict_words",
+__all__ = ["Evaluation", "context", "decoded_check", "evaluate", "recomputed_objective", "render", "used_units", "verdict_words",
            "write_report"]

@@ -105,3 +105,40 @@ def test_decoded_verdict_keeps_every_line_of_the_verdict(relaxed, source):
     train = verdict_lines(v, None)  # annc train's verdict without a solver result: no blank line
     assert all(line.strip() for line in train)
     assert _field(train, "bound note").endswith("held-out accuracy (--test, --select)")
+
+
+# -- 2. the weights record the decode; the report shows it --------------------------------------
+def test_decoded_weights_record_the_verification_and_verdict(decoded):
+    _, _, out, weights = decoded
+    meta = TrainedNetwork.load(weights).meta
+    objective = float(re.search(r"^  objective +(\S+) \(the exported network's", out, re.M).group(1))
+    assert meta["status"] == "feasible" and meta["decoded_from"].endswith("small.sol")
+    [step] = meta["steps"]
+    assert step["verified"] is True and step["status"] == "feasible"
+    assert step["objective"] == pytest.approx(objective)
+    assert step["lower_bound"] == 0 and step["bound_source"] == FLOOR and step["bound_says_nothing"]
+    assert step["verification"]["samples"] == 60
+
+
+def test_report_of_decoded_weights_shows_the_decode(decoded, tmp_path):
+    _, data, out, weights = decoded
+    code, _, err = run_cli("report", weights, "--data", data, "-o", tmp_path / "r.html")
+    assert code == 0, err
+    html = (tmp_path / "r.html").read_text()
+    assert "no training record" not in html and "no MIP recorded" not in html
+    verdict = html.split('id="verdict"')[1].split("</div>")[0]
+    assert "annc decode" in verdict and "verification passed" in verdict and "feasible" in verdict
+    assert "nothing is proven" in verdict  # the bound of 0 says nothing: said in words
+    row = html.split('id="steps"')[1].split("</table>")[0].split("</tr>")[1]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+    objective = re.search(r"^  objective +(\S+) \(the exported network's", out, re.M).group(1)
+    assert cells[1] == "feasible" and float(cells[2]) == pytest.approx(float(objective))
+    assert cells[3] == "0 (the formulation&#39;s floor)" and cells[6] == "passed"
+    assert "they agree" in html  # the objective recomputed on --data is the one decode recorded
+
+
+def test_report_words_for_weights_decoded_without_verification():
+    from annc.html_report import verdict_words
+    words = verdict_words({"decoded_from": "out/x.sol", "status": "optimal"})
+    assert words.startswith("decoded from out/x.sol by annc decode --no-verify: not verified")
+    assert "proven optimal" not in words
