@@ -13,7 +13,9 @@ records (never from a solver's claim presented as more than it is):
   grey: a unit is dead when no non-zero weight leads from it to a live unit of the next
   layer (the output units are live), decided from the last layer back - exactly the
   hidden units :meth:`~annc.network.TrainedNetwork.pruned` removes; an input is unused
-  by the same rule;
+  by the same rule.  Feature and class names label the outer columns: one longer than
+  MAX_LABEL_CHARS is cut with an ellipsis (the whole name in its tooltip), and those
+  columns stand in far enough for their longest label (:func:`text_width`, generous);
 * each layer's weight matrix as a heat map (diverging colours, the value in a tooltip);
 * the hidden units' activations over the distinct input rows of ``--data`` (the
   MAX_PATTERNS most frequent rows, with their counts and the predicted class);
@@ -39,6 +41,7 @@ are inline, so the file opens anywhere, and a laptop screen shows it at 1100 px 
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +58,29 @@ MAX_UNITS_DRAWN = 40  # units per column of the drawing; more are summarised
 MAX_HEAT = 64  # rows / columns of a heat map
 MAX_PATTERNS = 64  # distinct input rows in the activation table
 MAX_MEMBERS_DRAWN = 12  # members of an ensemble drawn
+MAX_LABEL_CHARS = 24  # a longer unit label is cut to this many characters, ending in '...'
+LABEL_PX = 11  # the font size of the drawing's text (the template's "svg text")
+LABEL_GAP = 12  # from a unit's centre to its label
+
+
+def text_width(text: str) -> float:
+    """A generous estimate of ``text``'s width in pixels at :data:`LABEL_PX`: per character,
+    about the widest a common sans-serif draws its class (DejaVu Sans: 'W' 0.99 em,
+    capitals and digits up to 0.79, lower case up to 0.63, 'i' or '.' about 0.3)."""
+    def em(c: str) -> float:
+        if c in "MWmw@%" or unicodedata.east_asian_width(c) in "WF":
+            return 1.0
+        if c in "fijlrtI.,:;!|'()[] ":
+            return 0.45
+        return 0.8 if c.isupper() or c.isdigit() else 0.65
+    return LABEL_PX * sum(em(c) for c in text)
+
+
+def _label(text: str) -> dict:
+    """A unit's label as drawn: cut to :data:`MAX_LABEL_CHARS` (ending in an ellipsis) when
+    longer, with the whole text kept for its tooltip."""
+    shown = text if len(text) <= MAX_LABEL_CHARS else text[:MAX_LABEL_CHARS - 1] + "\u2026"
+    return {"label": shown, "full": text, "cut": shown != text}
 
 
 @dataclass
@@ -180,8 +206,13 @@ def _drawing(net: TrainedNetwork, features: list[str] | None) -> dict:
     sizes = [net.layers[0].weight.shape[0], *[L.units for L in net.layers]]
     cols = len(sizes)
     width, height, pad = 1040, max(260, 22 * min(max(sizes), MAX_UNITS_DRAWN) + 60), 40
-    xs = [pad + 60 + i * (width - 2 * pad - 120) / max(cols - 1, 1) for i in range(cols)]
     shown = [list(range(min(s, MAX_UNITS_DRAWN))) for s in sizes]
+    inputs = [_label(features[j] if features and j < len(features) else f"x{j + 1}") for j in shown[0]]
+    outputs = [_label(str(net.classes[j])) for j in shown[-1]]
+    # the outer columns stand far enough in for their labels (inputs' on the left, classes' on the right)
+    left, right = (max(pad + 60, LABEL_GAP + 6 + max(text_width(t["label"]) for t in labels))
+                   for labels in (inputs, outputs))
+    xs = [left + i * (width - left - right) / max(cols - 1, 1) for i in range(cols)]
 
     def y(col, j):
         n = len(shown[col])
@@ -203,14 +234,12 @@ def _drawing(net: TrainedNetwork, features: list[str] | None) -> dict:
     for c in range(cols):
         units = []
         for j in shown[c]:
-            label = ""
-            if c == 0:
-                label = features[j] if features and j < len(features) else f"x{j + 1}"
-            elif c == cols - 1:
-                label = str(net.classes[j])
+            label = inputs[j] if c == 0 else outputs[j] if c == cols - 1 else {"label": "", "full": "", "cut": False}
             dead = c < cols - 1 and not bool(used[c][j])
-            units.append({"x": xs[c], "y": y(c, j), "label": label, "dead": dead, "input": c == 0,
+            units.append({"x": xs[c], "y": y(c, j), **label, "dead": dead, "input": c == 0,
+                          "label_x": xs[c] - LABEL_GAP if c == 0 else xs[c] + LABEL_GAP,
                           "title": f"{'input' if c == 0 else 'unit'} {j + 1}"
+                                   + (f" ({label['full']})" if c == 0 else "")
                                    + (": no non-zero weight to a live unit (pruned() removes it)"
                                       if dead and c > 0 else ": unused" if dead else "")})
         act = "" if c == 0 else net.layers[c - 1].activation

@@ -142,3 +142,49 @@ def test_report_words_for_weights_decoded_without_verification():
     words = verdict_words({"decoded_from": "out/x.sol", "status": "optimal"})
     assert words.startswith("decoded from out/x.sol by annc decode --no-verify: not verified")
     assert "proven optimal" not in words
+
+
+# -- 3. long feature names fit the network drawing ----------------------------------------------
+def _outside(driver, page: Path) -> list:
+    """The texts of ``page``'s network drawing whose box (getBBox, as Chromium lays them
+    out) leaves the drawing's viewBox, as [text, x, y, width, height]."""
+    driver.get(page.as_uri())
+    width, height, texts = driver.execute_script(
+        "const svg = document.getElementById('network');"
+        "return [svg.viewBox.baseVal.width, svg.viewBox.baseVal.height,"
+        " [...svg.querySelectorAll('text')].map(t => {const b = t.getBBox();"
+        " return [t.textContent, b.x, b.y, b.width, b.height];})];")
+    assert len(texts) > 5
+    return [t for t in texts if t[1] < 0 or t[2] < 0 or t[1] + t[3] > width or t[2] + t[4] > height]
+
+
+def _wide_names(folder: Path) -> tuple[Path, Path]:
+    """A network whose feature and class names are long and drawn with the widest glyphs."""
+    from annc.network import Layer
+    net = TrainedNetwork(["WWWWWWWWWWWWWWWWWWWWWWWWWWWW", "b"],
+                         [Layer("binary", np.ones((2, 2)), np.zeros(2)), Layer("linear", np.eye(2), np.zeros(2))])
+    weights = net.save(folder / "wide")[0]
+    data = folder / "wide.csv"
+    data.write_text("MMMMMMMMMMMMMMMMMMMMMMM,mmmmmmmmmmmmmmmmmmmmmmmmmmmmmm,label\n0,1,b\n1,0,WWWWWWWWWWWWWWWWWWWWWWWWWWWW\n")
+    return weights, data
+
+
+def test_network_labels_lie_inside_the_drawing(decoded, tmp_path):
+    from test_html_report import browser
+    _, data, _, weights = decoded
+    code, _, err = run_cli("report", weights, "--data", data, "-o", tmp_path / "r.html")
+    assert code == 0, err
+    wide, wide_data = _wide_names(tmp_path)
+    code, _, err = run_cli("report", wide, "--data", wide_data, "-o", tmp_path / "wide.html")
+    assert code == 0, err
+    driver = browser()
+    try:
+        assert _outside(driver, tmp_path / "r.html") == []
+        assert _outside(driver, tmp_path / "wide.html") == []
+    finally:
+        driver.quit()
+    html = (tmp_path / "r.html").read_text()
+    assert ">Alcalinity_of_ash</text>" in html  # short enough: shown whole
+    long_name = FEATURES[2]
+    assert long_name not in re.findall(r">([^<>]*)</text>", html)  # too long: cut, with ...
+    assert f"<title>{long_name}</title>" in html  # ... and the full name in its tooltip
