@@ -109,7 +109,8 @@ def cmd_decode(a) -> int:
         _print(verification_lines(v))
         if not v.ok:
             print("no weights written: the solution failed verification (--no-verify writes them anyway)")
-            more = f" (and {len(v.problems) - 1} more problems)" if len(v.problems) > 1 else ""
+            n = len(v.problems) - 1
+            more = f" (and {n} more problem{'s' if n > 1 else ''})" if n else ""
             raise VerificationError(f"{a.solution}: the solution failed verification: {v.problems[0]}{more}; "
                                     "no weights written")
     out = prepare_out_dir(a.out)

@@ -116,7 +116,7 @@ def verification_lines(v: Verification) -> list[str]:
                    "a network's lift exact)")
         out.append(f"  McCormick gap         {v.mccormick_gap:.3g} (largest |z - alpha * h_relu|)")
     for layer, (bad, total) in v.activation_mismatch.items():
-        out.append(f"  layer {layer} activations {total - bad}/{total} equal to the solver's")
+        out.append(f"  {f'layer {layer} activations':<22}{total - bad}/{total} equal to the solver's")
     viol = v.violations
     out.append("  violations            "
                + ", ".join(f"{k} {viol[k]['max']:.2g}" for k in ("integrality", "bound", "row")))

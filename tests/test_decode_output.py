@@ -188,3 +188,24 @@ def test_network_labels_lie_inside_the_drawing(decoded, tmp_path):
     long_name = FEATURES[2]
     assert long_name not in re.findall(r">([^<>]*)</text>", html)  # too long: cut, with ...
     assert f"<title>{long_name}</title>" in html  # ... and the full name in its tooltip
+
+
+# -- other lines of decode's output ---------------------------------------------------------------
+def test_verification_values_line_up(decoded):
+    _, _, out, _ = decoded
+    lines = _block(out, "verification:")
+    assert any(line.startswith("  layer 0 activations") for line in lines)
+    assert [line[:24] for line in lines if line[23] != " " or line[24] == " "] == []  # every value at column 25
+
+
+def test_a_failed_verification_counts_its_other_problems_in_words(decoded, tmp_path):
+    root, data, _, _ = decoded
+    text = (root / "out" / "small.sol").read_text()
+    bad = tmp_path / "bad.sol"
+    flipped = re.sub(r"^(h0_0_0) 1$", r"\1 0", text, count=1, flags=re.M)  # one activation flipped:
+    assert flipped != text  # a row violated, an activation the network does not share
+    bad.write_text(flipped)
+    code, out, err = run_cli("decode", bad, "--map", root / "out" / "small.map.json", "--data", data,
+                             "-o", tmp_path / "w")
+    assert code == 4 and "verification          FAILED" in out
+    assert err.count("\n") == 1 and "(and 1 more problem);" in err
