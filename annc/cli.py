@@ -63,12 +63,12 @@ def cmd_compile(a) -> int:
 
 # -- decode -----------------------------------------------------------------------
 def cmd_decode(a) -> int:
-    from .decode import check_same_model, decode_network, find_map
+    from .decode import check_same_model, decode_network, decode_record, find_map
     from .solutions.align import check_finite, solution_vector
     from .errors import NoSolutionError, VerificationError
     from .report import decoded_verdict_lines, network_lines, verification_lines
     from .solutions import Status, read_solution
-    from .verdict import judge, lower_bound
+    from .verdict import judge, sourced_bound
     NO_POINT = (Status.INFEASIBLE, Status.UNBOUNDED, Status.NO_SOLUTION)
     from .varmap import column_names, load_map, scaling_of
     from .outputs import check_out_dir, export_atomically, prepare_out_dir
@@ -89,7 +89,7 @@ def cmd_decode(a) -> int:
     x = solution_vector(sol, names, a.solution)
     check_finite(x, names, a.solution)  # even with --no-verify: NaN weights are no network
     net = decode_network(vmap, x)
-    net.meta["status"] = sol.status.value
+    net.meta.update({"status": sol.status.value, "decoded_from": str(a.solution)})  # --no-verify: the file's claim
     if not a.no_verify:
         v = verify(vmap, x, net, status=sol.status.value, solver_objective=sol.objective, data_path=a.data,
                    map_path=map_path)
@@ -98,17 +98,19 @@ def cmd_decode(a) -> int:
     net = net.with_scaling(scaling_of(vmap))  # the exported network takes raw features
     _print(network_lines(net))
     if not a.no_verify:
-        verdict = judge(v.network_loss, lower_bound(solver_status=sol.status, solver_objective=sol.objective,
-                                                    solver_bound=sol.usable_bound(), floor=v.floor),
-                        relaxed=v.relaxed, source="solver", solver_objective=sol.objective, verified=v.ok)
-        net.meta["status"] = verdict.status.value
+        bound, source = sourced_bound(solver_status=sol.status, solver_objective=sol.objective,
+                                      solver_bound=sol.usable_bound(), floor=v.floor)
+        verdict = judge(v.network_loss, bound, relaxed=v.relaxed, source="solver", solver_objective=sol.objective,
+                        verified=v.ok, bound_source=source)
+        net.meta.update(decode_record(sol, a.solution, verdict, v, vmap["spec"]["text"]))
         print("verdict on the decoded network:")
         _print(decoded_verdict_lines(verdict, sol, v.ok))
         print("verification:")
         _print(verification_lines(v))
         if not v.ok:
             print("no weights written: the solution failed verification (--no-verify writes them anyway)")
-            more = f" (and {len(v.problems) - 1} more problems)" if len(v.problems) > 1 else ""
+            n = len(v.problems) - 1
+            more = f" (and {n} more problem{'s' if n > 1 else ''})" if n else ""
             raise VerificationError(f"{a.solution}: the solution failed verification: {v.problems[0]}{more}; "
                                     "no weights written")
     out = prepare_out_dir(a.out)

@@ -16,6 +16,7 @@ from .errors import AnncError, SolutionError
 from .network import Layer, TrainedNetwork
 from .solutions import RawSolution
 from .varmap import column_names, load_map
+from .verdict import Verdict, verdict_record
 
 OBJECTIVE_TOL = 1e-6  # relative: solvers print the objective with at least 6 or 7 digits
 
@@ -116,3 +117,21 @@ def decode_network(vmap: dict, x: np.ndarray) -> TrainedNetwork:
               for L in vmap["layers"]]
     return TrainedNetwork(classes=list(vmap["classes"]), layers=layers,
                           meta={"spec": vmap["spec"]["source"], "model": vmap["model"].get("file")})
+
+
+def decode_record(sol: RawSolution, sol_path: str | Path, verdict: Verdict, verification, spec_text: str) -> dict:
+    """What the weights of a decoded solution record in their ``meta`` (as ``annc train``
+    records each MIP, :func:`annc.verdict.verdict_record`): the solution file, the verdict
+    on the exported network, what the file claims, and the verification
+    (``verification``: the :class:`~annc.verify.Verification` of the point)."""
+    v = verification
+    step = {"name": Path(sol_path).name, **verdict_record(verdict),
+            "solver": {"status": sol.status.value, "objective": sol.objective, "bound": None,
+                       "describe": f"{sol.format} file: {sol.status.value} ({sol.status_text}), objective "
+                                   f"{sol.objective if sol.objective is not None else '-'}"},
+            "seconds": None, "verified": v.ok,
+            "verification": {"samples": int(v.samples), "train_accuracy": float(v.train_accuracy),
+                             "point_objective": float(v.point_objective),
+                             "violations": {k: float(w["max"]) for k, w in v.violations.items()}},
+            "trace": []}
+    return {"decoded_from": str(sol_path), "spec_text": spec_text, "status": verdict.status.value, "steps": [step]}

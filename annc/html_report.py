@@ -5,13 +5,17 @@ records (never from a solver's claim presented as more than it is):
 
 * the verdict in words: proven optimal, or feasible with the gap to the lower bound;
   every MIP's objective, bound, time and whether its network passed verification
-  (``meta["steps"]``);
+  (``meta["steps"]``); for the weights of ``annc decode`` (``meta["decoded_from"]``), the
+  solution file, the verdict on its network (the bound with its source) and what its
+  verification checked (``meta["steps"][0]["verification"]``);
 * the network as an SVG drawing: a column per layer, an edge per non-zero weight
   (blue positive, red negative, width ``0.6 + 3 |w| / max |w|``), dead units dashed
   grey: a unit is dead when no non-zero weight leads from it to a live unit of the next
   layer (the output units are live), decided from the last layer back - exactly the
   hidden units :meth:`~annc.network.TrainedNetwork.pruned` removes; an input is unused
-  by the same rule;
+  by the same rule.  Feature and class names label the outer columns: one longer than
+  MAX_LABEL_CHARS is cut with an ellipsis (the whole name in its tooltip), and those
+  columns stand in far enough for their longest label (:func:`text_width`, generous);
 * each layer's weight matrix as a heat map (diverging colours, the value in a tooltip);
 * the hidden units' activations over the distinct input rows of ``--data`` (the
   MAX_PATTERNS most frequent rows, with their counts and the predicted class);
@@ -37,6 +41,7 @@ are inline, so the file opens anywhere, and a laptop screen shows it at 1100 px 
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +58,29 @@ MAX_UNITS_DRAWN = 40  # units per column of the drawing; more are summarised
 MAX_HEAT = 64  # rows / columns of a heat map
 MAX_PATTERNS = 64  # distinct input rows in the activation table
 MAX_MEMBERS_DRAWN = 12  # members of an ensemble drawn
+MAX_LABEL_CHARS = 24  # a longer unit label is cut to this many characters, ending in '...'
+LABEL_PX = 11  # the font size of the drawing's text (the template's "svg text")
+LABEL_GAP = 12  # from a unit's centre to its label
+
+
+def text_width(text: str) -> float:
+    """A generous estimate of ``text``'s width in pixels at :data:`LABEL_PX`: per character,
+    about the widest a common sans-serif draws its class (DejaVu Sans: 'W' 0.99 em,
+    capitals and digits up to 0.79, lower case up to 0.63, 'i' or '.' about 0.3)."""
+    def em(c: str) -> float:
+        if c in "MWmw@%" or unicodedata.east_asian_width(c) in "WF":
+            return 1.0
+        if c in "fijlrtI.,:;!|'()[] ":
+            return 0.45
+        return 0.8 if c.isupper() or c.isdigit() else 0.65
+    return LABEL_PX * sum(em(c) for c in text)
+
+
+def _label(text: str) -> dict:
+    """A unit's label as drawn: cut to :data:`MAX_LABEL_CHARS` (ending in an ellipsis) when
+    longer, with the whole text kept for its tooltip."""
+    shown = text if len(text) <= MAX_LABEL_CHARS else text[:MAX_LABEL_CHARS - 1] + "\u2026"
+    return {"label": shown, "full": text, "cut": shown != text}
 
 
 @dataclass
@@ -91,10 +119,14 @@ def _fmt(v) -> str:
     return str(v)
 
 
+NOTHING_PROVEN = ("the lower bound is 0: nothing is proven beyond 'the objective cannot be negative', so judge "
+                  "this network by its accuracy on held-out data")
+
+
 def verdict_words(meta: dict) -> str:
-    """The status of the network in words, from what the weights file records."""
+    """The status of the network in words, from what the weights file records (a network
+    of ``annc decode`` says so, and whether its verification passed)."""
     steps = meta.get("steps") or []
-    status = meta.get("status")
     if meta.get("training") == "ovo":
         members = meta.get("members") or []
         proven = sum(m.get("status") == "optimal" for m in members)
@@ -103,8 +135,23 @@ def verdict_words(meta: dict) -> str:
     if meta.get("training") == "batches":
         return ("batch training, a heuristic: each batch's MIP is judged on its own rows, and the exported "
                 "network has no bound")
+    decoded = meta.get("decoded_from")
     if not steps:
+        if decoded:
+            return (f"decoded from {decoded} by annc decode --no-verify: not verified, nothing is proven about it "
+                    f"(the solution file says {meta.get('status', 'nothing')})")
         return "no training record (a network written by hand or by another tool): nothing is proven about it"
+    words = _steps_words(meta.get("status"), steps)
+    if len(steps) == 1 and steps[0].get("bound_says_nothing"):
+        words += "; " + NOTHING_PROVEN
+    if decoded:
+        passed = "passed" if steps[0].get("verified") else "FAILED"
+        words = f"decoded from {decoded} by annc decode, verification {passed}: {words}"
+    return words
+
+
+def _steps_words(status: str | None, steps: list[dict]) -> str:
+    """The verdict in words of one MIP (its gap to its bound), or of greedy training's MIPs."""
     if status == "optimal":
         return ("proven optimal: no network of this architecture has a lower training objective"
                 if len(steps) == 1 else
@@ -113,11 +160,31 @@ def verdict_words(meta: dict) -> str:
         s = steps[0]
         gap = s.get("gap")
         if status == "feasible" and isinstance(gap, (int, float)) and math.isfinite(gap):
+            source = s.get("bound_source")
             return (f"feasible, gap {100 * gap:.1f}% to the lower bound {_fmt(s.get('lower_bound'))} "
-                    f"(objective {_fmt(s.get('objective'))}): a network found, not proven optimal")
+                    f"(objective {_fmt(s.get('objective'))}" + (f"; the bound is {source}" if source else "")
+                    + "): a network found, not proven optimal")
         return s.get("describe", "")
     weakest = [s["name"] for s in steps if s.get("status") != "optimal"]
     return f"not proven optimal for {', '.join(weakest)} (greedy training: each MIP's verdict below)"
+
+
+def _bound(step: dict) -> str:
+    """A MIP's lower bound, with where it comes from when recorded (``bound_source``)."""
+    source = step.get("bound_source")
+    return _fmt(step.get("lower_bound")) + (f" ({source})" if isinstance(source, str) else "")
+
+
+def decoded_check(meta: dict) -> dict | None:
+    """What ``annc decode`` recorded of its verification (None for other weights)."""
+    steps = meta.get("steps") or []
+    record = steps[0].get("verification") if meta.get("decoded_from") and len(steps) == 1 else None
+    if not isinstance(record, dict):
+        return None
+    viol = record.get("violations") or {}
+    return {"path": meta["decoded_from"], "samples": _fmt(record.get("samples")),
+            "accuracy": _fmt(record.get("train_accuracy")), "passed": bool(steps[0].get("verified")),
+            "violations": ", ".join(f"{k} {_fmt(viol.get(k))}" for k in ("integrality", "bound", "row"))}
 
 
 def used_units(net: TrainedNetwork, tol: float = 1e-9) -> list[np.ndarray]:
@@ -139,8 +206,13 @@ def _drawing(net: TrainedNetwork, features: list[str] | None) -> dict:
     sizes = [net.layers[0].weight.shape[0], *[L.units for L in net.layers]]
     cols = len(sizes)
     width, height, pad = 1040, max(260, 22 * min(max(sizes), MAX_UNITS_DRAWN) + 60), 40
-    xs = [pad + 60 + i * (width - 2 * pad - 120) / max(cols - 1, 1) for i in range(cols)]
     shown = [list(range(min(s, MAX_UNITS_DRAWN))) for s in sizes]
+    inputs = [_label(features[j] if features and j < len(features) else f"x{j + 1}") for j in shown[0]]
+    outputs = [_label(str(net.classes[j])) for j in shown[-1]]
+    # the outer columns stand far enough in for their labels (inputs' on the left, classes' on the right)
+    left, right = (max(pad + 60, LABEL_GAP + 6 + max(text_width(t["label"]) for t in labels))
+                   for labels in (inputs, outputs))
+    xs = [left + i * (width - left - right) / max(cols - 1, 1) for i in range(cols)]
 
     def y(col, j):
         n = len(shown[col])
@@ -162,14 +234,12 @@ def _drawing(net: TrainedNetwork, features: list[str] | None) -> dict:
     for c in range(cols):
         units = []
         for j in shown[c]:
-            label = ""
-            if c == 0:
-                label = features[j] if features and j < len(features) else f"x{j + 1}"
-            elif c == cols - 1:
-                label = str(net.classes[j])
+            label = inputs[j] if c == 0 else outputs[j] if c == cols - 1 else {"label": "", "full": "", "cut": False}
             dead = c < cols - 1 and not bool(used[c][j])
-            units.append({"x": xs[c], "y": y(c, j), "label": label, "dead": dead, "input": c == 0,
+            units.append({"x": xs[c], "y": y(c, j), **label, "dead": dead, "input": c == 0,
+                          "label_x": xs[c] - LABEL_GAP if c == 0 else xs[c] + LABEL_GAP,
                           "title": f"{'input' if c == 0 else 'unit'} {j + 1}"
+                                   + (f" ({label['full']})" if c == 0 else "")
                                    + (": no non-zero weight to a live unit (pruned() removes it)"
                                       if dead and c > 0 else ": unused" if dead else "")})
         act = "" if c == 0 else net.layers[c - 1].activation
@@ -320,7 +390,8 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
     ensemble = isinstance(net, Ensemble)
     steps = []
     for s in (meta.get("members") or meta.get("batch_runs") or []) + (meta.get("steps") or []):
-        steps.append({k: _fmt(s.get(k)) for k in ("name", "status", "objective", "lower_bound", "seconds")}
+        steps.append({k: _fmt(s.get(k)) for k in ("name", "status", "objective", "seconds")}
+                     | {"lower_bound": _bound(s)}
                      | {"gap": "-" if not isinstance(s.get("gap"), (int, float)) else f"{100 * s['gap']:.2f}%",
                         "verified": "passed" if s.get("verified") else "failed",
                         "rows": _fmt(s.get("rows")),
@@ -346,7 +417,7 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
     layers = [] if ensemble else net.layers
     return {
         "title": f"annc report: {Path(source).name or 'network'}", "source": source, "version": __version__,
-        "verdict": verdict_words(meta), "status": meta.get("status", "unknown"),
+        "verdict": verdict_words(meta), "status": meta.get("status", "unknown"), "decoded": decoded_check(meta),
         "solver": meta.get("solver", "-"), "training": meta.get("training", "-"),
         "spec_path": meta.get("spec", "-"), "spec_text": meta.get("spec_text") or "",
         "model_file": meta.get("model"), "recomputed": None if ensemble else recomputed_objective(net, data),
@@ -376,5 +447,5 @@ def write_report(net: TrainedNetwork, path: str | Path, *, data=None, test=None,
     return atomic_write_text(path, render(net, data=data, test=test, source=source))
 
 
-__all__ = ["Evaluation", "context", "evaluate", "recomputed_objective", "render", "used_units", "verdict_words",
+__all__ = ["Evaluation", "context", "decoded_check", "evaluate", "recomputed_objective", "render", "used_units", "verdict_words",
            "write_report"]

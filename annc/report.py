@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
 import numpy as np
 
 from .network import TrainedNetwork
-from .verdict import Verdict
+from .verdict import FLOOR, Verdict
 from .verify import Verification
 
 
@@ -26,32 +27,67 @@ def _num(v) -> str:
     return "-" if v is None else format(v, ".9g")
 
 
+WIDTH = 100  # a verdict field's text wraps at this column
+LABEL = 19  # the verdict's label column, after two spaces of indent
+
+TRAIN_JUDGE_BY = "held-out accuracy (--test, --select)"
+DECODE_JUDGE_BY = "held-out accuracy (annc eval WEIGHTS TEST.csv)"
+RELAXED_NOTE = ("this model relaxes the products after ReLU layers (piecewise McCormick): the solver's "
+                "objective is the relaxation's value, not this network's loss; a proven relaxation optimum "
+                "is only a lower bound. `annc train` finishes exactly (best true network from the solver's "
+                "hidden layers), or use 'weights [lo, hi] grid K' for an exact model")
+
+
+def field_line(label: str, text: str) -> str:
+    """One verdict field: ``text`` after ``label`` in its column (one line, however long)."""
+    return f"  {label:<{LABEL}}{text}"
+
+
+def note_lines(label: str, text: str) -> list[str]:
+    """A note under ``label``: wrapped at :data:`WIDTH` (whole words), continuation lines
+    indented under the text."""
+    return textwrap.wrap(text, WIDTH, initial_indent=field_line(label, ""), subsequent_indent=" " * (LABEL + 2),
+                         break_long_words=False, break_on_hyphens=False)
+
+
 def verdict_lines(v: Verdict, solver, verified: bool = True) -> list[str]:
-    """The verdict on the exported network (:mod:`annc.verdict`), then what the solver
-    itself reported (``solver``: its SolveResult), labelled as the solver's.  A point that
+    """The verdict on the exported network of ``annc train`` (:mod:`annc.verdict`), with
+    what the solver itself reported (``solver``: its SolveResult, or None), labelled as
+    the solver's."""
+    claim = None
+    if solver is not None:
+        model = "relaxation (McCormick products): a bound, not a network" if v.relaxed else "MIP"
+        claim = (f"{solver.describe()}; objective {_num(solver.objective)}"
+                 + (f", bound {_num(solver.bound)} (of the {model})" if verified else " (its claim)"))
+    return _verdict(v, claim, verified, TRAIN_JUDGE_BY)
+
+
+def decoded_verdict_lines(v: Verdict, sol, verified: bool = True) -> list[str]:
+    """The verdict on a decoded solution file's network (``sol``: the RawSolution), with
+    what the file says, and for a relaxed model what its objective is."""
+    claim = f"{sol.status.value} ({sol.status_text}), objective {_num(sol.objective)} (from the file)"
+    out = _verdict(v, claim, verified, DECODE_JUDGE_BY)
+    return out + (note_lines("note", RELAXED_NOTE) if v.relaxed else [])
+
+
+def _verdict(v: Verdict, claim: str | None, verified: bool, judge_by: str) -> list[str]:
+    """The verdict's fields, the solver's ``claim`` (if any) after the gap; a point that
     failed verification gives no network, so no verdict: only the solver's claim."""
+    solver = [field_line("solver", claim)] if claim else []
     if not verified:
-        return ["  status             no network: the solution failed verification (below)",
-                "" if solver is None else f"  solver             {solver.describe()}; objective "
-                f"{_num(solver.objective)} (its claim)"]
+        return [field_line("status", "no network: the solution failed verification (below)"), *solver]
     g = v.gap
     gap = "-" if g is None else ("inf" if math.isinf(g) else f"{100 * g:.4f}%")
     proof = ("proved: the objective meets the lower bound" if v.status.value == "optimal"
              else "no proof of optimality: see the gap")
-    model = "relaxation (McCormick products): a bound, not a network" if v.relaxed else "MIP"
-    out = [f"  status             {v.status.value} ({proof})",
-           f"  objective          {_num(v.objective)} (the exported network's, annc's forward pass)",
-           f"  lower bound        {_num(v.lower_bound)}",
-           f"  gap                {gap}",
-           "" if solver is None else f"  solver             {solver.describe()}; objective "
-           f"{_num(solver.objective)}, bound {_num(solver.bound)} (of the {model})"]
+    bound = _num(v.lower_bound) + (f" ({v.bound_source})" if v.bound_source else "")
+    out = [field_line("status", f"{v.status.value} ({proof})"),
+           field_line("objective", f"{_num(v.objective)} (the exported network's, annc's forward pass)"),
+           field_line("lower bound", bound), field_line("gap", gap), *solver]
     if v.bound_says_nothing:
-        out += ["  bound note         the lower bound is 0: nothing is proven beyond 'the objective cannot be",
-                "                     negative' (the LP relaxation of the big-M rows reaches 0 on these data),",
-                "                     so the gap says nothing about how good this network is: judge it by",
-                "                     held-out accuracy (--test, --select)"]
+        out += note_lines("bound note", bound_note(v, judge_by))
     if v.source != "solver":
-        out.append(f"  network from       the {v.source} (the solver's own network scored worse)")
+        out.append(field_line("network from", f"the {v.source} (the solver's own network scored worse)"))
     return out
 
 
@@ -79,18 +115,15 @@ def search_lines(v: Verdict) -> list[str]:
     return out
 
 
-def decoded_verdict_lines(v: Verdict, sol, verified: bool = True) -> list[str]:
-    """The verdict on a decoded solution file's network (``sol``: the RawSolution)."""
-    out = verdict_lines(v, None, verified)
-    claim = f"{sol.status.value} ({sol.status_text}), objective {_num(sol.objective)}"
-    out[-1] = f"  solver             {claim} (from the file)"
-    if v.relaxed:
-        out += ["  note               this model relaxes the products after ReLU layers (piecewise McCormick):",
-                "                     the solver's objective is the relaxation's value, not this network's loss;",
-                "                     a proven relaxation optimum is only a lower bound. `annc train` finishes",
-                "                     exactly (best true network from the solver's hidden layers), or use",
-                "                     'weights [lo, hi] grid K' for an exact model"]
-    return out
+def bound_note(v: Verdict, judge_by: str) -> str:
+    """Why a lower bound of 0 (or none) proves nothing, and how to judge the network instead."""
+    if v.lower_bound is None:
+        return f"there is no lower bound: nothing is proven about how good this network is: judge it by {judge_by}"
+    why = ("a solution file records no solver bound, and the formulation's floor is 0 on these data"
+           if v.bound_source == FLOOR else
+           "the LP relaxation of the big-M rows reaches 0 on these data")
+    return (f"the lower bound is 0: nothing is proven beyond 'the objective cannot be negative' ({why}), "
+            f"so the gap says nothing about how good this network is: judge it by {judge_by}")
 
 
 def verification_lines(v: Verification) -> list[str]:
@@ -107,7 +140,7 @@ def verification_lines(v: Verification) -> list[str]:
                    "a network's lift exact)")
         out.append(f"  McCormick gap         {v.mccormick_gap:.3g} (largest |z - alpha * h_relu|)")
     for layer, (bad, total) in v.activation_mismatch.items():
-        out.append(f"  layer {layer} activations {total - bad}/{total} equal to the solver's")
+        out.append(f"  {f'layer {layer} activations':<22}{total - bad}/{total} equal to the solver's")
     viol = v.violations
     out.append("  violations            "
                + ", ".join(f"{k} {viol[k]['max']:.2g}" for k in ("integrality", "bound", "row")))

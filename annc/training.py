@@ -65,7 +65,7 @@ from .solvers.base import Interrupt
 from .spec import NetworkSpec
 from .varmap import file_digest
 from .formulations import floor
-from .verdict import Verdict, judge, lower_bound
+from .verdict import Verdict, judge, lower_bound, verdict_record
 from .verify import check
 from .relaxed import conclude_relaxed
 from .starts.budget import MIN_START_BUDGET, start_budget
@@ -439,10 +439,7 @@ def _result(net: TrainedNetwork, steps: list[Step], data: Dataset, test: Dataset
 
 def _step_meta(s: Step) -> dict:
     """What ``net.meta`` records of one MIP: the verdict on its network and the solver's own claim."""
-    v = s.verdict
-    return {"name": s.name, "status": v.status.value, "describe": v.describe(), "objective": v.objective,
-            "lower_bound": v.lower_bound, "gap": v.gap if v.gap is None or np.isfinite(v.gap) else "inf",
-            "relaxed": v.relaxed, "network_from": v.source, "search": v.search,
+    return {"name": s.name, **verdict_record(s.verdict),
             "solver": {"status": s.result.status.value, "describe": s.result.describe(),
                        "objective": s.result.objective, "bound": s.result.bound},
             "seconds": round(s.result.seconds, 3), "verified": bool(s.verification and s.verification.ok),

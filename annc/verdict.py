@@ -10,6 +10,8 @@ annc exports, whose training objective annc computes itself by a forward pass
   its relaxation when products are relaxed: a relaxation's bound is lower still), the
   objective of a solver's claimed optimum when it gives no bound (its claim, reported
   as a bound), and the formulation's floor (:func:`annc.formulations.floor`);
+  ``bound_source`` says which (:func:`sourced_bound`; None where the caller does not
+  say, e.g. after a relaxed solve's refinements);
 * ``status``: ``optimal`` when ``objective - lower_bound <= ABS_TOL + rel * |objective|``
   (``rel`` the run's relative gap, :data:`REL_TOL` by default), else ``feasible``: a
   network with a certified gap, never "optimal" because a solver said so about a
@@ -29,6 +31,11 @@ from .solutions import Status
 ABS_TOL = 1e-6  # absolute optimality tolerance (HiGHS's and Gurobi's default mip_abs_gap)
 REL_TOL = 1e-4  # relative, when the run sets no gap (the solvers' usual default)
 
+# where a lower bound comes from (Verdict.bound_source), as the reports name it
+SOLVER_BOUND = "the solver's dual bound"
+SOLVER_CLAIM = "the solver's claimed optimum"
+FLOOR = "the formulation's floor"
+
 
 @dataclass
 class Verdict:
@@ -38,6 +45,7 @@ class Verdict:
     relaxed: bool  # the model relaxes some products: its optimum is a bound, not a network
     source: str  # where the exported network comes from ("solver", "exact finish", "MIP start")
     solver_objective: float | None = None  # the solver's objective at its point (a relaxation's, if relaxed)
+    bound_source: str | None = None  # SOLVER_BOUND, SOLVER_CLAIM or FLOOR; None: not said
     search: dict | None = None  # what annc's own search found (annc.starts.incumbent.SearchRecord.conclude)
 
     @property
@@ -68,25 +76,46 @@ class Verdict:
         return f"feasible, gap {gs} (objective {self.objective:.6g}, {bound})"
 
 
-def lower_bound(*, solver_status: Status | None, solver_objective: float | None, solver_bound: float | None,
-                floor: float | None = None) -> float | None:
-    """The best valid lower bound of the module docstring, or None."""
+def sourced_bound(*, solver_status: Status | None, solver_objective: float | None, solver_bound: float | None,
+                  floor: float | None = None) -> tuple[float | None, str | None]:
+    """The best valid lower bound of the module docstring and where it comes from
+    (:data:`SOLVER_BOUND`, :data:`SOLVER_CLAIM` or :data:`FLOOR`; the solver's on a tie),
+    or ``(None, None)``."""
     cands = []
     if solver_bound is not None and math.isfinite(solver_bound):
-        cands.append(solver_bound)
+        cands.append((solver_bound, SOLVER_BOUND))
     elif solver_status == Status.OPTIMAL and solver_objective is not None and math.isfinite(solver_objective):
-        cands.append(solver_objective)  # a claimed optimum without a bound: the claim is the bound
+        cands.append((solver_objective, SOLVER_CLAIM))  # a claimed optimum without a bound: the claim is the bound
     if floor is not None and math.isfinite(floor):
-        cands.append(floor)
-    return max(cands) if cands else None
+        cands.append((floor, FLOOR))
+    return max(cands, key=lambda c: c[0]) if cands else (None, None)
+
+
+def lower_bound(*, solver_status: Status | None, solver_objective: float | None, solver_bound: float | None,
+                floor: float | None = None) -> float | None:
+    """The best valid lower bound of the module docstring, or None (:func:`sourced_bound`'s value)."""
+    return sourced_bound(solver_status=solver_status, solver_objective=solver_objective,
+                         solver_bound=solver_bound, floor=floor)[0]
 
 
 def judge(objective: float, bound: float | None, *, relaxed: bool, source: str, rel_tol: float | None = None,
-          solver_objective: float | None = None, verified: bool = True) -> Verdict:
+          solver_objective: float | None = None, verified: bool = True, bound_source: str | None = None) -> Verdict:
     """The verdict on a network of training objective ``objective`` given the lower bound
-    ``bound``; ``unknown`` when its point failed verification (no network to speak of)."""
+    ``bound`` (from ``bound_source``, if said); ``unknown`` when its point failed
+    verification (no network to speak of)."""
     rel = REL_TOL if rel_tol is None else rel_tol
     proven = (bound is not None and math.isfinite(objective)
               and objective - bound <= ABS_TOL + rel * abs(objective))
     status = Status.UNKNOWN if not verified else Status.OPTIMAL if proven else Status.FEASIBLE
-    return Verdict(status, objective, bound, relaxed, source, solver_objective)
+    return Verdict(status, objective, bound, relaxed, source, solver_objective, bound_source)
+
+
+def verdict_record(v: Verdict) -> dict:
+    """What a weights file's ``meta`` records of a verdict (JSON: an infinite gap as "inf");
+    ``annc train`` per MIP, ``annc decode`` for its solution; the report reads it."""
+    g = v.gap
+    return {"status": v.status.value, "describe": v.describe(), "objective": v.objective,
+            "lower_bound": v.lower_bound, "gap": g if g is None or math.isfinite(g) else "inf",
+            "relaxed": v.relaxed, "network_from": v.source, "bound_says_nothing": v.bound_says_nothing,
+            **({"bound_source": v.bound_source} if v.bound_source else {}),
+            **({"search": v.search} if v.search else {})}

@@ -47,6 +47,16 @@ def test_all_spec_errors_are_reported_together(tmp_path, good_csv):
     assert all(f"bad.ann:{line}:" in err for line in (1, 2, 3, 4))
 
 
+
+def test_spec_errors_after_a_syntax_error_are_reported_together(tmp_path, good_csv):
+    spec = tmp_path / "bad.ann"
+    spec.write_text("input 0\nweights [-1, 1\nhidden 5 reul\nbias [0 1]\noutput 2\n")
+    code, _, err = run_cli("compile", "--no-start", spec, good_csv, "-o", tmp_path / "out")
+    assert code == 2 and err.endswith("4 errors in spec\n") and "Traceback" not in err
+    assert [f"bad.ann:{n}:" in err for n in (1, 2, 3, 4)] == [True] * 4
+    assert err.count("^") == 4 and _files(tmp_path / "out") == []
+
+
 DATA_CASES = [
     ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,abc,1,0,1,0\n", "row 3, column 'x2' (2): 'abc' is not a number"),
     ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,1,0,1\n", "row 3 has 4 cells, the header has 6"),

@@ -162,7 +162,8 @@ def test_decode_of_a_relaxed_solution_says_so(tmp_path):
                    + "".join(f"{n} {float(v)!r}\n" for n, v in zip(names, r.x)))  # Gurobi's .sol
     code, out, err = run_cli("decode", sol, "--map", c.map_path, "-o", tmp_path / "w")
     assert code == 0, out + err
-    assert "the solver's objective is the relaxation's value, not this network's loss" in out
+    words = " ".join(out.split())  # the note wraps at whole words
+    assert "the solver's objective is the relaxation's value, not this network's loss" in words
     objective = float(re.search(r"^\s+objective\s+(\S+) \(the exported network's", out, re.M).group(1))
     net = TrainedNetwork.load(tmp_path / "w" / "relu.weights.json")
     assert objective == pytest.approx(true_loss(c, net), rel=1e-6, abs=1e-6)

@@ -444,3 +444,46 @@ def test_block_checked_even_when_its_statement_is_wrong():
     err = errors("input 5\nhidden 5 { M 0 }\noutput 2\n")
     assert [(d.line, d.column) for d in err.diagnostics] == [(2, 1), (2, 14)]
     assert err.diagnostics[1].message == "'M' must be > 0, got 0"
+
+
+# ---------------------------------------------------------------------------
+# Every error at once, also after a syntax error (issue 29)
+# ---------------------------------------------------------------------------
+
+def test_errors_after_a_syntax_error_are_reported_too():
+    """Parsing resumes at the statement after a syntax error: syntax errors on several
+    lines and the semantic errors of the statements that parse, in one message."""
+    text = ("input 5\n"
+            "hidden 0 binary\n"           # 2: width < 1 (a statement that parses)
+            "weights [-1, 1\n"            # 3: syntax: no ']'
+            "eps 0 # a comment; not a separator\n"  # 4: eps <= 0
+            "bias [0 1]\n"                # 5: syntax: no ','
+            "output 2; loss nl\n"         # 6: unknown loss, after a ';'
+            "hidden 2 binary { M [1 }\n"  # 7: syntax inside a block
+            "symmetry lex @\n"            # 8: a bad character
+            "P 0\n")                      # 9: P < 1
+    err = errors(text)
+    found = [(d.line, d.column) for d in err.diagnostics]
+    assert found == [(2, 8), (3, 15), (4, 5), (5, 9), (6, 16), (7, 24), (8, 14), (9, 3)], str(err)
+    messages = [d.message for d in err.diagnostics]
+    assert messages[1] == "unexpected end of line, expected ']'"
+    assert messages[3] == "unexpected number 1, expected ','"
+    assert messages[5] == "unexpected '}', expected ','"
+    assert messages[6].startswith("unexpected character '@'")
+    assert "'eps' must be > 0" in messages[2] and "loss" in messages[4] and "'P'" in messages[7]
+    assert str(err).endswith("\n8 errors in spec") and str(err).count("t.ann:") == 8
+    assert err.diagnostics[4].source_line == "output 2; loss nl"  # the whole line under the caret
+
+
+def test_no_error_is_made_up_for_a_statement_that_does_not_parse():
+    """The statement with a syntax error may be the one a check across statements looks
+    for ('input', a ReLU layer for 'P'): those checks wait until the spec parses."""
+    err = errors("input 5 @\nhidden 3 relu ]\noutput 2\nP 4\n")
+    assert [(d.line, d.column) for d in err.diagnostics] == [(1, 9), (2, 15)], str(err)
+
+
+def test_an_unclosed_block_ends_the_recovery():
+    """An unclosed '{' takes the rest of the file: its error, at the end, is the last."""
+    err = errors("input 0\nhidden 5 binary {\n  M 0\noutput 2\n")
+    assert [(d.line, d.column) for d in err.diagnostics] == [(1, 7), (4, 9)], str(err)
+    assert "missing '}' for the '{' at line 2, column 17" in err.diagnostics[1].message

@@ -16,14 +16,12 @@ Public API: :func:`parse_spec`, :func:`load_spec`, :func:`format_spec`, and
 """
 from __future__ import annotations
 
-import lark
-
 from ..errors import SpecError, UsageError
 from ..inputs import read_bytes
 from .checks import check
 from .format import format_spec
 from .locate import locate, located, where
-from .syntax import parse_statements, syntax_diagnostic, too_long, undecodable
+from .syntax import read_statements, too_long, undecodable
 from .types import (HIDDEN_ACTIVATIONS, LAYER_SETTINGS, LOSSES, PENALTIES, SYMMETRIES,
                     TOP_SETTINGS, TRAININGS, LayerSpec, NetworkSpec, Position)
 
@@ -39,13 +37,10 @@ def parse_spec(text: str, filename: str = "<spec>") -> NetworkSpec:
     long = too_long(text, filename)
     if long is not None:
         raise SpecError([long])
-    try:
-        statements = parse_statements(text)
-    except lark.UnexpectedInput as err:
-        raise SpecError([syntax_diagnostic(err, text, filename)]) from None
-    spec, problems = check(statements, text, filename)
-    if spec is None:
-        raise SpecError(sorted(problems, key=lambda d: (d.line, d.column)))
+    statements, syntax = read_statements(text, filename)  # after a syntax error: those that parse
+    spec, problems = check(statements, text, filename, across=not syntax)
+    if syntax or spec is None:
+        raise SpecError(sorted(syntax + problems, key=lambda d: (d.line, d.column)))
     return spec
 
 

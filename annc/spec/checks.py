@@ -56,11 +56,14 @@ class _Layer:
     positions: dict = field(default_factory=dict)
 
 
-def check(statements: tuple[Statement, ...], text: str, filename: str
+def check(statements: tuple[Statement, ...], text: str, filename: str, across: bool = True
           ) -> tuple[NetworkSpec | None, list[Diagnostic]]:
-    """The spec of ``statements`` (parsed from ``text``), or None and every problem."""
+    """The spec of ``statements`` (parsed from ``text``), or None and every problem.
+    ``across=False`` (some statements did not parse): each statement is checked on its
+    own, not against the others (a missing setting, 'P' without a ReLU layer, ...), and no
+    spec is built."""
     checker = _Checker(text, filename)
-    spec = checker.check(statements)
+    spec = checker.check(statements, across)
     return spec, checker.diagnostics
 
 
@@ -207,7 +210,7 @@ class _Checker(ValueChecker):
 
     # -- the whole spec --------------------------------------------------------
 
-    def check(self, statements: tuple[Statement, ...]) -> NetworkSpec | None:
+    def check(self, statements: tuple[Statement, ...], across: bool = True) -> NetworkSpec | None:
         seen: dict[str, Statement] = {}
         hidden: list[_Layer | None] = []
         got: dict[str, object] = {}
@@ -228,6 +231,8 @@ class _Checker(ValueChecker):
                            f"'{st.key}' takes no {{ }} block (only 'hidden' and 'output' "
                            "have layer settings)")
             got[st.key] = self.setting(st)
+        if not across:
+            return None
         self.cross_checks(seen, hidden)
         if self.diagnostics:
             return None

@@ -5,9 +5,26 @@ The grammar (``grammar.lark``, beside this module) only knows statements
 keeps its line and column (lark's ``propagate_positions``), so that every later message
 can point at the text.  This module also makes the located :class:`~annc.errors.Diagnostic`
 (file, line, column, the source line for the caret) that every spec message uses.
+
+**After a syntax error** (:func:`read_statements`) parsing resumes at the next top-level
+statement: after the next newline or ';' that is outside a comment and outside any
+``{ }`` block (:func:`statement_starts`; lark parses from there on with the positions of
+the whole text).  So what a spec with syntax errors reports, all at once:
+
+* each top-level statement with a syntax error, once, at its first error (a second error
+  in the same statement shows once the first is fixed);
+* every statement that parses, checked on its own as usual (its values, its block);
+* not the checks across statements (a missing 'input' or 'output', 'P' without a ReLU
+  layer, 'symmetry' or 'training greedy' without a hidden layer): the statement that
+  does not parse may be the one they look for, so they wait until the spec parses.
+
+Not recovered: an unclosed '{' takes the rest of the file into its block, so its error
+(at the end of the file) is the last one reported and the statements after the '{' are
+not checked.  After :data:`MAX_SYNTAX_ERRORS` syntax errors the rest is not read.
 """
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass
@@ -15,12 +32,14 @@ from functools import lru_cache
 from pathlib import Path
 
 import lark
+from lark.utils import TextSlice
 
 from ..errors import Diagnostic
 
 MAX_SPEC_CHARS = 1_000_000  # a spec is a dozen lines; this bounds the parse to a second or so
 MAX_INT_DIGITS = 4000  # Python's int() refuses more than 4300 digits; any such value is too large
 MAX_BLOCK_DEPTH = 2  # a layer's block, and (an error) a block inside it: nothing deeper is read
+MAX_SYNTAX_ERRORS = 100  # then the rest of a spec is not read (each resumed parse counts its lines again)
 
 _INT_RE = re.compile(r"[+-]?\d+")
 
@@ -67,10 +86,47 @@ def _parser() -> lark.Lark:
                      maybe_placeholders=True)
 
 
-def parse_statements(text: str) -> tuple[Statement, ...]:
-    """The top-level statements of ``text``; raises ``lark.UnexpectedInput`` on a syntax
-    error (:func:`syntax_diagnostic` turns it into a message)."""
-    return _statements(_parser().parse(text).children)
+def parse_statements(text: str, start: int = 0, end: int | None = None) -> tuple[Statement, ...]:
+    """The top-level statements of ``text[start:end]`` (``start`` where a statement may
+    begin), located in the whole text; raises ``lark.UnexpectedInput`` on a syntax error
+    (:func:`syntax_diagnostic` turns it into a message)."""
+    part = text if start == 0 and end is None else TextSlice(text, start, len(text) if end is None else end)
+    return _statements(_parser().parse(part).children)
+
+
+_BOUNDARY = re.compile(r"#[^\n]*|[{}\n;]")  # a comment (skipped whole), a brace or a separator
+
+
+def statement_starts(text: str) -> list[int]:
+    """The offsets where a top-level statement of ``text`` may begin: 0, and just after
+    every newline or ';' outside comments and ``{ }`` blocks (a stray '}' closes nothing)."""
+    starts, depth = [0], 0
+    for m in _BOUNDARY.finditer(text):
+        c = m.group()
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth = max(depth - 1, 0)
+        elif c in "\n;" and depth == 0:
+            starts.append(m.end())
+    return starts
+
+
+def read_statements(text: str, filename: str) -> tuple[tuple[Statement, ...], list[Diagnostic]]:
+    """The top-level statements of ``text`` that parse, and a syntax diagnostic for each
+    one that does not (at its first error; the module docstring says what is resumed)."""
+    statements, problems, start, starts = [], [], 0, None
+    while True:
+        try:
+            return (*statements, *parse_statements(text, start)), problems
+        except lark.UnexpectedInput as err:
+            problems.append(syntax_diagnostic(err, text, filename, start))
+            starts = starts or statement_starts(text)
+            after = bisect.bisect_right(starts, err.pos_in_stream)  # starts[after - 1] <= error < starts[after]
+            statements += parse_statements(text, start, starts[after - 1])  # the statements before it parse
+            if after == len(starts) or len(problems) == MAX_SYNTAX_ERRORS:
+                return tuple(statements), problems
+            start = starts[after]
 
 
 def as_float(x) -> float:
@@ -220,11 +276,12 @@ def _describe_expected(expected: set[str]) -> str:
     return ", ".join(phrases[:-1]) + " or " + phrases[-1]
 
 
-def _open_braces(text: str, before: int | None = None) -> list[tuple[int, int]]:
-    """Positions of the '{' still open at offset ``before`` (default: end of text)."""
+def _open_braces(text: str, before: int | None = None, start: int = 0) -> list[tuple[int, int]]:
+    """Positions of the '{' opened after offset ``start`` and still open at offset
+    ``before`` (default: end of text)."""
     stack = []
     try:
-        for tok in _parser().lex(text):
+        for tok in _parser().lex(TextSlice(text, start, len(text))):
             if before is not None and tok.start_pos >= before:
                 break
             if tok.type == "LBRACE":
@@ -236,12 +293,12 @@ def _open_braces(text: str, before: int | None = None) -> list[tuple[int, int]]:
     return stack
 
 
-def syntax_diagnostic(err: lark.UnexpectedInput, text: str, filename: str) -> Diagnostic:
-    """The message for lark's syntax error ``err`` in ``text``."""
+def syntax_diagnostic(err: lark.UnexpectedInput, text: str, filename: str, start: int = 0) -> Diagnostic:
+    """The message for lark's syntax error ``err`` in ``text`` parsed from offset ``start``."""
     lines = source_lines(text)
     line, column = err.line, err.column
     # LALR's expected set may include '}' at top level; drop it there.
-    inside_block = bool(_open_braces(text, err.pos_in_stream))
+    inside_block = bool(_open_braces(text, err.pos_in_stream, start))
     if isinstance(err, lark.UnexpectedCharacters):
         allowed = set(err.allowed) if inside_block else set(err.allowed) - {"RBRACE"}
         message = f"unexpected character {err.char!r}"
@@ -255,7 +312,7 @@ def syntax_diagnostic(err: lark.UnexpectedInput, text: str, filename: str) -> Di
             expected.discard("RBRACE")
         if tok.type == "$END":
             line, column = end_of_file(lines)
-            opened = _open_braces(text)
+            opened = _open_braces(text, start=start)
             if opened:
                 opened = opened[-1]
                 message = (f"unexpected end of file: missing '}}' for the '{{' at "
