@@ -72,6 +72,7 @@ from .starts.budget import MIN_START_BUDGET, start_budget
 from .starts.incumbent import search_incumbent
 from .starts.margin import default_eps
 
+SEARCH_SHARE = 0.75  # of the time limit, at most, for annc's own search before the full MIP
 REFINE_ROUNDS = 8  # at most, of adaptive refinement after a relaxed solve (annc.starts.refine)
 
 
@@ -287,12 +288,12 @@ def _recorder(trace: list, progress: Callable | None) -> Callable:
 
 def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable):
     """``opts`` with annc's incumbent as the MIP start (:func:`~annc.starts.incumbent.search_incumbent`:
-    the start pool, local search and exact neighbourhood search, capped at twice
-    :func:`~annc.starts.budget.start_budget` of the time limit), and the search's record;
-    the time it took comes off the time limit (which then still leaves the solver a
-    quarter of it)."""
+    the start pool, local search and exact neighbourhood search, capped at
+    :data:`SEARCH_SHARE` of the time limit: its decisions are work limits, the cap only
+    stops it), and the search's record; the time it took comes off the time limit (which
+    then still leaves the solver a quarter of it)."""
     limit = opts.time_limit
-    cap = None if limit is None else 2 * start_budget(limit)
+    cap = None if limit is None else SEARCH_SHARE * limit
     record = search_incumbent(c.model, c.problem, budget=cap, interrupt=opts.interrupt,
                               log=lambda line: log(f"[{name}] {line}"))
     log(f"[{name}] {record.message}")

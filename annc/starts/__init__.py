@@ -63,7 +63,7 @@ __all__ = ["Candidate", "StartSearch", "complete", "feasible", "finish", "fix_la
            "start_search"]
 
 
-SCREEN = 4  # SGD seeds of a ReLU net or a net with a weight penalty; else SEEDS
+SCREEN = 4  # SGD seeds of a ReLU net; else SEEDS (the linear separators cover the rest of the pool)
 SEEDS = 2
 
 
@@ -106,7 +106,7 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     whether they did."""
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
     penalised = sgd_l1(problem.spec) > 0
-    seeds = seeds or (SCREEN if relu or penalised else SEEDS)
+    seeds = seeds or (SCREEN if relu else SEEDS)
     t0 = time.perf_counter()
     pool: list[Candidate] = []
 
@@ -117,7 +117,7 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     for name, weights, biases in separator_networks(problem):
         if stopped():
             return pool, True
-        x = network_start(model, problem, weights, biases)
+        x = network_start(model, problem, weights, biases, scale=False)
         if x is not None:
             pool.append(Candidate(name, x, model.objective(x), linear=True))
     for seed in range(seeds):
@@ -131,11 +131,13 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     return pool, False
 
 
-def network_start(model: Model, problem: TrainingProblem, weights: list, biases: list) -> np.ndarray | None:
+def network_start(model: Model, problem: TrainingProblem, weights: list, biases: list, *,
+                  scale: bool = True) -> np.ndarray | None:
     """A given network as a start: repaired into the box and off the eps gap
     (:func:`~annc.starts.repair.repair_network`), with the exact output layer (step 3) from
-    its own; None if it cannot be repaired or lifted."""
-    repaired = repair_network(problem, weights, biases)
+    its own; None if it cannot be repaired or lifted.  ``scale=False`` keeps the hidden
+    units' scale (units an LP fitted with their margin)."""
+    repaired = repair_network(problem, weights, biases, scale=scale)
     if repaired is None:
         return None
     W, b, H, Wo, bo = repaired

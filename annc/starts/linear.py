@@ -41,6 +41,8 @@ import numpy as np
 from ..problem import TrainingProblem
 
 L1_PATH = (0.01, 0.1, 1.0, 10.0)  # C of L1 logistic regression (smaller: sparser)
+LP_L1 = (0.25, 1.0, 4.0)  # margin_lp's weight price, in units of the spec's l0 weight (or of 0.5)
+LP_SECONDS = 5.0  # a cap on one margin LP (about 20 ms on 400 rows and 30 inputs)
 SVM_PATH = (0.1, 1.0)  # C of the L1 linear SVM
 STEP = ("binary", "sign")  # first-layer units that carry a linear separator unchanged
 PASS_WEIGHT, PASS_BIAS = 1.0, -0.5  # a later layer's unit that copies a binary input
@@ -116,6 +118,39 @@ def in_box(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, labels: list[
     return W2, b2
 
 
+def margin_lp(problem: TrainingProblem, on: np.ndarray, l1: float):
+    """A first-layer unit fitted to the boolean pattern ``on`` (per row) by an LP that keeps
+    its activations clear of the eps gap and pays for its weights: with ``m = eps/10``,
+
+        min  sum_n c_n xi_n + l1 * sum_i (w+_i + w-_i)
+        s.t. X_n (w+ - w-) + b >= eps + m - xi_n   (on rows)
+             X_n (w+ - w-) + b <= -m + xi_n        (off rows),   w+, w- >= 0 in the box,
+
+    ``c_n`` the samples on row n.  The L1 term is the LP's stand-in for the l0 penalty
+    (a weight in ``[-1, 1]`` that the data need costs about ``l1``): it keeps the unit
+    sparse *and* wide-margined, where a sparse support chosen first (by logistic
+    regression) often leaves rows inside the gap.  ``(w, b)``, or None without an optimum."""
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+    ls, eps = problem.spec.hidden[0], problem.spec.eps
+    X, rows = problem.X, problem.row_samples
+    n, d, m = X.shape[0], X.shape[1], eps / 10
+    sign = np.where(on, 1.0, -1.0)[:, None]
+    A = sp.csr_matrix(-sign * X)
+    lhs = sp.hstack([A, -A, sp.csr_matrix(-sign), -sp.identity(n)], format="csr")
+    rhs = np.where(on, -(eps + m), -m)
+    cost = np.r_[np.full(2 * d, l1), 0.0, rows]
+    (wl, wu), bb = ls.weight_bounds, ls.bias_bounds
+    bounds = [(0, max(wu, 0.0))] * d + [(0, max(-wl, 0.0))] * d + [tuple(bb)] + [(0, None)] * n
+    res = linprog(cost, A_ub=lhs, b_ub=rhs, bounds=bounds, method="highs",
+                  options={"time_limit": LP_SECONDS})
+    if res.status != 0 or res.x is None:
+        return None
+    w = res.x[:d] - res.x[d:2 * d]
+    w[np.abs(w) < 1e-9] = 0.0
+    return w, float(res.x[2 * d])
+
+
 def placed(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, targets_first: list[int]):
     """The separators ``(W, b)`` in the spec's hidden layers and an output layer voting for
     their classes: ``(weights, biases)`` of every layer (see the module docstring); the
@@ -163,6 +198,15 @@ def separator_networks(problem: TrainingProblem) -> list[tuple[str, list, list]]
     if seps:  # the LP on every input: a box-and-margin linear SVM, the support the LP's own
         _, W, b = seps[0]
         seps.append(("box-margin LP separator on all inputs", np.ones_like(W), np.zeros_like(b)))
+        targets = [order[1], order[0]] if W.shape[1] == 1 and len(order) > 1 else order
+        labels = [major != order[0]] if W.shape[1] == 1 else [major == c for c in order[:W.shape[1]]]
+        price = problem.spec.penalty_weight if problem.spec.penalty in ("l0", "l1") else 0.5
+        for f in LP_L1:
+            fits = [margin_lp(problem, lab, f * price) for lab in labels]
+            if all(fit is not None for fit in fits):
+                Wm = np.column_stack([fit[0] for fit in fits])
+                bm = np.array([fit[1] for fit in fits])
+                out.append((f"sparse margin LP (weight price {f * price:g})", *placed(problem, Wm, bm, targets)))
     for name, W, b in seps:
         if W.shape[1] == 1:  # "not the majority class": unit on -> the other class
             targets = [order[1], order[0]] if len(order) > 1 else order

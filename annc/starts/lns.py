@@ -50,7 +50,7 @@ from ..model import Model
 from ..problem import TrainingProblem
 from .search import rounded
 
-NODE_LIMIT = 2000  # branch-and-bound nodes per sub-MIP
+NODE_LIMIT = 200  # branch-and-bound nodes per sub-MIP (on 400 real rows a unit sub-MIP takes 5-10 s for 100)
 MAX_SUBMIPS = 40  # sub-MIPs per search
 ABS_GAP = 1e-6  # a sub-MIP is proven when its bound is within this of its optimum (relative gap 0)
 SIZES = ("output", "unit", "pair")

@@ -248,7 +248,7 @@ def box_output(problem: TrainingProblem, weight, bias):
     return Wo, bo
 
 
-def repair_network(problem: TrainingProblem, weights: list, biases: list):
+def repair_network(problem: TrainingProblem, weights: list, biases: list, *, scale: bool = True):
     """:func:`repair_hidden`, and the network's own output layer moved into its box:
     ``(hidden weights, hidden biases, H, W_out, b_out)``, or None.
 
@@ -259,8 +259,10 @@ def repair_network(problem: TrainingProblem, weights: list, biases: list):
     between classes as wide as the box allows (the losses' margins are absolute).  On a
     grid the weights then move to the nearest grid value.  This is the output layer of a
     start that costs no MIP solve (:func:`annc.starts.seeding.sgd_start` compares such
-    starts, and hands the best to the exact output-layer MIP as its start)."""
-    done = _off_gap(problem, weights[:-1], biases[:-1], True)
+    starts, and hands the best to the exact output-layer MIP as its start).  ``scale=False``
+    keeps the hidden units' scale (a unit an LP fitted in its box with its margin: scaling
+    it to 90% of the box would shrink the margin into the gap)."""
+    done = _off_gap(problem, weights[:-1], biases[:-1], scale)
     if done is None:
         return None
     W, b, H, carry = done

@@ -52,7 +52,7 @@ def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
     return fixed
 
 
-STEP_NODES = 1000  # branch-and-bound nodes per fix-and-optimise step (a work limit)
+STEP_NODES = 200  # branch-and-bound nodes per fix-and-optimise step (a work limit)
 
 
 def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, budget: float | None = 20.0,
