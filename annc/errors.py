@@ -98,3 +98,8 @@ class VerificationError(AnncError):
     """A solution that fails verification (exit 4): nothing is written for it."""
 
     exit_code = 4
+
+
+class AnncWarning(UserWarning):
+    """Something annc did that the user should know of, but that is not an error (the
+    command line prints it as one ``warning:`` line on stderr)."""
