@@ -51,6 +51,7 @@ from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
 
 from .api import train_api
 from .errors import UsageError
+from .inputs import Columns, column_differences, frame_columns
 
 __all__ = ["MIPNetClassifier"]
 
@@ -142,7 +143,10 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
-        Feature names, when ``X`` had string column names.
+        Feature names, when ``X`` had string column names (a data frame); the network
+        records them (``network_.columns``), and ``predict`` and ``decision_function``
+        take a data frame with these columns in any order (found by name).  A missing or
+        an extra column is scikit-learn's ``ValueError``.
     network_ : annc.network.TrainedNetwork
         The trained, verified network (with its input scaling).
     result_ : annc.training.TrainResult
@@ -240,6 +244,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         attributes.  annc's errors (:class:`annc.errors.AnncError`) propagate.
         """
         X, y = validate_data(self, X, y, accept_sparse=False, dtype=np.float64, ensure_min_samples=1)
+        names = getattr(self, "feature_names_in_", None)  # set by validate_data for a data frame
+        # Columns refuses repeated names: now, not after the training
+        columns = None if names is None else Columns(tuple(str(n) for n in names))
         check_classification_targets(y)
         classes, y_index = np.unique(y, return_inverse=True)
         if len(classes) < 2:
@@ -249,6 +256,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         result = train_api(spec, (X, y_index.astype(np.int64).reshape(-1)), time_limit=self.time_limit,
                            solver=self.solver, threads=self.threads, gap=self.gap, out_dir=None)
         network = result.network
+        network.columns = columns  # the weights files it saves record the names
         # the network's classes are the indices 0..k-1 (annc sorts integer labels numerically)
         order = [int(c) for c in network.classes]
         if order != list(range(len(classes))):
@@ -261,9 +269,18 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.n_nonzero_weights_ = int(network.nonzero_weights())
         return self
 
+    def _in_fit_order(self, X):
+        """A data frame ``X`` with the columns seen in ``fit`` in another order: the same
+        columns in fit's order (found by name, :func:`annc.inputs.column_differences`).
+        Anything else as it is: scikit-learn's own check then says what does not match."""
+        names, fitted = frame_columns(X), getattr(self, "feature_names_in_", None)
+        if names is None or fitted is None or names == list(fitted) or any(column_differences(names, fitted)):
+            return X
+        return X[list(fitted)]
+
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self, "network_")
-        X = validate_data(self, X, reset=False, accept_sparse=False, dtype=np.float64)
+        X = validate_data(self, self._in_fit_order(X), reset=False, accept_sparse=False, dtype=np.float64)
         return np.asarray(self.network_.scores(X), dtype=float)
 
     def decision_function(self, X):
