@@ -355,15 +355,16 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("solution")
     d.add_argument("--map", help="variable map (default: the one in out/ or beside the solution that matches)")
     d.add_argument("--format", choices=FORMATS, help="solution format (default: sniffed)")
-    d.add_argument("--data", help="training data (default: the file recorded in the map)")
+    d.add_argument("--data", help="training data (default: the file recorded in the map; its columns may come "
+                   "in another order)")
     d.add_argument("--no-verify", action="store_true")
     d.add_argument("-o", "--out", default="out")
     d.set_defaults(func=cmd_decode)
 
     e = sub.add_parser("eval", help="accuracy and confusion matrix of a weights file on a CSV")
     e.add_argument("weights")
-    e.add_argument("data")
-    e.add_argument("--label")
+    e.add_argument("data", help="a CSV; its feature columns are matched by name to those the weights file records")
+    e.add_argument("--label", help="label column (default: the one the weights file names, else the last)")
     e.set_defaults(func=cmd_eval)
 
     x = sub.add_parser("export", help="a weights file -> an ONNX model (same forward pass, input scaling included)")
@@ -374,7 +375,7 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("train", help="compile, solve, decode and verify in one go")
     t.add_argument("spec")
     t.add_argument("data")
-    t.add_argument("--test", help="held-out CSV to report test accuracy on")
+    t.add_argument("--test", help="held-out CSV to report test accuracy on (columns matched by name)")
     t.add_argument("--label")
     t.add_argument("--solver", choices=[s for s in SOLVERS if s != "cmd"],
                    help=f"solver (default: {DEFAULT})")
@@ -426,7 +427,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("weights")
     r.add_argument("--data", metavar="CSV", help="training data: accuracy, confusion matrix, activation patterns")
     r.add_argument("--test", metavar="CSV", help="test data: accuracy and confusion matrix")
-    r.add_argument("--label", help="label column of the CSVs (default: the last)")
+    r.add_argument("--label", help="label column of the CSVs (default: the one the weights file names, else the "
+                   "last); feature columns are matched by name")
     r.add_argument("-o", "--output", required=True, metavar="HTML", help="the page to write")
     r.set_defaults(func=cmd_report)
 

@@ -14,6 +14,15 @@ scikit-learn estimator checks expect, before annc is called.  Everything after t
 annc's own errors (:class:`annc.errors.AnncError`: ``SpecError``, ``UsageError``,
 ``NoSolutionError``, ...), propagated unchanged.
 
+**Column names.**  Fitted on a data frame, the estimator keeps scikit-learn's
+``feature_names_in_`` and the network records them (:class:`annc.inputs.Columns`, so
+every weights file saved from ``network_`` has them).  ``predict`` and
+``decision_function`` take a data frame with the same columns in any order and read
+them by name, as annc's own readers do; scikit-learn's estimators refuse another order
+instead (its ``check_dataframe_column_names_consistency``, which
+``parametrize_with_checks`` does not run, expects that refusal).  A missing or an extra
+column is scikit-learn's own ``ValueError``.
+
 **Estimator checks.**  ``tests/test_estimator.py`` runs every check of
 ``sklearn.utils.estimator_checks.parametrize_with_checks`` on the output-layer-only
 model with the hinge loss (``hidden_layer_sizes=(), loss="hinge"``): an LP, which HiGHS
