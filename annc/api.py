@@ -12,6 +12,7 @@ functions as the CLI (:meth:`~annc.solvers.base.SolveOptions.checked`,
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -21,7 +22,7 @@ from .compiler import (Compiled, attach_start, build, check_compile_options, che
                        with_scale, write_artifacts)
 from .data import Dataset, array_digest, class_index, class_lookup, class_order, load_data
 from .errors import DataError, UsageError
-from .inputs import sample_arrays
+from .inputs import Columns, frame_columns, match_columns, sample_arrays
 from .outputs import check_out_dir
 from .solvers import DEFAULT, SolveOptions
 from .spec import NetworkSpec, load_spec, parse_spec
@@ -102,23 +103,57 @@ def as_spec(spec) -> NetworkSpec:
     raise UsageError(f"spec must be a NetworkSpec, a path or .ann text, not {type(spec).__name__}")
 
 
-def as_data(data, *, label: str | None = None, classes: list | None = None, name: str = "<arrays>") -> Dataset:
+def as_data(data, *, label: str | None = None, classes: list | None = None, name: str = "<arrays>",
+            like: Dataset | None = None) -> Dataset:
     """A :class:`Dataset` from a Dataset, a CSV path, or a pair ``(X, y)`` of arrays
-    (``y``: class labels; the classes are the sorted labels, or ``classes``)."""
+    (``y``: class labels; the classes are the sorted labels, or ``classes``).  ``X`` may
+    be a data frame: its column names are then the feature names (and a named ``y``,
+    such as a pandas Series, names the label).
+
+    With ``like`` (the training data, for a test set) the classes are those of ``like``
+    and the feature columns are found by name (:func:`annc.inputs.match_columns`), so
+    they come in the order of ``like``'s."""
+    classes = like.classes if like is not None and classes is None else classes
+    if isinstance(data, (str, os.PathLike)) and isinstance(os.fspath(data), str):
+        return load_data(_no_nul(data, "data"), label=label, classes=classes, inputs_of=like)
     if isinstance(data, Dataset):
+        data = data if like is None else _in_order_of(data, like)
         if classes is None or list(data.classes) == list(classes):
             return data
-        return as_data((data.X, np.asarray(data.classes, dtype=object)[data.y]), classes=classes, name=data.path)
-    if isinstance(data, (str, os.PathLike)) and isinstance(os.fspath(data), str):
-        return load_data(_no_nul(data, "data"), label=label, classes=classes)
+        labels = np.asarray(data.classes, dtype=object)[data.y]
+        return replace(_array_data(data.X, labels, label=data.label, classes=classes, name=data.path),
+                       features=data.features, named=data.named)
     if isinstance(data, tuple) and len(data) == 2:
-        return _array_data(*data, label=label, classes=classes, name=name)
+        X, y = data
+        names = frame_columns(X)
+        order = None if like is None else match_columns(names, like.columns, like.inputs, name)
+        if order is not None:  # a data frame's columns, by name, before its cells are read
+            names = [names[i] for i in order]
+            X = X[names]
+        return _array_data(X, y, label=label, classes=classes, name=name, names=names)
     raise UsageError("data must be a Dataset, a CSV path or a pair (X, y), "
                      f"not {type(data).__name__}")
 
 
-def _array_data(X, y, *, label: str | None, classes: list | None, name: str) -> Dataset:
-    """:func:`as_data` of a pair ``(X, y)``; :class:`DataError` names what is wrong."""
+def _in_order_of(data: Dataset, like: Dataset) -> Dataset:
+    """``data`` with its feature columns in the order of ``like``'s, found by name
+    (:func:`annc.inputs.match_columns`)."""
+    order = match_columns(data.features if data.named else None, like.columns, like.inputs, data.path)
+    if order is None:
+        return data
+    return replace(data, X=data.X[:, order], features=[data.features[i] for i in order])
+
+
+def _array_data(X, y, *, label: str | None, classes: list | None, name: str,
+                names: list[str] | None = None) -> Dataset:
+    """:func:`as_data` of a pair ``(X, y)`` (``names``: the feature names of a data
+    frame ``X``); :class:`DataError` names what is wrong."""
+    columns = None
+    if names is not None:
+        try:
+            columns = Columns(tuple(names), label or _series_name(y))
+        except UsageError as e:
+            raise DataError(f"{name}: the columns of X: {e}") from None
     X, y = sample_arrays(X, y, name, DataError)
     # labels as the CSV loader sees them: integer-valued numbers as integers
     texts = [str(int(v)) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
@@ -135,8 +170,15 @@ def _array_data(X, y, *, label: str | None, classes: list | None, name: str) -> 
         raise DataError(f"{name}: labels {', '.join(bad[:5])} are not among the classes "
                         + ", ".join(map(str, classes)))
     idx = np.array(found, dtype=np.int64)
-    return Dataset(X, idx, classes, [f"x{i + 1}" for i in range(X.shape[1])], label or "label", name,
-                   array_digest(X, idx))
+    features = list(columns.features) if columns else [f"x{i + 1}" for i in range(X.shape[1])]
+    label = (columns.label if columns else label) or "label"
+    return Dataset(X, idx, classes, features, label, name, array_digest(X, idx), named=columns is not None)
+
+
+def _series_name(y) -> str | None:
+    """The name of a labelled ``y`` (a pandas Series), if it is a non-empty string."""
+    label = getattr(y, "name", None)
+    return label if isinstance(label, str) and label else None
 
 
 def _stem_of(spec_arg, spec: NetworkSpec) -> str:
@@ -214,7 +256,7 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
     opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, command=solver_cmd)
     s = with_scale(as_spec(spec), scale)
     d = as_data(data, label=label)
-    t = None if test is None else as_data(test, label=label, classes=d.classes, name="<test arrays>")
+    t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d)
     if ensemble not in (None, "ovo"):
         raise UsageError(f"ensemble must be 'ovo' or None, not {ensemble!r}")
     if ensemble or batches is not None or s.training in ("ovo", "batches"):

@@ -89,10 +89,11 @@ def weakest(statuses: Iterable[Status]) -> Status:
 
 def layer_data(X: np.ndarray, like: Dataset, name: str) -> Dataset:
     """The inputs of a greedy layer (the forward pass of the layers below it) as an
-    in-memory Dataset with the labels and classes of ``like``; features ``u0, u1, ...``."""
+    in-memory Dataset with the labels and classes of ``like``; features ``u0, u1, ...``
+    (annc's names, not the user's: a map of it records none)."""
     X = np.ascontiguousarray(X, dtype=float)
     return replace(like, X=X, features=[f"u{k}" for k in range(X.shape[1])], path=f"<{name}>",
-                   sha256=array_digest(X, like.y))
+                   sha256=array_digest(X, like.y), named=False)
 
 
 class GreedyChain:

@@ -11,12 +11,13 @@ import argparse
 import math
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from . import __version__
-from .errors import AnncError, SpecError, UsageError
+from .errors import AnncError, AnncWarning, SpecError, UsageError
 
 VERIFY_FAILED = 4
 INTERNAL_ERROR = 70  # EX_SOFTWARE: an exception that is not an AnncError is a bug in annc
@@ -131,13 +132,10 @@ def _weights_stem(solution) -> str:
 # -- eval -------------------------------------------------------------------------
 def cmd_eval(a) -> int:
     from .data import load_data
-    from .ensemble import load_model, model_inputs
+    from .ensemble import load_model
     from .report import confusion_lines
     net = load_model(a.weights)
-    data = load_data(a.data, label=a.label, classes=net.classes)
-    if data.X.shape[1] != model_inputs(net):
-        raise AnncError(f"{a.data} has {data.X.shape[1]} feature columns but the network takes "
-                        f"{model_inputs(net)} inputs")
+    data = load_data(a.data, label=a.label, inputs_of=net)  # columns by name, in any order
     pred = net.predict_index(data.X)
     print(f"{a.data}: {len(data.y)} samples, accuracy {np.mean(pred == data.y):.4f}")
     _print(confusion_lines(net.classes, data.y, pred))
@@ -146,13 +144,15 @@ def cmd_eval(a) -> int:
 
 # -- export -----------------------------------------------------------------------
 def cmd_export(a) -> int:
-    from .ensemble import load_model, model_inputs
+    from .ensemble import load_model
+    from .inputs import listed
     from .onnx_export import OPSET, save_onnx
     net = load_model(a.weights)
     path = save_onnx(net, a.onnx)
     scaled = "" if net.scaling is None else f", input scaling {net.scaling.kind}"
+    order = "" if net.columns is None else f" (columns in this order: {listed(net.columns.features)})"
     print(f"wrote {path} (ONNX opset {OPSET}: input X "
-          f"[N, {model_inputs(net)}] doubles{scaled}; outputs scores, label, class; "
+          f"[N, {net.inputs}] doubles{order}{scaled}; outputs scores, label, class; "
           f"classes {', '.join(map(str, net.classes))})")
     return 0
 
@@ -177,7 +177,7 @@ def cmd_train(a) -> int:
     # writes anything: one check for the CLI and the Python API
     spec = with_scale(load_spec(a.spec), a.scale)
     data = load_data(a.data, label=a.label)
-    test = load_data(a.test, label=a.label, classes=data.classes) if a.test else None
+    test = load_data(a.test, label=a.label, inputs_of=data) if a.test else None  # columns by name
     solver = "cmd" if a.solver_cmd is not None else (a.solver or DEFAULT)
     progress = None if a.quiet else (lambda p: print(p.line(), flush=True))
     # the first Ctrl-C says what it does (on stderr, as the error messages)
@@ -257,7 +257,7 @@ def _train_decomposed(a) -> int:
         raise UsageError(f"{', '.join(other)} cannot be combined with {kind} training")
     workers, scheduler = check_workers(a.workers), check_scheduler(a.scheduler)
     data = load_data(a.data, label=a.label)
-    test = load_data(a.test, label=a.label, classes=data.classes) if a.test else None
+    test = load_data(a.test, label=a.label, inputs_of=data) if a.test else None  # columns by name
     opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads)
     kw = dict(test=test, solver=a.solver or DEFAULT, opts=opts, workers=workers, scheduler=scheduler,
               out_dir=a.out, stem=Path(a.spec).stem, log=lambda line: print(line, flush=True))
@@ -284,17 +284,11 @@ def _train_decomposed(a) -> int:
 # -- report -----------------------------------------------------------------------
 def cmd_report(a) -> int:
     from .data import load_data
-    from .ensemble import load_model, model_inputs
+    from .ensemble import load_model
     from .html_report import write_report
     net = load_model(a.weights)
-    width = model_inputs(net)
-    sets = []
-    for path in (a.data, a.test):
-        d = load_data(path, label=a.label, classes=net.classes) if path else None
-        if d is not None and d.X.shape[1] != width:
-            raise UsageError(f"{path} has {d.X.shape[1]} feature columns but the network takes {width} inputs")
-        sets.append(d)
-    out = write_report(net, a.output, data=sets[0], test=sets[1], source=str(a.weights))
+    data, test = (load_data(path, label=a.label, inputs_of=net) if path else None for path in (a.data, a.test))
+    out = write_report(net, a.output, data=data, test=test, source=str(a.weights))
     print(f"wrote {out}")
     return 0
 
@@ -364,15 +358,16 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("solution")
     d.add_argument("--map", help="variable map (default: the one in out/ or beside the solution that matches)")
     d.add_argument("--format", choices=FORMATS, help="solution format (default: sniffed)")
-    d.add_argument("--data", help="training data (default: the file recorded in the map)")
+    d.add_argument("--data", help="training data (default: the file recorded in the map; its columns may come "
+                   "in another order)")
     d.add_argument("--no-verify", action="store_true")
     d.add_argument("-o", "--out", default="out")
     d.set_defaults(func=cmd_decode)
 
     e = sub.add_parser("eval", help="accuracy and confusion matrix of a weights file on a CSV")
     e.add_argument("weights")
-    e.add_argument("data")
-    e.add_argument("--label")
+    e.add_argument("data", help="a CSV; its feature columns are matched by name to those the weights file records")
+    e.add_argument("--label", help="label column (default: the one the weights file names, else the last)")
     e.set_defaults(func=cmd_eval)
 
     x = sub.add_parser("export", help="a weights file -> an ONNX model (same forward pass, input scaling included)")
@@ -383,7 +378,7 @@ def parser() -> argparse.ArgumentParser:
     t = sub.add_parser("train", help="compile, solve, decode and verify in one go")
     t.add_argument("spec")
     t.add_argument("data")
-    t.add_argument("--test", help="held-out CSV to report test accuracy on")
+    t.add_argument("--test", help="held-out CSV to report test accuracy on (columns matched by name)")
     t.add_argument("--label")
     t.add_argument("--solver", choices=[s for s in SOLVERS if s != "cmd"],
                    help=f"solver (default: {DEFAULT})")
@@ -435,7 +430,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("weights")
     r.add_argument("--data", metavar="CSV", help="training data: accuracy, confusion matrix, activation patterns")
     r.add_argument("--test", metavar="CSV", help="test data: accuracy and confusion matrix")
-    r.add_argument("--label", help="label column of the CSVs (default: the last)")
+    r.add_argument("--label", help="label column of the CSVs (default: the one the weights file names, else the "
+                   "last); feature columns are matched by name")
     r.add_argument("-o", "--output", required=True, metavar="HTML", help="the page to write")
     r.set_defaults(func=cmd_report)
 
@@ -452,10 +448,24 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _warning_lines(previous):
+    """A ``warnings.showwarning`` that prints annc's own warnings as one ``warning:`` line
+    on stderr, and leaves the others to ``previous``."""
+    def show(message, category, *rest):
+        if issubclass(category, AnncWarning):
+            print(f"warning: {message}", file=sys.stderr)
+        else:
+            previous(message, category, *rest)
+    return show
+
+
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", AnncWarning)  # every run says it, not only the first in a process
+            warnings.showwarning = _warning_lines(warnings.showwarning)
+            return args.func(args)
     except AnncError as e:
         print(str(e) if isinstance(e, SpecError) else f"annc: {e}", file=sys.stderr)
         return e.exit_code

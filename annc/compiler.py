@@ -33,7 +33,7 @@ from typing import Callable
 
 import numpy as np
 
-from .data import Dataset, check_against_spec, load_data
+from .data import Dataset, array_digest, check_against_spec, load_data
 from .errors import UsageError
 from .feasibility import START_TOL
 from .formulations import ACTIVATIONS, formulate
@@ -137,8 +137,9 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
     varmap = build_map(
         model, spec_text=format_spec(spec), spec_source=spec.source, classes=data.classes,
         eps=spec.eps, options=options, layers=layer_table(spec), model_file={}, scaling=scaling,
-        data={"file": str(Path(data.path).resolve()), "sha256": data.sha256, "samples": len(data.y),
-              "rows": problem.num_rows, "features": list(data.features), "label": data.label},
+        data={"file": str(Path(data.path).resolve()), "sha256": data.sha256,
+              "content_sha256": array_digest(data.X, data.y), "samples": len(data.y), "rows": problem.num_rows,
+              "features": list(data.features) if data.named else None, "label": data.label},
     )
     return Compiled(spec, data, problem, model, varmap, scaling=scaling)
 

@@ -13,16 +13,19 @@ import hashlib
 import io
 import math
 import re
+import shlex
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from .errors import DataError, UsageError
-from .inputs import read_bytes
+from .inputs import Columns, clipped, listed, match_columns, read_bytes
 from .limits import LARGEST
 from .spec import located
 
 MAX_REPORTED = 20
+HINTED_REPORTED = 3  # cell problems shown after a hint that explains them all (--label)
 MAX_LABEL_DIGITS = 4000  # Python's int() refuses more than 4300 digits
 _INT_RE = re.compile(r"\s*[+-]?\d+\s*")
 
@@ -37,6 +40,28 @@ class Dataset:
     path: str
     sha256: str  # hex digest of the file bytes
     lines: np.ndarray | None = None  # N: the file's line of every sample (None: not from a file)
+    named: bool = True  # False: ``features`` are annc's own names (x1, x2, ... of an array)
+
+    @property
+    def inputs(self) -> int:
+        """The number of feature columns."""
+        return self.X.shape[1]
+
+    @property
+    def columns(self) -> Columns | None:
+        """The names of the feature and label columns, as a network trained on these data
+        records them; None when the features have no names of the user's (arrays)."""
+        return Columns(tuple(self.features), self.label) if self.named else None
+
+
+class Inputs(NamedTuple):
+    """What reads a table of data (as :func:`load_data`'s ``inputs_of`` takes it, like a
+    network, an ensemble or a training :class:`Dataset`): ``inputs`` features named
+    ``columns`` (None: names not recorded), and the ``classes``."""
+
+    inputs: int
+    columns: Columns | None
+    classes: list
 
 
 def array_digest(X: np.ndarray, y: np.ndarray) -> str:
@@ -85,14 +110,14 @@ def _header(line: int, cells: list[str], path: str) -> list[str]:
     for i, name in enumerate(names, 1):
         if name and name in seen:
             problems.add(f"row {line}, column {i}: duplicate column name "
-                         f"'{_clip(name)}' (also column {seen[name]})")
+                         f"'{clipped(name)}' (also column {seen[name]})")
         seen.setdefault(name, i)
     problems.raise_if_any()
     if len(names) < 2:
         hint = ""
         if any(sep in cells[0] for sep in ";\t|"):
             hint = " (annc reads comma-separated files)"
-        raise DataError(f"{path}: the header has a single column '{_clip(names[0])}'; need at "
+        raise DataError(f"{path}: the header has a single column '{clipped(names[0])}'; need at "
                         f"least one feature column and a label column{hint}")
     return names
 
@@ -106,8 +131,8 @@ def _label_index(names: list[str], label: str | None, path: str) -> int:
         return names.index(label)
     close = difflib.get_close_matches(label, names, n=1)
     hint = f" (did you mean '{close[0]}'?)" if close else ""
-    raise DataError(f"{path}: no column named '{_clip(label)}'{hint}; the columns are: "
-                    + _listed(names))
+    raise DataError(f"{path}: no column named '{clipped(label)}'{hint}; the columns are: "
+                    + listed(names))
 
 
 # ---------------------------------------------------------------------------
@@ -127,24 +152,23 @@ class _Problems:
     def cell(self, row: int, name: str, column: int, message: str) -> None:
         self.add(f"row {row}, column '{name}' ({column}): {message}")
 
-    def raise_if_any(self) -> None:
+    def raise_if_any(self, hint: str | None = None) -> None:
+        """Raise the problems, if any: the first :data:`MAX_REPORTED`, or ``hint`` and the
+        first :data:`HINTED_REPORTED`, then how many more."""
         if not self.messages:
             return
-        shown = self.messages[:MAX_REPORTED]
+        shown = self.messages[:HINTED_REPORTED if hint else MAX_REPORTED]
         more = len(self.messages) - len(shown)
+        if hint:
+            shown = [f"{self.path}: {hint}"] + shown
         if more:
             shown.append(f"{self.path}: ... and {more} more")
         raise DataError("\n".join(shown))
 
 
-def _clip(s: str, keep: int = 12) -> str:
-    """``s``, or its ends and its length if it is long."""
-    return s if len(s) <= 2 * keep + 3 else f"{s[:keep]}...{s[-keep:]} ({len(s)} characters)"
-
-
 def _shown(s: str) -> str:
     """A cell as quoted in a message (long ones clipped)."""
-    return repr(_clip(s))
+    return repr(clipped(s))
 
 
 def _number(text: str) -> tuple[float | None, str | None]:
@@ -168,12 +192,6 @@ def _number(text: str) -> tuple[float | None, str | None]:
         return None, (f"{_shown(s)} is too large: a feature is a coefficient of the model, and "
                       f"every number of the model stays below {LARGEST:g} (rescale the column)")
     return value, None
-
-
-def _listed(items: list, most: int = 10) -> str:
-    """``a, b, c`` (the first ``most`` items, then how many more)."""
-    text = ", ".join(_clip(str(c)) for c in items[:most])
-    return text + (f" and {len(items) - most} more" if len(items) > most else "")
 
 
 def _long_integer(s: str) -> bool:
@@ -211,12 +229,24 @@ def class_index(text: str, lookup: dict) -> int | None:
 # Public API
 # ---------------------------------------------------------------------------
 
-def load_data(path, label: str | None = None, classes: list | None = None) -> Dataset:
+def load_data(path, label: str | None = None, classes: list | None = None, inputs_of=None) -> Dataset:
     """Read a CSV with a header into a :class:`Dataset`.
 
     The label column is the last one unless ``label`` names another.  With ``classes``
     (e.g. the training classes, for a test set) labels are mapped through that list
     and a label outside it is an error; otherwise the classes are the labels present.
+
+    With ``inputs_of`` (a trained network or ensemble, or the training Dataset of a test
+    set: anything with ``inputs``, ``columns`` and ``classes``) the file is read as its
+    input: the classes are its classes unless given, the label column is the one of its
+    recorded label name when the file has one (and ``label`` is None), and the feature
+    columns are found by :func:`annc.inputs.match_columns` (by name in any order, or by
+    position with a warning when it records no names), so ``X`` and ``features`` come in
+    its order.
+
+    When the label column was not named and every cell of the last column is a number
+    while some feature column holds only text, the error says which column looks like
+    the label and suggests ``--label``.
     """
     path = str(path)
     text, digest = _read_text(path)
@@ -225,8 +255,12 @@ def load_data(path, label: str | None = None, classes: list | None = None) -> Da
         raise DataError(f"{path}: the file is empty (expected a header line and data rows)")
     header_line, header_cells = rows[0]
     names = _header(header_line, header_cells, path)
+    if inputs_of is not None:
+        classes = inputs_of.classes if classes is None else classes
+        recorded = inputs_of.columns
+        label = recorded.label if label is None and recorded is not None and recorded.label in names else label
     li = _label_index(names, label, path)
-    feature_cols = [i for i in range(len(names)) if i != li]
+    feature_cols = _feature_columns(names, li, inputs_of, path)
     if len(rows) == 1:
         raise DataError(f"{path}: no data rows (only the header)")
 
@@ -254,9 +288,12 @@ def load_data(path, label: str | None = None, classes: list | None = None) -> Da
                           f"{MAX_LABEL_DIGITS} digits")
         else:
             good.append(r)
+    hint = None
+    if label is None and problems.messages:  # the label is the last column by default
+        hint = _label_hint(names, feature_cols, [cells for _, cells in rows[1:]])
 
     if classes is None:
-        problems.raise_if_any()
+        problems.raise_if_any(hint)
         classes = class_order(labels)
         if len(classes) < 2:
             raise DataError(f"{path}: all {len(labels)} rows have label {classes[0]}; "
@@ -270,13 +307,42 @@ def load_data(path, label: str | None = None, classes: list | None = None) -> Da
         if index is None:
             problems.cell(rows[r + 1][0], names[li], li + 1,
                           f"label {_shown(labels[r].strip())} is not one of the classes "
-                          + _listed(classes))
+                          + listed(classes))
         else:
             y[r] = index
-    problems.raise_if_any()
+    problems.raise_if_any(hint)
     return Dataset(X=X, y=y, classes=classes, features=[names[i] for i in feature_cols],
                    label=names[li], path=path, sha256=digest,
                    lines=np.array([line for line, _ in rows[1:]], dtype=np.int64))
+
+
+def _feature_columns(names: list[str], li: int, inputs_of, path: str) -> list[int]:
+    """The feature columns (every column but the label ``li``), in the order ``inputs_of``
+    reads them (:func:`annc.inputs.match_columns`) or, without it, in the file's."""
+    cols = [i for i in range(len(names)) if i != li]
+    if inputs_of is None:
+        return cols
+    order = match_columns([names[i] for i in cols], inputs_of.columns, inputs_of.inputs, path)
+    return cols if order is None else [cols[i] for i in order]
+
+
+def _label_hint(names: list[str], feature_cols: list[int], rows: list[list[str]]) -> str | None:
+    """When the label is the last column by default: if each of its cells is a number
+    while some feature column holds only text (such as class names), a hint that names
+    that column and suggests ``--label``; else None."""
+    rows = [cells for cells in rows if len(cells) == len(names)]
+    last = len(names) - 1
+    if not rows or any(_number(cells[last])[1] for cells in rows):
+        return None
+    text = [i for i in feature_cols if all(cells[i].strip() and _number(cells[i])[1] for cells in rows)]
+    if not text:
+        return None
+    which = ", ".join(f"'{clipped(names[i])}' ({i + 1})" for i in text[:5])
+    one = len(text) == 1
+    return (f"the last column '{clipped(names[last])}' holds numbers, and column{'' if one else 's'} {which} "
+            f"hold{'s' if one else ''} text such as {_shown(rows[0][text[0]].strip())}: if "
+            f"{'it is' if one else 'one of them is'} the label, pass --label "
+            + (shlex.quote(names[text[0]]) if one else "NAME") + " (label= in Python)")
 
 
 def _difference(got: int, want: int) -> str:
@@ -302,6 +368,6 @@ def check_against_spec(spec, data: Dataset) -> None:
             spec, (), len(spec.hidden),
             f"the spec says output {spec.classes} but {data.path} has {k} "
             f"class{'es' if k != 1 else ''} ({_difference(k, spec.classes)}): "
-            + _listed(data.classes)))
+            + listed(data.classes)))
     if problems:
         raise DataError("\n".join(problems))

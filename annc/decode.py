@@ -15,7 +15,7 @@ import numpy as np
 from .errors import AnncError, SolutionError
 from .network import Layer, TrainedNetwork
 from .solutions import RawSolution
-from .varmap import column_names, load_map
+from .varmap import column_names, columns_of, load_map
 from .verdict import Verdict, verdict_record
 
 OBJECTIVE_TOL = 1e-6  # relative: solvers print the objective with at least 6 or 7 digits
@@ -111,12 +111,14 @@ def snap(values: np.ndarray, grid: list | None) -> np.ndarray:
 
 def decode_network(vmap: dict, x: np.ndarray) -> TrainedNetwork:
     """The exported network: weights as solved (snapped to their grid values, if any),
-    biases shifted per the map's layer table."""
+    biases shifted per the map's layer table, and the names of the training columns the
+    map records."""
     layers = [Layer(L["activation"], snap(tensor(vmap, x, L["weight"]), L.get("weight_values")),
                     snap(tensor(vmap, x, L["bias"]), L.get("bias_values")) + L["bias_shift"])
               for L in vmap["layers"]]
     return TrainedNetwork(classes=list(vmap["classes"]), layers=layers,
-                          meta={"spec": vmap["spec"]["source"], "model": vmap["model"].get("file")})
+                          meta={"spec": vmap["spec"]["source"], "model": vmap["model"].get("file")},
+                          columns=columns_of(vmap))
 
 
 def decode_record(sol: RawSolution, sol_path: str | Path, verdict: Verdict, verification, spec_text: str) -> dict:

@@ -189,6 +189,7 @@ def _rows(data: Dataset, rows: np.ndarray, y: np.ndarray, classes: list, name: s
 
 
 def _finish(kind, net, members, data, test, out_dir, stem, seconds) -> DecomposedResult:
+    net.columns = data.columns  # the names of the training columns, which every weights file records
     acc = float(np.mean(net.predict_index(data.X) == data.y))
     tacc = None if test is None else float(np.mean(net.predict_index(test.X) == test.y))
     result = DecomposedResult(kind, net, members, acc, tacc, seconds)

@@ -29,7 +29,9 @@ import numpy as np
 
 from .errors import UsageError, WeightsError
 from .inputs import read_bytes
-from .network import Layer, TrainedNetwork, _matrix, _npz_text, layer_arrays, save_weights
+from .inputs import Columns
+from .network import (Layer, TrainedNetwork, _matrix, _npz_text, check_columns, input_matrix, json_columns,
+                      layer_arrays, npz_columns, save_weights)
 from .scaling import Scaling
 
 KIND = "ovo_ensemble"
@@ -44,6 +46,7 @@ class Ensemble:
     pairs: list[tuple[int, int]]
     meta: dict = field(default_factory=dict)
     scaling: Scaling | None = None
+    columns: Columns | None = None  # the training columns' names (None: not recorded)
 
     def __post_init__(self):
         self.pairs = [tuple(int(v) for v in p) for p in self.pairs]
@@ -59,6 +62,7 @@ class Ensemble:
                 raise UsageError(f"member {k} must take {width} inputs, have 2 outputs and no scaling of its own")
         if self.scaling is not None and self.scaling.features != width:
             raise UsageError(f"the scaling has {self.scaling.features} features but the members take {width}")
+        check_columns(self.columns, width, UsageError, "the ensemble")
 
     @property
     def inputs(self) -> int:
@@ -66,7 +70,7 @@ class Ensemble:
 
     def votes_and_margins(self, X) -> tuple[np.ndarray, np.ndarray]:
         """``(votes, margins)``, each ``N x C``, for the raw features ``X``."""
-        a = self.members[0]._rows(X)
+        a = input_matrix(X, self.inputs, self.columns)
         if self.scaling is not None:
             a = self.scaling.apply(a)
         n, c = a.shape[0], len(self.classes)
@@ -99,7 +103,8 @@ class Ensemble:
     def to_dict(self) -> dict:
         return {"kind": KIND, "classes": list(self.classes), "pairs": [list(p) for p in self.pairs],
                 "members": [m.to_dict() for m in self.members], "meta": self.meta,
-                **({"scaling": self.scaling.to_dict()} if self.scaling is not None else {})}
+                **({"scaling": self.scaling.to_dict()} if self.scaling is not None else {}),
+                **({"columns": self.columns.to_dict()} if self.columns is not None else {})}
 
     @classmethod
     def from_dict(cls, d: dict, source: str = "weights") -> "Ensemble":
@@ -115,12 +120,13 @@ class Ensemble:
                 scaling = Scaling.from_dict(d["scaling"])
             except UsageError as e:
                 raise WeightsError(f"{source}: field scaling: {e}") from None
+        columns = json_columns(d, source)
         try:
             pairs = [tuple(p) for p in d["pairs"]]
             if not all(len(p) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in p) for p in pairs):
                 raise UsageError("every pair must be two class indices")
             meta = d.get("meta", {})
-            return cls(d["classes"], members, pairs, meta if isinstance(meta, dict) else {}, scaling)
+            return cls(d["classes"], members, pairs, meta if isinstance(meta, dict) else {}, scaling, columns)
         except UsageError as e:
             raise WeightsError(f"{source}: {e}") from None
 
@@ -130,7 +136,7 @@ class Ensemble:
                   "pairs": np.asarray(self.pairs, dtype=np.int64)}
         for k, m in enumerate(self.members):
             arrays.update(layer_arrays(m.layers, f"member{k}_"))
-        return save_weights(stem, self.to_dict(), arrays, self.scaling)
+        return save_weights(stem, self.to_dict(), arrays, self.scaling, self.columns)
 
     def export(self, stem: str | Path) -> list[Path]:
         return list(self.save(stem))
@@ -145,7 +151,7 @@ class Ensemble:
 
 def model_inputs(model: TrainedNetwork | Ensemble) -> int:
     """The number of input features a network or an ensemble takes."""
-    return model.inputs if isinstance(model, Ensemble) else model.layers[0].weight.shape[0]
+    return model.inputs
 
 
 def load_model(path: str | Path) -> TrainedNetwork | Ensemble:
@@ -189,6 +195,6 @@ def _ensemble_from_npz(z: dict, source: str) -> Ensemble:
         if "scaling_kind" in z:
             scaling = Scaling(_npz_text(z["scaling_kind"]), _matrix(z["scaling_center"], f"{source}: field "
                               "scaling_center", 1), _matrix(z["scaling_width"], f"{source}: field scaling_width", 1))
-        return Ensemble(classes, members, pairs, {}, scaling)
+        return Ensemble(classes, members, pairs, {}, scaling, npz_columns(z, source))
     except (KeyError, IndexError, ValueError, TypeError, UsageError) as e:
         raise WeightsError(f"{source}: not a valid ensemble weights file ({type(e).__name__}: {e})") from None

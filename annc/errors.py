@@ -106,3 +106,8 @@ class TruncatedSolutionError(SolutionError, VerificationError):
     verification; still a :class:`SolutionError` for code that catches those)."""
 
     exit_code = 4
+
+
+class AnncWarning(UserWarning):
+    """Something annc did that the user should know of, but that is not an error (the
+    command line prints it as one ``warning:`` line on stderr)."""

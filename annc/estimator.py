@@ -14,6 +14,15 @@ scikit-learn estimator checks expect, before annc is called.  Everything after t
 annc's own errors (:class:`annc.errors.AnncError`: ``SpecError``, ``UsageError``,
 ``NoSolutionError``, ...), propagated unchanged.
 
+**Column names.**  Fitted on a data frame, the estimator keeps scikit-learn's
+``feature_names_in_`` and the network records them (:class:`annc.inputs.Columns`, so
+every weights file saved from ``network_`` has them).  ``predict`` and
+``decision_function`` take a data frame with the same columns in any order and read
+them by name, as annc's own readers do; scikit-learn's estimators refuse another order
+instead (its ``check_dataframe_column_names_consistency``, which
+``parametrize_with_checks`` does not run, expects that refusal).  A missing or an extra
+column is scikit-learn's own ``ValueError``.
+
 **Estimator checks.**  ``tests/test_estimator.py`` runs every check of
 ``sklearn.utils.estimator_checks.parametrize_with_checks`` on the output-layer-only
 model with the hinge loss (``hidden_layer_sizes=(), loss="hinge"``): an LP, which HiGHS
@@ -51,6 +60,7 @@ from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
 
 from .api import train_api
 from .errors import UsageError
+from .inputs import Columns, column_differences, frame_columns
 
 __all__ = ["MIPNetClassifier"]
 
@@ -142,7 +152,10 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of str
-        Feature names, when ``X`` had string column names.
+        Feature names, when ``X`` had string column names (a data frame); the network
+        records them (``network_.columns``), and ``predict`` and ``decision_function``
+        take a data frame with these columns in any order (found by name).  A missing or
+        an extra column is scikit-learn's ``ValueError``.
     network_ : annc.network.TrainedNetwork
         The trained, verified network (with its input scaling).
     result_ : annc.training.TrainResult
@@ -240,6 +253,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         attributes.  annc's errors (:class:`annc.errors.AnncError`) propagate.
         """
         X, y = validate_data(self, X, y, accept_sparse=False, dtype=np.float64, ensure_min_samples=1)
+        names = getattr(self, "feature_names_in_", None)  # set by validate_data for a data frame
+        # Columns refuses repeated names: now, not after the training
+        columns = None if names is None else Columns(tuple(str(n) for n in names))
         check_classification_targets(y)
         classes, y_index = np.unique(y, return_inverse=True)
         if len(classes) < 2:
@@ -249,6 +265,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         result = train_api(spec, (X, y_index.astype(np.int64).reshape(-1)), time_limit=self.time_limit,
                            solver=self.solver, threads=self.threads, gap=self.gap, out_dir=None)
         network = result.network
+        network.columns = columns  # the weights files it saves record the names
         # the network's classes are the indices 0..k-1 (annc sorts integer labels numerically)
         order = [int(c) for c in network.classes]
         if order != list(range(len(classes))):
@@ -261,9 +278,18 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.n_nonzero_weights_ = int(network.nonzero_weights())
         return self
 
+    def _in_fit_order(self, X):
+        """A data frame ``X`` with the columns seen in ``fit`` in another order: the same
+        columns in fit's order (found by name, :func:`annc.inputs.column_differences`).
+        Anything else as it is: scikit-learn's own check then says what does not match."""
+        names, fitted = frame_columns(X), getattr(self, "feature_names_in_", None)
+        if names is None or fitted is None or names == list(fitted) or any(column_differences(names, fitted)):
+            return X
+        return X[list(fitted)]
+
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self, "network_")
-        X = validate_data(self, X, reset=False, accept_sparse=False, dtype=np.float64)
+        X = validate_data(self, self._in_fit_order(X), reset=False, accept_sparse=False, dtype=np.float64)
         return np.asarray(self.network_.scores(X), dtype=float)
 
     def decision_function(self, X):

@@ -404,7 +404,7 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
         scaling = {"kind": net.scaling.kind,
                    "rows": [(i + 1, _fmt(float(c)), _fmt(float(w)))
                             for i, (c, w) in enumerate(zip(net.scaling.center, net.scaling.width))][:MAX_HEAT]}
-    features = data.features if data is not None else None
+    features = data.features if data is not None else (list(net.columns.features) if net.columns else None)
     if ensemble:
         drawings = [{"title": f"member {k + 1}: {net.classes[i]} vs {net.classes[j]}", "drawing": _drawing(m, features)}
                     for k, (m, (i, j)) in enumerate(zip(net.members, net.pairs)) if k < MAX_MEMBERS_DRAWN]

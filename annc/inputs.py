@@ -4,14 +4,23 @@ Every reader (specs, CSV data, weights files) and every array entry point (the P
 API, :func:`annc.problem.make_problem`) goes through these checks, so a missing file, a
 folder, an unreadable file or a non-numeric array gets the same kind of message from each,
 as the caller's own error type (``SpecError``, ``DataError``, ``WeightsError``, ...).
+
+Column names (:class:`Columns`, :func:`match_columns`): a network records the names of
+its training columns, and every reader of a table for a trained network (``annc eval``,
+``annc report``, ``annc decode --data``, ``annc train --test``, ``predict`` on a data
+frame, the scikit-learn estimator) finds its features by name through
+:func:`match_columns`, so a table whose columns come in another order gives the same
+predictions, and a missing or extra column is an error that names it.
 """
 from __future__ import annotations
 
+import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .errors import AnncError
+from .errors import AnncError, AnncWarning, DataError, UsageError
 
 
 def read_bytes(path: str | Path, what: str, error: type[AnncError] = AnncError) -> bytes:
@@ -49,3 +58,116 @@ def sample_arrays(X, y, name: str, error: type[AnncError]) -> tuple[np.ndarray, 
     if not np.all(np.isfinite(X)):
         raise error(f"{name}: X has values that are not finite numbers")
     return X, y
+
+
+# ---------------------------------------------------------------------------
+# Column names: what a network records of its training columns, and the one
+# function that matches a table's columns to them
+# ---------------------------------------------------------------------------
+
+def clipped(s: str, keep: int = 12) -> str:
+    """``s``, or its ends and its length if it is long."""
+    return s if len(s) <= 2 * keep + 3 else f"{s[:keep]}...{s[-keep:]} ({len(s)} characters)"
+
+
+def listed(items, most: int = 10, quote: bool = False) -> str:
+    """``a, b, c`` (the first ``most`` items, clipped, quoted with ``quote``, then how many more)."""
+    items = list(items)
+    text = ", ".join(repr(clipped(str(c))) if quote else clipped(str(c)) for c in items[:most])
+    return text + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The names of a network's training columns: its input ``features``, in the order
+    its first layer reads them, and the ``label`` column (None if not known).
+
+    Features are distinct, non-empty strings; a :class:`~annc.errors.UsageError` says
+    otherwise (readers of files re-raise it as their own error type)."""
+
+    features: tuple[str, ...]
+    label: str | None = None
+
+    def __post_init__(self):
+        if isinstance(self.features, str) or not all(isinstance(f, str) and f for f in self.features):
+            raise UsageError("feature names must be a list of non-empty strings")
+        features = tuple(self.features)
+        twice = sorted({f for f in features if features.count(f) > 1})
+        if twice:
+            raise UsageError(f"feature names must be distinct; repeated: {listed(twice)}")
+        if self.label is not None and not (isinstance(self.label, str) and self.label):
+            raise UsageError("the label name must be a non-empty string or None")
+        object.__setattr__(self, "features", features)
+
+    def to_dict(self) -> dict:
+        return {"features": list(self.features), "label": self.label}
+
+    @classmethod
+    def from_dict(cls, d) -> "Columns":
+        """The columns of a parsed weights file; :class:`~annc.errors.UsageError` when
+        ``d`` is not an object with a list ``features`` and a ``label`` (string or null)."""
+        if not isinstance(d, dict) or not set(d) <= {"features", "label"} or not isinstance(d.get("features"), list):
+            raise UsageError("columns must be an object with a list features and a label")
+        return cls(tuple(d["features"]), d.get("label"))
+
+    def arrays(self) -> dict:
+        """The ``.npz`` arrays: ``columns_features`` (strings) and ``columns_label`` ("" for None)."""
+        return {"columns_features": np.asarray(self.features, dtype=str),
+                "columns_label": np.asarray(self.label or "", dtype=str)}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict) -> "Columns | None":
+        """The columns of a ``.npz``'s arrays; None when it records none (an older file)."""
+        if "columns_features" not in arrays:
+            return None
+        features, label = arrays["columns_features"], arrays.get("columns_label", np.asarray(""))
+        if features.ndim != 1 or features.dtype.kind != "U" or label.ndim != 0 or label.dtype.kind != "U":
+            raise UsageError("columns_features must be a list of strings and columns_label a string")
+        return cls(tuple(str(f) for f in features), str(label) or None)
+
+
+def frame_columns(X) -> list[str] | None:
+    """The column names of a data frame (pandas, polars: anything with ``columns``) when
+    they are all strings; None for an array, or a frame of unnamed (integer) columns."""
+    names = getattr(X, "columns", None)
+    if names is None or isinstance(X, np.ndarray):
+        return None
+    names = list(names)
+    return names if names and all(isinstance(n, str) for n in names) else None
+
+
+def column_differences(names: list[str], features) -> tuple[list[str], list[str]]:
+    """``(missing, extra)``: the ``features`` not among ``names``, and the ``names`` not
+    among the ``features``, each in its own order."""
+    have, want = set(names), set(features)
+    return [f for f in features if f not in have], [n for n in names if n not in want]
+
+
+def match_columns(names: list[str] | None, columns: Columns | None, width: int,
+                  source: str) -> list[int] | None:
+    """Where a table's feature columns ``names`` (None: an array, which has no names)
+    hold the ``width`` features of a network that records ``columns`` (None: it records
+    none): their positions in ``names``, in the network's order; None for "as they are".
+
+    * both named: by name, in any order; a missing or extra column is a
+      :class:`~annc.errors.DataError` naming it (``source``: the file or ``X``);
+    * a network without names (a weights file of an older annc, a network trained on
+      arrays) and a named table: by position, with one :class:`~annc.errors.AnncWarning`,
+      and a ``DataError`` if the table is not ``width`` columns wide;
+    * an array: None (by position; the caller checks its shape).
+    """
+    if names is None:
+        return None
+    if columns is None:
+        if len(names) != width:
+            raise DataError(f"{source} has {len(names)} feature columns but the network takes {width} inputs")
+        warnings.warn(f"{source}: the network records no feature names (a weights file of an older annc, "
+                      "or trained on arrays): its columns are read by position", AnncWarning, stacklevel=3)
+        return None
+    missing, extra = column_differences(names, columns.features)
+    if missing or extra:
+        parts = [f"{what} column{'s' if len(cols) > 1 else ''} {listed(cols, quote=True)}"
+                 for what, cols in (("missing", missing), ("extra", extra)) if cols]
+        raise DataError(f"{source}: {'; '.join(parts)} (columns are matched by name to the training "
+                        f"features: {listed(columns.features)})")
+    return [names.index(f) for f in columns.features]

@@ -10,18 +10,26 @@ fitted on its training data: :mod:`annc.scaling`): :meth:`TrainedNetwork.forward
 to the raw features before layer 0, and every file the network is saved to records it.
 :meth:`TrainedNetwork.core` is the same network without it (the one the MIP's variables
 describe, on scaled inputs).
+
+A network may record the names of its training columns (:class:`~annc.inputs.Columns`:
+its features, in the order layer 0 reads them, and the label), and every weights file
+records them (``.json``: ``"columns": {"features": [...], "label": ...}``; ``.npz``:
+``columns_features``, ``columns_label``).  Given a data frame, :meth:`TrainedNetwork.forward`
+(so ``predict``) finds the features by name (:func:`input_matrix`); an array is read by
+position.  Files of an older annc, without names, load as before: a named table is then
+read by position, with a warning (:func:`annc.inputs.match_columns`).
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from .activations import HIDDEN
 from .errors import DataError, UsageError, WeightsError
-from .inputs import read_bytes
+from .inputs import Columns, frame_columns, match_columns, read_bytes
 from .scaling import Scaling
 
 ACTIVATIONS = (*HIDDEN, "linear")
@@ -61,26 +69,34 @@ class Layer:
 
 @dataclass
 class TrainedNetwork:
-    """Weights and biases of every layer, in order, plus the class labels."""
+    """Weights and biases of every layer, in order, plus the class labels (and, if known,
+    the names of the training columns: see the module docstring)."""
 
     classes: list
     layers: list[Layer]
     meta: dict = field(default_factory=dict)
     scaling: Scaling | None = None  # applied to the raw features before layer 0
+    columns: Columns | None = None  # the training columns' names (None: not recorded)
 
     def __post_init__(self):
         if self.scaling is not None and self.layers and self.scaling.features != self.layers[0].weight.shape[0]:
             raise UsageError(f"the scaling has {self.scaling.features} features but the first layer takes "
                              f"{self.layers[0].weight.shape[0]} inputs")
+        check_columns(self.columns, self.inputs if self.layers else None, UsageError, "the network")
+
+    @property
+    def inputs(self) -> int:
+        """The number of input features."""
+        return self.layers[0].weight.shape[0]
 
     def core(self) -> "TrainedNetwork":
         """The network without its input scaling (on already scaled features)."""
-        return TrainedNetwork(self.classes, self.layers, self.meta)
+        return replace(self, scaling=None)
 
     def with_scaling(self, scaling: Scaling | None) -> "TrainedNetwork":
         """The same layers behind ``scaling`` (None, or an identity scaling: none)."""
         keep = scaling if scaling is not None and not scaling.identity else None
-        return TrainedNetwork(self.classes, self.layers, self.meta, keep)
+        return replace(self, scaling=keep)
 
     def forward(self, X: np.ndarray) -> list[np.ndarray]:
         """Activations of every layer (the last one is the output scores) for raw features ``X``."""
@@ -94,23 +110,9 @@ class TrainedNetwork:
         return outs
 
     def _rows(self, X) -> np.ndarray:
-        """``X`` as a float matrix of finite rows as wide as the input layer; a
-        :class:`~annc.errors.UsageError` (wrong shape or type) or
-        :class:`~annc.errors.DataError` (NaN or inf) otherwise."""
         if not self.layers:
             raise UsageError("the network has no layers")
-        width = self.layers[0].weight.shape[0]
-        try:
-            a = np.asarray(X, dtype=float)
-        except (TypeError, ValueError) as e:
-            raise UsageError(f"X must be a matrix of numbers (samples x {width} features): {e}") from None
-        if a.ndim != 2 or a.shape[1] != width:
-            raise UsageError(f"X must be a matrix of shape (samples, {width}); got shape {a.shape}")
-        bad = np.argwhere(~np.isfinite(a))
-        if bad.size:
-            r, c = bad[0]
-            raise DataError(f"X row {r}, column {c}: {a[r, c]} is not a finite number")
-        return a
+        return input_matrix(X, self.inputs, self.columns)
 
     def scores(self, X: np.ndarray) -> np.ndarray:
         """The output layer's scores for the rows of ``X`` (one column per class)."""
@@ -139,7 +141,7 @@ class TrainedNetwork:
             layers[i] = Layer(layers[i].activation, layers[i].weight[:, keep], layers[i].bias[keep])
             layers[i + 1] = Layer(layers[i + 1].activation, layers[i + 1].weight[keep], layers[i + 1].bias)
         meta = {**self.meta, "pruned_units": removed[:-1]}
-        return TrainedNetwork(list(self.classes), layers, meta, self.scaling)
+        return TrainedNetwork(list(self.classes), layers, meta, self.scaling, self.columns)
 
     def nonzero_weights(self, tol: float = 1e-9) -> int:
         return int(sum(np.count_nonzero(np.abs(layer.weight) > tol) for layer in self.layers))
@@ -154,6 +156,7 @@ class TrainedNetwork:
             ],
             "meta": self.meta,
             **({"scaling": self.scaling.to_dict()} if self.scaling is not None else {}),
+            **({"columns": self.columns.to_dict()} if self.columns is not None else {}),
         }
 
     @classmethod
@@ -187,12 +190,12 @@ class TrainedNetwork:
             except UsageError as e:
                 raise WeightsError(f"{source}: field scaling: {e}") from None
         return _network(d["classes"], layers, meta if isinstance(meta, dict) else {}, source,
-                        lambda i, key: f"layers[{i}].{key}", scaling)
+                        lambda i, key: f"layers[{i}].{key}", scaling, json_columns(d, source))
 
     def save(self, stem: str | Path) -> tuple[Path, Path]:
         """Write ``<stem>.weights.json`` and ``<stem>.weights.npz``; return both paths."""
         return save_weights(stem, self.to_dict(), {"classes": np.asarray([str(c) for c in self.classes]),
-                                                   **layer_arrays(self.layers)}, self.scaling)
+                                                   **layer_arrays(self.layers)}, self.scaling, self.columns)
 
     def export(self, stem: str | Path) -> list[Path]:
         """Save the network as :meth:`save`, plus ``<stem>.pruned.weights.*`` when
@@ -229,10 +232,12 @@ def layer_arrays(layers: list[Layer], prefix: str = "") -> dict:
     return arrays
 
 
-def save_weights(stem: str | Path, record: dict, arrays: dict, scaling: Scaling | None) -> tuple[Path, Path]:
+def save_weights(stem: str | Path, record: dict, arrays: dict, scaling: Scaling | None,
+                 columns: Columns | None = None) -> tuple[Path, Path]:
     """Write ``<stem>.weights.json`` (``record``) and ``<stem>.weights.npz`` (``arrays`` plus
-    the scaling's ``scaling_kind|_center|_width``); return both paths.  The one writer of
-    weights files, for networks and ensembles."""
+    the scaling's ``scaling_kind|_center|_width`` and the column names'
+    ``columns_features|_label``); return both paths.  The one writer of weights files, for
+    networks and ensembles."""
     stem = Path(stem)
     jpath = stem.with_name(stem.name + ".weights.json")
     npath = stem.with_name(stem.name + ".weights.npz")
@@ -240,6 +245,8 @@ def save_weights(stem: str | Path, record: dict, arrays: dict, scaling: Scaling 
     if scaling is not None:
         arrays = {**arrays, "scaling_kind": np.asarray(scaling.kind), "scaling_center": scaling.center,
                   "scaling_width": scaling.width}
+    if columns is not None:
+        arrays = {**arrays, **columns.arrays()}
     np.savez(npath, **arrays)
     return jpath, npath
 
@@ -269,7 +276,7 @@ def _matrix(value, where: str, ndim: int) -> np.ndarray:
 
 
 def _network(classes, layers: list[tuple], meta: dict, source: str, field,
-             scaling: Scaling | None = None) -> TrainedNetwork:
+             scaling: Scaling | None = None, columns: Columns | None = None) -> TrainedNetwork:
     """Check the parts ``(activation, weight, bias)`` of a network read from ``source``
     fit together, and build it; ``field(i, key)`` names a layer's field in messages."""
     if not layers:
@@ -298,7 +305,8 @@ def _network(classes, layers: list[tuple], meta: dict, source: str, field,
     if scaling is not None and scaling.features != built[0].weight.shape[0]:
         raise WeightsError(f"{source}: field scaling has {scaling.features} features but the first layer "
                            f"takes {built[0].weight.shape[0]} inputs")
-    return TrainedNetwork(list(classes), built, meta, scaling)
+    check_columns(columns, built[0].weight.shape[0], WeightsError, source)
+    return TrainedNetwork(list(classes), built, meta, scaling, columns)
 
 
 def _npz_text(a: np.ndarray) -> str:
@@ -343,4 +351,52 @@ def _load_npz(path: Path) -> TrainedNetwork:
         except UsageError as e:
             raise WeightsError(f"{path}: field scaling: {e}") from None
     return _network([str(c) for c in classes], layers, {}, str(path), lambda i, key: f"layer{i}_{key}",
-                    scaling)
+                    scaling, npz_columns(arrays, str(path)))
+
+
+# -- inputs and their names -----------------------------------------------------------
+def input_matrix(X, width: int, columns: Columns | None) -> np.ndarray:
+    """``X`` as a float matrix of finite rows as wide as the input layer (``width``): a
+    data frame's columns found by name when the network records ``columns``
+    (:func:`annc.inputs.match_columns`), an array's as they are.  A
+    :class:`~annc.errors.UsageError` (wrong shape or type) or
+    :class:`~annc.errors.DataError` (NaN or inf, a missing or extra column) otherwise."""
+    order = match_columns(frame_columns(X), columns, width, "X")
+    try:
+        a = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise UsageError(f"X must be a matrix of numbers (samples x {width} features): {e}") from None
+    if order is not None:
+        a = a[:, order]
+    if a.ndim != 2 or a.shape[1] != width:
+        raise UsageError(f"X must be a matrix of shape (samples, {width}); got shape {a.shape}")
+    bad = np.argwhere(~np.isfinite(a))
+    if bad.size:
+        r, c = bad[0]
+        raise DataError(f"X row {r}, column {c}: {a[r, c]} is not a finite number")
+    return a
+
+
+def check_columns(columns: Columns | None, width: int | None, error: type, source: str) -> None:
+    """``error`` naming ``source`` unless ``columns`` (if any) names ``width`` features."""
+    if columns is not None and width is not None and len(columns.features) != width:
+        raise error(f"{source}: the columns name {len(columns.features)} features but the first layer "
+                    f"takes {width} inputs")
+
+
+def json_columns(d: dict, source: str) -> Columns | None:
+    """The ``columns`` field of a parsed weights file (None if absent: an older file)."""
+    if "columns" not in d:
+        return None
+    try:
+        return Columns.from_dict(d["columns"])
+    except UsageError as e:
+        raise WeightsError(f"{source}: field columns: {e}") from None
+
+
+def npz_columns(arrays: dict, source: str) -> Columns | None:
+    """The ``columns_*`` arrays of a ``.weights.npz`` (None if absent: an older file)."""
+    try:
+        return Columns.from_arrays(arrays)
+    except UsageError as e:
+        raise WeightsError(f"{source}: field columns: {e}") from None

@@ -3,7 +3,7 @@
 The graph is annc's forward pass (:meth:`annc.network.TrainedNetwork.forward`), op by op,
 in double precision so that a runtime computes the same numbers:
 
-* input ``X``: ``N x d`` doubles, the raw features;
+* input ``X``: ``N x d`` doubles, the raw features, by position (below);
 * the network's input scaling, if it records one: ``x' = (X - center) / width``
   (``Sub``, ``Div``);
 * every layer ``pre = a W + b`` (``MatMul``, ``Add``), then its activation:
@@ -23,7 +23,12 @@ matrix product may sum its terms in another order, which moves a score by roundi
 that rounding.  Sums of small integers are exact in any order, so a pre-activation that
 is exactly 0 (where a step unit switches on) is 0 in both.
 
-The class labels and annc's version are in the model's metadata (``classes`` as JSON).
+The input is positional: column ``j`` of ``X`` is the network's feature ``j``; unlike
+annc's own readers (:func:`annc.inputs.match_columns`), an ONNX runtime does not match
+names.  When the network records its training columns' names they are in the input's
+doc string and in the model's metadata (``features``, a JSON list, in the order ``X``
+takes them), so a caller can order its columns by them.  The class labels and annc's
+version are in the metadata too (``classes`` as JSON).
 Weights, biases and the scaling must be finite, and a network's output layer must have one
 unit per class (:class:`~annc.errors.UsageError` otherwise).
 
@@ -157,7 +162,7 @@ def to_onnx(net):
     c = len(classes)
     graph = helper.make_graph(
         g.nodes, "annc_ensemble" if isinstance(net, Ensemble) else "annc_network",
-        [helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", d])],
+        [helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", d], _input_doc(net))],
         [helper.make_tensor_value_info("scores", TensorProto.DOUBLE, ["N", c]),
          helper.make_tensor_value_info("label", TensorProto.INT64, ["N"]),
          helper.make_tensor_value_info("class", class_type, ["N"])],
@@ -165,10 +170,19 @@ def to_onnx(net):
     model = helper.make_model(graph, producer_name="annc", producer_version=__version__,
                               opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = min(model.ir_version, 8)  # readable by onnxruntime releases of the last years
-    helper.set_model_props(model, {"classes": json.dumps([_plain(c) for c in classes]),
-                                   "annc_version": __version__})
+    props = {"classes": json.dumps([_plain(c) for c in classes]), "annc_version": __version__}
+    if net.columns is not None:
+        props["features"] = json.dumps(list(net.columns.features))
+    helper.set_model_props(model, props)
     onnx.checker.check_model(model, full_check=True)
     return model
+
+
+def _input_doc(net) -> str:
+    """The doc string of input ``X``: its columns, by position."""
+    if net.columns is None:
+        return "raw features, by position (the weights file records no names)"
+    return "raw features, by position: " + ", ".join(net.columns.features)
 
 
 def _check(net) -> None:

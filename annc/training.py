@@ -429,6 +429,7 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
 def _result(net: TrainedNetwork, steps: list[Step], data: Dataset, test: Dataset | None, *, solver: str,
             greedy: bool, truncated: str | None, interrupted: bool) -> TrainResult:
     """The :class:`TrainResult` of a run; records the run in ``net.meta``."""
+    net.columns = data.columns  # the names of the training columns, which every weights file records
     result = TrainResult(net, steps, accuracy(net, data), accuracy(net, test) if test is not None else None,
                          greedy=greedy, interrupted=interrupted, truncated=truncated)
     net.meta.update({"solver": solver, "status": result.status.value,

@@ -2,7 +2,11 @@
 
 Like MiniZinc's ``.ozn``, the map alone turns a solver's solution back into weight
 matrices.  It records a schema version; fingerprints of the model file, of its column
-names and of the training data; the spec (canonical text); the class labels; the
+names and of the training data (``data.sha256``, of the file's bytes, and
+``data.content_sha256``, of its table read in the order of its feature columns:
+:func:`annc.data.array_digest`); the names of the training data's feature and label
+columns (``data.features``, null for data given as arrays, and ``data.label``), which
+the decoded network records; the spec (canonical text); the class labels; the
 objective sense and constant; and for every tensor its role, layer, shape and first
 column.  Column names follow :mod:`annc.names`, so the map regenerates every name in
 column order without storing them.
@@ -26,7 +30,8 @@ import re
 from pathlib import Path
 
 from . import __version__
-from .errors import AnncError, MapError, SpecError
+from .errors import AnncError, MapError, SpecError, UsageError
+from .inputs import Columns
 from .formulations import ACTIVATIONS
 from .model import Block, Model
 from .names import BLOCK_RE, name_table, table_strings
@@ -162,6 +167,7 @@ def validate_map(vmap: dict, path: str | Path = "map") -> None:
     f.get(model, "file", "model.file", lambda v: isinstance(v, str), "a file name", optional=True)
     f.get(data, "file", "data.file", lambda v: isinstance(v, str) and v != "" and "\0" not in v, "a file name")
     f.get(data, "sha256", "data.sha256", _is_hex, "a SHA-256 in hex")
+    f.get(data, "content_sha256", "data.content_sha256", _is_hex, "a SHA-256 in hex", optional=True)
     f.get(recorded, "source", "spec.source", lambda v: isinstance(v, str), "a string")
     text = f.get(recorded, "text", "spec.text", lambda v: isinstance(v, str), "a string")
     f.get(options, "merge", "options.merge", lambda v: isinstance(v, bool), "true or false")
@@ -181,6 +187,7 @@ def validate_map(vmap: dict, path: str | Path = "map") -> None:
     spec = _recorded_spec(f, text)
     if "scaling" in vmap:
         _scaling(f, vmap["scaling"], spec)
+    _columns(f, vmap, spec)
     if spec.eps != eps:
         raise f.error("eps", f"is {eps:g} but the spec recorded in this map says eps {spec.eps:g}")
     tensors = _tensors(f, vmap, columns)
@@ -242,6 +249,34 @@ def _scaling(f: _Fields, value, spec) -> None:
                                       f"scale {spec.scale}")
     if scaling.features != spec.inputs:
         raise f.error("scaling", f"has {scaling.features} features but the spec has input {spec.inputs}")
+
+
+def _columns(f: _Fields, vmap: dict, spec) -> None:
+    """Check the optional names of the training columns (``data.features``: one distinct
+    name per input feature, or null for data without names; ``data.label``)."""
+    data = vmap["data"]
+    f.get(data, "label", "data.label", lambda v: isinstance(v, str) and v != "", "a column name", optional=True)
+    features = f.get(data, "features", "data.features", lambda v: v is None or isinstance(v, list),
+                     "a list of column names or null", optional=True)
+    try:
+        columns = columns_of(vmap)
+    except UsageError as e:
+        raise f.error("data.features", f"is not a list of column names: {e}") from None
+    if columns is not None and len(features) != spec.inputs:
+        raise f.error("data.features", f"names {len(features)} columns but the spec has input {spec.inputs}")
+
+
+def map_inputs(vmap: dict) -> int:
+    """The number of input features of a (validated) map's model."""
+    first = vmap["layers"][0]["weight"]
+    return next(t["shape"][0] for t in vmap["tensors"] if t["name"] == first)
+
+
+def columns_of(vmap: dict) -> Columns | None:
+    """The names of the training columns a (validated) map records; None for data
+    without names (arrays)."""
+    data = vmap["data"]
+    return Columns(tuple(data["features"]), data.get("label")) if data.get("features") is not None else None
 
 
 def scaling_of(vmap: dict):

@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 
 from .compiler import Compiled, build
-from .data import load_data
+from .data import Dataset, Inputs, array_digest, load_data
 from .errors import AnncError, DataError, MapError, SpecError
 from .formulations import ACTIVATIONS, floor, network_loss
 from .network import TrainedNetwork
 from .spec import parse_spec
-from .varmap import file_digest, names_digest, scaling_of
+from .varmap import columns_of, file_digest, map_inputs, names_digest, scaling_of
 
 
 @dataclass
@@ -51,22 +51,7 @@ def rebuild(vmap: dict, data_path: str | Path | None = None, map_path: str | Pat
     """The compiled model of ``vmap`` (read by :func:`~annc.varmap.load_map`, so valid),
     rebuilt from its spec and (fingerprinted) data; ``map_path`` names it in errors."""
     where = f"map {map_path}" if map_path else "the map"
-    path = Path(data_path or vmap["data"]["file"])
-    if not path.is_file():
-        what = "is not a file" if path.exists() else "not found"
-        raise AnncError(f"cannot verify: training data {path} {what} (pass --data PATH, or --no-verify)")
-    try:
-        digest = file_digest(path)
-    except OSError as e:
-        raise AnncError(f"cannot verify: cannot read training data {path} ({e.strerror or e})") from None
-    if digest != vmap["data"]["sha256"]:
-        raise AnncError(f"cannot verify: {path} is not the data the model was compiled from "
-                        f"(its SHA-256 differs from the one in {where})")
-    try:  # the very data of the compile: an error here is the map's classes or label
-        data = load_data(path, label=vmap["options"].get("label"), classes=vmap["classes"])
-    except DataError as e:
-        raise MapError(f"{where}: its classes or label column do not fit the data it was compiled "
-                       f"from: {e}") from None
+    data = _training_data(vmap, Path(data_path or vmap["data"]["file"]), where)
     try:
         spec = parse_spec(vmap["spec"]["text"], vmap["spec"]["source"])
     except SpecError as e:
@@ -84,6 +69,34 @@ def rebuild(vmap: dict, data_path: str | Path | None = None, map_path: str | Pat
         raise MapError(f"cannot verify: the model rebuilt from {where} has other columns than the map "
                        "records (was the map edited, or compiled by another annc version?)")
     return c
+
+
+def _training_data(vmap: dict, path: Path, where: str) -> Dataset:
+    """The training data of ``vmap`` read from ``path``: the very file the model was
+    compiled from (its SHA-256), or the same table with its columns in another order, its
+    features found by the names the map records (:func:`~annc.data.load_data`) and the
+    table recognised by its digest (``data.content_sha256``; a map without one needs the
+    very file).  An :class:`~annc.errors.AnncError` says why it is not."""
+    if not path.is_file():
+        what = "is not a file" if path.exists() else "not found"
+        raise AnncError(f"cannot verify: training data {path} {what} (pass --data PATH, or --no-verify)")
+    try:
+        same_file = file_digest(path) == vmap["data"]["sha256"]
+    except OSError as e:
+        raise AnncError(f"cannot verify: cannot read training data {path} ({e.strerror or e})") from None
+    other = f"cannot verify: {path} is not the data the model was compiled from"
+    inputs_of = None if same_file else Inputs(map_inputs(vmap), columns_of(vmap), vmap["classes"])
+    try:
+        data = load_data(path, label=vmap["options"].get("label"), classes=vmap["classes"], inputs_of=inputs_of)
+    except DataError as e:
+        if not same_file:
+            raise AnncError(f"{other} ({str(e).splitlines()[0]})") from None
+        # the very data of the compile: an error here is the map's classes or label
+        raise MapError(f"{where}: its classes or label column do not fit the data it was compiled "
+                       f"from: {e}") from None
+    if not same_file and array_digest(data.X, data.y) != vmap["data"].get("content_sha256"):
+        raise AnncError(f"{other} (its SHA-256 differs from the one in {where})")
+    return data
 
 
 def verify(vmap: dict, x: np.ndarray, net: TrainedNetwork, *, status: str,
