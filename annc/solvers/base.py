@@ -24,6 +24,7 @@ from ..solutions import Status
 OPTIMAL_GAP = 1e-4  # relative gap within which a proved optimum is called "optimal"
 OPTIMAL_ABS_GAP = 1e-6  # ... or this absolute gap (objectives near 0: HiGHS's mip_abs_gap default)
 MAX_THREADS = 1024  # HiGHS aborts the whole process (std::terminate) when it cannot start its threads
+MAX_NODE_LIMIT = 2**31 - 1  # HiGHS's mip_max_nodes is a C int
 MAX_TIME_LIMIT = 1e9  # seconds (31 years); GLPK takes its limit in milliseconds as a C int
 
 
@@ -38,13 +39,14 @@ class SolveOptions:
     model_file: str | None = None  # an MPS file of this very model already written (skip writing it again)
     interrupt: "Interrupt | None" = None  # shared Ctrl-C state (e.g. over the MIPs of greedy training)
     start: "np.ndarray | None" = None  # a feasible point to start from (MIP start), in column order
+    node_limit: int | None = None  # branch-and-bound nodes per solve (a work limit; None: no limit)
 
     def checked(self) -> "SolveOptions":
-        """A copy with ``time_limit``, ``gap`` and ``threads`` checked and normalised
-        (float, float, int); :class:`~annc.errors.UsageError` if one is out of range.
-        The one check of these settings: the CLI and the Python API both come here."""
+        """A copy with ``time_limit``, ``gap``, ``threads`` and ``node_limit`` checked and
+        normalised (float, float, int, int); :class:`~annc.errors.UsageError` if one is out of
+        range.  The one check of these settings: the CLI and the Python API both come here."""
         return replace(self, time_limit=check_time_limit(self.time_limit), gap=check_gap(self.gap),
-                       threads=check_threads(self.threads))
+                       threads=check_threads(self.threads), node_limit=check_node_limit(self.node_limit))
 
 
 def _real(value, what: str, option: str) -> float | None:
@@ -86,6 +88,20 @@ def check_threads(value) -> int | None:
     n = int(value)
     if not 1 <= n <= MAX_THREADS:
         raise UsageError(f"threads {n} is out of range: give 1 to {MAX_THREADS}")
+    return n
+
+
+def check_node_limit(value) -> int | None:
+    """Branch-and-bound nodes per solve: a whole number from 0 to :data:`MAX_NODE_LIMIT`
+    (0: the root node only; None: no limit)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value \
+            or (not isinstance(value, numbers.Integral) and not float(value).is_integer()):
+        raise UsageError(f"the node limit (node_limit) must be a whole number, not {value!r}")
+    n = int(value)
+    if not 0 <= n <= MAX_NODE_LIMIT:
+        raise UsageError(f"node limit {n} is out of range: give 0 to {MAX_NODE_LIMIT} (leave it out for no limit)")
     return n
 
 

@@ -88,7 +88,7 @@ def cbc_line(state):
 class CbcDriver(ProgramDriver):
     name = "cbc"
     progress = interrupt = True
-    parameters = {"time_limit": "-sec", "gap": "-ratio", "threads": "-threads"}
+    parameters = {"time_limit": "-sec", "gap": "-ratio", "threads": "-threads", "node_limit": "-maxNodes"}
     solution_suffix = "cbc.sol"
 
     def command(self, opts: SolveOptions) -> list[str]:

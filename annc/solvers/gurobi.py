@@ -14,7 +14,7 @@ from .base import Clock, Interrupt, SolveOptions, SolveResult, verdict
 class GurobiDriver(PackageDriver):
     name = "gurobi"
     module = "gurobipy"
-    parameters = {"time_limit": "TimeLimit", "gap": "MIPGap", "threads": "Threads"}
+    parameters = {"time_limit": "TimeLimit", "gap": "MIPGap", "threads": "Threads", "node_limit": "NodeLimit"}
 
     def load(self, gp, path: str):
         env = gp.Env(empty=True)

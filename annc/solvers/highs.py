@@ -53,7 +53,7 @@ def to_highs_lp(model: Model) -> "highspy.HighsLp":
 class HighsDriver(Driver):
     name = "highs"
     in_memory = mip_start = progress = interrupt = True
-    parameters = {"time_limit": "time_limit", "gap": "mip_rel_gap", "threads": "threads"}
+    parameters = {"time_limit": "time_limit", "gap": "mip_rel_gap", "threads": "threads", "node_limit": "mip_max_nodes"}
 
     def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
         opts = opts.checked()  # HiGHS aborts the process on an absurd thread count: never pass one

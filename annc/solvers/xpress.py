@@ -18,7 +18,7 @@ from .base import Clock, Interrupt, SolveOptions, SolveResult, verdict
 
 class XpressDriver(PackageDriver):
     name = "xpress"
-    parameters = {"time_limit": "timelimit", "gap": "miprelstop", "threads": "threads"}
+    parameters = {"time_limit": "timelimit", "gap": "miprelstop", "threads": "threads", "node_limit": "maxnode"}
 
     def load(self, xp, path: str):
         with warnings.catch_warnings():  # the community licence notice
