@@ -230,6 +230,21 @@ def test_continuous_bounds_are_below_the_proven_optimum_and_random_networks(seed
     assert best(found).value <= costs.min() + EXACT
 
 
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000))
+def test_support_bound_of_relu_units_is_below_the_grid_optimum(seed):
+    """ReLU units on a weight grid: the MIP is exact, so HiGHS's proven optimum is the
+    grid class's; the support bound (equal projections conflict) stays below it."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.random((6, 2)) * 4) / 4  # a coarse lattice: equal projections are common
+    counts = np.eye(2, dtype=int)[rng.integers(0, 2, 6)]
+    pb = problem_of(spec_text(2, 1, 2, 0.1, act="relu"), X, counts)
+    res = solve(formulate(pb), "highs", SolveOptions(threads=1, time_limit=60))
+    assert res.status == Status.OPTIMAL and not formulate(pb).layout.relaxed
+    for depth in (0, 1, 2):
+        assert support_bound(pb, depth=depth).value <= res.objective + 1e-6
+
+
 # -- the conflict bound ------------------------------------------------------------------------
 def test_conflict_bound_of_two_close_rows_is_one_and_of_far_rows_zero():
     close = problem_of(spec_text(3, 2, 2, 0.1, grid=False), [[0.5, 0.5, 0.5], [0.52, 0.5, 0.47]], [[1, 0], [0, 3]])
@@ -239,7 +254,7 @@ def test_conflict_bound_of_two_close_rows_is_one_and_of_far_rows_zero():
     wide = parse_spec(spec_text(3, 2, 2, 0.1, grid=False).replace("weights [-1, 1] grid 3", "") + "weights [-2, 2]\n")
     assert conflict_bound(restrict(close, [0, 1], wide)).value == 0  # |w| <= 2: eps/W = 0.05 < 0.06
     relu = problem_of(spec_text(3, 2, 2, 0.1, act="relu", grid=False), close.X, [[1, 0], [0, 3]])
-    assert conflict_bound(relu).value == 0  # ReLU units: only equal rows conflict
+    assert conflict_bound(relu) is None  # ReLU units: no margin argument (support uses equal projections)
     nll = problem_of(spec_text(3, 2, 2, 0.1, grid=False).replace("loss errors", "loss nll"), close.X, [[1, 0], [0, 3]])
     assert conflict_bound(nll) is None and support_bound(nll) is None
 

@@ -64,13 +64,15 @@ def radius(spec) -> float:
 
 
 def conflict_bound(problem) -> Bound | None:
-    """The bound of the module docstring on the whole problem, or None where it does not apply."""
+    """The bound of the module docstring on the whole problem, or None where it does not
+    apply: another loss, or a first hidden layer without step units (its equal rows are
+    the loss floor's business; :mod:`.support` still uses them)."""
     spec = problem.spec
-    if not applies(spec):
+    if not applies(spec) or spec.hidden[0].activation not in STEP_UNITS:
         return None
     r = radius(spec)
     value, edges = errors_bound(problem.X, problem.counts, r)
-    rule = "equal rows" if r == 0 else f"rows closer than eps/W = {r:.4g} in L1"
+    rule = "every row alike: W = 0" if math.isinf(r) else f"rows closer than eps/W = {r:.4g} in L1"
     return Bound(value, "conflict", f"least cover of {edges} conflicting pairs of sample groups ({rule})")
 
 

@@ -38,6 +38,7 @@ from ..errors import UsageError
 from ..formulations import ACTIVATIONS, formulate
 from ..formulations.common import leads
 from ..problem import TrainingProblem
+from ..solutions import Status
 from ..solvers import SolveOptions, solve
 from .bound import Bound, attainable
 
@@ -158,7 +159,7 @@ def solve_rows(problem: TrainingProblem, rows, work: Work, *, penalty: bool = Tr
                                                       threads=1))
     value = attainable(sub, res.bound) if res.bound is not None else 0.0
     return Solved(max(value, 0.0), int(res.extra.get("nodes", 0)), time.perf_counter() - t0,
-                  res.status.value == "optimal")
+                  res.status == Status.OPTIMAL)
 
 
 def subset_bounds(problem: TrainingProblem, *, incumbent=None, subsets: int = Work.subsets, rows: int = Work.rows,
