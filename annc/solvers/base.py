@@ -78,31 +78,30 @@ def check_gap(value) -> float | None:
     return v
 
 
-def check_threads(value) -> int | None:
-    """Solver threads: a whole number from 1 to :data:`MAX_THREADS` (None: the solver's default)."""
+def _whole(value, what: str, name: str, lo: int, hi: int, hint: str = "") -> int | None:
+    """``value`` as an int from ``lo`` to ``hi`` (None stays None); booleans, NaN, text and
+    fractions are refused (:class:`~annc.errors.UsageError`, naming ``what``)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value \
             or (not isinstance(value, numbers.Integral) and not float(value).is_integer()):
-        raise UsageError(f"threads (threads / --threads) must be a whole number, not {value!r}")
+        raise UsageError(f"{what} must be a whole number, not {value!r}")
     n = int(value)
-    if not 1 <= n <= MAX_THREADS:
-        raise UsageError(f"threads {n} is out of range: give 1 to {MAX_THREADS}")
+    if not lo <= n <= hi:
+        raise UsageError(f"{name} {n} is out of range: give {lo} to {hi}{hint}")
     return n
+
+
+def check_threads(value) -> int | None:
+    """Solver threads: a whole number from 1 to :data:`MAX_THREADS` (None: the solver's default)."""
+    return _whole(value, "threads (threads / --threads)", "threads", 1, MAX_THREADS)
 
 
 def check_node_limit(value) -> int | None:
     """Branch-and-bound nodes per solve: a whole number from 0 to :data:`MAX_NODE_LIMIT`
-    (0: the root node only; None: no limit)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value \
-            or (not isinstance(value, numbers.Integral) and not float(value).is_integer()):
-        raise UsageError(f"the node limit (node_limit) must be a whole number, not {value!r}")
-    n = int(value)
-    if not 0 <= n <= MAX_NODE_LIMIT:
-        raise UsageError(f"node limit {n} is out of range: give 0 to {MAX_NODE_LIMIT} (leave it out for no limit)")
-    return n
+    (None: no limit; HiGHS stops at 0 before its root node is done, with no bound)."""
+    return _whole(value, "the node limit (node_limit)", "node limit", 0, MAX_NODE_LIMIT,
+                  " (leave it out for no limit)")
 
 
 BOUND_EVERY = 1.0  # seconds between progress reports that only move the bound
