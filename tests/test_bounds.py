@@ -319,6 +319,7 @@ def test_attainable_values_of_errors_and_l0():
 def test_best_keeps_the_first_of_equal_bounds():
     a, b, c = Bound(1.0, "a"), Bound(2.0, "b"), Bound(2.0, "c")
     assert best([a, b, c]) is b and best([]) is None
+    assert Bound(1.5, "subset", "2 sub-MIPs").line() == "1.5 (subset: 2 sub-MIPs)" and a.line() == "1 (a)"
 
 
 # -- subsets -----------------------------------------------------------------------------------
