@@ -52,6 +52,20 @@ def test_one_option_table_mapped_to_each_solvers_names():
                        "-solve", "-solu", "{sol}"]
 
 
+def test_node_limit_is_mapped_to_each_solvers_name_and_checked():
+    opts = SolveOptions(node_limit=7)
+    names = {"highs": "mip_max_nodes", "scip": "limits/nodes", "gurobi": "NodeLimit", "cplex": "mip.limits.nodes",
+             "xpress": "maxnode"}
+    for solver, name in names.items():
+        assert SOLVERS[solver].settings(opts) == [(name, 7)], solver
+    assert SOLVERS["glpk"].settings(opts) == []  # GLPK has no node limit
+    assert SOLVERS["cbc"].command(opts)[4:6] == ["-maxNodes", "7"]
+    assert SolveOptions(node_limit=3.0).checked().node_limit == 3
+    for bad in (-1, 2.5, True, "10", 2**31):
+        with pytest.raises(AnncError, match="node limit"):
+            SolveOptions(node_limit=bad).checked()
+
+
 def test_train_asks_the_driver_for_a_mip_start(tmp_path, monkeypatch):
     X, y = xor_data(16, noise=0.1, seed=0)
     csv = write_csv(tmp_path / "xor16.csv", X, y)

@@ -27,7 +27,7 @@ LAYERS: list[set[str]] = [
     {"formulations"},
     {"writers", "solutions"},
     {"compiler", "solvers", "decode", "varmap", "verify", "verdict", "report", "onnx_export", "html_report"},
-    {"starts", "warmstart", "sgd", "chain", "relaxed", "training", "selection", "decomposition"},
+    {"starts", "bounds", "warmstart", "sgd", "chain", "relaxed", "training", "selection", "decomposition"},
     {"api", "experiment", "cli", "annc", "estimator"},  # "annc": the package's __init__, which binds the API
 ]
 ALIASES = [{"starts", "warmstart"}]  # one of the two exists (warmstart.py is becoming starts/)
@@ -35,6 +35,7 @@ ONLY_BOTTOM = {"writers", "solutions"}  # layer 0 only, plus their own package
 NEVER = {
     "formulations": {"solvers", "writers", "sgd"},
     "solvers": {"compiler", "decode", "varmap", "verify"},  # a driver turns a model into a point, no more
+    "bounds": {"starts", "warmstart", "training", "chain", "decomposition", "selection"},  # bounds, not search
 }
 ROOT_CONSTANTS = {"__version__"}  # names any layer may take from the package (its top level imports nothing)
 

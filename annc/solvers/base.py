@@ -24,6 +24,7 @@ from ..solutions import Status
 OPTIMAL_GAP = 1e-4  # relative gap within which a proved optimum is called "optimal"
 OPTIMAL_ABS_GAP = 1e-6  # ... or this absolute gap (objectives near 0: HiGHS's mip_abs_gap default)
 MAX_THREADS = 1024  # HiGHS aborts the whole process (std::terminate) when it cannot start its threads
+MAX_NODE_LIMIT = 2**31 - 1  # HiGHS's mip_max_nodes is a C int
 MAX_TIME_LIMIT = 1e9  # seconds (31 years); GLPK takes its limit in milliseconds as a C int
 
 
@@ -32,18 +33,18 @@ class SolveOptions:
     time_limit: float | None = None
     gap: float | None = None  # relative gap at which to stop
     threads: int | None = None
-    node_limit: int | None = None  # branch-and-bound nodes (a work limit: the same result under any load)
     progress: Callable[["Progress"], None] | None = None
     workdir: str | None = None  # where file-based drivers write model and solution (default: a temp dir)
     command: str | None = None  # external command template (solver "cmd")
     model_file: str | None = None  # an MPS file of this very model already written (skip writing it again)
     interrupt: "Interrupt | None" = None  # shared Ctrl-C state (e.g. over the MIPs of greedy training)
     start: "np.ndarray | None" = None  # a feasible point to start from (MIP start), in column order
+    node_limit: int | None = None  # branch-and-bound nodes per solve (a work limit; None: no limit)
 
     def checked(self) -> "SolveOptions":
-        """A copy with ``time_limit``, ``gap`` and ``threads`` checked and normalised
-        (float, float, int); :class:`~annc.errors.UsageError` if one is out of range.
-        The one check of these settings: the CLI and the Python API both come here."""
+        """A copy with ``time_limit``, ``gap``, ``threads`` and ``node_limit`` checked and
+        normalised (float, float, int, int); :class:`~annc.errors.UsageError` if one is out of
+        range.  The one check of these settings: the CLI and the Python API both come here."""
         return replace(self, time_limit=check_time_limit(self.time_limit), gap=check_gap(self.gap),
                        threads=check_threads(self.threads), node_limit=check_node_limit(self.node_limit))
 
@@ -77,27 +78,30 @@ def check_gap(value) -> float | None:
     return v
 
 
-def check_threads(value) -> int | None:
-    """Solver threads: a whole number from 1 to :data:`MAX_THREADS` (None: the solver's default)."""
+def _whole(value, what: str, name: str, lo: int, hi: int, hint: str = "") -> int | None:
+    """``value`` as an int from ``lo`` to ``hi`` (None stays None); booleans, NaN, text and
+    fractions are refused (:class:`~annc.errors.UsageError`, naming ``what``)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value \
             or (not isinstance(value, numbers.Integral) and not float(value).is_integer()):
-        raise UsageError(f"threads (threads / --threads) must be a whole number, not {value!r}")
+        raise UsageError(f"{what} must be a whole number, not {value!r}")
     n = int(value)
-    if not 1 <= n <= MAX_THREADS:
-        raise UsageError(f"threads {n} is out of range: give 1 to {MAX_THREADS}")
+    if not lo <= n <= hi:
+        raise UsageError(f"{name} {n} is out of range: give {lo} to {hi}{hint}")
     return n
 
 
+def check_threads(value) -> int | None:
+    """Solver threads: a whole number from 1 to :data:`MAX_THREADS` (None: the solver's default)."""
+    return _whole(value, "threads (threads / --threads)", "threads", 1, MAX_THREADS)
+
+
 def check_node_limit(value) -> int | None:
-    """Branch-and-bound nodes per solve: a whole number >= 0 (None: no limit).  A node limit
-    is a work limit: a solve that stops on it ends at the same point whatever the load."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise UsageError(f"node limit must be a whole number >= 0, not {value!r}")
-    return int(value)
+    """Branch-and-bound nodes per solve: a whole number from 0 to :data:`MAX_NODE_LIMIT`
+    (None: no limit; HiGHS stops at 0 before its root node is done, with no bound)."""
+    return _whole(value, "the node limit (node_limit)", "node limit", 0, MAX_NODE_LIMIT,
+                  " (leave it out for no limit)")
 
 
 BOUND_EVERY = 1.0  # seconds between progress reports that only move the bound

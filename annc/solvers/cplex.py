@@ -15,7 +15,8 @@ from .base import Clock, Interrupt, SolveOptions, SolveResult, verdict
 
 class CplexDriver(PackageDriver):
     name = "cplex"
-    parameters = {"time_limit": "timelimit", "gap": "mip.tolerances.mipgap", "threads": "threads", "node_limit": "mip.limits.nodes"}
+    parameters = {"time_limit": "timelimit", "gap": "mip.tolerances.mipgap", "threads": "threads",
+                  "node_limit": "mip.limits.nodes"}
 
     def load(self, cplex, path: str):
         c = cplex.Cplex()

@@ -33,7 +33,8 @@ OPTIONS: Mapping[str, Callable] = {
     "time_limit": float,  # seconds per solve (wall clock)
     "gap": float,  # relative gap at which to stop
     "threads": int,  # solver threads
-    "node_limit": int,  # branch-and-bound nodes (a work limit)
+    "node_limit": int,  # branch-and-bound nodes per solve (a work limit, unlike time_limit: the same
+    # on any machine); GLPK has none
 }
 
 

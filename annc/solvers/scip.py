@@ -13,7 +13,8 @@ from .base import Clock, Interrupt, SolveOptions, SolveResult, verdict
 class ScipDriver(PackageDriver):
     name = "scip"
     module = "pyscipopt"
-    parameters = {"time_limit": "limits/time", "gap": "limits/gap", "threads": "parallel/maxnthreads", "node_limit": "limits/nodes"}
+    parameters = {"time_limit": "limits/time", "gap": "limits/gap", "threads": "parallel/maxnthreads",
+                  "node_limit": "limits/nodes"}
 
     def load(self, scip, path: str):
         m = scip.Model()
