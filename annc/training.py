@@ -65,11 +65,13 @@ from .solvers.base import Interrupt
 from .spec import NetworkSpec
 from .varmap import file_digest
 from .formulations import floor
-from .verdict import Verdict, judge, lower_bound, verdict_record
+from .verdict import Verdict, judge, sourced_bound, verdict_record
 from .verify import check
 from .relaxed import conclude_relaxed
 from .starts.budget import MIN_START_BUDGET, start_budget
 from .starts.incumbent import search_incumbent
+from .starts.point import hidden_network
+from .bounds import Work, best, lower_bounds
 from .starts.margin import default_eps
 
 SEARCH_SHARE = 0.75  # of the time limit, at most, for annc's own search before the full MIP
@@ -247,20 +249,42 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     net = decode_network(c.varmap, res.x)
     ver = check(c, res.x, net, status=res.status.value, solver_objective=res.objective)
     source = "solver"
-    bound = lower_bound(solver_status=res.status, solver_objective=res.objective, solver_bound=res.bound,
-                        floor=floor(c.problem))
+    bound, bound_source = sourced_bound(solver_status=res.status, solver_objective=res.objective,
+                                        solver_bound=res.bound, floor=floor(c.problem))
+    if ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
+        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, opts, t0, log=lambda line: log(
+            f"[{name}] {line}"))
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
         left = None if opts.time_limit is None else opts.time_limit - (time.perf_counter() - t0)
         net, ver, source, bound = conclude_relaxed(
             name, c, res, ver, net, bound, start=step_opts.start, solver=solver, opts=opts, time_left=left,
             budget=start_budget(opts.time_limit), log=log, rounds=REFINE_ROUNDS if refine else 0)
     verdict = judge(ver.network_loss, bound, relaxed=c.model.layout.relaxed, source=source, rel_tol=opts.gap,
-                    solver_objective=res.objective, verified=ver.ok)
+                    solver_objective=res.objective, verified=ver.ok,
+                    bound_source=bound_source if not c.model.layout.relaxed else None)
     if record is not None and record.x is not None and ver.ok:
         from_solver = source == "solver" and ver.network_loss < record.objective - 1e-6
         verdict.search = record.conclude(ver.network_loss, from_solver=from_solver)
     trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
     return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace)
+
+
+BOUND_WORK = Work(subsets=4, rows=8, node_limit=200, time_cap=None)  # the subset bounds' sub-MIPs
+
+
+def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, opts: SolveOptions, t0: float, log: Callable):
+    """The best of ``bound`` (from ``source``) and annc's own valid lower bounds
+    (:func:`annc.bounds.lower_bounds`: the conflict, support and subset bounds, with the
+    solver's network picking the subsets), with its source; the subset sub-MIPs run under
+    :data:`BOUND_WORK` (work limits) and, as a cap only, what is left of the time limit."""
+    left = None if opts.time_limit is None else max(opts.time_limit - (time.perf_counter() - t0), 1.0)
+    W, b = hidden_network(c.model, x)
+    found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None,
+                              work=replace(BOUND_WORK, time_cap=left)))
+    if found is not None and (bound is None or found.value > bound + 1e-9):
+        log(f"lower bound {found.value:.6g} ({found.source}: {found.detail})")
+        return found.value, f"{found.source}: {found.detail}"
+    return bound, source
 
 
 TRACE_EVERY = 0.25  # seconds between trace points that only move the bound

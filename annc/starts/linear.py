@@ -22,9 +22,9 @@ hidden units of the spec:
   (:func:`annc.starts.seeding.output_layer`), from an output layer that votes for the
   separator's class.
 
-Each separator is moved into the box by the start's LP (:func:`in_box`), twice: refitted to
-its own split, and refitted to the labels on its support (a linear SVM with the MIP's box
-and margin); and the same LP on every input gives one more (the box-margin LP separator:
+Each separator is moved into the box by the start's LP (:func:`in_box`): refitted to the
+labels on its support (a linear SVM with the MIP's box and margin); and the same LP on
+every input gives one more (the box-margin LP separator:
 dense, left to the start's weight dropping to thin out).  On dense data with a wide eps a
 sparse support often leaves rows inside the gap ``(0, eps)``, which the repair can only
 clear by switching the unit off on every row; the dense LP has the room to keep a margin.  Only step units carry a separator unchanged, so only a spec whose first
@@ -215,8 +215,7 @@ def separator_networks(problem: TrainingProblem) -> list[tuple[str, list, list]]
             targets = order
             labels = [major == c for c in order[:W.shape[1]]]
         dense = name.startswith("box-margin")
-        for how, lab in ((("the labels", labels),) if dense else (("its own split", None), ("the labels", labels))):
-            Wb, bb = in_box(problem, W, b, lab)
-            weights, biases = placed(problem, Wb, bb, targets)
-            out.append((name if dense else f"{name}, refitted to {how}", weights, biases))
+        Wb, bb = in_box(problem, W, b, labels)
+        weights, biases = placed(problem, Wb, bb, targets)
+        out.append((name if dense else f"{name}, refitted to the labels", weights, biases))
     return out
