@@ -48,6 +48,13 @@ class TrainingProblem:
     def X_samples(self) -> np.ndarray:
         return self.X[self.sample_row]
 
+    def class_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One row per (distinct input, class) present, with its number of samples as its
+        weight: ``(X, y, weight)``.  A full-batch loss that is a sum over samples is the
+        weighted sum over these rows (the same function, far fewer rows when inputs repeat)."""
+        u, j = np.nonzero(self.counts)
+        return self.X[u], j, self.counts[u, j]
+
 
 def make_problem(spec: NetworkSpec, X, y, classes, merge: bool = True) -> TrainingProblem:
     """Group the samples ``(X, y)`` by distinct input row (if ``merge``)."""

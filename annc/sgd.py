@@ -65,8 +65,9 @@ def _one_hot(yidx, n_classes, dtype):
     return Y
 
 
-def _softmax_xent(scores: np.ndarray, Y: np.ndarray):
-    """Mean softmax cross-entropy (one-hot targets ``Y``) and its gradient w.r.t. ``scores``.
+def _softmax_xent(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None = None):
+    """Mean softmax cross-entropy (one-hot targets ``Y``) and its gradient w.r.t. ``scores``;
+    with ``w`` (one weight per row, summing to 1) the weighted mean instead.
 
     Works on the transposed ``C x N`` scores: numpy reduces a short trailing axis slowly.
     """
@@ -76,10 +77,16 @@ def _softmax_xent(scores: np.ndarray, Y: np.ndarray):
     e = np.exp(z)
     s = e.sum(axis=0)
     n = len(Y)
-    loss = float(np.log(s).sum() - (z * YT).sum()) / n
+    if w is None:
+        loss = float(np.log(s).sum() - (z * YT).sum()) / n
+    else:
+        loss = float(w @ (np.log(s) - (z * YT).sum(axis=0)))
     e /= s
     e -= YT
-    e *= 1.0 / n
+    if w is None:
+        e *= 1.0 / n
+    else:
+        e *= w
     return loss, e.T
 
 
@@ -95,12 +102,14 @@ def _hidden(act, pre, need_grad=True):
     raise ValueError(f"unknown hidden activation {act!r}")
 
 
-def loss_and_gradients(weights, biases, activations, X, yidx, n_classes=None, Y=None):
+def loss_and_gradients(weights, biases, activations, X, yidx, n_classes=None, Y=None, w=None):
     """Loss and gradients of a dense net (hidden ``activations``, then a linear output).
 
     ``weights[l]`` is ``(in x out)``, ``biases[l]`` is ``(out,)``;
     ``len(activations) == len(weights) - 1``. ``yidx`` holds class indices (or pass the
-    one-hot ``Y``). The loss is the mean softmax cross-entropy. Binary units use the
+    one-hot ``Y``). The loss is the mean softmax cross-entropy (the ``w``-weighted mean
+    with row weights ``w`` summing to 1: full-batch descent on distinct rows with their
+    sample counts is descent on the samples, at a fraction of the cost). Binary units use the
     hard-tanh straight-through estimator. Returns ``(loss, grad_weights, grad_biases)``,
     computed in the dtype of ``X`` and the parameters.
     """
@@ -117,7 +126,7 @@ def loss_and_gradients(weights, biases, activations, X, yidx, n_classes=None, Y=
         masks.append(d)
     scores = a @ weights[-1]
     scores += biases[-1]
-    loss, g = _softmax_xent(scores, Y)
+    loss, g = _softmax_xent(scores, Y, w)
     L = len(weights)
     gW = [None] * L
     gb = [None] * L
@@ -131,12 +140,12 @@ def loss_and_gradients(weights, biases, activations, X, yidx, n_classes=None, Y=
     return loss, gW, gb
 
 
-def _loss(weights, biases, activations, X, yidx) -> float:
+def _loss(weights, biases, activations, X, yidx, w=None) -> float:
     a = X
     for W, b, act in zip(weights[:-1], biases[:-1], activations):
         a, _ = _hidden(act, a @ W + b, need_grad=False)
     scores = a @ weights[-1] + biases[-1]
-    return _softmax_xent(scores, _one_hot(yidx, scores.shape[1], scores.dtype))[0]
+    return _softmax_xent(scores, _one_hot(yidx, scores.shape[1], scores.dtype), w)[0]
 
 
 def _init_params(sizes, rng):
@@ -149,7 +158,7 @@ def _init_params(sizes, rng):
 
 
 def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype, l1: float = 0.0,
-             mask=None):
+             mask=None, sample_weight=None):
     """Full-batch momentum descent in ``dtype``; returns float64 ``(weights, biases, loss)``
     (the loss recomputed in float64 at the final parameters).
 
@@ -162,11 +171,13 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype,
     sets weights to exactly 0 (proximal gradient descent for the lasso penalty)."""
     if mask is not None:
         weights = [np.where(np.asarray(m) != 0, W, 0.0) for W, m in zip(weights, mask)]
+    w64 = None if sample_weight is None else np.asarray(sample_weight, float) / np.sum(sample_weight)
     if epochs == 0:  # no casting round trip: fine-tuning for 0 epochs returns init exactly
         weights = [np.array(W, dtype=np.float64) for W in weights]
         biases = [np.array(b, dtype=np.float64) for b in biases]
-        return weights, biases, _loss(weights, biases, activations, np.asarray(X, dtype=float), yidx)
+        return weights, biases, _loss(weights, biases, activations, np.asarray(X, dtype=float), yidx, w64)
     dtype = np.dtype(dtype).type
+    wd = None if w64 is None else w64.astype(dtype)
     weights = [np.array(W, dtype=dtype) for W in weights]
     biases = [np.array(b, dtype=dtype) for b in biases]
     Xd = np.asarray(X, dtype=dtype)
@@ -178,7 +189,7 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype,
     shrink = dtype(lr * l1)
     masks = None if mask is None else [np.asarray(m != 0, dtype=dtype) for m in mask]
     for _ in range(epochs):
-        _, gW, gb = loss_and_gradients(weights, biases, activations, Xd, yidx, Y=Y)
+        _, gW, gb = loss_and_gradients(weights, biases, activations, Xd, yidx, Y=Y, w=wd)
         if masks is not None:
             for g, m in zip(gW, masks):
                 g *= m
@@ -192,7 +203,7 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype,
                 np.copyto(W, np.sign(W) * np.maximum(np.abs(W) - shrink, 0))
     weights = [W.astype(np.float64) for W in weights]
     biases = [b.astype(np.float64) for b in biases]
-    return weights, biases, _loss(weights, biases, activations, np.asarray(X, dtype=float), yidx)
+    return weights, biases, _loss(weights, biases, activations, np.asarray(X, dtype=float), yidx, w64)
 
 
 def _check(hidden, activation, epochs):
@@ -208,11 +219,14 @@ def _check(hidden, activation, epochs):
 def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs: int = 10000,
               lr: float = 0.02, momentum: float = 0.9, seed: int = 0,
               init: TrainedNetwork | None = None, dtype=np.float32, l1: float = 0.0,
-              mask: list | None = None) -> TrainedNetwork:
+              mask: list | None = None, sample_weight=None) -> TrainedNetwork:
     """End-to-end full-batch SGD with momentum; returns the trained network.
 
     ``mask`` (one 0/1 array per layer's weight matrix) keeps the weights where it is 0 at
     exactly 0 (they start at 0 and get no gradient): retraining after pruning.
+
+    ``sample_weight`` (one positive weight per row) makes the loss the weighted mean: rows
+    that stand for several samples (distinct inputs with their counts) train as those samples.
 
     ``l1 > 0`` adds the lasso penalty ``l1 sum |W|`` on the weights by proximal steps
     (:func:`_descend`): weights it sets to 0 stay exactly 0 in the network returned.
@@ -246,7 +260,10 @@ def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs:
     acts = [activation] * len(hidden)
     if mask is not None and [np.shape(m) for m in mask] != [W.shape for W in weights]:
         raise ValueError("mask must have one array of each weight matrix's shape")
-    weights, biases, final = _descend(weights, biases, acts, X, yidx, epochs, lr, momentum, dtype, l1, mask)
+    if sample_weight is not None and len(sample_weight) != len(X):
+        raise ValueError("sample_weight needs one weight per row of X")
+    weights, biases, final = _descend(weights, biases, acts, X, yidx, epochs, lr, momentum, dtype, l1, mask,
+                                      sample_weight)
     if init is None:
         method = "sgd"
     else:

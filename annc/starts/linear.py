@@ -48,12 +48,6 @@ STEP = ("binary", "sign")  # first-layer units that carry a linear separator unc
 PASS_WEIGHT, PASS_BIAS = 1.0, -0.5  # a later layer's unit that copies a binary input
 
 
-def _samples(problem: TrainingProblem):
-    """One sample per (row, class) present, weighted by its count: ``(X, y, weight)``."""
-    u, j = np.nonzero(problem.counts)
-    return problem.X[u], j, problem.counts[u, j]
-
-
 def separators(problem: TrainingProblem) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """``(name, W, b)`` per model of the path: ``W`` is ``d x m`` (one column per
     separator, ``m = 1`` for two classes, else one per class, most frequent first) and
@@ -61,7 +55,7 @@ def separators(problem: TrainingProblem) -> list[tuple[str, np.ndarray, np.ndarr
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.linear_model import LogisticRegression
     from sklearn.svm import LinearSVC
-    X, y, weight = _samples(problem)
+    X, y, weight = problem.class_rows()
     J = len(problem.classes)
     present = np.flatnonzero(problem.counts.sum(0) > 0)
     if len(present) < 2:

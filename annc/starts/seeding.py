@@ -36,9 +36,10 @@ def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False):
     :func:`sgd_epochs` epochs, with the lasso of :func:`sgd_l1` when ``lasso``); the spec's
     hidden layers must be ones SGD trains (:func:`sgd_trains`)."""
     spec = problem.spec
-    return train_sgd(problem.X_samples, problem.y, [ls.units for ls in spec.hidden], spec.hidden[0].activation,
+    X, y, w = problem.class_rows()  # the samples' full-batch loss, on distinct rows
+    return train_sgd(X, y, [ls.units for ls in spec.hidden], spec.hidden[0].activation,
                      classes=list(range(len(problem.classes))), epochs=sgd_epochs(problem), seed=seed,
-                     l1=sgd_l1(spec) if lasso else 0.0)
+                     l1=sgd_l1(spec) if lasso else 0.0, sample_weight=w)
 
 
 def sgd_l1(spec) -> float:
@@ -70,21 +71,40 @@ def pruned(problem: TrainingProblem, net, keep: float, *, epochs: int, seed: int
         mask.append(kept.reshape(W.shape) & (W > 0))
     mask.append(np.ones_like(net.layers[-1].weight, dtype=bool))
     acts = {L.activation for L in net.layers[:-1]}
-    return train_sgd(problem.X_samples, problem.y, [L.units for L in net.layers[:-1]], acts.pop(),
-                     classes=net.classes, epochs=epochs, seed=seed, init=net, mask=mask)
+    X, y, w = problem.class_rows()
+    return train_sgd(X, y, [L.units for L in net.layers[:-1]], acts.pop(),
+                     classes=net.classes, epochs=epochs, seed=seed, init=net, mask=mask, sample_weight=w)
 
 
-def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int, seed: int = 0):
-    """An output layer trained by SGD (softmax regression, :func:`annc.sgd.train_sgd` with no
-    hidden layer) on the *repaired* hidden outputs ``H`` (rows of the problem), moved into
-    its box (:func:`~annc.starts.repair.box_output`).  Moving each unit off the eps gap
+def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int = 0, seed: int = 0):
+    """An output layer fitted by softmax regression (scikit-learn's ``LogisticRegression``,
+    lbfgs, deterministic; the rows weighted by their samples) on the *repaired* hidden
+    outputs ``H`` (rows of the problem), moved into its box
+    (:func:`~annc.starts.repair.box_output`); ``epochs`` and ``seed`` are not used (an SGD
+    run of that many epochs did this before, at a hundred times the cost).  Moving each unit off the eps gap
     flips activations (on ``make_classification`` with 10 classes and 420 distinct rows, 18%
     of them), so the output layer SGD trained with the old ones can fit the new ones badly
     (there 66% of the rows right before the repair, 40% after); one refitted on them costs
     a fraction of a second and no solve."""
-    net = train_sgd(H[problem.sample_row], problem.y, [], HIDDEN_ACTIVATIONS[0],
-                    classes=list(range(len(problem.classes))), epochs=epochs, seed=seed)
-    return box_output(problem, net.layers[0].weight, net.layers[0].bias)
+    import warnings
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    u, j = np.nonzero(problem.counts)
+    J = len(problem.classes)
+    present = np.unique(j)
+    W, b = np.zeros((H.shape[1], J)), np.zeros(J)
+    if len(present) < 2:
+        b[present] = 1.0
+        return box_output(problem, W, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = LogisticRegression(C=100.0, max_iter=1000).fit(H[u], j, sample_weight=problem.counts[u, j])
+    coef, icpt = np.atleast_2d(m.coef_), np.ravel(m.intercept_)
+    if len(present) == 2:  # one score for the second class: split it between the two
+        coef, icpt = np.vstack([-coef / 2, coef / 2]), np.r_[-icpt / 2, icpt / 2]
+    W[:, present], b[present] = coef.T, icpt
+    b[np.setdiff1d(np.arange(J), present)] = -1.0  # classes absent from the data never win
+    return box_output(problem, W, b)
 
 
 def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float | None = None, start=None,
