@@ -38,6 +38,7 @@ from .errors import UsageError
 from .feasibility import START_TOL
 from .formulations import ACTIVATIONS, formulate
 from .limits import check_size, data_size
+from .log import silent
 from .magnitudes import check_numbers
 from .model import Model
 from .outputs import Staging, check_out_dir, prepare_out_dir, remove_files, write_to
@@ -54,10 +55,6 @@ WRITERS = ("annc", "pulp")
 MAX_NAME_BYTES = 180  # file names have 255: room for a temporary prefix and ".layer12.map.json"
 MAX_START_BUDGET = 1e9  # seconds, as for a time limit (annc.solvers.base.MAX_TIME_LIMIT)
 NO_START = "no MIP start: not asked for (--no-start, start=False)"
-
-
-def _silent(*_args) -> None:
-    """The default ``log``: says nothing (only the command line prints)."""
 
 
 @dataclass
@@ -220,7 +217,7 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
                   merge: bool = True, allow_small_m: bool = False, gzip: bool = False,
                   writer: str = "annc", max_nonzeros: int | None = None, start: Callable | None = None,
                   start_budget: float | None = None, scale: str | None = None,
-                  eps_rule: Callable | None = None, log: Callable = _silent) -> Compiled:
+                  eps_rule: Callable | None = None, log: Callable = silent) -> Compiled:
     """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
     and with a ``start`` search (:func:`annc.starts.budget.budgeted_start`) the start files
     (module docstring); ``eps_rule`` as in :func:`build`.  Everything is checked before the
@@ -241,7 +238,7 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
 
 
 def attach_start(c: Compiled, search: Callable | None, *, budget: float | None = None,
-                 log: Callable = _silent) -> Compiled:
+                 log: Callable = silent) -> Compiled:
     """Run the start ``search`` on ``c`` (``search(model, problem, budget=...) -> (point or
     None, seconds, message)``, e.g. :func:`annc.starts.budget.budgeted_start`) and keep a
     point that passes :func:`checked_start` in ``c.start``; ``c.start_message`` says what

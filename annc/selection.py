@@ -67,7 +67,7 @@ import numpy as np
 from .data import Dataset, array_digest
 from .errors import DataError, NoSolutionError, UsageError
 from .spec import NetworkSpec, format_spec
-from .training import silent
+from .log import silent
 
 __all__ = ["DEFAULT_GRID", "GRID_KEYS", "MARGIN_LOSSES", "MAX_CANDIDATES", "MAX_DEFAULT_CANDIDATES",
            "Row", "Selection", "Trial", "candidates", "select", "train_candidate", "validation_split"]
