@@ -23,7 +23,7 @@ PACKAGE = ROOT / "annc"
 # bottom to top: a unit may import its own layer and those below (docs/architecture.md, whose
 # table tests/test_docs.py checks against this list)
 LAYERS: list[set[str]] = [
-    {"errors", "names", "log", "activations", "inputs", "outputs", "limits", "feasibility", "model", "builder",
+    {"errors", "names", "log", "activations", "losses", "inputs", "outputs", "limits", "feasibility", "model", "builder",
      "network", "scaling", "executor", "ensemble"},
     {"spec", "data", "datasets", "problem", "magnitudes"},
     {"formulations"},

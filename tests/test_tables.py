@@ -1,0 +1,52 @@
+"""Every registry agrees with its table at the bottom layer, and a missing entry fails loudly.
+
+A registry holds the modules that do a concept's work (the formulations of a loss, the
+writer of a format, a solver's driver); its table holds the facts the lower layers read
+(:mod:`annc.losses`, :mod:`annc.activations`, :mod:`annc.writers.startfiles`).  A name
+in one and not the other fails here, and a reader asked for a name its table lacks
+raises a ``KeyError`` instead of treating it like another entry.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from annc import formulations, losses
+from annc.losses import LOSS
+
+
+# -- losses: annc.formulations.LOSSES (the mathematics) and annc.losses.LOSS (the facts) ----------
+def test_every_loss_has_a_table_entry_and_every_entry_a_formulation():
+    from annc.spec.types import LOSSES as SPEC_LOSSES
+    assert set(formulations.LOSSES) == set(LOSS) == set(SPEC_LOSSES)
+    assert all(name == loss.name for name, loss in LOSS.items())
+
+
+def test_a_loss_argument_is_a_spec_field_with_the_table_default():
+    from dataclasses import fields
+
+    from annc.spec import NetworkSpec
+    from annc.spec.values import ValueChecker
+    spec_fields = {f.name: f.default for f in fields(NetworkSpec)}
+    for name in losses.with_argument():
+        argument = LOSS[name].argument
+        assert spec_fields[argument.name] == argument.default
+        assert callable(getattr(ValueChecker, argument.check))
+
+
+def test_a_loss_missing_from_the_table_fails_loudly(monkeypatch):
+    """Sizes, magnitudes, the spec's text and model selection look the loss up: none of them
+    quietly treats a loss it does not know like another one."""
+    from annc.datasets import xor_data
+    from annc.limits import data_size
+    from annc.magnitudes import check_numbers
+    from annc.selection import candidates
+    from annc.spec import format_spec, parse_spec
+    spec = parse_spec("input 2\nhidden 2 binary\noutput 2\nloss hinge 0.5\n")
+    X, y = xor_data(8, noise=0.1, seed=0)
+    monkeypatch.delitem(LOSS, "hinge")
+    for call in (lambda: data_size(spec, X), lambda: check_numbers(spec, SimpleNamespace(X=X, y=y)),
+                 lambda: format_spec(spec), lambda: candidates(spec)):
+        with pytest.raises(KeyError, match="hinge"):
+            call()
