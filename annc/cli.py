@@ -332,6 +332,7 @@ def _scale_option(p) -> None:
 def parser() -> argparse.ArgumentParser:
     from .solutions import FORMATS
     from .solvers import DEFAULT, SOLVERS
+    from .writers import FORMATS as MODEL_FORMATS
     p = argparse.ArgumentParser(prog="annc", description="Compile neural-network training into a MIP.")
     p.add_argument("--version", action="version", version=f"annc {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -340,7 +341,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("spec")
     c.add_argument("data")
     c.add_argument("--label", help="label column (default: the last one)")
-    c.add_argument("--format", choices=("mps", "lp"), default="mps")
+    c.add_argument("--format", choices=MODEL_FORMATS, default="mps")
     c.add_argument("--gz", action="store_true", help="gzip the model file")
     c.add_argument("--writer", choices=("annc", "pulp"), default="annc")
     c.add_argument("-o", "--out", default="out", help="output folder (default: out)")

@@ -46,11 +46,10 @@ from .problem import TrainingProblem, make_problem
 from .scaling import SCALINGS, Scaling, fit_scaling
 from .spec import NetworkSpec, format_spec, load_spec
 from .varmap import build_map, file_digest
-from .writers import write_model
+from .writers import FORMATS, MODEL_FORMATS, write_model
 from .writers.pulp import write_with_pulp
 from .writers.startfiles import START_FILES, point_digest, start_bytes, start_file_name
 
-FORMATS = ("mps", "lp")
 WRITERS = ("annc", "pulp")
 MAX_NAME_BYTES = 180  # file names have 255: room for a temporary prefix and ".layer12.map.json"
 MAX_START_BUDGET = 1e9  # seconds, as for a time limit (annc.solvers.base.MAX_TIME_LIMIT)
@@ -201,6 +200,8 @@ def check_compile_options(*, fmt="mps", gzip=False, writer="annc", label=None, m
         raise UsageError(f"unknown model format {fmt!r}: choose one of {', '.join(FORMATS)}")
     if writer not in WRITERS:
         raise UsageError(f"unknown writer {writer!r}: choose one of {', '.join(WRITERS)}")
+    if writer == "pulp" and MODEL_FORMATS[fmt].pulp_method is None:
+        raise UsageError(f"PuLP does not write the {fmt} format: use writer 'annc'")
     if label is not None and not isinstance(label, str):
         raise UsageError(f"label must be a column name (text), not {type(label).__name__} {label!r}")
     for value, what in ((gzip, "gzip"), (merge, "merge"), (allow_small_m, "allow_small_m"), (start, "start")):

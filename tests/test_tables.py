@@ -50,3 +50,19 @@ def test_a_loss_missing_from_the_table_fails_loudly(monkeypatch):
                  lambda: format_spec(spec), lambda: candidates(spec)):
         with pytest.raises(KeyError, match="hinge"):
             call()
+
+
+# -- model formats: annc.writers.MODEL_FORMATS, and what reads it -------------------------------------
+def test_the_compiler_the_command_line_and_pulp_read_the_writer_registry():
+    import pulp
+
+    from annc import compiler
+    from annc.cli import parser
+    from annc.writers import FORMATS, MODEL_FORMATS
+    assert list(FORMATS) == list(MODEL_FORMATS) and compiler.FORMATS is FORMATS
+    assert all(name == f.name for name, f in MODEL_FORMATS.items())
+    compile_cmd = parser()._subparsers._group_actions[0].choices["compile"]
+    choices = next(a.choices for a in compile_cmd._actions if "--format" in a.option_strings)
+    assert list(choices) == list(MODEL_FORMATS)
+    for f in MODEL_FORMATS.values():
+        assert f.pulp_method is None or callable(getattr(pulp.LpProblem, f.pulp_method))
