@@ -66,3 +66,21 @@ def test_the_compiler_the_command_line_and_pulp_read_the_writer_registry():
     assert list(choices) == list(MODEL_FORMATS)
     for f in MODEL_FORMATS.values():
         assert f.pulp_method is None or callable(getattr(pulp.LpProblem, f.pulp_method))
+
+
+# -- activations: annc.formulations.ACTIVATIONS and annc.activations.HIDDEN, with its ONNX hooks ----
+def test_every_activation_has_an_onnx_hook_that_computes_its_forward_pass():
+    onnxruntime = pytest.importorskip("onnxruntime")
+    import numpy as np
+
+    from annc.activations import HIDDEN
+    from annc.network import Layer, TrainedNetwork
+    from annc.onnx_export import to_onnx
+    assert set(formulations.ACTIVATIONS) == set(HIDDEN)
+    X = np.array([[-2.0], [-1e-300], [0.0], [1e-300], [0.5], [3.0]])
+    for name, act in HIDDEN.items():
+        assert callable(act.onnx), name
+        net = TrainedNetwork([0, 1], [Layer(name, [[1.0]], [0.0]), Layer("linear", [[1.0, -1.0]], [0.0, 0.0])])
+        sess = onnxruntime.InferenceSession(to_onnx(net).SerializeToString(), providers=["CPUExecutionProvider"])
+        scores = sess.run(["scores"], {"X": X})[0]
+        np.testing.assert_array_equal(scores[:, 0], act.forward(X[:, 0]), err_msg=name)

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..activations import takes_pieces
+from ..activations import HIDDEN, takes_pieces
 from ..errors import Diagnostic
 from ..limits import MAX_GRID, MAX_LAYERS, MAX_PIECES, MAX_UNITS
 from ..losses import LOSS, with_argument
 from .syntax import Statement, end_of_file, short
-from .types import (GRID_FIELDS, HIDDEN_ACTIVATIONS, LAYER_FIELDS, LAYER_SETTINGS,
+from .types import (GRID_FIELDS, LAYER_FIELDS, LAYER_SETTINGS,
                     MAX_BATCHES, PENALTIES, RECIPE, RECIPE_SETTING, SCALINGS, SYMMETRIES, TOP_SETTINGS,
                     TRAININGS, LayerSpec, NetworkSpec, Position)
 from .values import INVALID, ValueChecker, one_of, plural, suggest
@@ -131,13 +131,13 @@ class _Checker(ValueChecker):
         return layer
 
     def hidden(self, st: Statement) -> _Layer | None:
-        takes = f"a width and an activation ({one_of(HIDDEN_ACTIVATIONS)})"
+        takes = f"a width and an activation ({one_of(HIDDEN)})"
         if not self.count(st, 2, takes):
             self.layer(st, 1, "binary")  # still check its block
             return None
         units = self.integer(st, st.values[0], 1, "width", maximum=MAX_UNITS,
                              limit_why=_WIDTH_LIMIT)
-        activation = self.word(st, st.values[1], HIDDEN_ACTIVATIONS, "activation")
+        activation = self.word(st, st.values[1], tuple(HIDDEN), "activation")
         layer = self.layer(st, 1 if units is INVALID else units,
                            "binary" if activation is INVALID else activation)
         return None if activation is INVALID else layer  # a bad width is already reported
