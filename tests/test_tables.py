@@ -84,3 +84,16 @@ def test_every_activation_has_an_onnx_hook_that_computes_its_forward_pass():
         sess = onnxruntime.InferenceSession(to_onnx(net).SerializeToString(), providers=["CPUExecutionProvider"])
         scores = sess.run(["scores"], {"X": X})[0]
         np.testing.assert_array_equal(scores[:, 0], act.forward(X[:, 0]), err_msg=name)
+
+
+# -- solver drivers and the start files: Driver.start_format and annc.writers.startfiles ------------
+def test_every_driver_reads_a_known_start_file_and_every_start_file_has_a_reader():
+    from annc.solvers import SOLVERS
+    from annc.writers.startfiles import START_FILES, START_FORMATS, start_readers
+    assert set(START_FORMATS) == {f.format for f in START_FILES}
+    for name, driver in SOLVERS.items():
+        assert driver.title, name
+        assert driver.start_format is None or driver.start_format in START_FORMATS, (name, driver.start_format)
+    for f in START_FILES:
+        assert start_readers(f, SOLVERS.values()), f"no driver reads the start file .{f.suffix}"
+    assert start_readers(START_FORMATS["sol"], SOLVERS.values()) == "SCIP, Gurobi"
