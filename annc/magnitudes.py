@@ -26,7 +26,8 @@ reading the range and the products of each activation from :mod:`annc.activation
 
 ``R_l`` bounds the layer's pre-activations, its units' big-M (on/off, ReLU rows) and
 its outputs; the output layer's diversifying (``nll``) or winning (``errors``) rows
-have ``M <= 2 R_L + eps`` (the losses whose ``output_big_m`` is set in :data:`annc.losses.LOSS`).  A user's numeric M replaces the layer's big-M values.
+have ``M <= 2 R_L + eps`` (the losses whose ``output_big_m`` is set in
+:data:`annc.losses.LOSS`).  A user's numeric M replaces the layer's big-M values.
 """
 from __future__ import annotations
 

@@ -62,7 +62,8 @@ class Layer:
         except (TypeError, ValueError) as e:
             raise UsageError(f"a layer's weight and bias must be arrays of numbers: {e}") from None
         if self.activation not in activation_names():
-            raise UsageError(f"unknown activation {self.activation!r}; expected one of {', '.join(activation_names())}")
+            raise UsageError(f"unknown activation {self.activation!r}; expected one of "
+                             f"{', '.join(activation_names())}")
         if self.weight.ndim != 2 or self.bias.shape != (self.weight.shape[1],):
             raise UsageError(f"a layer's weight must have shape (inputs, units) and its bias (units,); got "
                              f"{self.weight.shape} and {self.bias.shape}")
