@@ -85,6 +85,12 @@ def with_argument(name: str | None = None) -> list[str]:
             if loss.argument is not None and (name is None or loss.argument.name == name)]
 
 
+def takes(loss: str, argument: str) -> bool:
+    """Whether ``loss`` takes the argument ``argument`` (a loss missing from the table: KeyError)."""
+    got = LOSS[loss].argument
+    return got is not None and got.name == argument
+
+
 def argument_default(name: str) -> float:
     """The default of the losses' argument ``name`` (they must agree: one spec field holds it)."""
     defaults = {LOSS[k].argument.default for k in with_argument(name)}
@@ -93,4 +99,4 @@ def argument_default(name: str) -> float:
     return defaults.pop()
 
 
-__all__ = ["Argument", "LOSS", "Loss", "MARGIN", "argument_default", "per_pair", "with_argument"]
+__all__ = ["Argument", "LOSS", "Loss", "MARGIN", "argument_default", "per_pair", "takes", "with_argument"]

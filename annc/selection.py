@@ -67,7 +67,7 @@ import numpy as np
 from .data import Dataset, array_digest
 from .errors import DataError, NoSolutionError, UsageError
 from .log import silent
-from .losses import LOSS, with_argument
+from .losses import takes, with_argument
 from .spec import NetworkSpec, format_spec
 
 __all__ = ["DEFAULT_GRID", "GRID_KEYS", "MARGIN_LOSSES", "MAX_CANDIDATES", "MAX_DEFAULT_CANDIDATES",
@@ -189,7 +189,7 @@ def _axes(spec: NetworkSpec, grid: dict | None):
         else:
             penalties = [("none", 0.0) if w == 0 else ("l0", w) for w in DEFAULT_GRID["no_penalty"]]
         margins = [_times(spec.margin, f) for f in DEFAULT_GRID["margin_factor"]] \
-            if _takes_margin(spec) else [spec.margin]
+            if takes(spec.loss, "margin") else [spec.margin]
         widths = [_widths(spec, f) for f in DEFAULT_GRID["width_factor"]]
         return penalties, margins, widths
     if not isinstance(grid, dict):
@@ -204,7 +204,7 @@ def _axes(spec: NetworkSpec, grid: dict | None):
                      for w in _numbers(grid, "penalty_weight", lambda v: v >= 0, "a penalty weight >= 0")]
     margins = [spec.margin]
     if "margin" in grid:
-        if not _takes_margin(spec):
+        if not takes(spec.loss, "margin"):
             raise UsageError(f"grid key 'margin': 'loss {spec.loss}' takes no margin (only "
                              + ", ".join(f"'loss {m}'" for m in with_argument("margin")) + ")")
         margins = _numbers(grid, "margin", lambda v: v > 0, "a margin > 0")
@@ -215,15 +215,9 @@ def _axes(spec: NetworkSpec, grid: dict | None):
     return penalties, margins, widths
 
 
-def _takes_margin(spec: NetworkSpec) -> bool:
-    """Whether ``spec``'s loss takes a margin (:data:`annc.losses.LOSS`; a loss missing there is a KeyError)."""
-    argument = LOSS[spec.loss].argument
-    return argument is not None and argument.name == "margin"
-
-
 def _label(spec: NetworkSpec) -> str:
     parts = ["no penalty" if spec.penalty == "none" else f"{spec.penalty} {spec.penalty_weight:g}"]
-    if _takes_margin(spec):
+    if takes(spec.loss, "margin"):
         parts.append(f"margin {spec.margin:g}")
     if spec.hidden:
         widths = [h.units for h in spec.hidden]
