@@ -36,6 +36,12 @@ from it by ``c`` (:mod:`annc.starts.repair` moves networks into their boxes this
 ``pre_entries`` is the number of entries per input in a next-layer unit's pre-activation
 (sign: ``a s' = 2 z - a``, two), and ``unit`` the unit's own block per (row, unit)
 (:class:`UnitSize`), as :func:`annc.limits.model_size` counts them.
+
+**ONNX.**  ``onnx(graph, pre)`` adds the ops that compute ``forward`` on the tensor named
+``pre`` to the graph :mod:`annc.onnx_export` builds, and returns the output's name; the
+graph has ``op(kind, inputs, **attributes)``, ``const(stem, value)`` and ``DOUBLE`` (the
+ONNX element type of doubles).  binary: ``Cast(GreaterOrEqual(pre, 0))``; sign: that
+times 2, minus 1; relu: ``Relu``.  Each op is the one numpy performs, on the same doubles.
 """
 from __future__ import annotations
 
@@ -72,6 +78,7 @@ class Activation:
     products: str  # EXACT or MCCORMICK: how the next layer's products are linearised
     pre_entries: int  # entries per input in a next-layer unit's pre-activation row
     unit: UnitSize
+    onnx: Callable  # onnx(graph, pre name) -> output name: the ONNX ops of forward (annc.onnx_export)
 
     def __post_init__(self):
         if self.products not in (EXACT, MCCORMICK):
@@ -98,15 +105,31 @@ def _sign(pre: np.ndarray) -> np.ndarray:
     return np.where(pre >= 0, 1.0, -1.0)
 
 
+def _onnx_step(g, pre: str) -> str:
+    """``1[pre >= 0]`` as doubles."""
+    return g.op("Cast", [g.op("GreaterOrEqual", [pre, g.const("zero", np.float64(0.0))])], to=g.DOUBLE)
+
+
+def _onnx_relu(g, pre: str) -> str:
+    return g.op("Relu", [pre])
+
+
+def _onnx_sign(g, pre: str) -> str:
+    """``2 step - 1``."""
+    return g.op("Sub", [g.op("Mul", [_onnx_step(g, pre), g.const("two", np.float64(2.0))]),
+                        g.const("one", np.float64(1.0))])
+
+
 _INDICATOR = UnitSize(columns=1, rows=2, pre_rows=2, entries=2)  # h; rows on, off
 
 HIDDEN: dict[str, Activation] = {a.name: a for a in (
     Activation("binary", _binary, 0.0, 1.0, step=True, homogeneous=False, products=EXACT,
-               pre_entries=1, unit=_INDICATOR),
+               pre_entries=1, unit=_INDICATOR, onnx=_onnx_step),
     Activation("relu", _relu, 0.0, None, step=False, homogeneous=True, products=MCCORMICK,
-               pre_entries=1, unit=UnitSize(columns=2, rows=5, pre_rows=4, entries=8)),  # h, q; on/off/ra/rb/rc
+               pre_entries=1, unit=UnitSize(columns=2, rows=5, pre_rows=4, entries=8),  # h, q; on/off/ra/rb/rc
+               onnx=_onnx_relu),
     Activation("sign", _sign, -1.0, 1.0, step=True, homogeneous=False, products=EXACT,
-               pre_entries=2, unit=_INDICATOR),
+               pre_entries=2, unit=_INDICATOR, onnx=_onnx_sign),
 )}
 
 

@@ -35,7 +35,8 @@ def cmd_compile(a) -> int:
     from .report import stats_lines
     from .starts.budget import budgeted_start
     from .starts.margin import default_eps
-    from .writers.startfiles import GLPK_NOTE, START_FILES
+    from .solvers import SOLVERS
+    from .writers.startfiles import GLPK_NOTE, START_FILES, start_readers
     c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                       allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
                       start=None if a.no_start else budgeted_start, start_budget=a.start_budget,
@@ -53,7 +54,7 @@ def cmd_compile(a) -> int:
     else:
         print(f"  MIP start none: {c.start_message.removeprefix('no MIP start: ')}")
     print(f"wrote {c.model_path}")
-    readers = {f".{f.suffix}": f.solvers for f in START_FILES}
+    readers = {f".{f.suffix}": start_readers(f, SOLVERS.values()) for f in START_FILES}
     for path in c.start_paths:
         print(f"wrote {path} (MIP start for {readers[path.suffix]})")
     print(f"wrote {c.map_path}")
@@ -332,6 +333,7 @@ def _scale_option(p) -> None:
 def parser() -> argparse.ArgumentParser:
     from .solutions import FORMATS
     from .solvers import DEFAULT, SOLVERS
+    from .writers import FORMATS as MODEL_FORMATS
     p = argparse.ArgumentParser(prog="annc", description="Compile neural-network training into a MIP.")
     p.add_argument("--version", action="version", version=f"annc {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -340,7 +342,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("spec")
     c.add_argument("data")
     c.add_argument("--label", help="label column (default: the last one)")
-    c.add_argument("--format", choices=("mps", "lp"), default="mps")
+    c.add_argument("--format", choices=MODEL_FORMATS, default="mps")
     c.add_argument("--gz", action="store_true", help="gzip the model file")
     c.add_argument("--writer", choices=("annc", "pulp"), default="annc")
     c.add_argument("-o", "--out", default="out", help="output folder (default: out)")

@@ -38,6 +38,7 @@ from .errors import UsageError
 from .feasibility import START_TOL
 from .formulations import ACTIVATIONS, formulate
 from .limits import check_size, data_size
+from .log import silent
 from .magnitudes import check_numbers
 from .model import Model
 from .outputs import Staging, check_out_dir, prepare_out_dir, remove_files, write_to
@@ -45,19 +46,14 @@ from .problem import TrainingProblem, make_problem
 from .scaling import SCALINGS, Scaling, fit_scaling
 from .spec import NetworkSpec, format_spec, load_spec
 from .varmap import build_map, file_digest
-from .writers import write_model
+from .writers import FORMATS, MODEL_FORMATS, write_model
 from .writers.pulp import write_with_pulp
 from .writers.startfiles import START_FILES, point_digest, start_bytes, start_file_name
 
-FORMATS = ("mps", "lp")
 WRITERS = ("annc", "pulp")
 MAX_NAME_BYTES = 180  # file names have 255: room for a temporary prefix and ".layer12.map.json"
 MAX_START_BUDGET = 1e9  # seconds, as for a time limit (annc.solvers.base.MAX_TIME_LIMIT)
 NO_START = "no MIP start: not asked for (--no-start, start=False)"
-
-
-def _silent(*_args) -> None:
-    """The default ``log``: says nothing (only the command line prints)."""
 
 
 @dataclass
@@ -204,6 +200,8 @@ def check_compile_options(*, fmt="mps", gzip=False, writer="annc", label=None, m
         raise UsageError(f"unknown model format {fmt!r}: choose one of {', '.join(FORMATS)}")
     if writer not in WRITERS:
         raise UsageError(f"unknown writer {writer!r}: choose one of {', '.join(WRITERS)}")
+    if writer == "pulp" and MODEL_FORMATS[fmt].pulp_method is None:
+        raise UsageError(f"PuLP does not write the {fmt} format: use writer 'annc'")
     if label is not None and not isinstance(label, str):
         raise UsageError(f"label must be a column name (text), not {type(label).__name__} {label!r}")
     for value, what in ((gzip, "gzip"), (merge, "merge"), (allow_small_m, "allow_small_m"), (start, "start")):
@@ -220,7 +218,7 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
                   merge: bool = True, allow_small_m: bool = False, gzip: bool = False,
                   writer: str = "annc", max_nonzeros: int | None = None, start: Callable | None = None,
                   start_budget: float | None = None, scale: str | None = None,
-                  eps_rule: Callable | None = None, log: Callable = _silent) -> Compiled:
+                  eps_rule: Callable | None = None, log: Callable = silent) -> Compiled:
     """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
     and with a ``start`` search (:func:`annc.starts.budget.budgeted_start`) the start files
     (module docstring); ``eps_rule`` as in :func:`build`.  Everything is checked before the
@@ -241,7 +239,7 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
 
 
 def attach_start(c: Compiled, search: Callable | None, *, budget: float | None = None,
-                 log: Callable = _silent) -> Compiled:
+                 log: Callable = silent) -> Compiled:
     """Run the start ``search`` on ``c`` (``search(model, problem, budget=...) -> (point or
     None, seconds, message)``, e.g. :func:`annc.starts.budget.budgeted_start`) and keep a
     point that passes :func:`checked_start` in ``c.start``; ``c.start_message`` says what

@@ -45,6 +45,7 @@ from .data import Dataset, array_digest
 from .ensemble import Ensemble
 from .errors import AnncError, NoSolutionError, UsageError
 from .executor import Executor, TaskFailed
+from .log import silent
 from .network import Layer, TrainedNetwork
 from .outputs import export_atomically, prepare_out_dir
 from .scaling import fit_scaling
@@ -54,10 +55,6 @@ from .solvers import SolveOptions
 from .spec import NetworkSpec
 
 VALIDATION_FRACTION = 0.2  # batches: the part held out to weight the average
-
-
-def silent(*_args) -> None:
-    """The default ``log``."""
 
 
 @dataclass

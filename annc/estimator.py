@@ -61,6 +61,7 @@ from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
 from .api import train_api
 from .errors import UsageError
 from .inputs import Columns, column_differences, frame_columns
+from .losses import with_argument
 
 __all__ = ["MIPNetClassifier"]
 
@@ -209,9 +210,11 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         if self.loss is not None or self.margin is not None:
             loss = "hinge" if self.loss is None else _word(self.loss, "loss")
             if self.margin is not None:
-                if loss != "hinge":
-                    raise UsageError(f"margin is the hinge loss's margin; it needs loss='hinge', not {loss!r}")
-                lines.append(f"loss hinge {_number(self.margin, 'margin')}")
+                takers = with_argument("margin")  # annc.losses: hinge
+                if loss not in takers:
+                    raise UsageError(f"margin is the {' or '.join(takers)} loss's margin; it needs "
+                                     + " or ".join(f"loss={k!r}" for k in takers) + f", not {loss!r}")
+                lines.append(f"loss {loss} {_number(self.margin, 'margin')}")
             else:
                 lines.append(f"loss {loss}")
         if self.penalty is not None or self.penalty_weight is not None:

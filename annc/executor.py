@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .errors import UsageError
+from .log import silent
 
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler given by address
 WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -77,7 +78,7 @@ class Executor:
         self.scheduler = check_scheduler(scheduler)
         if self.workers is not None and self.scheduler is not None:
             raise UsageError("give either --workers (a local cluster) or --scheduler (an existing one), not both")
-        self.log = log or (lambda _line: None)
+        self.log = log or silent
         self.connect_timeout = connect_timeout
         self.client = self.cluster = None
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from .activations import EXACT, HIDDEN, MCCORMICK
 from .errors import SizeError, UsageError
+from .losses import LOSS
 
 LARGEST = 1e15  # every number of the model stays below this (HiGHS's large_matrix_value)
 MAX_M_OVER_EPS = 1e12  # the largest big-M over eps: past it eps is rounding noise
@@ -70,15 +71,16 @@ def model_size(spec, rows: int, row_nonzeros: int, pairs_present: int) -> Size:
 
     ``rows`` is U, the number of (distinct) data rows; ``row_nonzeros`` the number of
     non-zero features over those rows (layer 0's coefficients); ``pairs_present`` the
-    number of (row, class) pairs with at least one sample (the ``errors`` and ``hinge``
-    losses have one column per pair; U J is a bound).  Per layer with ``i`` inputs and
+    number of (row, class) pairs with at least one sample (the losses of
+    :func:`annc.losses.per_pair` have one column per pair; U J is a bound).  Per layer with ``i`` inputs and
     ``o`` units: ``i o + o`` parameters; products by the ``products`` of the activation
     feeding it (:mod:`annc.activations`): exact ``U i o`` products with 4 rows (10
     non-zeros) each (binary, sign); McCormick also ``i o P`` selectors, ``3 i o`` rows and
     ``4 U i o P`` McCormick rows (14 non-zeros per (u, i, o, p)) (ReLU); a unit's pre-activation
     has ``pre_entries`` entries per input; a hidden unit its ``unit`` block per (u, k)
     (binary, sign: 1 column and 2 rows; ReLU: 2 columns and 5 rows); the output ``U J``
-    columns and rows; then the blocks of the loss and penalty modules of :mod:`annc.formulations`.
+    columns and rows; then the loss's block (its ``size`` in :data:`annc.losses.LOSS`) and the
+    penalty's, as the modules of :mod:`annc.formulations` lower them.
     A layer with a grid adds its selectors, and after McCormick-fed units its exact grid
     products replace the McCormick ones (:func:`_grid_size`).
     """
@@ -115,15 +117,8 @@ def model_size(spec, rows: int, row_nonzeros: int, pairs_present: int) -> Size:
         if spec.symmetry != "none" and o > 1:
             nrows += o - 1
             nnz += (o - 1) * (2 if spec.symmetry == "bias" else 2 * U)
-    if spec.loss == "nll":  # w, r; rows om, lf, da, db
-        pairs = J * (J - 1) // 2
-        cols += U + U * pairs
-        nrows += U * J + U + 2 * U * pairs
-        nnz += 2 * U * J + U * (J + 1) + 6 * U * pairs
-    else:  # one column per present (row, class), one row per rival class
-        cols += pairs_present
-        nrows += pairs_present * (J - 1)
-        nnz += 3 * pairs_present * (J - 1)
+    loss = LOSS[spec.loss].size(U, J, pairs_present)  # annc.losses: nll w, r; errors, hinge per pair
+    cols, nrows, nnz = cols + loss[0], nrows + loss[1], nnz + loss[2]
     if spec.penalty != "none":  # t or n per weight, two rows each
         weights = sum(widths[l] * widths[l + 1] for l in range(L + 1))
         cols += weights

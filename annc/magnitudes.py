@@ -26,7 +26,8 @@ reading the range and the products of each activation from :mod:`annc.activation
 
 ``R_l`` bounds the layer's pre-activations, its units' big-M (on/off, ReLU rows) and
 its outputs; the output layer's diversifying (``nll``) or winning (``errors``) rows
-have ``M <= 2 R_L + eps``.  A user's numeric M replaces the layer's big-M values.
+have ``M <= 2 R_L + eps`` (the losses whose ``output_big_m`` is set in
+:data:`annc.losses.LOSS`).  A user's numeric M replaces the layer's big-M values.
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ import numpy as np
 from .activations import EXACT, HIDDEN, MCCORMICK
 from .errors import SpecError
 from .limits import LARGEST, MAX_M_OVER_EPS
+from .losses import LOSS
 from .spec import locate
 
 
@@ -95,9 +97,9 @@ def _largest_m(spec, reach: list[_Reach]) -> tuple[float, int]:
                 valid = reach[l - 1].value  # the exact grid products' rows y_p <= qU' lambda_p
         if l < len(spec.hidden):
             valid = max(valid, reach[l].value)  # the units' rows
-        elif spec.loss in ("nll", "errors"):
+        elif LOSS[spec.loss].output_big_m:
             valid = max(valid, 2 * reach[l].value + spec.eps)  # diversifying / winning rows
-        has_rows = l > 0 or l < len(spec.hidden) or spec.loss in ("nll", "errors")
+        has_rows = l > 0 or l < len(spec.hidden) or LOSS[spec.loss].output_big_m
         m = valid if ls.big_m is None or not has_rows else ls.big_m
         if m > best or not math.isfinite(m):
             best, where = m, l
@@ -129,11 +131,12 @@ def check_numbers(spec, data) -> None:
     if not big < LARGEST:
         _refuse(spec, key, layer, f"the big-M of {_layer_name(spec, layer)} reaches {big:.6g} "
                 f"({source}); annc keeps every number of the model below {LARGEST:g}")
-    if spec.loss == "nll":
-        floor = spec.eps * (spec.classes - 1) * len(X)  # eps sum_k k c_u(k) <= eps (J-1) N
+    loss = LOSS[spec.loss]
+    if loss.floor_of_eps is not None:
+        floor = loss.floor_of_eps(spec.eps, spec.classes, len(X))  # nll: eps sum_k k c_u(k) <= eps (J-1) N
         if not floor < LARGEST:
             _refuse(spec, "eps", None, f"eps {spec.eps:g} makes the loss floor of a data row up "
-                    f"to {floor:.6g} (eps x (classes - 1) x samples); annc keeps every number "
+                    f"to {floor:.6g} ({loss.floor_why}); annc keeps every number "
                     f"of the model below {LARGEST:g}")
     ratio = big / spec.eps if spec.eps > 0 else math.inf
     if not ratio <= MAX_M_OVER_EPS:

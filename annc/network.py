@@ -32,7 +32,12 @@ from .errors import DataError, UsageError, WeightsError
 from .inputs import Columns, frame_columns, match_columns, read_bytes
 from .scaling import Scaling
 
-ACTIVATIONS = (*HIDDEN, "linear")
+ACTIVATIONS = (*HIDDEN, "linear")  # as imported; activation_names() reads the table as it is now
+
+
+def activation_names() -> tuple:
+    """The activations a layer may have: those of :data:`annc.activations.HIDDEN`, and ``linear``."""
+    return (*HIDDEN, "linear")
 
 
 def activate(activation: str, pre: np.ndarray) -> np.ndarray:
@@ -41,7 +46,7 @@ def activate(activation: str, pre: np.ndarray) -> np.ndarray:
         return HIDDEN[activation].forward(pre)
     if activation == "linear":
         return pre
-    raise UsageError(f"unknown activation {activation!r}; expected one of {', '.join(ACTIVATIONS)}")
+    raise UsageError(f"unknown activation {activation!r}; expected one of {', '.join(activation_names())}")
 
 
 @dataclass
@@ -56,8 +61,9 @@ class Layer:
             self.bias = np.asarray(self.bias, dtype=float)
         except (TypeError, ValueError) as e:
             raise UsageError(f"a layer's weight and bias must be arrays of numbers: {e}") from None
-        if self.activation not in ACTIVATIONS:
-            raise UsageError(f"unknown activation {self.activation!r}; expected one of {', '.join(ACTIVATIONS)}")
+        if self.activation not in activation_names():
+            raise UsageError(f"unknown activation {self.activation!r}; expected one of "
+                             f"{', '.join(activation_names())}")
         if self.weight.ndim != 2 or self.bias.shape != (self.weight.shape[1],):
             raise UsageError(f"a layer's weight must have shape (inputs, units) and its bias (units,); got "
                              f"{self.weight.shape} and {self.bias.shape}")
@@ -288,9 +294,9 @@ def _network(classes, layers: list[tuple], meta: dict, source: str, field,
                            f"{', '.join(map(str, classes)) or 'none'}")
     built, inputs = [], None
     for i, (act, w, b) in enumerate(layers):
-        if act not in ACTIVATIONS:
+        if act not in activation_names():
             raise WeightsError(f"{source}: field {field(i, 'activation')} must be one of "
-                               f"{', '.join(ACTIVATIONS)} (found {str(act)[:40]!r})")
+                               f"{', '.join(activation_names())} (found {str(act)[:40]!r})")
         if inputs is not None and w.shape[0] != inputs:
             raise WeightsError(f"{source}: field {field(i, 'weight')} has {w.shape[0]} rows but layer "
                                f"{i - 1} has {inputs} units")

@@ -6,9 +6,10 @@ in double precision so that a runtime computes the same numbers:
 * input ``X``: ``N x d`` doubles, the raw features, by position (below);
 * the network's input scaling, if it records one: ``x' = (X - center) / width``
   (``Sub``, ``Div``);
-* every layer ``pre = a W + b`` (``MatMul``, ``Add``), then its activation:
-  ``binary`` ``1[pre >= 0]`` (``GreaterOrEqual`` against 0, ``Cast`` to double),
-  ``sign`` ``2 1[pre >= 0] - 1``, ``relu`` (``Relu``), ``linear`` (nothing);
+* every layer ``pre = a W + b`` (``MatMul``, ``Add``), then its activation: the ops of
+  its ``onnx`` hook in :data:`annc.activations.HIDDEN` (``binary`` ``1[pre >= 0]``:
+  ``GreaterOrEqual`` against 0, ``Cast`` to double; ``sign`` ``2 1[pre >= 0] - 1``;
+  ``relu``: ``Relu``), or nothing for ``linear``;
 * a one-vs-one :class:`~annc.ensemble.Ensemble`: every member's layers, then the vote
   of :mod:`annc.ensemble` (votes plus tie-breaking margins), summed member by member
   in annc's order, so the floats are the same;
@@ -44,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__
+from .activations import HIDDEN
 from .errors import UsageError
 from .network import TrainedNetwork
 from .outputs import atomic_write, check_out_file
@@ -55,8 +57,9 @@ class _Graph:
     """Nodes and constants of the graph being built, with fresh names."""
 
     def __init__(self):
-        from onnx import helper, numpy_helper
+        from onnx import TensorProto, helper, numpy_helper
         self.helper, self.numpy_helper = helper, numpy_helper
+        self.DOUBLE = TensorProto.DOUBLE  # for the activations' hooks (annc.activations)
         self.nodes, self.inits, self.n = [], [], 0
 
     def name(self, stem: str) -> str:
@@ -83,7 +86,6 @@ def _scaling(g: _Graph, x: str, scaling) -> str:
 
 def _layers(g: _Graph, x: str, net: TrainedNetwork, out: str | None = None) -> str:
     """The layers of ``net`` (no scaling) on input ``x``; the name of the output scores."""
-    from onnx import TensorProto
     if not net.layers:
         raise UsageError("the network has no layers")
     for i, layer in enumerate(net.layers):
@@ -95,15 +97,10 @@ def _layers(g: _Graph, x: str, net: TrainedNetwork, out: str | None = None) -> s
             if act != "linear":
                 raise UsageError(f"the output layer must be linear, not {act}")
             return pre
-        if act == "relu":
-            x = g.op("Relu", [pre])
-        elif act in ("binary", "sign"):
-            on = g.op("GreaterOrEqual", [pre, g.const("zero", np.float64(0.0))])
-            x = g.op("Cast", [on], to=TensorProto.DOUBLE)
-            if act == "sign":  # 2 step - 1
-                x = g.op("Sub", [g.op("Mul", [x, g.const("two", np.float64(2.0))]), g.const("one", np.float64(1.0))])
-        elif act == "linear":
+        if act == "linear":
             x = pre
+        elif isinstance(act, str) and act in HIDDEN:
+            x = HIDDEN[act].onnx(g, pre)
         else:
             raise UsageError(f"no ONNX export for hidden activation {act!r}")
     raise AssertionError("unreachable")  # pragma: no cover

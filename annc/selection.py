@@ -66,13 +66,14 @@ import numpy as np
 
 from .data import Dataset, array_digest
 from .errors import DataError, NoSolutionError, UsageError
+from .log import silent
+from .losses import takes, with_argument
 from .spec import NetworkSpec, format_spec
-from .training import silent
 
 __all__ = ["DEFAULT_GRID", "GRID_KEYS", "MARGIN_LOSSES", "MAX_CANDIDATES", "MAX_DEFAULT_CANDIDATES",
            "Row", "Selection", "Trial", "candidates", "select", "train_candidate", "validation_split"]
 
-MARGIN_LOSSES = ("hinge",)  # the losses whose spec takes a margin (spec.margin)
+MARGIN_LOSSES = tuple(with_argument("margin"))  # the losses whose spec takes a margin (spec.margin): annc.losses
 DEFAULT_GRID = {
     "penalty_factor": (1.0, 0.1, 10.0),  # times the spec's penalty weight, when it has a penalty
     "no_penalty": (0.0, 0.01),  # l0 weights tried when the spec has no penalty (0: none)
@@ -188,7 +189,7 @@ def _axes(spec: NetworkSpec, grid: dict | None):
         else:
             penalties = [("none", 0.0) if w == 0 else ("l0", w) for w in DEFAULT_GRID["no_penalty"]]
         margins = [_times(spec.margin, f) for f in DEFAULT_GRID["margin_factor"]] \
-            if spec.loss in MARGIN_LOSSES else [spec.margin]
+            if takes(spec.loss, "margin") else [spec.margin]
         widths = [_widths(spec, f) for f in DEFAULT_GRID["width_factor"]]
         return penalties, margins, widths
     if not isinstance(grid, dict):
@@ -203,9 +204,9 @@ def _axes(spec: NetworkSpec, grid: dict | None):
                      for w in _numbers(grid, "penalty_weight", lambda v: v >= 0, "a penalty weight >= 0")]
     margins = [spec.margin]
     if "margin" in grid:
-        if spec.loss not in MARGIN_LOSSES:
+        if not takes(spec.loss, "margin"):
             raise UsageError(f"grid key 'margin': 'loss {spec.loss}' takes no margin (only "
-                             + ", ".join(f"'loss {m}'" for m in MARGIN_LOSSES) + ")")
+                             + ", ".join(f"'loss {m}'" for m in with_argument("margin")) + ")")
         margins = _numbers(grid, "margin", lambda v: v > 0, "a margin > 0")
     widths = [_widths(spec, 1.0)]
     if "width_factor" in grid:
@@ -216,7 +217,7 @@ def _axes(spec: NetworkSpec, grid: dict | None):
 
 def _label(spec: NetworkSpec) -> str:
     parts = ["no penalty" if spec.penalty == "none" else f"{spec.penalty} {spec.penalty_weight:g}"]
-    if spec.loss in MARGIN_LOSSES:
+    if takes(spec.loss, "margin"):
         parts.append(f"margin {spec.margin:g}")
     if spec.hidden:
         widths = [h.units for h in spec.hidden]

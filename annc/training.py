@@ -73,13 +73,10 @@ from .starts.incumbent import search_incumbent
 from .starts.point import hidden_network
 from .bounds import Work, best, lower_bounds
 from .starts.margin import default_eps
+from .log import silent
 
 SEARCH_SHARE = 0.75  # of the time limit, at most, for annc's own search before the full MIP
 REFINE_ROUNDS = 8  # at most, of adaptive refinement after a relaxed solve (annc.starts.refine)
-
-
-def silent(*_args) -> None:
-    """The default ``log``: says nothing (only the command line prints)."""
 
 
 @dataclass

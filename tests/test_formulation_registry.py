@@ -36,6 +36,7 @@ from annc.compiler import layer_table
 from annc.feasibility import START_TOL
 from annc.formulations import ACTIVATIONS, LOSSES, PENALTIES, floor, formulate, lift, network_loss
 from annc.formulations.grid import project
+from annc.losses import LOSS
 from annc.network import Layer, TrainedNetwork
 from annc.problem import make_problem
 from annc.spec import parse_spec
@@ -48,7 +49,7 @@ COMBINATIONS = list(itertools.product(ACTIVATIONS, LOSSES, PENALTIES))
 def spec_text(acts, widths, inputs, classes, loss, penalty, symmetry, grids=(None, None)) -> str:
     lines = [f"input {inputs}"] + [f"hidden {w} {a}" for a, w in zip(acts, widths)]
     lines += [f"{key} [-1, 1] grid {K}" for key, K in zip(("weights", "bias"), grids) if K is not None]
-    lines += [f"output {classes}", f"eps {EPS}", f"loss {loss}" + (" 0.5" if loss == "hinge" else "")]
+    lines += [f"output {classes}", f"eps {EPS}", f"loss {loss}" + (" 0.5" if LOSS[loss].argument else "")]
     if penalty != "none":
         lines.append(f"penalty {penalty} 0.1")
     if symmetry != "none":

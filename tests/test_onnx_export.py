@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import annc
+from annc.activations import HIDDEN
 from annc.datasets import xor_data
 from annc.ensemble import Ensemble, load_model
 from annc.errors import UsageError
@@ -50,7 +51,7 @@ def small_int_layers(rng, sizes, acts):
 def networks(draw):
     d = draw(st.integers(1, 4))
     widths = draw(st.lists(st.integers(0, 4), min_size=0, max_size=3))
-    acts = draw(st.lists(st.sampled_from(["binary", "sign", "relu", "linear"]), min_size=len(widths),
+    acts = draw(st.lists(st.sampled_from([*HIDDEN, "linear"]), min_size=len(widths),
                          max_size=len(widths)))
     classes = draw(st.sampled_from(CLASS_SETS))
     rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
@@ -70,7 +71,7 @@ def ensembles(draw):
     members = []
     for i, j in pairs:
         widths = draw(st.lists(st.integers(1, 3), min_size=0, max_size=2))
-        acts = [draw(st.sampled_from(["binary", "sign", "relu"])) for _ in widths]
+        acts = [draw(st.sampled_from(list(HIDDEN))) for _ in widths]
         members.append(TrainedNetwork([classes[i], classes[j]], small_int_layers(rng, [d, *widths, 2], acts)))
     X = rng.integers(-3, 4, size=(draw(st.integers(1, 30)), d)).astype(float)
     scaling = fit_scaling(draw(st.sampled_from(["minmax", "standard", "none"])), X)
@@ -91,7 +92,7 @@ def test_random_ensembles_vote_as_annc(case):
     assert_same(ens, X)
 
 
-@pytest.mark.parametrize("act, off", [("binary", 0.0), ("sign", -1.0)])
+@pytest.mark.parametrize("act, off", [(a.name, a.low) for a in HIDDEN.values() if a.step])
 @pytest.mark.parametrize("scaled", [False, True])
 def test_a_step_unit_is_on_at_exactly_zero(act, off, scaled):
     """``h = step(x)``; scores ``[0.5 - h, h]`` pick class 1 exactly where the unit is on."""

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from ..log import silent
 from .definitions import JSONL_NAME, Config, arch_label
 from .jsonl import append_jsonl, cut_torn_line, read_jsonl
 from .planning import plan
@@ -24,12 +25,8 @@ from .report import report
 from .tasks import run_task
 
 
-def _silent(_line: str) -> None:
-    """The default ``log``: nothing (only :mod:`~annc.experiment.cli` prints)."""
-
-
 def run_table1(out_dir, cfg: Config = Config(), *, workers: int | None = None, scheduler: str | None = None,
-               log: Callable[[str], None] = _silent, make_report: bool = True) -> dict:
+               log: Callable[[str], None] = silent, make_report: bool = True) -> dict:
     """Run (or resume) the sweep; append records to ``out_dir/table1.jsonl``; with
     ``make_report`` also write the report (:func:`~annc.experiment.report.report`).
 

@@ -87,6 +87,8 @@ def cbc_line(state):
 
 class CbcDriver(ProgramDriver):
     name = "cbc"
+    title = "CBC"
+    start_format = 'cbc-mipstart'  # the start file it reads (annc.writers.startfiles)
     progress = interrupt = True
     parameters = {"time_limit": "-sec", "gap": "-ratio", "threads": "-threads", "node_limit": "-maxNodes"}
     solution_suffix = "cbc.sol"

@@ -20,6 +20,8 @@ from .external import ProgramDriver
 
 class CommandDriver(ProgramDriver):
     name = "cmd"
+    title = "a solver command"
+    start_format = None  # a command is handed no start file (annc.writers.startfiles)
     progress = True
     solution_suffix = "sol"
 

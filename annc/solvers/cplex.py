@@ -15,6 +15,8 @@ from .base import Clock, Interrupt, SolveOptions, SolveResult, verdict
 
 class CplexDriver(PackageDriver):
     name = "cplex"
+    title = "CPLEX"
+    start_format = 'cplex-mst'  # the start file it reads (annc.writers.startfiles)
     parameters = {"time_limit": "timelimit", "gap": "mip.tolerances.mipgap", "threads": "threads",
                   "node_limit": "mip.limits.nodes"}
 

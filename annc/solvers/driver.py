@@ -18,6 +18,10 @@ solver's own parameter names in ``parameters`` (an option it leaves out is not p
 GLPK has no thread count) and, where the solver wants another unit, converts the value
 in ``conversions``; :meth:`Driver.settings` is the one loop over that table.
 
+``start_format`` names the MIP start file the solver reads (a ``format`` of
+:data:`annc.writers.startfiles.START_FILES`; None for none), which ``annc compile``
+writes beside the model and names the driver's ``title`` as its reader.
+
 A new solver is one module with a :class:`Driver` subclass, plus one line in the
 registry (:data:`annc.solvers.SOLVERS`).
 """
@@ -42,6 +46,8 @@ class Driver:
     """A solver driver; subclasses set the class attributes and implement :meth:`solve`."""
 
     name: ClassVar[str] = ""
+    title: ClassVar[str] = ""  # the solver's name in messages ("HiGHS")
+    start_format: ClassVar[str | None] = None  # the start file (annc.writers.startfiles) the solver reads, if any
     in_memory: ClassVar[bool] = False
     mip_start: ClassVar[bool] = False
     progress: ClassVar[bool] = False

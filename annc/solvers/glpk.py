@@ -38,6 +38,8 @@ def glpk_line(state):
 
 class GlpkDriver(ProgramDriver):
     name = "glpk"
+    title = "GLPK"
+    start_format = None  # glpsol takes no MIP start on its command line (annc.writers.startfiles)
     progress = True
     parameters = {"time_limit": "--tmlim", "gap": "--mipgap"}
     conversions = {"time_limit": lambda seconds: max(1, int(round(seconds)))}

@@ -13,6 +13,8 @@ from .base import Clock, Interrupt, SolveOptions, SolveResult, verdict
 
 class GurobiDriver(PackageDriver):
     name = "gurobi"
+    title = "Gurobi"
+    start_format = 'sol'  # the start file it reads (annc.writers.startfiles)
     module = "gurobipy"
     parameters = {"time_limit": "TimeLimit", "gap": "MIPGap", "threads": "Threads", "node_limit": "NodeLimit"}
 

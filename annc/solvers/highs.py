@@ -52,6 +52,8 @@ def to_highs_lp(model: Model) -> "highspy.HighsLp":
 
 class HighsDriver(Driver):
     name = "highs"
+    title = "HiGHS"
+    start_format = 'highs'  # the start file it reads (annc.writers.startfiles)
     in_memory = mip_start = progress = interrupt = True
     parameters = {"time_limit": "time_limit", "gap": "mip_rel_gap", "threads": "threads", "node_limit": "mip_max_nodes"}
 

@@ -12,6 +12,8 @@ from .base import Clock, Interrupt, SolveOptions, SolveResult, verdict
 
 class ScipDriver(PackageDriver):
     name = "scip"
+    title = "SCIP"
+    start_format = 'sol'  # the start file it reads (annc.writers.startfiles)
     module = "pyscipopt"
     parameters = {"time_limit": "limits/time", "gap": "limits/gap", "threads": "parallel/maxnthreads",
                   "node_limit": "limits/nodes"}

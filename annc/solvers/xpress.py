@@ -18,6 +18,8 @@ from .base import Clock, Interrupt, SolveOptions, SolveResult, verdict
 
 class XpressDriver(PackageDriver):
     name = "xpress"
+    title = "Xpress"
+    start_format = 'xpress-slx'  # the start file it reads (annc.writers.startfiles)
     parameters = {"time_limit": "timelimit", "gap": "miprelstop", "threads": "threads", "node_limit": "maxnode"}
 
     def load(self, xp, path: str):

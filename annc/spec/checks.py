@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..activations import takes_pieces
+from ..activations import HIDDEN, takes_pieces
 from ..errors import Diagnostic
 from ..limits import MAX_GRID, MAX_LAYERS, MAX_PIECES, MAX_UNITS
+from ..losses import LOSS, with_argument
 from .syntax import Statement, end_of_file, short
-from .types import (GRID_FIELDS, HIDDEN_ACTIVATIONS, LAYER_FIELDS, LAYER_SETTINGS, LOSSES,
+from .types import (GRID_FIELDS, LAYER_FIELDS, LAYER_SETTINGS,
                     MAX_BATCHES, PENALTIES, RECIPE, RECIPE_SETTING, SCALINGS, SYMMETRIES, TOP_SETTINGS,
                     TRAININGS, LayerSpec, NetworkSpec, Position)
 from .values import INVALID, ValueChecker, one_of, plural, suggest
@@ -130,13 +131,13 @@ class _Checker(ValueChecker):
         return layer
 
     def hidden(self, st: Statement) -> _Layer | None:
-        takes = f"a width and an activation ({one_of(HIDDEN_ACTIVATIONS)})"
+        takes = f"a width and an activation ({one_of(HIDDEN)})"
         if not self.count(st, 2, takes):
             self.layer(st, 1, "binary")  # still check its block
             return None
         units = self.integer(st, st.values[0], 1, "width", maximum=MAX_UNITS,
                              limit_why=_WIDTH_LIMIT)
-        activation = self.word(st, st.values[1], HIDDEN_ACTIVATIONS, "activation")
+        activation = self.word(st, st.values[1], tuple(HIDDEN), "activation")
         layer = self.layer(st, 1 if units is INVALID else units,
                            "binary" if activation is INVALID else activation)
         return None if activation is INVALID else layer  # a bad width is already reported
@@ -151,21 +152,24 @@ class _Checker(ValueChecker):
         return INVALID if units is INVALID else layer
 
     def loss(self, st: Statement):
-        """{"loss": name} or with its "margin"."""
+        """{"loss": name} or with its argument (:data:`annc.losses.LOSS`: hinge's "margin")."""
         if not st.values or len(st.values) > 2:
+            takes = ", ".join(f"{k} with an optional {LOSS[k].argument.name}" for k in with_argument())
             self.error(st.values[2] if st.values else st,
-                       f"'loss' takes {one_of(LOSSES)} (hinge with an optional margin), "
-                       f"got {plural(len(st.values))}")
+                       f"'loss' takes {one_of(LOSS)} ({takes}), got {plural(len(st.values))}")
             return INVALID
-        name = self.word(st, st.values[0], LOSSES, "loss")
+        name = self.word(st, st.values[0], tuple(LOSS), "loss")
         if name is INVALID or len(st.values) == 1:
             return name if name is INVALID else {"loss": name}
-        margin = st.values[1]
-        if name != "hinge":
-            self.error(margin, f"'loss {name}' takes no margin (only 'loss hinge' has one)")
+        given, argument = st.values[1], LOSS[name].argument
+        if argument is None:
+            words = sorted({LOSS[k].argument.name for k in with_argument()})
+            having = with_argument()
+            self.error(given, f"'loss {name}' takes no {' or '.join(words)} (only "
+                       + ", ".join(f"'loss {k}'" for k in having) + f" {'has' if len(having) == 1 else 'have'} one)")
             return INVALID
-        value = self.positive(margin, "the hinge margin")
-        return value if value is INVALID else {"loss": name, "margin": value}
+        value = getattr(self, argument.check)(given, argument.what)
+        return value if value is INVALID else {"loss": name, argument.name: value}
 
     def penalty(self, st: Statement):
         """{"penalty": name} or with its "penalty_weight"."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..activations import takes_pieces
+from ..losses import LOSS
 from .types import GRID_FIELDS, LAYER_FIELDS, LayerSpec, NetworkSpec, default
 
 
@@ -72,7 +73,8 @@ def format_spec(spec: NetworkSpec) -> str:
     out.append(f"eps {_fmt(spec.eps)}")
     if any(takes_pieces(h.activation) for h in spec.hidden):
         out.append(f"P {spec.partitions}")
-    out.append(f"loss {spec.loss}" + (f" {_fmt(spec.margin)}" if spec.loss == "hinge" else ""))
+    argument = LOSS[spec.loss].argument  # hinge: its margin
+    out.append(f"loss {spec.loss}" + (f" {_fmt(getattr(spec, argument.name))}" if argument else ""))
     out.append(f"training {spec.training}" + (f" {spec.batches}" if spec.training == "batches" else ""))
     out.append(f"penalty {spec.penalty}"
                + (f" {_fmt(spec.penalty_weight)}" if spec.penalty != "none" else ""))

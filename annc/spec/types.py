@@ -20,6 +20,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Mapping
 
 from ..activations import HIDDEN
+from ..losses import LOSS, argument_default
 from ..scaling import SCALINGS  # noqa: F401 - the values of the spec's "scale"
 
 TOP_SETTINGS = ("input", "hidden", "output", "weights", "bias", "eps", "M", "P",
@@ -28,7 +29,7 @@ LAYER_FIELDS = {"weights": "weight_bounds", "bias": "bias_bounds", "M": "big_m"}
 GRID_FIELDS = {"weights": "weight_grid", "bias": "bias_grid"}  # 'weights [lo, hi] grid K': field of K
 LAYER_SETTINGS = tuple(LAYER_FIELDS)  # what a layer's { } block takes
 HIDDEN_ACTIVATIONS = tuple(HIDDEN)  # annc.activations; also the keys of annc.formulations.ACTIVATIONS
-LOSSES = ("nll", "errors", "hinge")
+LOSSES = tuple(LOSS)  # annc.losses; also the keys of annc.formulations.LOSSES
 # What a spec that names no loss gets (``bench/realdata.py`` measured it, README "Real data"):
 # the fewest misclassified training samples plus half an error per non-zero weight (a weight
 # is kept only if it earns its place: two weights must save at least one training error),
@@ -100,8 +101,8 @@ class NetworkSpec:
     # clears this); not part of equality: the canonical text writes the eps in force
     eps_auto: bool = field(default=False, compare=False)
     partitions: int = 10  # P, McCormick pieces (only used after a ReLU layer)
-    loss: str = "nll"  # "nll" | "errors" | "hinge"
-    margin: float = 1.0  # hinge margin
+    loss: str = "nll"  # a name of annc.losses.LOSS: "nll" | "errors" | "hinge"
+    margin: float = argument_default("margin")  # the argument of the losses that take a margin (hinge): 1.0
     training: str = "full"  # "full" | "greedy" | "ovo" | "batches" (annc.decomposition)
     batches: int = 0  # 'training batches K': K
     penalty: str = "none"  # "none" | "l1" | "l0"

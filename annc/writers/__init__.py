@@ -1,5 +1,11 @@
 """Model writers: free MPS (:mod:`.mps`), CPLEX LP (:mod:`.lp`) and PuLP (:mod:`.pulp`).
 
+**The registry.**  :data:`MODEL_FORMATS` maps a model format's name (the file's suffix,
+``annc compile --format``, the map's ``"format"``) to its :class:`ModelFormat`: annc's
+writer of it and how PuLP writes it (``--writer pulp``).  :data:`FORMATS` is its keys
+(a live view), which the compiler's checks, the command line's ``--format`` choices and
+the PuLP writer read.  A new format is one writer module plus one entry here.
+
 :func:`write_model` is the one entry point the compiler uses.  It writes to a temporary
 file in the target's folder (named as :mod:`annc.outputs` says) and ``os.replace()``\\ s
 it onto the target only when the writer has finished, so a failure (bad model, full
@@ -17,6 +23,7 @@ default level 6, files about 25% larger).  Readers that take them directly (chec
 from __future__ import annotations
 
 import gzip
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -24,12 +31,38 @@ from ..outputs import atomic_write, final_name
 from . import lp as _lp
 from . import mps as _mps
 
-FORMATS = ("mps", "lp")
 GZIP_LEVEL = 1  # gzip -1: ~4x faster than -6, files ~25% larger (MPS text compresses well anyway)
 
 
+@dataclass(frozen=True)
+class ModelFormat:
+    """A model file format: annc's writer of it, and how PuLP writes it."""
+
+    name: str  # the suffix (<stem>.<name>, .gz after it when compressed) and the map's "format"
+    write: Callable  # write(model, text handle): annc's writer
+    pulp_method: str | None = None  # the pulp.LpProblem method that writes it (None: PuLP does not)
+    pulp_sorts_rows: bool = False  # PuLP's writer puts the rows in name order (else the model's)
+
+
+def write_mps(model, fh) -> None:
+    """Free MPS to a text file handle (see :mod:`annc.writers.mps`)."""
+    _mps.write_mps(model, fh)  # looked up at call time so that tests can monkeypatch annc.writers.mps.write_mps
+
+
+def write_lp(model, fh) -> None:
+    """CPLEX LP to a text file handle (see :mod:`annc.writers.lp`)."""
+    _lp.write_lp(model, fh)
+
+
+MODEL_FORMATS: dict[str, ModelFormat] = {f.name: f for f in (
+    ModelFormat("mps", write_mps, "writeMPS"),
+    ModelFormat("lp", write_lp, "writeLP", pulp_sorts_rows=True),
+)}
+FORMATS = MODEL_FORMATS.keys()  # the names, in the registry's order (a live view of it)
+
+
 def format_from_path(path) -> tuple[str, bool]:
-    """``("mps" | "lp", gzipped)`` from a file name (``model.mps``, ``model.lp.gz``, ...)."""
+    """``(format, gzipped)`` from a file name (``model.mps``, ``model.lp.gz``, ...)."""
     name = Path(path).name.lower()
     gz = name.endswith(".gz")
     if gz:
@@ -37,7 +70,8 @@ def format_from_path(path) -> tuple[str, bool]:
     for fmt in FORMATS:
         if name.endswith("." + fmt):
             return fmt, gz
-    raise ValueError(f"cannot tell the model format from {str(path)!r}: use .mps, .lp, .mps.gz or .lp.gz")
+    names = [f".{f}" for f in FORMATS] + [f".{f}.gz" for f in FORMATS]
+    raise ValueError(f"cannot tell the model format from {str(path)!r}: use {', '.join(names[:-1])} or {names[-1]}")
 
 
 def resolve_format(path: Path, fmt: str | None) -> tuple[str, bool]:
@@ -55,15 +89,14 @@ def resolve_format(path: Path, fmt: str | None) -> tuple[str, bool]:
 
 
 def write_model(model, path, fmt: str | None = None) -> Path:
-    """Write ``model`` to ``path`` as ``fmt`` ("mps" or "lp"; by default from the suffix).
+    """Write ``model`` to ``path`` as ``fmt`` (a name of :data:`MODEL_FORMATS`; by default from the suffix).
 
     A name ending in ``.gz`` is gzip-compressed.  The file appears atomically (see the
     module docstring).  Returns the path written.
     """
     path = Path(path)
     fmt, gz = resolve_format(path, fmt)
-    # looked up at call time so that tests can monkeypatch annc.writers.mps.write_mps
-    writer = _mps.write_mps if fmt == "mps" else _lp.write_lp
+    writer = MODEL_FORMATS[fmt].write
     return _atomic_write(path, gz, lambda fh: writer(model, fh))
 
 
@@ -103,16 +136,6 @@ class _AsciiWriter:
 
 def _write_text(binary, write_text) -> None:
     write_text(_AsciiWriter(binary))
-
-
-def write_mps(model, fh) -> None:
-    """Free MPS to a text file handle (see :mod:`annc.writers.mps`)."""
-    _mps.write_mps(model, fh)
-
-
-def write_lp(model, fh) -> None:
-    """CPLEX LP to a text file handle (see :mod:`annc.writers.lp`)."""
-    _lp.write_lp(model, fh)
 
 
 def benchmark(nnz: int = 2_000_000, distinct: int | None = None, folder=None,
@@ -158,4 +181,5 @@ def benchmark(nnz: int = 2_000_000, distinct: int | None = None, folder=None,
     return out
 
 
-__all__ = ["write_model", "write_mps", "write_lp", "format_from_path", "FORMATS", "benchmark"]
+__all__ = ["write_model", "write_mps", "write_lp", "format_from_path", "FORMATS", "MODEL_FORMATS", "ModelFormat",
+           "benchmark"]

@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from ..outputs import temp_path
-from . import _atomic_write, resolve_format
+from . import MODEL_FORMATS, _atomic_write, resolve_format
 from .checks import check_model
 from .text import sanitize_model_name
 
@@ -104,7 +104,7 @@ def pulp_column_order(model) -> np.ndarray:
 def pulp_row_order(model, fmt: str) -> np.ndarray:
     """annc row indices in the order PuLP's ``fmt`` writer writes them (LP: sorted by name)."""
     names = model.row_names()
-    if fmt == "lp":
+    if MODEL_FORMATS[fmt].pulp_sorts_rows:
         return np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.int64)
     return np.arange(len(names), dtype=np.int64)
 
@@ -117,16 +117,16 @@ def write_with_pulp(model, path, fmt: str | None = None) -> Path:
     """
     path = Path(path)
     fmt, gz = resolve_format(path, fmt)
+    method = MODEL_FORMATS[fmt].pulp_method
+    if method is None:
+        raise ValueError(f"PuLP does not write the {fmt} format: use annc's writer")
     prob = to_pulp(model)
     path.parent.mkdir(parents=True, exist_ok=True)
     # PuLP writes to a file name: let it write a plain temporary file, then copy it
     # (compressing if asked) through the atomic writer.
     plain = temp_path(path.with_name(f"{path.name}.pulp.{fmt}"))  # annc's temporary name: see annc.outputs
     try:
-        if fmt == "mps":
-            prob.writeMPS(str(plain))
-        else:
-            prob.writeLP(str(plain))
+        getattr(prob, method)(str(plain))  # writeMPS, writeLP
 
         def copy(fh):
             with open(plain, "r", encoding="ascii") as src:

@@ -68,6 +68,10 @@ so ``annc decode`` reads it as a CBC solution::
 GLPK's ``glpsol`` takes no MIP start on its command line (only through its C API), so
 there is no GLPK file.
 
+Each solver driver says which of these files its solver reads (``start_format`` of
+:class:`annc.solvers.driver.Driver`, a ``format`` here); :func:`start_readers` names the
+readers of a file from the drivers.
+
 :func:`point_digest` is the fingerprint the map records: SHA-256 of the point as
 little-endian float64 in column order (``-0.0`` as ``0.0``), so the point any of the
 files gives back has the recorded digest.
@@ -84,8 +88,7 @@ from .text import format_numbers, sanitize_model_name
 
 class StartFormat(NamedTuple):
     suffix: str  # the file is <stem>.start.<suffix>
-    format: str  # the name the map records
-    solvers: str  # who reads it (for messages)
+    format: str  # the name the map records, and a solver driver's start_format
     write: Callable[[str, list, list, float], str]
 
 
@@ -131,13 +134,21 @@ def _cbc(model_name: str, names: list, values: list, objective: float) -> str:
 
 #: The start files, in the order they are written.
 START_FILES = (
-    StartFormat("mst", "cplex-mst", "CPLEX", _mst),
-    StartFormat("sol", "sol", "SCIP, Gurobi", _sol),
-    StartFormat("highs", "highs", "HiGHS", _highs),
-    StartFormat("slx", "xpress-slx", "Xpress", _slx),
-    StartFormat("cbc", "cbc-mipstart", "CBC", _cbc),
+    StartFormat("mst", "cplex-mst", _mst),
+    StartFormat("sol", "sol", _sol),
+    StartFormat("highs", "highs", _highs),
+    StartFormat("slx", "xpress-slx", _slx),
+    StartFormat("cbc", "cbc-mipstart", _cbc),
 )
+START_FORMATS = {f.format: f for f in START_FILES}  # by the name a driver's start_format gives
 GLPK_NOTE = "no start file for GLPK: glpsol takes no MIP start on its command line"
+
+
+def start_readers(fmt: StartFormat, drivers) -> str:
+    """Who reads ``fmt``, for messages: the titles of the ``drivers`` (the values of
+    :data:`annc.solvers.SOLVERS`, which this layer does not import) whose ``start_format``
+    is its name, in their order ("SCIP, Gurobi")."""
+    return ", ".join(d.title for d in drivers if d.start_format == fmt.format)
 
 
 def start_file_name(stem: str, fmt: StartFormat) -> str:
