@@ -135,7 +135,7 @@ def test_train_checks_the_test_csv_before_writing(tmp_path):
     wide.write_text("a,b,label\n1,2,0\n1,0,1\n")
     out = tmp_path / "out"
     code, stdout, err = run_cli("train", SPECS / "xor.ann", SAMPLE, "--test", wide, "-o", out, "-q")
-    assert code == 2 and "wide.csv has 2 feature columns" in err and "input 5" in err, err
+    assert code == 2 and "wide.csv: missing columns 'x1'" in err and "extra columns 'a', 'b'" in err, err
     assert not out.exists() and "solving" not in stdout
 
 

@@ -130,7 +130,7 @@ def test_highs_116_proven_optimum_round_trips_with_its_bound(tmp_path):
     assert (sol.status, sol.objective, sol.bound, sol.gap) == (OPT, A(entry["objective"]), A(entry["bound"]), 0)
     code, out, err = run_cli("decode", path, "--map", MAP, "--data", DATA, "-o", tmp_path)
     assert code == 0, out + err
-    assert re.search(r"status +optimal", out) and re.search(rf"lower bound +{sol.bound:.6g}\n", out), out
+    assert re.search(r"status +optimal", out) and re.search(rf"lower bound +{sol.bound:.6g} \(the solver's dual bound\)\n", out), out
     weights = json.loads((tmp_path / "highs-1.16.0_optimal_raw.weights.json").read_text())
     assert all(np.isfinite(np.asarray(L["weight"], float)).all() for L in weights["layers"])
 
@@ -153,4 +153,4 @@ def test_a_bound_that_is_nan_or_beyond_the_objective_is_not_used(tmp_path):
         assert math.isnan(sol.bound) if bound == "nan" else sol.bound == float(bound)
         code, out, err = run_cli("decode", path, "--map", MAP, "--data", DATA, "-o", tmp_path / bound)
         assert code == 0, out + err
-        assert bool(re.search(r"lower bound +0\.02\n", out)) == (usable is not None), out
+        assert bool(re.search(r"lower bound +0\.02 \(the solver's dual bound\)\n", out)) == (usable is not None), out

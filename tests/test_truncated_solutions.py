@@ -85,13 +85,18 @@ def test_a_file_cut_at_a_line_boundary(tmp_path, path):
 
 def test_truncation_is_exit_4_and_malformed_stays_exit_2(tmp_path):
     """Through the command line: the CBC file of issue 27 (cut mid-line: was exit 2),
-    a HiGHS 1.16 file cut in its columns, and a bad line that is not a cut."""
+    a HiGHS 1.16 file cut in its columns (mid-line, and at a line boundary: the
+    ``# Columns`` count says lines are missing), and a bad line that is not a cut.  (A raw
+    file that ends right after its whole columns block is the columns-only file that
+    ``Highs.readSolution`` takes, as annc's ``.start.highs`` is: it reads as one.)"""
     vmap, data = VERSIONS / "models" / "xor16.map.json", VERSIONS / "models" / "xor16.csv"
     plain = (VERSIONS / "cbc-2.935_optimal_plain.sol").read_text()
     raw = (VERSIONS / "highs-1.16.0_optimal_raw.sol").read_text()
+    columns_end = raw.index("# Rows")
+    line_cut = raw.rindex("\n", 0, raw.rindex("\n", 0, columns_end - 1)) + 1  # two column lines short
     cases = [("cbc_cut.sol", plain[:plain.index("\n", 200) - 3], 4, "the file is truncated"),
-             ("highs_cut.sol", raw[:raw.index("# Rows") - 1] + "\n", 4, "it is truncated"),
-             ("highs_cut2.sol", raw[:raw.index("# Rows")], 4, "expected '# Rows <count>'"),
+             ("highs_cut.sol", raw[:columns_end - 5], 4, "the file is truncated"),
+             ("highs_cut2.sol", raw[:line_cut], 4, "it is truncated"),
              ("cbc_bad.sol", plain.replace("\n", " x\n", 2), 2, "expected '<index> <name> <value>")]
     for name, text, code, message in cases:
         path = tmp_path / name

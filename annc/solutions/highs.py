@@ -28,7 +28,9 @@ Truncation: a block shorter than its ``# Columns``/``# Rows`` count, a header wi
 statuses, the basis's version and status).  The dual and basis sections are optional
 (style 4 stops after the columns; annc reads neither), so a file cut exactly before
 one of them, after the rows block of style 0, cannot be told from a whole one: it has
-lost nothing annc reads.
+lost nothing annc reads.  Likewise a style-0 file that ends, with its newline, right
+after the columns block is read as the columns-only file ``Highs.readSolution`` takes (and
+annc's ``.start.highs`` is).
 
 Style 1 (pretty) is a ``Columns`` table (``Index Status Lower Upper Primal Dual [Type]
 Name``, numbers in ``%12g``, i.e. 6 digits), a ``Rows`` table, then ``Model status:
@@ -110,12 +112,15 @@ def _read_raw(src: Source) -> RawSolution:
     values, positions = _raw_columns(src, lineno + 1, count)
     if count >= 0:  # style 0: the rows, the dual section and the basis follow
         rows = lineno + 1 + count
-        if _line(src, rows) is None or not _line(src, rows).startswith("# Rows"):
+        if _line(src, rows) is None and src.text.endswith("\n"):
+            pass  # a columns-only file (what Highs.readSolution takes, and annc's .start.highs)
+        elif _line(src, rows) is None or not _line(src, rows).startswith("# Rows"):
             raise src.expected(rows, "'# Rows <count>'", _NAME)
-        end = rows + src.count(_line(src, rows)[len("# Rows"):], rows, "'# Rows <count>'", _NAME)
-        if end > len(src.lines):
-            raise src.expected(len(src.lines) + 1, "'<name> <value>' (a row)", _NAME)
-        _tail(src, end + 1)
+        else:
+            end = rows + src.count(_line(src, rows)[len("# Rows"):], rows, "'# Rows <count>'", _NAME)
+            if end > len(src.lines):
+                raise src.expected(len(src.lines) + 1, "'<name> <value>' (a row)", _NAME)
+            _tail(src, end + 1)
     return RawSolution(format=FORMAT, status=_status(text, primal == "Feasible"), status_text=text,
                        objective=header["Objective"], values=values, positions=positions,
                        num_columns=count if count >= 0 else None, omits_zeros=count < 0,

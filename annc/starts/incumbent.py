@@ -128,7 +128,7 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
         if r.improvements:
             rec.found_by = f"neighbourhood search: {r.improvements[-1][0]}"
     rec.seconds = time.perf_counter() - t0
-    rec.message = (f"incumbent {model.objective(rec.x):.6g} from {rec.found_by} ({rec.seconds:.1f}s"
+    rec.message = (f"annc's search: objective {model.objective(rec.x):.6g}, found by {rec.found_by} ({rec.seconds:.1f}s"
                    + (f", {rec.sub_mips} sub-MIPs" if rec.sub_mips else "")
                    + (", cut short by the time limit" if rec.capped else "") + ")")
     return rec
