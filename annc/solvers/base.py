@@ -101,6 +101,16 @@ def check_node_limit(value) -> int | None:
 
 
 BOUND_EVERY = 1.0  # seconds between progress reports that only move the bound
+MOVE_TOL = 1e-9  # relative: an incumbent or bound that moves less has not moved (a solver's re-evaluation)
+
+
+def moved(new: float | None, old: float | None) -> bool:
+    """Whether a reported incumbent or bound changed: it appeared, vanished, or moved by more
+    than :data:`MOVE_TOL` relative (HiGHS reports a MIP start's 1.22 as 1.2199999999998934,
+    then again as 1.2199999999998528: one incumbent, one progress line)."""
+    if new is None or old is None:
+        return (new is None) != (old is None)
+    return abs(new - old) > MOVE_TOL * max(1.0, abs(new), abs(old))
 
 
 @dataclass
