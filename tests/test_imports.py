@@ -23,7 +23,7 @@ PACKAGE = ROOT / "annc"
 LAYERS: list[set[str]] = [
     {"errors", "names", "activations", "inputs", "outputs", "limits", "feasibility", "model", "builder",
      "network", "scaling", "executor", "ensemble"},
-    {"spec", "data", "datasets", "problem", "magnitudes"},
+    {"spec", "data", "datasets", "problem", "magnitudes", "recipe"},
     {"formulations"},
     {"writers", "solutions"},
     {"compiler", "solvers", "decode", "varmap", "verify", "verdict", "report", "onnx_export", "html_report"},
