@@ -107,10 +107,11 @@ def cmd_decode(a) -> int:
                         verified=v.ok, bound_source=source)
         net.meta.update(decode_record(sol, a.solution, verdict, v, vmap["spec"]["text"]))
         print("verdict on the decoded network:")
-        if "recipe" in vmap:  # the loss, penalty and eps the model was built with (annc.recipe)
+        lines = decoded_verdict_lines(verdict, sol, v.ok)
+        if "recipe" in vmap:  # after the status: the loss, penalty and eps the model was built with
             from .recipe import Recipe, summary_lines
-            _print(summary_lines([("", Recipe.from_dict(vmap["recipe"]))]))
-        _print(decoded_verdict_lines(verdict, sol, v.ok))
+            lines[1:1] = summary_lines([("", Recipe.from_dict(vmap["recipe"]))])
+        _print(lines)
         print("verification:")
         _print(verification_lines(v))
         if not v.ok:
@@ -203,18 +204,19 @@ def cmd_train(a) -> int:
         print("selection:")
         _print(r.selection.table_lines())
     print("summary:")
-    # the loss, penalty and eps in force and where each came from (annc.recipe)
+    # the status first, then the loss, penalty and eps in force and where each came from (annc.recipe)
     recipes = [(s.name, s.compiled.recipe) for s in r.steps if s.compiled.recipe is not None]
     if r.selection is not None:
         recipes = [(name, rec.selected(spec)) for name, rec in recipes]
-    _print(summary_lines(recipes))
     if len(r.steps) == 1:
         s = r.steps[0]
-        _print(verdict_lines(s.verdict, s.result, s.verification is not None and s.verification.ok))
+        verdict = verdict_lines(s.verdict, s.result, s.verification is not None and s.verification.ok)
+        _print(verdict[:1] + summary_lines(recipes) + verdict[1:])
         _print(search_lines(s.verdict))
     else:
         print(f"  status             greedy, {len(r.steps)} MIPs: "
               + "; ".join(s.verdict.status.value for s in r.steps) + " (each MIP's network; see below)")
+        _print(summary_lines(recipes))
         for s in r.steps:
             print(f"  {s.summary()}")
     if r.interrupted:

@@ -96,6 +96,7 @@ class Reporter:
         self.incumbent: float | None = None
         self.bound: float | None = None
         self.deadline: float | None = None  # clock() at which the MIP's time limit runs out
+        self.solver_seen = False  # the solve phase has had a report from the solver
         self._said = None  # what the last stamped status line said (no line says it twice)
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -162,16 +163,19 @@ class Reporter:
                 self._begin(phase, p, now)
             best = getattr(p, "best", None)
             if phase == "solve":
-                self.incumbent, self.bound = p.incumbent, p.bound
-                if self.incumbent is None:  # the solve begins from the start search's best
+                if p.incumbent is None and p.bound is None:  # the solve begins (from the search's best)
                     self.incumbent = best
+                else:  # the solver's report
+                    self.incumbent, self.bound, self.solver_seen = p.incumbent, p.bound, True
             elif phase in SEARCH:
                 if best is not None:
                     self.best = best
                 if getattr(p, "candidates", None) is not None:
                     self.candidates = p.candidates
             said = self._key()
-            if said != self._said:
+            # a solve's beginning is not stamped: the solver's first report follows at once (a
+            # MIP start is reported as its incumbent), else the heartbeat says "solve: from ..."
+            if said != self._said and (phase != "solve" or self.solver_seen):
                 self._stamp(self.status(now))
 
     def _begin(self, phase: str, p, now: float) -> None:
@@ -184,24 +188,30 @@ class Reporter:
             if self.time_limit is not None:  # the MIP's time limit counts from its start search
                 self.deadline = now + self.time_limit
         elif phase == "solve":
-            if limit is not None:  # the solver's own limit: what the search left of the MIP's
-                self.deadline = now + limit
-            elif self.deadline is None and self.time_limit is not None:
-                self.deadline = now + self.time_limit
+            self.solver_seen, self.bound = False, None
+            # the solver's own limit: what the search left of the MIP's (unknown: no time left)
+            self.deadline = None if limit is None else now + limit
         elif phase == "finish":
             self.deadline = None
 
     def _key(self):
         if self.phase == "solve":
-            return self.phase, _num(self.incumbent), _num(self.bound)
+            return self.phase, self.solver_seen, _num(self.incumbent), _num(self.bound)
         if self.phase in SEARCH:
             return self.phase, _num(self.best)
         return (self.phase,)
 
     # -- the status ------------------------------------------------------------------
-    def status(self, now: float | None = None) -> str:
-        """``start pool: 5 candidates tried, best 1.22, time left 14s`` and the like."""
+    def status(self, now: float | None = None, *, live: bool = False) -> str:
+        """``start pool: 5 candidates tried, best 1.22, time left 14s`` and the like.  A
+        solver's report is, in a pipe, the line annc has always printed (``incumbent 1.22
+        bound 0.94  gap 22.95%``, aligned, its stamp saying when), in the live line labelled
+        and with the time left."""
         now = self.clock() if now is None else now
+        if self.phase == "solve" and self.solver_seen and not live:
+            return (f"incumbent {_num(self.incumbent):>12}  bound {_num(self.bound):>12}  "
+                    f"gap {_gap(self.incumbent, self.bound):>8}")
+        start = "no start" if self.incumbent is None else f"from the start {_num(self.incumbent)}"
         what = {
             "build": "building the MIP",
             "start pool": (f"{self.candidates or 0} candidate{'' if self.candidates == 1 else 's'} tried, "
@@ -209,7 +219,7 @@ class Reporter:
             "local search": f"improving the best candidate, {_num(self.best)}",
             "neighbourhood search": f"incumbent {_num(self.best)}",
             "solve": (f"incumbent {_num(self.incumbent)}, bound {_num(self.bound)}, "
-                      f"gap {_gap(self.incumbent, self.bound)}"),
+                      f"gap {_gap(self.incumbent, self.bound)}") if self.solver_seen else start,
             "finish": "decoding and verifying the network",
         }.get(self.phase)
         text = self.phase if what is None else f"{self.phase}: {what}"
@@ -221,7 +231,7 @@ class Reporter:
         """The live line (rich calls this at each redraw)."""
         from rich.text import Text
         with self._lock:
-            self._spinner.update(text=Text(f"{self.clock() - self.t0:6.1f}s  {self.status()}"))
+            self._spinner.update(text=Text(f"{self.clock() - self.t0:6.1f}s  {self.status(live=True)}"))
         return self._spinner
 
     # -- printing --------------------------------------------------------------------

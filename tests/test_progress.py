@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -80,7 +81,8 @@ def test_train_prints_the_default_recipe_and_its_sources(xor32, tmp_path):
     summary = out[out.index("summary:"):]
     assert "  loss               errors (recipe default: the spec names no loss)" in summary
     assert "  penalty            l0 0.5 (recipe default)" in summary
-    assert "(chosen on the data: " in summary.splitlines()[3] and summary.splitlines()[3].startswith("  eps  ")
+    assert summary.splitlines()[1].startswith("  status  ")  # the status first, then the recipe
+    assert "(chosen on the data: " in summary.splitlines()[4] and summary.splitlines()[4].startswith("  eps  ")
     meta = json.loads((tmp_path / "out" / "m.weights.json").read_text())["meta"]
     assert meta["recipe"]["loss"] == {"value": "errors", "source": RECIPE_DEFAULT,
                                       "reason": "the spec names no loss"}
@@ -111,8 +113,9 @@ def test_a_spec_that_names_them_says_spec(xor32, tmp_path):
         assert line in out
     code, out, err = run_cli("train", spec, xor32, "--time-limit", "5", "-q", "-o", tmp_path / "t")
     assert code == 0, out + err
-    assert out.startswith("summary:\n  loss               errors (spec)\n  penalty            l1 0.01 (spec)\n"
-                          "  eps                0.05 (spec)\n"), out
+    assert out.startswith("summary:\n  status  ") and ("\n  loss               errors (spec)\n"
+                                                    "  penalty            l1 0.01 (spec)\n"
+                                                    "  eps                0.05 (spec)\n  objective  ") in out, out
 
 
 # -- progress -------------------------------------------------------------------------------
@@ -133,8 +136,9 @@ def test_heartbeat_keeps_stamped_lines_at_most_5s_apart():
               1.0: ("progress", Progress(0.0, None, None, phase="start pool", candidates=0)),
               7.0: ("progress", Progress(6.0, None, None, phase="start pool", candidates=1, best=3.0)),
               13.0: ("progress", Progress(0.0, None, None, phase="solve", best=3.0, time_limit=17)),
-              13.1: ("progress", Progress(0.1, 3.0000000000001, None)),  # the start again: no new line
-              29.9: ("progress", Progress(16.9, 2.0, 1.5)),
+              13.25: ("progress", Progress(0.25, 3.0000000000001, None)),  # the solver's first report
+              13.5: ("progress", Progress(0.5, 2.9999999999999, None)),  # the start again: no new line
+              29.75: ("progress", Progress(16.75, 2.0, 1.5)),
               30.0: ("progress", Progress(0.0, None, None, phase="finish"))}
     for k in range(int(31 / 0.25)):
         clock.now = 100.0 + k * 0.25
@@ -149,8 +153,10 @@ def test_heartbeat_keeps_stamped_lines_at_most_5s_apart():
     assert max(gaps) <= HEARTBEAT, text
     assert "start pool: 0 candidates tried, best -, time left 30s" in text
     assert "start pool: 1 candidate tried, best 3, time left 24s" in text
-    assert sum(line.startswith("      13.0s  solve: ") for line in text.splitlines()) == 1, text
-    assert "solve: incumbent 2, bound 1.5, gap 25.00%, time left 0s" in text
+    solver = solver_lines(text)
+    assert solver[0] == (13.2, "incumbent            3  bound            -  gap        -"), text
+    assert solver[-1] == (29.8, "incumbent            2  bound          1.5  gap   25.00%"), text
+    assert_repeats_are_heartbeats(solver, text)
     assert "[m] loss errors by the default recipe\n" in text  # log lines as they are
 
 
@@ -173,7 +179,7 @@ def test_one_incumbent_is_one_line():
     rep.progress(Progress(0.0, 1.2199999999998934, None))
     clock.now += 0.1
     rep.progress(Progress(0.1, 1.2199999999998528, None))
-    assert out.getvalue().count("incumbent 1.22") == 1
+    assert [said for _, said in solver_lines(out.getvalue())] == ["incumbent         1.22  bound            -  gap        -"]
 
 
 def test_live_line_in_a_terminal_keeps_the_log_lines():
@@ -191,12 +197,9 @@ def test_xor_solve_prints_each_incumbent_once(tmp_path):
     csv = write_csv(tmp_path / "xor200.csv", X, y)
     code, out, err = run_cli("train", ROOT / "specs" / "xor.ann", csv, "--time-limit", "8", "-o", tmp_path / "o")
     assert code == 0, out + err
-    solves = [(float(line.split("s  ", 1)[0]), line.split("s  ", 1)[1].split(", time left")[0])
-              for line in out.splitlines() if " solve: incumbent" in line]
-    assert solves, out
-    for (t0, shown0), (t1, shown1) in zip(solves, solves[1:]):
-        # the same incumbent and bound again: only as the heartbeat, when nothing was stamped for ~5 s
-        assert shown0 != shown1 or t1 - t0 >= HEARTBEAT - EARLY - 0.1, out
+    solver = solver_lines(out)
+    assert solver, out
+    assert_repeats_are_heartbeats(solver, out)
 
 
 def test_a_run_through_a_pipe_has_no_silence_over_5s(tmp_path):
@@ -216,15 +219,27 @@ def test_a_run_through_a_pipe_has_no_silence_over_5s(tmp_path):
     assert len(stamps) >= 4 and stamps[0] <= HEARTBEAT and before.rstrip().endswith("done"), before
     gaps = [round(b - a, 1) for a, b in zip(stamps, stamps[1:])]
     assert max(gaps) <= HEARTBEAT, before
-    assert "start pool: " in before and "solve: incumbent" in before
+    assert "start pool: " in before and solver_lines(before)
     assert not parse_stamps(verdict)
     # and with -q: nothing but the verdict
     proc = subprocess.run([sys.executable, "-m", "annc.cli", "train", str(spec), str(csv), "--time-limit", "4",
                            "-q", "-o", str(tmp_path / "q")], capture_output=True, text=True, cwd=tmp_path,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.startswith("summary:\n  loss               errors (recipe default"), proc.stdout
+    assert proc.stdout.startswith("summary:\n  status  ") and "\n  loss               errors (recipe default" \
+        in proc.stdout, proc.stdout
     assert not parse_stamps(proc.stdout) and "[bc]" not in proc.stdout and "layer 0:" not in proc.stdout
+
+
+def solver_lines(text: str) -> list[tuple[float, str]]:
+    """The stamped lines of the solver's reports: (seconds, what they say)."""
+    return [(float(m.group(1)), m.group(2)) for m in re.finditer(r"^ +(\d+\.\d)s  (incumbent .*)$", text, re.M)]
+
+
+def assert_repeats_are_heartbeats(lines: list[tuple[float, str]], text: str) -> None:
+    """The same incumbent and bound again only as the heartbeat: when nothing was stamped for ~5 s."""
+    for (t0, said0), (t1, said1) in zip(lines, lines[1:]):
+        assert said0 != said1 or t1 - t0 >= HEARTBEAT - EARLY - 0.15, text  # stamps: 0.1 s
 
 
 def _spec(folder, name, text):
