@@ -87,6 +87,10 @@ def test_train_prints_the_default_recipe_and_its_sources(xor32, tmp_path):
     assert meta["recipe"]["loss"] == {"value": "errors", "source": RECIPE_DEFAULT,
                                       "reason": "the spec names no loss"}
     assert meta["recipe"]["eps"]["source"] == DATA
+    code, out, err = run_cli("report", tmp_path / "out" / "m.weights.json", "-o", tmp_path / "m.html")
+    assert code == 0, out + err
+    page = (tmp_path / "m.html").read_text()
+    assert 'id="recipe"' in page and "recipe default: the spec names no loss" in page
 
 
 def test_compile_and_decode_say_the_recipe(xor32, tmp_path):
