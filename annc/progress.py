@@ -35,6 +35,7 @@ through it.  rich is imported only for a terminal: a pipe pays nothing for it.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
 import time
@@ -60,6 +61,9 @@ def _gap(inc: float | None, bound: float | None) -> str:
 
 
 def is_terminal(stream) -> bool:
+    """Whether ``stream`` is a terminal that can redraw a line (not ``TERM=dumb``)."""
+    if os.environ.get("TERM") == "dumb":
+        return False
     try:
         return bool(stream.isatty())
     except (AttributeError, ValueError):  # no isatty, or a closed stream
