@@ -29,19 +29,24 @@ def _print(lines):
 
 # -- compile ----------------------------------------------------------------------
 def cmd_compile(a) -> int:
-    from functools import partial
     from .compiler import compile_files
     from .formulations import floor
     from .progress import Reporter
     from .report import stats_lines
+    from .solvers.base import Progress
     from .starts.budget import START_BUDGET, budgeted_start
     from .starts.margin import choose_eps
     from .writers.startfiles import GLPK_NOTE, START_FILES
+    def search(model, problem, *, budget=None):  # the start search, its phases on the progress line
+        rep.progress(Progress(0.0, None, None, phase="start pool", candidates=0))
+        return budgeted_start(model, problem, budget=budget, progress=rep.progress)
+
     with Reporter(time_limit=a.start_budget or START_BUDGET, phase="build") as rep:
+        rep.progress(Progress(0.0, None, None, phase="build"))
         c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                           allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
-                          start=None if a.no_start else partial(budgeted_start, progress=rep.progress),
-                          start_budget=a.start_budget, scale=a.scale, eps_rule=choose_eps, log=rep.log)
+                          start=None if a.no_start else search, start_budget=a.start_budget, scale=a.scale,
+                          eps_rule=choose_eps, log=rep.log)
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem

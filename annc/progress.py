@@ -43,7 +43,7 @@ from typing import Callable, TextIO
 
 HEARTBEAT = 5.0  # seconds: the longest gap between two stamped lines in a pipe or a log
 WAKE = 0.25  # seconds between the heartbeat thread's looks at the clock
-EARLY = 0.5  # seconds: a heartbeat is due this much before HEARTBEAT (the thread's own delays)
+EARLY = 1.0  # seconds: a heartbeat is due this much before HEARTBEAT (the thread's own delays, the GIL)
 SEARCH = ("start pool", "local search", "neighbourhood search")
 
 
