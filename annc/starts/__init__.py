@@ -163,7 +163,8 @@ def start_search(model: Model, problem: TrainingProblem, *, budget: float | None
                  seeds: int | None = None, progress=None) -> StartSearch:
     """The MIP start: the best candidate of :func:`start_pool`, improved by the local search
     (step 5, :func:`improve`); ``budget`` seconds only cap the search (its decisions are work
-    limits: the same inputs give the same start under any load)."""
+    limits: the same inputs give the same start under any load).  ``progress`` as for
+    :func:`start_pool`; it also hears when the local search begins."""
     t0 = time.perf_counter()
     pool, capped = start_pool(model, problem, seeds=seeds, cap=budget, interrupt=interrupt, progress=progress)
     found = StartSearch(None, pool, capped=capped)
