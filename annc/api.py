@@ -27,7 +27,7 @@ from .outputs import check_out_dir
 from .solvers import DEFAULT, SolveOptions
 from .spec import NetworkSpec, load_spec, parse_spec
 from .starts.budget import budgeted_start
-from .starts.margin import default_eps
+from .starts.margin import choose_eps
 from .training import TrainResult, csv_backing, silent
 from .training import train as train_network
 
@@ -214,7 +214,7 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     stem = check_name(name if name is not None else _stem_of(spec, s))
     d, csv = csv_backing(as_data(data, label=label), out, f"{stem}.data")
     c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
-              eps_rule=default_eps)
+              eps_rule=choose_eps)
     attach_start(c, budgeted_start if start else None, budget=start_budget)
     if out is not None:
         write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, data_csv=csv, start=c.start,
@@ -240,7 +240,8 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
 
     ``spec``: a NetworkSpec, a ``.ann`` path or ``.ann`` text; ``data`` and ``test``: a
     Dataset, a CSV path or ``(X, y)``.  ``verbose=True`` prints what the CLI prints while
-    solving; ``progress`` receives :class:`~annc.solvers.Progress` objects.  Bad
+    solving; ``progress`` receives :class:`~annc.solvers.Progress` objects (the solver's,
+    and, with their ``phase``, those of the build, the start search and the finish).  Bad
     arguments raise :class:`~annc.errors.UsageError` (:class:`~annc.errors.DataError`
     for data), checked as the CLI checks them, before anything is written.
     """
@@ -274,12 +275,15 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
         raise UsageError("per_class applies to ensemble='ovo'")
     if (workers is not None or scheduler is not None) and select in (False, None):
         raise UsageError("workers and scheduler apply to select=True, ensemble='ovo' or batches=K")
-    if progress is None and verbose:
-        progress = lambda p: print(p.line(), flush=True)  # noqa: E731
+    log = silent
+    if verbose:  # the command line's lines (annc.progress), without its live line and heartbeat
+        from .progress import Reporter
+        shown = Reporter(live=False, heartbeat=False, phase="build")
+        log, progress = shown.log, progress or shown.progress
     opts.progress = progress
     return train_network(s, d, test=t, solver="cmd" if solver_cmd is not None else (solver or DEFAULT), opts=opts,
                  out_dir=out_dir, stem=name if name is not None else _stem_of(spec, s), merge=merge,
-                 greedy=greedy, warm_start=warm_start, log=print if verbose else silent,
+                 greedy=greedy, warm_start=warm_start, log=log,
                  max_nonzeros=max_nonzeros, refine=refine, select=select, select_fraction=select_fraction,
                  select_seed=select_seed, workers=workers, scheduler=scheduler)
 

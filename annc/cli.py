@@ -32,15 +32,24 @@ def _print(lines):
 def cmd_compile(a) -> int:
     from .compiler import compile_files
     from .formulations import floor
+    from .progress import Reporter
     from .report import stats_lines
-    from .starts.budget import budgeted_start
-    from .starts.margin import default_eps
     from .solvers import SOLVERS
+    from .solvers.base import Progress
+    from .starts.budget import START_BUDGET, budgeted_start
+    from .starts.margin import choose_eps
     from .writers.startfiles import GLPK_NOTE, START_FILES, start_readers
-    c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
-                      allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
-                      start=None if a.no_start else budgeted_start, start_budget=a.start_budget,
-                      scale=a.scale, eps_rule=default_eps, log=lambda line: print(line, flush=True))
+
+    def search(model, problem, *, budget=None):  # the start search, its phases on the progress line
+        rep.progress(Progress(0.0, None, None, phase="start pool", candidates=0))
+        return budgeted_start(model, problem, budget=budget, progress=rep.progress)
+
+    with Reporter(time_limit=a.start_budget or START_BUDGET, phase="build") as rep:
+        rep.progress(Progress(0.0, None, None, phase="build"))
+        c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
+                          allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
+                          start=None if a.no_start else search, start_budget=a.start_budget, scale=a.scale,
+                          eps_rule=choose_eps, log=rep.log)
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem
@@ -106,7 +115,11 @@ def cmd_decode(a) -> int:
                         verified=v.ok, bound_source=source)
         net.meta.update(decode_record(sol, a.solution, verdict, v, vmap["spec"]["text"]))
         print("verdict on the decoded network:")
-        _print(decoded_verdict_lines(verdict, sol, v.ok))
+        lines = decoded_verdict_lines(verdict, sol, v.ok)
+        if "recipe" in vmap:  # after the status: the loss, penalty and eps the model was built with
+            from .recipe import Recipe, summary_lines
+            lines[1:1] = summary_lines([("", Recipe.from_dict(vmap["recipe"]))])
+        _print(lines)
         print("verification:")
         _print(verification_lines(v))
         if not v.ok:
@@ -161,6 +174,8 @@ def cmd_export(a) -> int:
 # -- train ------------------------------------------------------------------------
 def cmd_train(a) -> int:
     from .data import load_data
+    from .progress import Reporter
+    from .recipe import summary_lines
     from .report import network_lines, search_lines, verdict_lines, verification_lines
     from .solvers import DEFAULT, SolveOptions
     from .solvers.base import Interrupt
@@ -176,31 +191,39 @@ def cmd_train(a) -> int:
         return _train_decomposed(a)
     # everything else (options, test width, output folder) is checked by train() before it
     # writes anything: one check for the CLI and the Python API
-    spec = with_scale(load_spec(a.spec), a.scale)
-    data = load_data(a.data, label=a.label)
-    test = load_data(a.test, label=a.label, inputs_of=data) if a.test else None  # columns by name
-    solver = "cmd" if a.solver_cmd is not None else (a.solver or DEFAULT)
-    progress = None if a.quiet else (lambda p: print(p.line(), flush=True))
-    # the first Ctrl-C says what it does (on stderr, as the error messages)
-    interrupt = Interrupt(log=lambda line: print(line, file=sys.stderr, flush=True))
-    opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads, progress=progress,
-                        command=a.solver_cmd, interrupt=interrupt)
-    r = train(spec, data, test=test, solver=solver, opts=opts, out_dir=a.out, stem=Path(a.spec).stem,
-              merge=not a.no_merge, greedy=True if a.greedy else None, warm_start=not a.no_warm_start,
-              refine=not a.no_refine, select=a.select, select_fraction=a.select_fraction,
-              select_seed=a.select_seed, log=lambda line: print(line, flush=True), max_nonzeros=a.max_nonzeros,
-              workers=a.workers, scheduler=a.scheduler)
+    # progress (annc.progress): a live line in a terminal, stamped lines and a heartbeat in a
+    # pipe or a log, nothing with -q; the verdict below is printed once it has stopped
+    with Reporter(quiet=a.quiet, time_limit=a.time_limit, phase="select" if a.select else "build") as rep:
+        spec = with_scale(load_spec(a.spec), a.scale)
+        data = load_data(a.data, label=a.label)
+        test = load_data(a.test, label=a.label, inputs_of=data) if a.test else None
+        solver = "cmd" if a.solver_cmd is not None else (a.solver or DEFAULT)
+        # the first Ctrl-C says what it does (on stderr, as the error messages)
+        interrupt = Interrupt(log=lambda line: print(line, file=sys.stderr, flush=True))
+        opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads,
+                            progress=None if a.quiet else rep.progress, command=a.solver_cmd, interrupt=interrupt)
+        r = train(spec, data, test=test, solver=solver, opts=opts, out_dir=a.out, stem=Path(a.spec).stem,
+                  merge=not a.no_merge, greedy=True if a.greedy else None, warm_start=not a.no_warm_start,
+                  refine=not a.no_refine, select=a.select, select_fraction=a.select_fraction,
+                  select_seed=a.select_seed, log=rep.log, max_nonzeros=a.max_nonzeros,
+                  workers=a.workers, scheduler=a.scheduler)
     if r.selection is not None:
         print("selection:")
         _print(r.selection.table_lines())
     print("summary:")
+    # the status first, then the loss, penalty and eps in force and where each came from (annc.recipe)
+    recipes = [(s.name, s.compiled.recipe) for s in r.steps if s.compiled.recipe is not None]
+    if r.selection is not None:
+        recipes = [(name, rec.selected(spec)) for name, rec in recipes]
     if len(r.steps) == 1:
         s = r.steps[0]
-        _print(verdict_lines(s.verdict, s.result, s.verification is not None and s.verification.ok))
+        verdict = verdict_lines(s.verdict, s.result, s.verification is not None and s.verification.ok)
+        _print(verdict[:1] + summary_lines(recipes) + verdict[1:])
         _print(search_lines(s.verdict))
     else:
         print(f"  status             greedy, {len(r.steps)} MIPs: "
               + "; ".join(s.verdict.status.value for s in r.steps) + " (each MIP's network; see below)")
+        _print(summary_lines(recipes))
         for s in r.steps:
             print(f"  {s.summary()}")
     if r.interrupted:
@@ -217,6 +240,9 @@ def cmd_train(a) -> int:
         _print(verification_lines(s.verification))
     if not a.quiet:
         _print(network_lines(r.network))
+    if not r.verified:  # the verdict says so even with -q (the log said it as it happened)
+        print("no weights written: the solution failed verification; the model and its map are kept "
+              "for another solver")
     return _finish_train(a, r, data, test)
 
 
@@ -239,6 +265,7 @@ def _train_decomposed(a) -> int:
     from .compiler import with_scale
     from .decomposition import train_batches, train_ovo
     from .executor import check_scheduler, check_workers
+    from .progress import Reporter
     from .report import confusion_lines
     from .solvers import DEFAULT, SolveOptions
     from .spec import load_spec
@@ -257,15 +284,16 @@ def _train_decomposed(a) -> int:
     if other:
         raise UsageError(f"{', '.join(other)} cannot be combined with {kind} training")
     workers, scheduler = check_workers(a.workers), check_scheduler(a.scheduler)
-    data = load_data(a.data, label=a.label)
-    test = load_data(a.test, label=a.label, inputs_of=data) if a.test else None  # columns by name
-    opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads)
-    kw = dict(test=test, solver=a.solver or DEFAULT, opts=opts, workers=workers, scheduler=scheduler,
-              out_dir=a.out, stem=Path(a.spec).stem, log=lambda line: print(line, flush=True))
-    if kind == "ovo":
-        r = train_ovo(spec, data, per_class=a.per_class, **kw)
-    else:
-        r = train_batches(spec, data, a.batches, **kw)
+    with Reporter(quiet=a.quiet, phase=f"{kind} training") as rep:  # the MIPs run elsewhere: a heartbeat
+        data = load_data(a.data, label=a.label)
+        test = load_data(a.test, label=a.label, inputs_of=data) if a.test else None
+        opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads)
+        kw = dict(test=test, solver=a.solver or DEFAULT, opts=opts, workers=workers, scheduler=scheduler,
+                  out_dir=a.out, stem=Path(a.spec).stem, log=rep.log)
+        if kind == "ovo":
+            r = train_ovo(spec, data, per_class=a.per_class, **kw)
+        else:
+            r = train_batches(spec, data, a.batches, **kw)
     print("summary:")
     what = ("one-vs-one ensemble of" if kind == "ovo" else "batch training (a heuristic: no bound) with")
     print(f"  status             {r.status.value} ({what} {len(r.members)} MIPs; the weakest of them)")
@@ -400,7 +428,8 @@ def parser() -> argparse.ArgumentParser:
                    help="ReLU nets: after the relaxed solve and its exact finish, do not refine the "
                         "McCormick partitions (by default the second half of --time-limit goes to "
                         "alternating refined relaxations, lower bounds, and exact finishes, networks)")
-    t.add_argument("-q", "--quiet", action="store_true", help="no progress lines and no weight matrices")
+    t.add_argument("-q", "--quiet", action="store_true", help="print only the verdict: no progress, no recipe "
+                   "lines, no weight matrices (warnings go to stderr)")
     t.add_argument("--select", action="store_true",
                    help="first choose the penalty weight, hinge margin and hidden widths among a small "
                         "grid around the spec, by accuracy on a held-out part of the training data (ties: "

@@ -29,7 +29,7 @@ import math
 import numbers
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, SupportsFloat
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from .magnitudes import check_numbers
 from .model import Model
 from .outputs import Staging, check_out_dir, prepare_out_dir, remove_files, write_to
 from .problem import TrainingProblem, make_problem
+from .recipe import Recipe, recipe_of
 from .scaling import SCALINGS, Scaling, fit_scaling
 from .spec import NetworkSpec, format_spec, load_spec
 from .varmap import build_map, file_digest
@@ -70,6 +71,7 @@ class Compiled:
     start_seconds: float = 0.0  # how long the search took
     start_paths: list[Path] = field(default_factory=list)  # the start files written
     scaling: Scaling | None = None  # fitted on ``data`` (the spec's ``scale``); the problem is on scaled data
+    recipe: Recipe | None = None  # the loss, penalty and eps in force, and where each came from (annc.recipe)
 
     @property
     def scaled_data(self) -> Dataset:
@@ -102,7 +104,7 @@ def layer_table(spec: NetworkSpec) -> list[dict]:
 
 def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool = True,
           allow_small_m: bool = False, max_nonzeros: int | None = None,
-          eps_rule: Callable[[TrainingProblem], float] | None = None) -> Compiled:
+          eps_rule: Callable[[TrainingProblem], SupportsFloat] | None = None) -> Compiled:
     """Validate ``data`` against ``spec`` and build the training MIP (no files).
 
     The features are scaled first, as the spec's ``scale`` says (:func:`annc.scaling.fit_scaling`
@@ -110,7 +112,10 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
     data; the map records the scaling under ``scaling``.  A spec of the default recipe that
     names no eps (``eps_auto``) gets the one ``eps_rule`` chooses on the problem of the scaled
     data (the callers above pass :func:`annc.starts.margin.default_eps`; without a rule the
-    recipe's 0.001 stays); the returned spec, the map and the model files carry it.
+    recipe's 0.001 stays); the returned spec, the map and the model files carry it.  ``eps_rule``
+    returns the eps, or an object with ``eps`` as its ``float()`` and a ``reason``
+    (:func:`annc.starts.margin.choose_eps`); ``Compiled.recipe`` and the map's ``recipe``
+    say which loss, penalty and eps are in force and where each came from (:mod:`annc.recipe`).
 
     Before anything model-sized is allocated, the model's size is counted in closed form
     and refused over ``max_nonzeros`` (default :data:`annc.limits.MAX_NONZEROS`), and its
@@ -124,10 +129,15 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
     scaled = replace(data, X=scaling.apply(data.X))
     check_numbers(spec, scaled)
     problem = make_problem(spec, scaled.X, data.y, data.classes, merge=merge)
+    chosen = None
     if spec.eps_auto and eps_rule is not None:  # the default recipe: the data choose the margin
-        spec = replace(spec, eps=eps_rule(problem), eps_auto=False)
+        chosen = eps_rule(problem)  # a number, or an EpsChoice that says why
+        recipe = recipe_of(spec, chosen)
+        spec = replace(spec, eps=float(chosen), eps_auto=False)
         check_numbers(spec, scaled)
         problem = replace(problem, spec=spec)
+    else:
+        recipe = recipe_of(spec)
     model = formulate(problem, name=name, allow_small_m=allow_small_m)
     options = {"merge": merge, "allow_small_m": allow_small_m, "label": data.label}
     varmap = build_map(
@@ -137,7 +147,8 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
               "content_sha256": array_digest(data.X, data.y), "samples": len(data.y), "rows": problem.num_rows,
               "features": list(data.features) if data.named else None, "label": data.label},
     )
-    return Compiled(spec, data, problem, model, varmap, scaling=scaling)
+    varmap["recipe"] = recipe.to_dict()
+    return Compiled(spec, data, problem, model, varmap, scaling=scaling, recipe=recipe)
 
 
 def check_name(name) -> str:
@@ -233,6 +244,8 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
     data = load_data(data_path, label=label)
     c = build(spec, data, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
               eps_rule=eps_rule)
+    for setting in c.recipe.settings:  # what is in force, and where it came from
+        log(setting.sentence())
     attach_start(c, start, budget=start_budget, log=log)
     write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, start=c.start, start_note=c.start_message)
     return c

@@ -117,7 +117,8 @@ def decode_network(vmap: dict, x: np.ndarray) -> TrainedNetwork:
                     snap(tensor(vmap, x, L["bias"]), L.get("bias_values")) + L["bias_shift"])
               for L in vmap["layers"]]
     return TrainedNetwork(classes=list(vmap["classes"]), layers=layers,
-                          meta={"spec": vmap["spec"]["source"], "model": vmap["model"].get("file")},
+                          meta={"spec": vmap["spec"]["source"], "model": vmap["model"].get("file"),
+                                **({"recipe": vmap["recipe"]} if "recipe" in vmap else {})},
                           columns=columns_of(vmap))
 
 

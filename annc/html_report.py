@@ -428,7 +428,7 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
         "drawings": drawings, "members_cut": len(net.members) - len(drawings) if ensemble else 0,
         "heatmaps": _heatmaps(net) if layers else [], "patterns": None if ensemble else _patterns(net, data),
         "charts": _charts(meta), "truncated": meta.get("truncated"),
-        "selection": meta.get("selection"),
+        "selection": meta.get("selection"), "recipe": meta.get("recipe"),
     }
 
 

@@ -61,7 +61,7 @@ from .network import TrainedNetwork
 from .outputs import check_out_dir, export_atomically, remove_files
 from .solutions import Status
 from .solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, solve
-from .solvers.base import Interrupt
+from .solvers.base import Interrupt, Progress
 from .spec import NetworkSpec
 from .varmap import file_digest
 from .formulations import floor
@@ -72,7 +72,7 @@ from .starts.budget import MIN_START_BUDGET, start_budget
 from .starts.incumbent import search_incumbent
 from .starts.point import hidden_network
 from .bounds import Work, best, lower_bounds
-from .starts.margin import default_eps
+from .starts.margin import choose_eps
 from .log import silent
 
 SEARCH_SHARE = 0.75  # of the time limit, at most, for annc's own search before the full MIP
@@ -210,9 +210,12 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
                 out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
                 warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
     data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
-    c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, eps_rule=default_eps)
+    _phase(opts, "build")
+    c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, eps_rule=choose_eps)
     for w in c.model.warnings:
         log(f"warning: {w}")
+    for setting in c.recipe.settings:  # the loss, penalty and eps in force, and where each came from
+        log(f"[{name}] {setting.sentence()}")
     st = c.model.stats()
     log(f"[{name}] {st['columns']} columns ({st['binary']} binary), {st['rows']} rows, "
         f"{st['nonzeros']} non-zeros; solving with {solver}")
@@ -233,6 +236,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     before = _changed_files(out_dir, f"{name}.")
     trace: list[list] = []
     step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
+    _phase(opts, "solve", None if record is None else record.objective, step_opts.time_limit)  # best: the start
     try:
         res = solve(c.model, solver, step_opts)
     finally:  # what the solver wrote (a solution file, a log), even if it failed
@@ -243,6 +247,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         opts.interrupt.has_solution = True  # from now on a Ctrl-C keeps what there is
     if res.x is None:
         raise _no_solution(name, solver, res, opts)
+    _phase(opts, "finish")
     net = decode_network(c.varmap, res.x)
     ver = check(c, res.x, net, status=res.status.value, solver_objective=res.objective)
     source = "solver"
@@ -284,6 +289,12 @@ def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, opts: SolveOption
     return bound, source
 
 
+def _phase(opts: SolveOptions, phase: str, best: float | None = None, time_limit: float | None = None):
+    """Tell ``opts.progress`` (the command line's progress line) that ``phase`` begins."""
+    if opts.progress is not None:
+        opts.progress(Progress(0.0, None, None, phase=phase, best=best, time_limit=time_limit))
+
+
 TRACE_EVERY = 0.25  # seconds between trace points that only move the bound
 TRACE_MAX = 5000  # points kept per MIP (the final one is always added)
 
@@ -316,7 +327,7 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable):
     limit = opts.time_limit
     cap = None if limit is None else SEARCH_SHARE * limit
     record = search_incumbent(c.model, c.problem, budget=cap, interrupt=opts.interrupt,
-                              log=lambda line: log(f"[{name}] {line}"))
+                              log=lambda line: log(f"[{name}] {line}"), progress=opts.progress)
     log(f"[{name}] {record.message}")
     if record.x is None:
         return opts, record

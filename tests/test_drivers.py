@@ -69,7 +69,7 @@ def test_node_limit_is_mapped_to_each_solvers_name_and_checked():
 def test_train_asks_the_driver_for_a_mip_start(tmp_path, monkeypatch):
     X, y = xor_data(16, noise=0.1, seed=0)
     csv = write_csv(tmp_path / "xor16.csv", X, y)
-    code, out, err = run_cli("train", SPECS / "xor.ann", csv, "-q", "-o", tmp_path / "a")
+    code, out, err = run_cli("train", SPECS / "xor.ann", csv, "-o", tmp_path / "a")  # no -q: the log says it
     assert code == 0, out + err
     assert "MIP start" in out
 
@@ -77,7 +77,7 @@ def test_train_asks_the_driver_for_a_mip_start(tmp_path, monkeypatch):
         mip_start = False
 
     monkeypatch.setitem(annc.solvers.SOLVERS, "highs", NoStart())
-    code, out, err = run_cli("train", SPECS / "xor.ann", csv, "-q", "-o", tmp_path / "b")
+    code, out, err = run_cli("train", SPECS / "xor.ann", csv, "-o", tmp_path / "b")
     assert code == 0, out + err
     assert "MIP start" not in out
 

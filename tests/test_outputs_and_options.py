@@ -184,7 +184,7 @@ def test_failed_greedy_layer_keeps_only_that_layers_model_map_and_inputs(tmp_pat
                       f'  *) "{cbc_path()}" "$1" -solve -solu "$2";;\nesac\n')
     script.chmod(0o755)
     out = tmp_path / "out"
-    code, stdout, err = run_cli("train", SPECS / "xor_greedy.ann", SAMPLE, "-o", out, "-q",
+    code, stdout, err = run_cli("train", SPECS / "xor_greedy.ann", SAMPLE, "-o", out,  # no -q: layer 0's log
                                 "--solver-cmd", f"{script} {{model}} {{sol}}")
     assert code == 3, stdout + err
     assert "[xor_greedy.layer0]" in stdout and "[xor_greedy.layer1] cmd: the MIP is infeasible" in err

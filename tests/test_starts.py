@@ -76,7 +76,7 @@ def test_train_gives_scip_the_start(tmp_path):
     X, y = xor_split(1000, 0, 0.1, 0)[:2]
     csv = write_csv(tmp_path / "xor.csv", X, y)
     code, out, err = run_cli("train", SPECS / "xor.ann", csv, "--solver", "scip", "--time-limit", "60",
-                             "-o", tmp_path, "-q")
+                             "-o", tmp_path)  # no -q: the log says the start
     assert code == 0, out + err
     # the start's objective depends on the SGD run (hence on the BLAS kernel): not checked
     assert re.search(r"MIP start from a pool of \d+ and local search: objective [0-9.]+", out), out

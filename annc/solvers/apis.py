@@ -24,7 +24,7 @@ from ..errors import AnncError
 from ..model import Model
 from ..solutions import Status
 from ..writers import write_model
-from .base import BOUND_EVERY, Clock, Interrupt, Progress, SolveOptions, SolveResult, interrupt_of
+from .base import BOUND_EVERY, Clock, Interrupt, Progress, SolveOptions, SolveResult, interrupt_of, moved
 from .driver import Driver
 
 
@@ -124,9 +124,9 @@ class Reporter:
         if not self.opts.progress:
             return
         now = (finite(incumbent), finite(bound))
-        if now == self.last:
+        if not moved(now[0], self.last[0]) and not moved(now[1], self.last[1]):
             return
-        if now[0] == self.last[0] and self.clock() - self.when < BOUND_EVERY:
+        if not moved(now[0], self.last[0]) and self.clock() - self.when < BOUND_EVERY:
             return
         self.last, self.when = now, self.clock()
         self.opts.progress(Progress(self.when, *now))

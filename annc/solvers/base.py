@@ -105,13 +105,36 @@ def check_node_limit(value) -> int | None:
 
 
 BOUND_EVERY = 1.0  # seconds between progress reports that only move the bound
+MOVE_TOL = 1e-9  # relative: an incumbent or bound that moves less has not moved (a solver's re-evaluation)
+
+
+def moved(new: float | None, old: float | None) -> bool:
+    """Whether a reported incumbent or bound changed: it appeared, vanished, or moved by more
+    than :data:`MOVE_TOL` relative (HiGHS reports a MIP start's 1.22 as 1.2199999999998934,
+    then again as 1.2199999999998528: one incumbent, one progress line)."""
+    if new is None or old is None:
+        return (new is None) != (old is None)
+    return abs(new - old) > MOVE_TOL * max(1.0, abs(new), abs(old))
 
 
 @dataclass
 class Progress:
+    """Where a training run is: a solver's report (``phase`` "solve": seconds since the solve
+    began, its incumbent and bound), or, through the same callback, the other phases of
+    ``annc.train`` (:data:`PHASES`): the MIP being built, the start search (``best`` the
+    best objective found so far, ``candidates`` how many candidates were tried), the
+    finish after the solve.  Only a solver sets ``incumbent`` and ``bound``: a callback
+    that waits for the solver's first incumbent is not woken by the start search.
+    ``time_limit`` is the phase's own limit in seconds, where it has one (given when the
+    phase begins, with ``elapsed`` 0)."""
+
     elapsed: float
     incumbent: float | None
     bound: float | None
+    phase: str = "solve"
+    candidates: int | None = None
+    best: float | None = None
+    time_limit: float | None = None
 
     @property
     def gap(self) -> float | None:
@@ -119,10 +142,18 @@ class Progress:
 
     def line(self) -> str:
         inc = "-" if self.incumbent is None else f"{self.incumbent:.6g}"
+        if self.phase != "solve":  # another phase: its name, the candidates tried, the best so far
+            tried = "" if self.candidates is None else f"  {self.candidates} tried"
+            best = "" if self.best is None else f"  best {self.best:.6g}"
+            return f"  {self.elapsed:8.1f}s  {self.phase}{tried}{best}"
         bnd = "-" if self.bound is None else f"{self.bound:.6g}"
         g = self.gap
         gs = "-" if g is None else ("inf" if math.isinf(g) else f"{100 * g:.2f}%")
         return f"  {self.elapsed:8.1f}s  incumbent {inc:>12}  bound {bnd:>12}  gap {gs:>8}"
+
+
+# the phases a Progress names, in the order a MIP goes through them
+PHASES = ("build", "start pool", "local search", "neighbourhood search", "solve", "finish")
 
 
 @dataclass

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..model import Model
-from .base import BOUND_EVERY, Clock, Progress, SolveOptions, SolveResult, interrupt_of, verdict
+from .base import BOUND_EVERY, Clock, Progress, SolveOptions, SolveResult, interrupt_of, moved, verdict
 from .driver import Driver
 from . import highs_scheduler as scheduler
 from .highs_scheduler import new_highs
@@ -81,8 +81,9 @@ class HighsDriver(Driver):
             if not root and out.mip_node_count >= 1 and bnd is not None:
                 root.append(bnd)
             now = clock()
-            # every new incumbent; a moved bound alone at most every BOUND_EVERY seconds
-            if opts.progress and (inc != last[0] or (bnd != last[1] and now - last[2] >= BOUND_EVERY)):
+            # every new incumbent; a moved bound alone at most every BOUND_EVERY seconds (the two
+            # callbacks report one incumbent in turn, its last digits re-evaluated: not a new one)
+            if opts.progress and (moved(inc, last[0]) or (moved(bnd, last[1]) and now - last[2] >= BOUND_EVERY)):
                 last[:] = [inc, bnd, now]
                 opts.progress(Progress(now, inc, bnd))
 

@@ -51,6 +51,7 @@ from ..formulations import floor as lower_bound
 from ..formulations import ordered
 from ..model import Model
 from ..problem import TrainingProblem
+from ..solvers.base import Progress
 from .finish import finish
 from .linear import separator_networks
 from .point import complete, feasible
@@ -97,13 +98,14 @@ class StartSearch:
 
 
 def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = None, cap: float | None = None,
-               interrupt=None) -> tuple[list[Candidate], bool]:
+               interrupt=None, progress=None) -> tuple[list[Candidate], bool]:
     """The pool of candidate starts, each a feasible point of ``model`` with its name:
     SGD seeds ``0 .. seeds - 1`` (steps 1-4; with the lasso and without it, pruned, for a
     penalised spec) and the sparse linear separators of :mod:`.linear` placed in the hidden
     units (step 3's exact output layer on each).  Every decision is a work limit (seeds,
     epochs, node limits); ``cap`` seconds only stop it early, and the second value says
-    whether they did."""
+    whether they did.  ``progress`` (a :class:`~annc.solvers.base.Progress` callback) hears
+    of each candidate tried, with the best objective so far."""
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
     penalised = sgd_l1(problem.spec) > 0
     seeds = seeds or (SCREEN if relu else SEEDS)
@@ -114,12 +116,20 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
         return (interrupt is not None and interrupt.requested) or (
             cap is not None and time.perf_counter() - t0 >= cap)
 
+    def tried(n: int) -> None:  # progress: n candidates tried, the best objective so far
+        if progress is not None:
+            best = min((c.objective for c in pool), default=None)
+            progress(Progress(time.perf_counter() - t0, None, None, phase="start pool", candidates=n, best=best))
+
+    n = 0
     for name, weights, biases in separator_networks(problem):
         if stopped():
             return pool, True
         x = network_start(model, problem, weights, biases, scale=False)
         if x is not None:
             pool.append(Candidate(name, x, model.objective(x), linear=True))
+        n += 1
+        tried(n)
     for seed in range(seeds):
         for lasso in (True, False) if penalised else (False,):
             if stopped():
@@ -128,6 +138,8 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
                           prune=PRUNE_KEEP if penalised and not lasso else ())
             if x is not None:
                 pool.append(Candidate(f"SGD seed {seed}{' with lasso' if lasso else ''}", x, model.objective(x)))
+            n += 1
+            tried(n)
     return pool, False
 
 
@@ -150,16 +162,19 @@ def network_start(model: Model, problem: TrainingProblem, weights: list, biases:
 
 
 def start_search(model: Model, problem: TrainingProblem, *, budget: float | None = None, interrupt=None,
-                 seeds: int | None = None) -> StartSearch:
+                 seeds: int | None = None, progress=None) -> StartSearch:
     """The MIP start: the best candidate of :func:`start_pool`, improved by the local search
     (step 5, :func:`improve`); ``budget`` seconds only cap the search (its decisions are work
-    limits: the same inputs give the same start under any load)."""
+    limits: the same inputs give the same start under any load).  ``progress`` as for
+    :func:`start_pool`; it also hears when the local search begins."""
     t0 = time.perf_counter()
-    pool, capped = start_pool(model, problem, seeds=seeds, cap=budget, interrupt=interrupt)
+    pool, capped = start_pool(model, problem, seeds=seeds, cap=budget, interrupt=interrupt, progress=progress)
     found = StartSearch(None, pool, capped=capped)
     best = found.pool_best
     if best is None:
         return found
+    if progress is not None:
+        progress(Progress(time.perf_counter() - t0, None, None, phase="local search", best=best.objective))
     left = None if budget is None else max(budget - (time.perf_counter() - t0), 0.0)
     found.x = improve(model, problem, best.x, budget=left, floor=lower_bound(problem), interrupt=interrupt)
     found.start_objective = model.objective(found.x)

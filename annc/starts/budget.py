@@ -68,7 +68,7 @@ def sgd_trains(problem: TrainingProblem) -> str | None:
 
 
 def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float | None = None,
-                   interrupt=None, budget: float | None = None) -> StartOutcome:
+                   interrupt=None, budget: float | None = None, progress=None) -> StartOutcome:
     """The MIP start of :func:`annc.starts.mip_start` under the budget rules (module
     docstring): ``budget`` seconds if given, else :func:`start_budget` of ``time_limit``."""
     from . import start_search  # the package's search (it imports this module's siblings)
@@ -83,7 +83,7 @@ def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float 
         return StartOutcome(None, 0.0, f"no MIP start: {why}")
     t0 = time.perf_counter()
     try:
-        found = start_search(model, problem, budget=budget, interrupt=interrupt)
+        found = start_search(model, problem, budget=budget, interrupt=interrupt, progress=progress)
     except AnncError as e:  # e.g. a sub-MIP of the search refuses the spec's own numeric M
         took = time.perf_counter() - t0
         return StartOutcome(None, took, f"no MIP start: the search stopped ({took:.1f}s): "

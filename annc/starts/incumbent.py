@@ -26,6 +26,7 @@ import numpy as np
 from ..formulations import floor as loss_floor
 from ..model import Model
 from ..problem import TrainingProblem
+from ..solvers.base import Progress
 from . import lns
 from .budget import MIN_START_BUDGET, sgd_trains
 from .search import drop_weights
@@ -85,10 +86,11 @@ class SearchRecord:
 
 
 def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | None, interrupt=None,
-                     log=None) -> SearchRecord:
+                     log=None, progress=None) -> SearchRecord:
     """Steps 1-2 of the module docstring; ``budget`` seconds cap the whole of it (None:
     no cap), and its decisions are work limits.  The record's ``x`` is None when no
-    start could be made (then nothing else ran)."""
+    start could be made (then nothing else ran).  ``progress`` (a
+    :class:`~annc.solvers.base.Progress` callback) hears of each phase and candidate."""
     from . import start_search
     say = log or (lambda *_: None)
     rec = SearchRecord()
@@ -100,7 +102,10 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
         rec.message = f"no MIP start: {why}"
         return rec
     t0 = time.perf_counter()
-    found = start_search(model, problem, budget=None if budget is None else budget / 2, interrupt=interrupt)
+    if progress is not None:
+        progress(Progress(0.0, None, None, phase="start pool", candidates=0, time_limit=budget))
+    found = start_search(model, problem, budget=None if budget is None else budget / 2, interrupt=interrupt,
+                         progress=progress)
     rec.pool = [(c.name, c.objective) for c in found.pool]
     lin = found.best_linear
     rec.best_linear = None if lin is None else lin.objective
@@ -121,6 +126,9 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
         if problem.spec.penalty == "l0" and problem.spec.penalty_weight > 0:
             def polish(y):
                 return drop_weights(model, problem, y, budget=np.inf, interrupt=interrupt)
+        if progress is not None:
+            progress(Progress(time.perf_counter() - t0, None, None, phase="neighbourhood search",
+                              best=rec.start_objective))
         r = lns.search(model, problem, rec.x, cap=left, floor=loss_floor(problem), interrupt=interrupt,
                        log=say, polish=polish)
         rec.x, rec.certificate, rec.steps, rec.sub_mips = r.x, r.certificate, r.improvements, r.sub_mips

@@ -23,6 +23,8 @@ activations) and at eps 0.01 and 0.03 measured no better than at 0.001.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..formulations import ACTIVATIONS
@@ -57,13 +59,38 @@ def margin_errors(problem: TrainingProblem, net, eps: float) -> list[float]:
     return errors
 
 
-def default_eps(problem: TrainingProblem) -> float:
+@dataclass(frozen=True)
+class EpsChoice:
+    """The eps :func:`choose_eps` takes, and why (one clause for the command line's
+    "eps 0.1 chosen on the data: <reason>"); ``worst`` is the largest share of training
+    samples a unit of SGD's network leaves in the wide gap (None: not measured)."""
+
+    eps: float
+    reason: str
+    worst: float | None = None
+
+    def __float__(self) -> float:
+        return self.eps
+
+
+def choose_eps(problem: TrainingProblem) -> EpsChoice:
     """:data:`WIDE` if ``problem``'s hidden layers are step units that SGD trains and no unit
     of SGD's network (seed 0) has more than :data:`NU` margin errors at eps :data:`WIDE`
-    (:func:`margin_errors`); else :data:`NARROW`.  About a second (the SGD run of the MIP
-    start's first seed, then one LP a unit)."""
+    (:func:`margin_errors`); else :data:`NARROW`; with the reason.  About a second (the SGD
+    run of the MIP start's first seed, then one LP a unit)."""
     spec = problem.spec
     if not sgd_trains(spec) or not all(ls.activation in SCALED for ls in spec.hidden):
-        return NARROW
+        return EpsChoice(NARROW, f"the wide margin {WIDE:g} is tested only on hidden layers of step units "
+                                 "that SGD trains")
     net = sgd_net(problem, seed=0)
-    return WIDE if max(margin_errors(problem, net, WIDE)) <= NU else NARROW
+    worst = max(margin_errors(problem, net, WIDE))
+    if worst <= NU:
+        return EpsChoice(WIDE, f"SGD's units keep all but {worst:.1%} of the samples clear of the gap "
+                               f"(at most {NU:.0%})", worst)
+    return EpsChoice(NARROW, f"a unit of SGD's network leaves {worst:.1%} of the samples in the gap of "
+                             f"eps {WIDE:g} (more than {NU:.0%})", worst)
+
+
+def default_eps(problem: TrainingProblem) -> float:
+    """The eps of :func:`choose_eps`, without its reason."""
+    return choose_eps(problem).eps
