@@ -51,7 +51,7 @@ from ..problem import TrainingProblem
 from .search import rounded
 
 NODE_LIMIT = 200  # branch-and-bound nodes per sub-MIP (on 400 real rows a unit sub-MIP takes 5-10 s for 100)
-MAX_SUBMIPS = 40  # sub-MIPs per search
+MAX_SUBMIPS = 24  # sub-MIPs per search (a 4-unit layer: 1 + 4 + 6 neighbourhoods a round)
 ABS_GAP = 1e-6  # a sub-MIP is proven when its bound is within this of its optimum (relative gap 0)
 SIZES = ("output", "unit", "pair")
 DESCRIBE = {
