@@ -38,7 +38,7 @@ def test_any_sequence_of_thread_counts_runs(order):
 
 
 def test_different_counts_from_threads_of_one_process():
-    """Runs asking for 1 and 2 threads at once are serialised by the lease, not refused."""
+    """Runs asking for 1 and 2 threads at once, each thread with its own scheduler, are not refused."""
     failures = []
 
     def work(threads):
@@ -79,6 +79,12 @@ def test_driver_solves_after_a_direct_run_with_another_count():
     c = annc.compile(str(SPECS / "xor.ann"), str(SPECS / "xor_sample.csv"), start=False)
     r = solve(c.model, "highs", SolveOptions(threads=1, time_limit=30))
     assert r.x is not None and r.status.value == "optimal"
+    # the driver solved in a thread of its own: this thread's scheduler still runs 2, and
+    # the next explicit count here resets it (HiGHS's scheduler belongs to the calling thread)
+    for threads in (1, 2, 1):
+        h = _tiny_mip()
+        assert run_highs(h, threads=threads) == highspy.HighsStatus.kOk, threads
+        assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
 
 
 def test_no_banner_on_stdout():

@@ -1,27 +1,30 @@
-"""HiGHS's process-wide thread scheduler, and annc's policy for sharing it.
+"""HiGHS's thread scheduler, and annc's policy for sharing it.
 
-HiGHS runs its parallel work on one task scheduler per process, started by the first
-``Highs.run()`` with that run's ``threads`` option (0, the default, means half the
-cores).  From HiGHS 1.16 on, a later run whose ``threads`` is set to another count is
-refused ("Option 'threads' is set to 1 but the scheduler has already been initialized
-to use 2 threads") and ``run()`` returns an error; a run that leaves ``threads`` at its
-default uses whatever scheduler exists.
+HiGHS runs its parallel work on a task scheduler started by a thread's first
+``Highs.run()`` with that run's ``threads`` option (0, the default, means half the cores).
+From HiGHS 1.16 on, a later run *in the same thread* whose ``threads`` is set to another
+count is refused ("Option 'threads' is set to 1 but the scheduler has already been
+initialized to use 2 threads") and ``run()`` returns an error; a run that leaves
+``threads`` at its default uses whatever scheduler the thread has.  The scheduler belongs
+to the calling thread (measured with highspy 1.16.0: after the main thread ran with 2, new
+threads ran with 1, 2 and 1 again, and the main thread still refused 1), and
+``Highs.resetGlobalScheduler(True)`` resets the calling thread's.
 
-**annc's policy: the last explicit count wins, between solves.**  Every HiGHS run that
-annc makes goes through :func:`run`, which holds a lease on the scheduler:
+**annc's policy: the last explicit count wins, per thread.**  Every HiGHS run that annc
+makes goes through :func:`lease` (or :func:`run`):
 
-* a run that leaves ``threads`` at the default takes the scheduler as it is;
-* a run that sets ``threads = n`` takes it as it is if the scheduler was (re)started
-  with ``n`` by annc; otherwise it waits until no other annc HiGHS run in this process
-  is under way, resets the scheduler (``Highs.resetGlobalScheduler(True)``, which
-  waits for the workers to stop) and runs, so that HiGHS starts it anew with ``n``.
+* a run that leaves ``threads`` at the default takes the thread's scheduler as it is;
+* a run that sets ``threads = n`` takes it as it is if annc last (re)started it with
+  ``n`` in this thread; otherwise it resets the thread's scheduler first
+  (``resetGlobalScheduler(True)``, which waits for its workers to stop), so that HiGHS
+  starts it anew with ``n``.
 
 So ``annc.train(threads=2)`` followed by ``annc.train(threads=1)`` in one process works,
-in either order, and runs asking for the same count share the scheduler.  Runs with
-different counts in threads of one process are serialised by the lease, never mixed.
+in either order.  (annc's driver runs each solve in a thread of its own, whose
+scheduler starts fresh; :func:`run` serves code that runs HiGHS in the calling thread.)
 A scheduler started by code outside annc is unknown to annc: the first explicit count
-resets it (when no annc run is under way).  highspy releases older than 1.16 have no
-such check and no reset method: there the lease only counts runs.
+resets it.  highspy releases before 1.16 have no such check (and those before 1.8 no
+reset method): there the lease changes nothing.
 
 :func:`new_highs` makes a ``Highs`` with its output off.  highspy 1.16 prints a banner
 on stdout when the first ``Highs`` of a process is made, before any option can be set;
@@ -37,13 +40,14 @@ from contextlib import contextmanager
 
 import highspy
 
-_cond = threading.Condition()
-_state = {"threads": None, "running": 0, "made": False}  # count annc started it with (None: not known)
+_made = threading.Lock()
+_state = {"made": False}
+_local = threading.local()  # .threads: the count annc (re)started this thread's scheduler with
 
 
 def new_highs() -> "highspy.Highs":
     """A ``highspy.Highs`` with ``output_flag`` off and no banner on stdout."""
-    with _cond:
+    with _made:
         first = not _state["made"]
         _state["made"] = True
     if first:
@@ -80,24 +84,15 @@ def _stdout_silenced():
 
 @contextmanager
 def lease(threads: int | None):
-    """Hold the scheduler for one run with ``threads`` (None or 0: HiGHS's default);
-    see the module docstring for the policy."""
+    """Hold this thread's scheduler for one run with ``threads`` (None or 0: HiGHS's
+    default); see the module docstring for the policy."""
     n = int(threads) if threads else None
-    with _cond:
-        if n is not None and _state["threads"] != n:
-            _cond.wait_for(lambda: _state["running"] == 0)
-            if _state["threads"] != n:  # another waiter may have set it to n meanwhile
-                reset = getattr(highspy.Highs, "resetGlobalScheduler", None)
-                if reset is not None:
-                    reset(True)
-                _state["threads"] = n
-        _state["running"] += 1
-    try:
-        yield
-    finally:
-        with _cond:
-            _state["running"] -= 1
-            _cond.notify_all()
+    if n is not None and getattr(_local, "threads", None) != n:
+        reset = getattr(highspy.Highs, "resetGlobalScheduler", None)
+        if reset is not None:
+            reset(True)
+        _local.threads = n
+    yield
 
 
 def run(h: "highspy.Highs", threads: int | None = None):
