@@ -16,6 +16,7 @@ def test_cbc_comes_from_cbcbox():
     assert cbc.cbc_path() == os.path.realpath(cbcbox.cbc_bin_path())
 
 
+@pytest.mark.slow  # over 20 s on a 2-core machine: pytest -m slow
 def test_train_with_cbc_without_pulps_bundled_binary(monkeypatch, xor_csv, tmp_path):
     from pulp.apis.coin_api import PULP_CBC_CMD
     monkeypatch.setattr(PULP_CBC_CMD, "pulp_cbc_path", str(tmp_path / "no-such-cbc"), raising=False)

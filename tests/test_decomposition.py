@@ -137,6 +137,7 @@ def test_api_option_errors(blobs):
         annc.train(SPEC, train, workers=2)
 
 
+@pytest.mark.slow  # over 20 s on a 2-core machine: pytest -m slow
 def test_ovo_completes_when_a_worker_is_killed(blobs):
     """A worker process killed while the pair MIPs run: the scheduler reruns its task and
     the ensemble has every member."""

@@ -99,6 +99,7 @@ def test_training_on_natural_scale_uses_and_exports_the_scaling(tmp_path):
         assert np.array_equal(back.predict_index(Xt), net.predict_index(Xt))
 
 
+@pytest.mark.slow  # over 20 s on a 2-core machine: pytest -m slow
 def test_without_scaling_natural_scale_data_fit_worse_or_equal():
     """The same data with ``scale none``: weights in [-1, 1] act on features in the
     thousands, so a binary unit's threshold can only sit near the origin."""

@@ -185,6 +185,7 @@ def test_select_raises_when_every_candidate_fails():
 
 
 # -- one real run -------------------------------------------------------------------
+@pytest.mark.slow  # over 20 s on a 2-core machine: pytest -m slow
 def test_select_end_to_end_on_xor():
     from annc.api import as_data
     from annc.datasets import xor_data
@@ -248,6 +249,7 @@ def test_cli_select_prints_the_table_and_records_it_in_the_weights(tmp_path, cap
 
 
 # -- in parallel, on Dask -----------------------------------------------------------
+@pytest.mark.slow  # over 20 s on a 2-core machine: pytest -m slow
 def test_parallel_selection_gives_the_sequential_table():
     """``workers=2``: every candidate is a task on a local Dask cluster; the table has the
     same candidates in the same order as the sequential run, each with a verified result,

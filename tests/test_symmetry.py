@@ -15,7 +15,8 @@ from annc.starts import ordered, sgd_start
 from conftest import SPECS
 
 NETS = ["input 3\nhidden 3 binary\noutput 2\neps 0.1",
-        "input 3\nhidden 2 binary\nhidden 2 binary\noutput 3\neps 0.1",
+        pytest.param("input 3\nhidden 2 binary\nhidden 2 binary\noutput 3\neps 0.1",
+                     marks=pytest.mark.slow),  # about 2 minutes: pytest -m slow
         "input 3\nhidden 2 relu\noutput 2\nP 2\neps 0.1"]
 
 
