@@ -89,7 +89,9 @@ SOLVERS = [("cbc", solve_cbc, "sol", "optimal"), ("glpk", solve_glpk, "raw", "op
            ("xpress", solve_xpress, "slx", "unknown")]
 
 
-@pytest.mark.parametrize("name,fn,ext,status", SOLVERS, ids=[s[0] for s in SOLVERS])
+@pytest.mark.parametrize("name,fn,ext,status",
+                         [pytest.param(*s, marks=pytest.mark.slow) if s[0] == "glpk" else s for s in SOLVERS],
+                         ids=[s[0] for s in SOLVERS])  # glpk: about 40 s, run with -m slow
 def test_solve_decode_verify(compiled, name, fn, ext, status):
     tmp, mps, vmap = compiled
     sol = tmp / f"{name}.{ext}"
