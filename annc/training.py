@@ -466,6 +466,8 @@ def _result(net: TrainedNetwork, steps: list[Step], data: Dataset, test: Dataset
                          greedy=greedy, interrupted=interrupted, truncated=truncated)
     net.meta.update({"solver": solver, "status": result.status.value,
                      "steps": [_step_meta(s) for s in steps]})
+    if not greedy and steps[0].verdict is not None and steps[0].verdict.search:
+        net.meta["search"] = steps[0].verdict.search  # what annc's own search added (full training)
     if interrupted:
         net.meta["interrupted"] = True
     return result
