@@ -91,18 +91,18 @@ def _l1() -> dict:
     return {"l1_ratio": 1.0} if (major, minor) >= (1, 8) else {"penalty": "l1"}
 
 
-def in_box(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, labels: list[np.ndarray] | None = None):
+def in_box(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, labels: list[np.ndarray]):
     """Each separator ``(W[:, i], b[i])`` as a unit of the first hidden layer: refitted by the
     start's LP (:func:`~annc.starts.repair.refit_unit`: weights on the separator's support
     and the bias, in their boxes, with the activations clear of the eps gap on as many
-    samples as it can) to the separator's own pattern ``X w + b > 0``, or to ``labels[i]``
-    (a boolean per row) when given: a box-and-margin linear SVM on that support.  A unit
+    samples as it can) to ``labels[i]`` (a boolean per row): a box-and-margin linear SVM on
+    that support.  A unit
     the LP cannot fit keeps the separator scaled into 90% of its box."""
     from .repair import fit_box, refit_unit
     ls, eps = problem.spec.hidden[0], problem.spec.eps
     W2, b2 = np.zeros_like(W, dtype=float), np.zeros_like(b, dtype=float)
     for i in range(W.shape[1]):
-        on = problem.X @ W[:, i] + b[i] > 0 if labels is None else labels[i]
+        on = labels[i]
         support = W[:, i] if np.any(W[:, i]) else np.ones(W.shape[0])
         fit = refit_unit(problem.X, on, support, eps, ls.weight_bounds, ls.bias_bounds, problem.row_samples)
         if fit is None:
@@ -186,30 +186,27 @@ def separator_networks(problem: TrainingProblem) -> list[tuple[str, list, list]]
     order = list(present[np.argsort(-counts[present], kind="stable")])
     if problem.spec.hidden[0].activation not in STEP:
         return []
-    out = []
-    major = problem.counts.argmax(1)  # each row's most frequent class
     seps = separators(problem)
-    if seps:  # the LP on every input: a box-and-margin linear SVM, the support the LP's own
-        _, W, b = seps[0]
-        seps.append(("box-margin LP separator on all inputs", np.ones_like(W), np.zeros_like(b)))
-        targets = [order[1], order[0]] if W.shape[1] == 1 and len(order) > 1 else order
-        labels = [major != order[0]] if W.shape[1] == 1 else [major == c for c in order[:W.shape[1]]]
-        price = problem.spec.penalty_weight if problem.spec.penalty in ("l0", "l1") else 0.5
-        for f in LP_L1:
-            fits = [margin_lp(problem, lab, f * price) for lab in labels]
-            if all(fit is not None for fit in fits):
-                Wm = np.column_stack([fit[0] for fit in fits])
-                bm = np.array([fit[1] for fit in fits])
-                out.append((f"sparse margin LP (weight price {f * price:g})", *placed(problem, Wm, bm, targets)))
-    for name, W, b in seps:
-        if W.shape[1] == 1:  # "not the majority class": unit on -> the other class
-            targets = [order[1], order[0]] if len(order) > 1 else order
-            labels = [major != order[0]]
-        else:
-            targets = order
-            labels = [major == c for c in order[:W.shape[1]]]
-        dense = name.startswith("box-margin")
+    if not seps:
+        return []
+    major = problem.counts.argmax(1)  # each row's most frequent class
+    m = seps[0][1].shape[1]  # every separator has one column per target class
+    if m == 1:  # two classes, "not the majority class": unit on -> the other class
+        targets, labels = ([order[1], order[0]] if len(order) > 1 else order), [major != order[0]]
+    else:
+        targets, labels = order, [major == c for c in order[:m]]
+    out = []
+    price = problem.spec.penalty_weight if problem.spec.penalty in ("l0", "l1") else 0.5
+    for f in LP_L1:
+        fits = [margin_lp(problem, lab, f * price) for lab in labels]
+        if all(fit is not None for fit in fits):
+            Wm = np.column_stack([fit[0] for fit in fits])
+            bm = np.array([fit[1] for fit in fits])
+            out.append((f"sparse margin LP (weight price {f * price:g})", *placed(problem, Wm, bm, targets)))
+    _, W, b = seps[0]  # the LP on every input: a box-and-margin linear SVM, the support the LP's own
+    named = [(f"{name}, refitted to the labels", W, b) for name, W, b in seps]
+    named.append(("box-margin LP separator on all inputs", np.ones_like(W), np.zeros_like(b)))
+    for name, W, b in named:
         Wb, bb = in_box(problem, W, b, labels)
-        weights, biases = placed(problem, Wb, bb, targets)
-        out.append((name if dense else f"{name}, refitted to the labels", weights, biases))
+        out.append((name, *placed(problem, Wb, bb, targets)))
     return out
