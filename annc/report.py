@@ -104,6 +104,8 @@ def search_lines(v: Verdict) -> list[str]:
            f"  found by           {s['found_by']}"]
     cert = s.get("certificate")
     out.append("  certificate        " + (cert["text"] if cert else "none (no neighbourhood was proven)"))
+    if s.get("band_certificate"):
+        out.append("  band certificate   " + s["band_certificate"]["text"])
     added = {"improved": "improved on every candidate of the start pool",
              "certificate": "a proven neighbourhood certificate (no improvement on the start pool)",
              "none": "nothing beyond the start pool"}[s["added"]]

@@ -94,3 +94,47 @@ def test_the_pool_holds_a_linear_separator_that_beats_the_constant():
     constant = float(np.min(np.bincount(y)))  # every row of the minority class wrong, no weight
     assert lin.objective < constant
     assert found.start_objective <= lin.objective + 1e-9
+
+
+def _best_in_band(problem, W, b, rows) -> float:
+    """The lowest objective over every grid network with the output layer ``(W[1], b[1])``
+    whose hidden activations equal those of ``(W, b)`` on every row outside ``rows``: all
+    3^6 hidden layers of the grid, filtered."""
+    eps = problem.spec.eps
+    outside = np.ones(problem.num_rows, dtype=bool)
+    outside[rows] = False
+    h0 = problem.X @ W[0] + b[0] >= eps - 1e-9
+    best = np.inf
+    for v in itertools.product(GRID, repeat=6):
+        W0, b0 = np.array(v[:4]).reshape(2, 2), np.array(v[4:])
+        if np.array_equal((problem.X @ W0 + b0 >= eps - 1e-9)[outside], h0[outside]):
+            best = min(best, _objective(problem, [W0, W[1]], [b0, b[1]]))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_band_certificate_holds_by_brute_force(seed):
+    """A proven band of B rows: no network with the same output layer whose hidden units
+    agree with the exported one's outside the B rows nearest their thresholds is better."""
+    c = _instance(seed)
+    m, pb = c.model, c.problem
+    x0 = complete(m, pb, [np.zeros((2, 2)), np.zeros((2, 2))], [np.full(2, -1.0), np.array([1.0, 0.0])])
+    r = lns.search(m, pb, x0, band=2)
+    W, b = hidden_network(m, r.x)
+    assert _objective(pb, W, b) == pytest.approx(r.objective)
+    assert r.band is not None and r.band.size == "band" and 2 <= r.band.rows <= pb.num_rows
+    rows = lns.band_rows(m, pb, r.x, r.band.rows)
+    assert len(rows) == r.band.rows
+    assert _best_in_band(pb, W, b, rows) >= r.objective - 1e-6
+    assert "with this output layer" in r.band.text
+
+
+def test_band_rows_take_the_wrong_rows_nearest_a_threshold_first():
+    c = _instance(0)
+    m, pb = c.model, c.problem
+    x0 = complete(m, pb, [np.array([[1.0, 0.0], [0.0, 1.0]]), np.eye(2)], [np.zeros(2), np.zeros(2)])
+    assert x0 is not None
+    for size in range(1, pb.num_rows + 1):
+        rows = lns.band_rows(m, pb, x0, size)
+        assert len(rows) == size and len(set(rows)) == size
+        assert set(lns.band_rows(m, pb, x0, max(size - 1, 1))) <= set(rows) or size == 1

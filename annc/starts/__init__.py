@@ -100,8 +100,8 @@ class StartSearch:
 def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = None, cap: float | None = None,
                interrupt=None, progress=None) -> tuple[list[Candidate], bool]:
     """The pool of candidate starts, each a feasible point of ``model`` with its name:
-    SGD seeds ``0 .. seeds - 1`` (steps 1-4; with the lasso and without it, pruned, for a
-    penalised spec) and the sparse linear separators of :mod:`.linear` placed in the hidden
+    SGD seeds ``0 .. seeds - 1`` (steps 1-4; for a penalised spec each seed pruned, and seed
+    0 also trained with the lasso) and the sparse linear separators of :mod:`.linear` placed in the hidden
     units (step 3's exact output layer on each).  Every decision is a work limit (seeds,
     epochs, node limits); ``cap`` seconds only stop it early, and the second value says
     whether they did.  ``progress`` (a :class:`~annc.solvers.base.Progress` callback) hears
@@ -131,7 +131,7 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
         n += 1
         tried(n)
     for seed in range(seeds):
-        for lasso in (True, False) if penalised else (False,):
+        for lasso in (True, False) if penalised and seed == 0 else (False,):
             if stopped():
                 return pool, True
             x = sgd_start(model, problem, seed=seed, lasso=lasso,
@@ -162,11 +162,12 @@ def network_start(model: Model, problem: TrainingProblem, weights: list, biases:
 
 
 def start_search(model: Model, problem: TrainingProblem, *, budget: float | None = None, interrupt=None,
-                 seeds: int | None = None, progress=None) -> StartSearch:
+                 seeds: int | None = None, progress=None, hidden: bool = True) -> StartSearch:
     """The MIP start: the best candidate of :func:`start_pool`, improved by the local search
     (step 5, :func:`improve`); ``budget`` seconds only cap the search (its decisions are work
     limits: the same inputs give the same start under any load).  ``progress`` as for
-    :func:`start_pool`; it also hears when the local search begins."""
+    :func:`start_pool`; it also hears when the local search begins.  ``hidden=False``: the
+    local search frees only the output layer (:func:`improve`)."""
     t0 = time.perf_counter()
     pool, capped = start_pool(model, problem, seeds=seeds, cap=budget, interrupt=interrupt, progress=progress)
     found = StartSearch(None, pool, capped=capped)
@@ -176,7 +177,8 @@ def start_search(model: Model, problem: TrainingProblem, *, budget: float | None
     if progress is not None:
         progress(Progress(time.perf_counter() - t0, None, None, phase="local search", best=best.objective))
     left = None if budget is None else max(budget - (time.perf_counter() - t0), 0.0)
-    found.x = improve(model, problem, best.x, budget=left, floor=lower_bound(problem), interrupt=interrupt)
+    found.x = improve(model, problem, best.x, budget=left, floor=lower_bound(problem), interrupt=interrupt,
+                      hidden=hidden)
     found.start_objective = model.objective(found.x)
     return found
 

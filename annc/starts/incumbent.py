@@ -6,7 +6,8 @@ Before the full MIP is solved, :func:`search_incumbent` runs, on work limits:
    sparse linear separators of :mod:`.linear`, each with its exact output layer, the best
    one improved by fix-and-optimise and weight dropping;
 2. the exact neighbourhood search (:mod:`.lns`) from that start, which improves it and
-   earns a certificate when every neighbourhood of a size is proven not to improve.
+   earns a certificate when every neighbourhood of a size is proven not to improve (and
+   one for the largest band of rows near the thresholds proven not to improve).
 
 :class:`SearchRecord` keeps what the verdict reports: the pool (names and objectives), the
 best linear separator's objective, the start's objective, the neighbourhood search's
@@ -42,6 +43,7 @@ class SearchRecord:
     start_objective: float | None = None
     found_by: str | None = None
     certificate: lns.Certificate | None = None
+    band: lns.Certificate | None = None  # the largest band of rows proven for the incumbent
     steps: list = field(default_factory=list)  # (neighbourhood, objective) per accepted LNS step
     sub_mips: int = 0
     capped: bool = False  # a wall-clock cap stopped a step before its work limit
@@ -78,6 +80,7 @@ class SearchRecord:
             "final_objective": final,
             "found_by": found,
             "certificate": None if cert is None else cert.to_dict(),
+            "band_certificate": None if from_solver or self.band is None else self.band.to_dict(),
             "added": added,
             "no_better_than_linear": self.best_linear is not None and final >= self.best_linear - IMPROVE_TOL,
             "sub_mips": self.sub_mips,
@@ -104,8 +107,9 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
     t0 = time.perf_counter()
     if progress is not None:
         progress(Progress(0.0, None, None, phase="start pool", candidates=0, time_limit=budget))
+    exact = lns.applies(model, problem)  # then the neighbourhood search moves the hidden layers, in bands
     found = start_search(model, problem, budget=None if budget is None else budget / 2, interrupt=interrupt,
-                         progress=progress)
+                         progress=progress, hidden=not exact)
     rec.pool = [(c.name, c.objective) for c in found.pool]
     lin = found.best_linear
     rec.best_linear = None if lin is None else lin.objective
@@ -120,7 +124,7 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
     say(f"MIP start from a pool of {len(found.pool)} and local search: objective {rec.start_objective:.6g} "
         f"(best of the pool: {best.name}, {best.objective:.6g}"
         + (f"; best linear separator {lin.objective:.6g}" if lin else "") + ")")
-    if lns.applies(model, problem):
+    if exact:
         left = None if budget is None else max(budget - (time.perf_counter() - t0), 0.1)
         polish = None
         if problem.spec.penalty == "l0" and problem.spec.penalty_weight > 0:
@@ -132,6 +136,7 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
         r = lns.search(model, problem, rec.x, cap=left, floor=loss_floor(problem), interrupt=interrupt,
                        log=say, polish=polish)
         rec.x, rec.certificate, rec.steps, rec.sub_mips = r.x, r.certificate, r.improvements, r.sub_mips
+        rec.band = r.band
         rec.capped = rec.capped or r.capped
         if r.improvements:
             rec.found_by = f"neighbourhood search: {r.improvements[-1][0]}"

@@ -56,8 +56,12 @@ STEP_NODES = 200  # branch-and-bound nodes per fix-and-optimise step (a work lim
 
 
 def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, budget: float | None = 20.0,
-            node_limit: int = STEP_NODES, floor: float = -np.inf, interrupt=None) -> np.ndarray | None:
+            node_limit: int = STEP_NODES, floor: float = -np.inf, interrupt=None,
+            hidden: bool = True) -> np.ndarray | None:
     """Fix-and-optimise from the feasible point ``x``; returns the best point found.
+
+    ``hidden=False`` frees only the output layer (the neighbourhood search of
+    :mod:`.lns` then moves the hidden layers, in bands of rows that a node limit can finish).
 
     Stops after a sweep over the layers that improves nothing, when the objective is
     within 1e-6 of ``floor`` (a lower bound on the optimum), or on a Ctrl-C (``interrupt``
@@ -87,7 +91,7 @@ def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, bud
             if drops:  # one lift per weight: cheap next to a sub-MIP, so first
                 y = drop_weights(model, problem, x, budget=budget - (time.perf_counter() - t0), interrupt=intr)
                 x, best = y, model.objective(y)
-            for free in range(layers):
+            for free in range(layers) if hidden else [layers - 1]:
                 left = budget - (time.perf_counter() - t0)
                 if best <= floor + 1e-6 or left <= 0 or intr.requested:
                     return x
