@@ -211,7 +211,10 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
                 warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
     data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
     _phase(opts, "build")
+    started = time.perf_counter()
     c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, eps_rule=choose_eps)
+    if opts.time_limit is not None:  # the build (and the eps rule's SGD run) spends the time limit too
+        opts = replace(opts, time_limit=max(opts.time_limit - (time.perf_counter() - started), 1.0))
     for w in c.model.warnings:
         log(f"warning: {w}")
     for setting in c.recipe.settings:  # the loss, penalty and eps in force, and where each came from
