@@ -32,6 +32,7 @@ from typing import Callable, Sequence
 
 from .errors import UsageError
 from .losses import takes, with_argument
+from .penalties import PENALTY
 from .spec import NetworkSpec, format_spec
 
 __all__ = ["DEFAULT_GRID", "GRID_KEYS", "MARGIN_LOSSES", "MAX_CANDIDATES", "MAX_DEFAULT_CANDIDATES", "candidates"]
@@ -73,9 +74,9 @@ def _widths(spec: NetworkSpec, factor: float) -> tuple[int, ...]:
 
 def _axes(spec: NetworkSpec, grid: dict | None):
     """The values of each axis: penalties ``(kind, weight)``, margins, hidden widths."""
-    kind = spec.penalty if spec.penalty != "none" else "l0"
+    kind = spec.penalty if PENALTY[spec.penalty].weighted else "l0"
     if grid is None:
-        if spec.penalty != "none":
+        if PENALTY[spec.penalty].weighted:
             penalties = [(spec.penalty, _times(spec.penalty_weight, f)) for f in DEFAULT_GRID["penalty_factor"]]
         else:
             penalties = [("none", 0.0) if w == 0 else ("l0", w) for w in DEFAULT_GRID["no_penalty"]]
@@ -107,7 +108,7 @@ def _axes(spec: NetworkSpec, grid: dict | None):
 
 
 def _label(spec: NetworkSpec) -> str:
-    parts = ["no penalty" if spec.penalty == "none" else f"{spec.penalty} {spec.penalty_weight:g}"]
+    parts = [f"{spec.penalty} {spec.penalty_weight:g}" if PENALTY[spec.penalty].weighted else "no penalty"]
     if takes(spec.loss, "margin"):
         parts.append(f"margin {spec.margin:g}")
     if spec.hidden:

@@ -23,7 +23,7 @@ PACKAGE = ROOT / "annc"
 # bottom to top: a unit may import its own layer and those below (docs/architecture.md, whose
 # table tests/test_docs.py checks against this list)
 LAYERS: list[set[str]] = [
-    {"errors", "names", "log", "activations", "losses", "inputs", "outputs", "limits", "feasibility", "model",
+    {"errors", "names", "log", "activations", "losses", "penalties", "inputs", "outputs", "limits", "feasibility", "model",
      "builder", "network", "scaling", "executor", "ensemble"},
     {"spec", "data", "datasets", "problem", "magnitudes", "recipe"},
     {"formulations"},

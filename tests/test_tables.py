@@ -23,6 +23,14 @@ def test_every_loss_has_a_table_entry_and_every_entry_a_formulation():
     assert all(name == loss.name for name, loss in LOSS.items())
 
 
+def test_every_penalty_has_a_table_entry_and_every_entry_a_formulation():
+    from annc.penalties import PENALTY
+    from annc.spec.types import PENALTIES as SPEC_PENALTIES
+    assert set(formulations.PENALTIES) == set(PENALTY) == set(SPEC_PENALTIES)
+    assert all(name == p.name for name, p in PENALTY.items())
+    assert all(p.weighted == (p.per_weight is not None) for p in PENALTY.values())
+
+
 def test_a_loss_argument_is_a_spec_field_with_the_table_default():
     from dataclasses import fields
 
