@@ -74,8 +74,6 @@ def result_of(net: TrainedNetwork, steps: list[Step], data: Dataset, test: Datas
                          greedy=greedy, interrupted=interrupted, truncated=truncated)
     net.meta.update({"solver": solver, "status": result.status.value,
                      "steps": [step_meta(s) for s in steps]})
-    if not greedy and steps[0].verdict is not None and steps[0].verdict.search:
-        net.meta["search"] = steps[0].verdict.search  # what annc's own search added (full training)
     if interrupted:
         net.meta["interrupted"] = True
     return result
