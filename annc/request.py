@@ -165,10 +165,10 @@ class TrainRequest:
             self._check_decomposed(mode, solver)
         else:
             if self.per_class is not None:
-                raise UsageError("--per-class (per_class) applies to ovo training; --per-class, --workers and "
-                                 "--scheduler apply to ovo and batch training: add --ensemble ovo or --batches K "
-                                 "(ensemble='ovo', batches=K), or 'training ovo' / 'training batches K' to the "
-                                 "spec; --workers and --scheduler also apply to --select")
+                raise UsageError("--per-class, --workers and --scheduler apply to ovo and batch training "
+                                 "(--per-class to ovo only): add --ensemble ovo or --batches K (ensemble='ovo', "
+                                 "batches=K), or 'training ovo' / 'training batches K' to the spec; --workers and "
+                                 "--scheduler also apply to --select")
             if (self.workers is not None or self.scheduler is not None) and mode != "select":
                 raise UsageError("workers and scheduler apply to select, ovo and batch training only: "
                                  "--workers and --scheduler need --select, --ensemble ovo or --batches K "
