@@ -5,7 +5,7 @@ They take paths, spec text, ``NetworkSpec`` and ``Dataset`` objects or ``(X, y)`
 arrays (:func:`as_spec`, :func:`as_data`), and check their arguments with the same
 functions as the CLI (:meth:`~annc.solvers.base.SolveOptions.checked`,
 :func:`~annc.compiler.check_compile_options`, :func:`~annc.compiler.check_name`,
-:func:`~annc.training.check_train_args`): a bad one raises
+:meth:`~annc.request.TrainRequest.checked`): a bad one raises
 :class:`~annc.errors.UsageError` (or :class:`~annc.errors.DataError` for data), never
 ``TypeError`` or ``ValueError``.  They print nothing unless asked (``verbose=True``).
 """
@@ -24,14 +24,17 @@ from .data import Dataset, array_digest, class_index, class_lookup, class_order,
 from .errors import DataError, UsageError
 from .inputs import Columns, frame_columns, match_columns, sample_arrays
 from .outputs import check_out_dir
-from .solvers import DEFAULT, SolveOptions
+from .solvers import SolveOptions
 from .spec import NetworkSpec, load_spec, parse_spec
 from .starts.budget import budgeted_start
 from .starts.margin import choose_eps
-from .training import TrainResult, csv_backing, silent
-from .training import train as train_network
+from .dispatch import run
+from .request import DECOMPOSED, TrainRequest
+from .results import TrainResult
+from .runfiles import csv_backing
 
-__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "train", "train_api"]
+__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "train", "train_api",
+           "train_request"]
 
 
 def export_onnx(network, path) -> Path:
@@ -79,7 +82,7 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     (with ``per_class``, ``workers``, ``scheduler``) train by decomposition
     (:mod:`annc.decomposition`) and return its ``DecomposedResult``.
     """
-    check_keywords(train_api, kw)
+    check_keywords(train_request, kw, extra=("verbose",))
     return train_api(spec, data, test, **kw)
 
 
@@ -187,12 +190,6 @@ def _stem_of(spec_arg, spec: NetworkSpec) -> str:
     return Path(spec.source).stem.strip("<>").replace(" ", "_") or "net"
 
 
-def _check_flags(**flags) -> None:
-    for what, value in flags.items():
-        if value is not None and not isinstance(value, (bool, np.bool_)):
-            raise UsageError(f"{what} must be True or False, not {value!r}")
-
-
 def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None = None, merge: bool = True,
                 allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
                 name: str | None = None, max_nonzeros: int | None = None, start: bool = True,
@@ -222,14 +219,32 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     return c
 
 
-def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: str | None = None,
-              time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
-              greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
-              progress: Callable | None = None, verbose: bool = False, name: str | None = None,
-              warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
-              scale: str | None = None, select: bool | dict = False, select_fraction: float = 0.25,
-              select_seed: int = 0, ensemble: str | None = None, batches: int | None = None,
-              per_class: int | None = None, workers: int | None = None, scheduler: str | None = None):
+def train_request(spec, data, test=None, *, solver: str | None = None, solver_cmd: str | None = None,
+                  time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
+                  greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
+                  progress: Callable | None = None, name: str | None = None,
+                  warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
+                  scale: str | None = None, select: bool | dict = False, select_fraction: float = 0.25,
+                  select_seed: int = 0, ensemble: str | None = None, batches: int | None = None,
+                  per_class: int | None = None, workers: int | None = None,
+                  scheduler: str | None = None) -> TrainRequest:
+    """The :class:`~annc.request.TrainRequest` of :func:`train_api`'s arguments (not yet
+    checked: :func:`annc.dispatch.run` checks it): the spec, data and test data read
+    (:func:`as_spec`, :func:`as_data`), the input scaling applied to the spec."""
+    check_compile_options(label=label, max_nonzeros=max_nonzeros)
+    check_scale(scale)
+    s = with_scale(as_spec(spec), scale)
+    d = as_data(data, label=label)
+    t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d)
+    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, progress=progress)
+    return TrainRequest(s, d, t, solver=solver, solver_cmd=solver_cmd, opts=opts, out_dir=out_dir,
+                        stem=name if name is not None else _stem_of(spec, s), merge=merge, greedy=greedy,
+                        warm_start=warm_start, max_nonzeros=max_nonzeros, refine=refine, select=select,
+                        select_fraction=select_fraction, select_seed=select_seed, ensemble=ensemble,
+                        batches=batches, per_class=per_class, workers=workers, scheduler=scheduler)
+
+
+def train_api(spec, data, test=None, *, verbose: bool = False, **keywords):
     """``annc train`` as a function; returns a :class:`TrainResult` (``.network``,
     ``.predict(X)``, ``.status``, ``.steps``, accuracies).  Writes files only with ``out_dir``.
 
@@ -239,61 +254,35 @@ def train_api(spec, data, test=None, *, solver: str | None = None, solver_cmd: s
     ``DecomposedResult`` (``.network`` is an ``Ensemble`` for ovo).
 
     ``spec``: a NetworkSpec, a ``.ann`` path or ``.ann`` text; ``data`` and ``test``: a
-    Dataset, a CSV path or ``(X, y)``.  ``verbose=True`` prints what the CLI prints while
+    Dataset, a CSV path or ``(X, y)``; the other keywords are those of
+    :func:`train_request`, which builds the request that :func:`annc.dispatch.run` checks
+    and trains.  ``verbose=True`` prints what the CLI prints while
     solving; ``progress`` receives :class:`~annc.solvers.Progress` objects (the solver's,
     and, with their ``phase``, those of the build, the start search and the finish).  Bad
     arguments raise :class:`~annc.errors.UsageError` (:class:`~annc.errors.DataError`
-    for data), checked as the CLI checks them, before anything is written.
+    for data), checked as the CLI checks them (:meth:`annc.request.TrainRequest.checked`),
+    before anything is written.
     """
-    if solver_cmd is not None and solver not in (None, "cmd"):
-        raise UsageError("give either solver or solver_cmd, not both")
-    if solver is not None and not isinstance(solver, str):
-        raise UsageError(f"solver must be a solver's name, not {type(solver).__name__} {solver!r}")
-    _check_flags(greedy=greedy, merge=merge, verbose=verbose, warm_start=warm_start, refine=refine)
-    check_compile_options(label=label, max_nonzeros=max_nonzeros)
-    check_scale(scale)
-    if progress is not None and not callable(progress):
-        raise UsageError(f"progress must be a callable, not {type(progress).__name__}")
-    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, command=solver_cmd)
-    s = with_scale(as_spec(spec), scale)
-    d = as_data(data, label=label)
-    t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d)
-    if ensemble not in (None, "ovo"):
-        raise UsageError(f"ensemble must be 'ovo' or None, not {ensemble!r}")
-    if ensemble or batches is not None or s.training in ("ovo", "batches"):
-        from .decomposition import train_batches, train_ovo
-        from .executor import check_scheduler, check_workers
-        if ensemble and batches is not None:
-            raise UsageError("give either ensemble='ovo' or batches=K, not both")
-        kw = dict(test=t, solver=solver or DEFAULT, opts=opts, workers=check_workers(workers),
-                  scheduler=check_scheduler(scheduler), out_dir=out_dir,
-                  stem=name if name is not None else _stem_of(spec, s), log=print if verbose else silent)
-        if ensemble == "ovo" or (batches is None and s.training == "ovo"):
-            return train_ovo(s, d, per_class=per_class, **kw)
-        return train_batches(s, d, batches, **kw)
-    if per_class is not None:
-        raise UsageError("per_class applies to ensemble='ovo'")
-    if (workers is not None or scheduler is not None) and select in (False, None):
-        raise UsageError("workers and scheduler apply to select=True, ensemble='ovo' or batches=K")
-    log = silent
-    if verbose:  # the command line's lines (annc.progress), without its live line and heartbeat
+    if verbose is not None and not isinstance(verbose, (bool, np.bool_)):
+        raise UsageError(f"verbose must be True or False, not {verbose!r}")
+    request = train_request(spec, data, test, **keywords)
+    if verbose and request.mode in DECOMPOSED:
+        request.log = print
+    elif verbose:  # the command line's lines (annc.progress), without its live line and heartbeat
         from .progress import Reporter
         shown = Reporter(live=False, heartbeat=False, phase="build")
-        log, progress = shown.log, progress or shown.progress
-    opts.progress = progress
-    return train_network(s, d, test=t, solver="cmd" if solver_cmd is not None else (solver or DEFAULT), opts=opts,
-                 out_dir=out_dir, stem=name if name is not None else _stem_of(spec, s), merge=merge,
-                 greedy=greedy, warm_start=warm_start, log=log,
-                 max_nonzeros=max_nonzeros, refine=refine, select=select, select_fraction=select_fraction,
-                 select_seed=select_seed, workers=workers, scheduler=scheduler)
+        request.log = shown.log
+        request.opts.progress = request.opts.progress or shown.progress
+    return run(request)
 
 
-def check_keywords(function: Callable, kw: dict) -> None:
+def check_keywords(function: Callable, kw: dict, extra: tuple = ()) -> None:
     """A misspelt keyword of ``annc.compile`` / ``annc.train`` is a UsageError that names
     the right ones, not Python's TypeError."""
     import difflib
     import inspect
     known = [p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    known += extra
     for name in kw:
         if name not in known:
             close = difflib.get_close_matches(name, known, n=1)

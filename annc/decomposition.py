@@ -48,8 +48,9 @@ from .executor import Executor, TaskFailed
 from .log import silent
 from .network import Layer, TrainedNetwork
 from .outputs import export_atomically, prepare_out_dir
+from .request import check_batches, check_per_class
 from .scaling import fit_scaling
-from .selection import split_rows
+from .splits import split_rows
 from .solutions import Status
 from .solvers import SolveOptions
 from .spec import NetworkSpec
@@ -122,9 +123,9 @@ class MemberFailure:
 
 def train_member(item) -> MemberResult | MemberFailure:
     """Train ``spec`` on ``data`` with the solve options ``opts`` (a dict); runs on a Dask
-    worker: ``item = (name, spec, data, solver, opts)``."""
-    from .training import train
-    name, spec, data, solver, opts = item
+    worker: ``item = (name, spec, data, solver, opts, train)``, ``train`` the (picklable)
+    training function, :func:`annc.training.train` as :func:`annc.dispatch.run` passes it."""
+    name, spec, data, solver, opts, train = item
     try:
         r = train(spec, data, solver=solver, opts=SolveOptions(**opts), out_dir=None, greedy=False, stem=name)
     except AnncError as e:
@@ -165,9 +166,12 @@ def _run(items: list, *, kind: str, workers, scheduler, log: Callable) -> list[M
     return results
 
 
-def _check(spec: NetworkSpec, data: Dataset, opts: SolveOptions | None) -> dict:
+def _check(spec: NetworkSpec, data: Dataset, opts: SolveOptions | None, train) -> dict:
     if not isinstance(spec, NetworkSpec) or not isinstance(data, Dataset):
         raise UsageError("ovo and batch training take a NetworkSpec and a Dataset")
+    if not callable(train):
+        raise UsageError("ovo and batch training take train: a picklable training function "
+                         f"(annc.training.train), not {type(train).__name__}")
     opts = (opts or SolveOptions()).checked()
     return {"time_limit": opts.time_limit, "gap": opts.gap, "threads": opts.threads}
 
@@ -199,14 +203,15 @@ def _finish(kind, net, members, data, test, out_dir, stem, seconds) -> Decompose
 
 
 # -- ovo ----------------------------------------------------------------------------------
-def train_ovo(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solver: str = "highs",
+def train_ovo(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None, test: Dataset | None = None,
+              solver: str = "highs",
               opts: SolveOptions | None = None, per_class: int | None = None, seed: int = 0,
               workers: int | None = None, scheduler: str | None = None, out_dir=None, stem: str = "ovo",
               log: Callable = silent) -> DecomposedResult:
-    """One binary network per pair of classes, combined by vote (see the module docstring)."""
-    o = _check(spec, data, opts)
-    if per_class is not None and (isinstance(per_class, bool) or not isinstance(per_class, int) or per_class < 1):
-        raise UsageError(f"per_class (--per-class) must be a whole number >= 1, not {per_class!r}")
+    """One binary network per pair of classes, combined by vote (see the module docstring);
+    ``train`` trains each pair's MIP on a worker (:func:`annc.training.train`)."""
+    o = _check(spec, data, opts, train)
+    check_per_class(per_class)
     C = len(data.classes)
     if C < 2:
         raise UsageError("ovo needs at least 2 classes in the data")
@@ -229,7 +234,7 @@ def train_ovo(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, 
         y = np.concatenate([np.zeros(len(rows[0]), int), np.ones(len(rows[1]), int)])
         name = f"{stem}_{data.classes[i]}_vs_{data.classes[j]}"
         items.append((name, member_spec, _rows(scaled, idx, y, [data.classes[i], data.classes[j]],
-                                                f"<{name}>"), solver, o))
+                                                f"<{name}>"), solver, o, train))
         pairs.append((i, j))
     log(f"[ovo] {len(items)} pair MIPs of {len(items[0][2].y)}-{max(len(it[2].y) for it in items)} rows each")
     members = _run(items, kind="ovo", workers=workers, scheduler=scheduler, log=log)
@@ -241,15 +246,15 @@ def train_ovo(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, 
 
 
 # -- batches ------------------------------------------------------------------------------
-def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, *, test: Dataset | None = None,
+def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, *, train: Callable | None = None,
+                  test: Dataset | None = None,
                   solver: str = "highs", opts: SolveOptions | None = None, seed: int = 0,
                   workers: int | None = None, scheduler: str | None = None, out_dir=None, stem: str = "batches",
                   log: Callable = silent) -> DecomposedResult:
-    """One MIP per batch, weights averaged by validation accuracy (see the module docstring)."""
-    o = _check(spec, data, opts)
-    K = spec.batches if batches is None else batches
-    if isinstance(K, bool) or not isinstance(K, int) or K < 2:
-        raise UsageError(f"batches must be a whole number >= 2, not {K!r}")
+    """One MIP per batch, weights averaged by validation accuracy (see the module docstring);
+    ``train`` trains each batch's MIP on a worker (:func:`annc.training.train`)."""
+    o = _check(spec, data, opts, train)
+    K = check_batches(spec.batches if batches is None else batches)
     t0 = time.perf_counter()
     scaling, scaled = _scaled(spec, data)
     fit, val = split_rows(data.y, data.classes, VALIDATION_FRACTION, seed, name=data.path)
@@ -266,7 +271,8 @@ def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, 
         if not len(rows):
             raise UsageError(f"batch {k + 1} of {K} would have no row: fewer batches, please")
         items.append((f"{stem}_batch{k + 1}", batch_spec,
-                      _rows(scaled, rows, data.y[rows], data.classes, f"<{stem} batch {k + 1}>"), solver, o))
+                      _rows(scaled, rows, data.y[rows], data.classes, f"<{stem} batch {k + 1}>"), solver, o,
+                      train))
     log(f"[batches] {K} batch MIPs of about {len(deal[0])} rows; {len(val)} rows held out for the weights")
     members = _run(items, kind="batches", workers=workers, scheduler=scheduler, log=log)
     Xv, yv = scaled.X[val], data.y[val]

@@ -30,8 +30,8 @@ import numpy as np
 from .errors import UsageError, WeightsError
 from .inputs import read_bytes
 from .inputs import Columns
-from .network import (Layer, TrainedNetwork, _matrix, _npz_text, check_columns, input_matrix, json_columns,
-                      layer_arrays, npz_columns, save_weights)
+from .inputs import check_columns, input_matrix, json_columns, npz_columns
+from .network import Layer, TrainedNetwork, _matrix, _npz_text, layer_arrays, save_weights
 from .scaling import Scaling
 
 KIND = "ovo_ensemble"

@@ -1,7 +1,8 @@
 """A scikit-learn classifier over annc: :class:`MIPNetClassifier`.
 
 ``annc.MIPNetClassifier`` (bound on first use by the package's PEP 562 ``__getattr__``,
-so that ``import annc`` never imports scikit-learn) wraps :func:`annc.api.train_api`:
+so that ``import annc`` never imports scikit-learn) builds the training request of
+:func:`annc.api.train_request` and runs it (:func:`annc.dispatch.run`), as ``annc.train`` does:
 ``fit`` writes a ``.ann`` spec from the estimator's parameters, trains the network by
 solving its training MIP, and keeps the decoded, verified network.  It needs the
 optional extra ``pip install "annc[sklearn]"`` (scikit-learn >= 1.6).
@@ -58,7 +59,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
 
-from .api import train_api
+from .api import train_request
+from .dispatch import run
 from .errors import UsageError
 from .inputs import Columns, column_differences, frame_columns
 from .losses import with_argument
@@ -159,7 +161,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         an extra column is scikit-learn's ``ValueError``.
     network_ : annc.network.TrainedNetwork
         The trained, verified network (with its input scaling).
-    result_ : annc.training.TrainResult
+    result_ : annc.results.TrainResult
         Everything annc reports about the run (``verdict``, ``train_accuracy``, ``steps``).
     status_ : str
         The verdict's status: ``"optimal"`` (proven) or ``"feasible"``.
@@ -265,8 +267,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the data, "
                              f"but the data contain only one class: {classes[0]!r}")
         spec = self._spec_text(X.shape[1], len(classes))
-        result = train_api(spec, (X, y_index.astype(np.int64).reshape(-1)), time_limit=self.time_limit,
-                           solver=self.solver, threads=self.threads, gap=self.gap, out_dir=None)
+        result = run(train_request(spec, (X, y_index.astype(np.int64).reshape(-1)), time_limit=self.time_limit,
+                                   solver=self.solver, threads=self.threads, gap=self.gap, out_dir=None))
         network = result.network
         network.columns = columns  # the weights files it saves record the names
         # the network's classes are the indices 0..k-1 (annc sorts integer labels numerically)

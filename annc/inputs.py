@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import AnncError, AnncWarning, DataError, UsageError
+from .errors import AnncError, AnncWarning, DataError, UsageError, WeightsError
 
 
 def read_bytes(path: str | Path, what: str, error: type[AnncError] = AnncError) -> bytes:
@@ -171,3 +171,51 @@ def match_columns(names: list[str] | None, columns: Columns | None, width: int,
         raise DataError(f"{source}: {'; '.join(parts)} (columns are matched by name to the training "
                         f"features: {listed(columns.features)})")
     return [names.index(f) for f in columns.features]
+
+
+# -- a network's inputs and their names -----------------------------------------------------------
+def input_matrix(X, width: int, columns: Columns | None) -> np.ndarray:
+    """``X`` as a float matrix of finite rows as wide as the input layer (``width``): a
+    data frame's columns found by name when the network records ``columns``
+    (:func:`annc.inputs.match_columns`), an array's as they are.  A
+    :class:`~annc.errors.UsageError` (wrong shape or type) or
+    :class:`~annc.errors.DataError` (NaN or inf, a missing or extra column) otherwise."""
+    order = match_columns(frame_columns(X), columns, width, "X")
+    try:
+        a = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise UsageError(f"X must be a matrix of numbers (samples x {width} features): {e}") from None
+    if order is not None:
+        a = a[:, order]
+    if a.ndim != 2 or a.shape[1] != width:
+        raise UsageError(f"X must be a matrix of shape (samples, {width}); got shape {a.shape}")
+    bad = np.argwhere(~np.isfinite(a))
+    if bad.size:
+        r, c = bad[0]
+        raise DataError(f"X row {r}, column {c}: {a[r, c]} is not a finite number")
+    return a
+
+
+def check_columns(columns: Columns | None, width: int | None, error: type, source: str) -> None:
+    """``error`` naming ``source`` unless ``columns`` (if any) names ``width`` features."""
+    if columns is not None and width is not None and len(columns.features) != width:
+        raise error(f"{source}: the columns name {len(columns.features)} features but the first layer "
+                    f"takes {width} inputs")
+
+
+def json_columns(d: dict, source: str) -> Columns | None:
+    """The ``columns`` field of a parsed weights file (None if absent: an older file)."""
+    if "columns" not in d:
+        return None
+    try:
+        return Columns.from_dict(d["columns"])
+    except UsageError as e:
+        raise WeightsError(f"{source}: field columns: {e}") from None
+
+
+def npz_columns(arrays: dict, source: str) -> Columns | None:
+    """The ``columns_*`` arrays of a ``.weights.npz`` (None if absent: an older file)."""
+    try:
+        return Columns.from_arrays(arrays)
+    except UsageError as e:
+        raise WeightsError(f"{source}: field columns: {e}") from None

@@ -27,6 +27,7 @@ import numpy as np
 from .activations import EXACT, HIDDEN, MCCORMICK
 from .errors import SizeError, UsageError
 from .losses import LOSS
+from .penalties import PENALTY
 
 LARGEST = 1e15  # every number of the model stays below this (HiGHS's large_matrix_value)
 MAX_M_OVER_EPS = 1e12  # the largest big-M over eps: past it eps is rounding noise
@@ -119,7 +120,7 @@ def model_size(spec, rows: int, row_nonzeros: int, pairs_present: int) -> Size:
             nnz += (o - 1) * (2 if spec.symmetry == "bias" else 2 * U)
     loss = LOSS[spec.loss].size(U, J, pairs_present)  # annc.losses: nll w, r; errors, hinge per pair
     cols, nrows, nnz = cols + loss[0], nrows + loss[1], nnz + loss[2]
-    if spec.penalty != "none":  # t or n per weight, two rows each
+    if PENALTY[spec.penalty].weighted:  # t or n per weight, two rows each (annc.penalties)
         weights = sum(widths[l] * widths[l + 1] for l in range(L + 1))
         cols += weights
         nrows += 2 * weights

@@ -1,5 +1,5 @@
-"""The ``log`` callbacks: only the command line prints (``annc/cli.py`` and
-``annc/experiment/cli.py`` pass ``print``); every layer below takes a ``log`` callback
+"""The ``log`` callbacks: only the command line prints (``annc/cli.py`` with its commands,
+and ``annc/experiment/cli.py``, pass ``print``); every layer below takes a ``log`` callback
 whose default is :func:`silent`, defined here once."""
 from __future__ import annotations
 

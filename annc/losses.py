@@ -29,6 +29,10 @@ at most ``2 R + eps`` (``R`` the bound of the scores; ``nll``'s diversifying row
 (:mod:`annc.magnitudes`).  ``floor_of_eps``: the largest loss floor the data can give,
 ``(eps, classes, samples) -> number`` (``nll``: ``eps (J - 1) N``), which must stay a
 number solvers take; ``floor_why`` says how it is made.
+
+**Counts errors.**  ``counts_errors``: the loss is the number of misclassified samples,
+one unit per sample (``errors``), so two rows no network can tell apart cost at least the
+smaller of their counts: the conflict bound (:mod:`annc.bounds.conflict`) holds for it.
 """
 from __future__ import annotations
 
@@ -56,6 +60,7 @@ class Loss:
     output_big_m: bool = False  # its rows on the outputs have a big-M up to 2 R + eps
     floor_of_eps: Callable[[float, int, int], float] | None = None  # (eps, classes, samples) -> largest floor
     floor_why: str = ""
+    counts_errors: bool = False  # the loss is the number of misclassified samples (annc.bounds.conflict)
 
 
 def per_pair(U: int, J: int, pairs_present: int) -> tuple[int, int, int]:
@@ -74,7 +79,7 @@ MARGIN = Argument("margin", 1.0, "the hinge margin")
 LOSS: dict[str, Loss] = {loss.name: loss for loss in (
     Loss("nll", _nll_size, output_big_m=True, floor_of_eps=lambda eps, J, N: eps * (J - 1) * N,
          floor_why="eps x (classes - 1) x samples"),
-    Loss("errors", per_pair, output_big_m=True),
+    Loss("errors", per_pair, output_big_m=True, counts_errors=True),
     Loss("hinge", per_pair, argument=MARGIN),
 )}
 

@@ -15,7 +15,7 @@ A network may record the names of its training columns (:class:`~annc.inputs.Col
 its features, in the order layer 0 reads them, and the label), and every weights file
 records them (``.json``: ``"columns": {"features": [...], "label": ...}``; ``.npz``:
 ``columns_features``, ``columns_label``).  Given a data frame, :meth:`TrainedNetwork.forward`
-(so ``predict``) finds the features by name (:func:`input_matrix`); an array is read by
+(so ``predict``) finds the features by name (:func:`annc.inputs.input_matrix`); an array is read by
 position.  Files of an older annc, without names, load as before: a named table is then
 read by position, with a warning (:func:`annc.inputs.match_columns`).
 """
@@ -28,8 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from .activations import HIDDEN
-from .errors import DataError, UsageError, WeightsError
-from .inputs import Columns, frame_columns, match_columns, read_bytes
+from .errors import UsageError, WeightsError
+from .inputs import Columns, check_columns, input_matrix, json_columns, npz_columns, read_bytes
 from .scaling import Scaling
 
 ACTIVATIONS = (*HIDDEN, "linear")  # as imported; activation_names() reads the table as it is now
@@ -358,51 +358,3 @@ def _load_npz(path: Path) -> TrainedNetwork:
             raise WeightsError(f"{path}: field scaling: {e}") from None
     return _network([str(c) for c in classes], layers, {}, str(path), lambda i, key: f"layer{i}_{key}",
                     scaling, npz_columns(arrays, str(path)))
-
-
-# -- inputs and their names -----------------------------------------------------------
-def input_matrix(X, width: int, columns: Columns | None) -> np.ndarray:
-    """``X`` as a float matrix of finite rows as wide as the input layer (``width``): a
-    data frame's columns found by name when the network records ``columns``
-    (:func:`annc.inputs.match_columns`), an array's as they are.  A
-    :class:`~annc.errors.UsageError` (wrong shape or type) or
-    :class:`~annc.errors.DataError` (NaN or inf, a missing or extra column) otherwise."""
-    order = match_columns(frame_columns(X), columns, width, "X")
-    try:
-        a = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as e:
-        raise UsageError(f"X must be a matrix of numbers (samples x {width} features): {e}") from None
-    if order is not None:
-        a = a[:, order]
-    if a.ndim != 2 or a.shape[1] != width:
-        raise UsageError(f"X must be a matrix of shape (samples, {width}); got shape {a.shape}")
-    bad = np.argwhere(~np.isfinite(a))
-    if bad.size:
-        r, c = bad[0]
-        raise DataError(f"X row {r}, column {c}: {a[r, c]} is not a finite number")
-    return a
-
-
-def check_columns(columns: Columns | None, width: int | None, error: type, source: str) -> None:
-    """``error`` naming ``source`` unless ``columns`` (if any) names ``width`` features."""
-    if columns is not None and width is not None and len(columns.features) != width:
-        raise error(f"{source}: the columns name {len(columns.features)} features but the first layer "
-                    f"takes {width} inputs")
-
-
-def json_columns(d: dict, source: str) -> Columns | None:
-    """The ``columns`` field of a parsed weights file (None if absent: an older file)."""
-    if "columns" not in d:
-        return None
-    try:
-        return Columns.from_dict(d["columns"])
-    except UsageError as e:
-        raise WeightsError(f"{source}: field columns: {e}") from None
-
-
-def npz_columns(arrays: dict, source: str) -> Columns | None:
-    """The ``columns_*`` arrays of a ``.weights.npz`` (None if absent: an older file)."""
-    try:
-        return Columns.from_arrays(arrays)
-    except UsageError as e:
-        raise WeightsError(f"{source}: field columns: {e}") from None

@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .activations import HIDDEN
+from .losses import LOSS
+from .penalties import PENALTY
 from .spec import NetworkSpec
 
 SPEC = "spec"
@@ -104,11 +106,12 @@ def _written(spec: NetworkSpec, key: str) -> bool:
 
 
 def loss_value(spec: NetworkSpec) -> str:
-    return f"hinge {spec.margin:g}" if spec.loss == "hinge" else spec.loss
+    argument = LOSS[spec.loss].argument  # annc.losses: hinge takes its margin
+    return spec.loss if argument is None else f"{spec.loss} {getattr(spec, argument.name):g}"
 
 
 def penalty_value(spec: NetworkSpec) -> str:
-    return "none" if spec.penalty == "none" else f"{spec.penalty} {spec.penalty_weight:.6g}"
+    return f"{spec.penalty} {spec.penalty_weight:.6g}" if PENALTY[spec.penalty].weighted else spec.penalty
 
 
 def recipe_of(spec: NetworkSpec, chosen=None) -> Recipe:

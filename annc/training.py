@@ -19,8 +19,8 @@ solution exists aborts (``KeyboardInterrupt``) unless a solver is running; a sol
 stopped before its first incumbent gives :class:`~annc.errors.NoSolutionError`.
 
 **Files.**  A run checks everything before it writes anything
-(:func:`check_train_args`: the solver and its options, the file name, the data and the
-test data against the spec, the output folder).  It then writes, in the output folder,
+(:meth:`annc.request.TrainRequest.checked`: the options, the solver, the file name, the
+data and the test data against the spec, the output folder).  It then writes, in the output folder,
 each MIP's model and map (and the CSV of a greedy layer's inputs, or of data given as
 arrays, which the map names) together (:func:`~annc.compiler.write_artifacts`), any
 file a file-based solver leaves there (its solution file), and at the end the weights
@@ -35,37 +35,39 @@ fails:
   model and map of the (first) MIP whose solution failed;
 * any other error or an abort (a second Ctrl-C): nothing this run wrote.
 
-The Python API behind ``annc.compile`` and ``annc.train`` is :mod:`annc.api`; it
-checks its arguments with this module's :func:`check_train_args`, as the CLI does.
+The command line, the Python API (:mod:`annc.api`) and the estimator all build one
+:class:`~annc.request.TrainRequest`, and :func:`annc.dispatch.run` trains it: its full
+and greedy modes come here (:func:`fit`); the files of a run are :mod:`annc.runfiles`,
+its result :mod:`annc.results`.
 
 Nothing here prints: progress goes to the ``log`` callback (silent by default), which
 the command line sets to ``print``.
 """
 from __future__ import annotations
 
-import hashlib
-import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from .chain import Step, run_chain, weakest
-from .compiler import Compiled, build, check_name, write_artifacts
-from .data import Dataset, check_against_spec
+from .chain import Step, run_chain
+from .compiler import Compiled, build, write_artifacts
+from .data import Dataset
 from .decode import decode_network
-from .errors import NoSolutionError, UsageError
+from .errors import NoSolutionError
 from .network import TrainedNetwork
-from .outputs import check_out_dir, export_atomically, remove_files
+from .outputs import export_atomically
+from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
+from .results import TrainResult, accuracy, result_of
+from .runfiles import RunFiles as _RunFiles, changed_files as _changed_files, csv_backing
 from .solutions import Status
 from .solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, solve
 from .solvers.base import Interrupt, Progress
 from .spec import NetworkSpec
-from .varmap import file_digest
 from .formulations import floor
-from .verdict import Verdict, judge, sourced_bound, verdict_record
+from .verdict import judge, sourced_bound
 from .verify import check
 from .relaxed import conclude_relaxed
 from .starts.budget import MIN_START_BUDGET, start_budget
@@ -75,118 +77,10 @@ from .bounds import Work, best, lower_bounds
 from .starts.margin import choose_eps
 from .log import silent
 
+__all__ = ["TrainResult", "accuracy", "check_train_args", "csv_backing", "fit", "silent", "train"]
+
 SEARCH_SHARE = 0.75  # of the time limit, at most, for annc's own search before the full MIP
 REFINE_ROUNDS = 8  # at most, of adaptive refinement after a relaxed solve (annc.starts.refine)
-
-
-@dataclass
-class TrainResult:
-    network: TrainedNetwork
-    steps: list[Step]
-    train_accuracy: float
-    test_accuracy: float | None
-    files: list[Path] = field(default_factory=list)
-    greedy: bool = False
-    interrupted: bool = False
-    truncated: str | None = None  # why a greedy network is shallower than its spec
-    selection: object | None = None  # with select: the annc.selection.Selection that chose the spec
-
-    @property
-    def status(self) -> Status:
-        """The weakest verdict over the MIPs solved (optimal only if every one's network
-        was proven optimal: :mod:`annc.verdict`)."""
-        return weakest(s.verdict.status for s in self.steps)
-
-    @property
-    def verdict(self) -> Verdict | None:
-        """The verdict on the exported network (full training; None for greedy training,
-        whose network no single MIP describes)."""
-        return None if self.greedy else self.steps[0].verdict
-
-    @property
-    def seconds(self) -> float:
-        return sum(s.result.seconds for s in self.steps)
-
-    @property
-    def verified(self) -> bool:
-        return all(s.verification is not None and s.verification.ok for s in self.steps)
-
-    # the trained network's interface, for convenience
-    def predict(self, X) -> np.ndarray:
-        return self.network.predict(X)
-
-    def predict_index(self, X) -> np.ndarray:
-        return self.network.predict_index(X)
-
-    def score(self, X, y) -> float:
-        """Accuracy on ``(X, y)`` (``y`` as class labels)."""
-        return float(np.mean(self.network.predict(X) == np.asarray(y, dtype=object)))
-
-
-def accuracy(net: TrainedNetwork, data: Dataset) -> float:
-    return float(np.mean(net.predict_index(data.X) == data.y))
-
-
-# -- files ------------------------------------------------------------------------
-def csv_backing(data: Dataset, out: Path | None, name: str) -> tuple[Dataset, bytes | None]:
-    """``data`` backed by a CSV file, and the bytes still to write for it: as is (None)
-    if it was read from one, else ``<out>/<name>.csv`` (so that the map points at data
-    ``annc decode`` can verify), written with the model and its map."""
-    if out is None or (Path(data.path).is_file() and file_digest(data.path) == data.sha256):
-        return data, None
-    from .datasets import csv_bytes
-    raw = csv_bytes(data.X, np.asarray(data.classes, dtype=object)[data.y], data.features, data.label)
-    return replace(data, path=str(out / f"{name}.csv"), sha256=hashlib.sha256(raw).hexdigest()), raw
-
-
-class _RunFiles:
-    """The files one training run writes in its output folder, and what stays of them
-    when it fails (see the module docstring): the model and map (and the data CSV the
-    map names) of the MIP that failed, and nothing else."""
-
-    def __init__(self):
-        self.paths: list[Path] = []
-        self.artifacts: dict[str, list[Path]] = {}  # MIP name -> [data CSV,] model, map
-
-    def add(self, paths, artifacts_of: str | None = None) -> None:
-        paths = [Path(p) for p in paths]
-        self.paths += [p for p in paths if p not in self.paths]
-        if artifacts_of is not None:
-            self.artifacts[artifacts_of] = paths
-
-    def keep_only(self, name: str | None) -> list[Path]:
-        """Remove every file of the run but the artifacts of MIP ``name``; return those."""
-        keep = self.artifacts.get(name, []) if name is not None else []
-        remove_files(p for p in self.paths if p not in keep)
-        self.paths = list(keep)
-        return list(keep)
-
-    @property
-    def latest(self) -> str | None:
-        """The MIP whose model and map were written last."""
-        return next(reversed(self.artifacts), None)
-
-
-def _changed_files(folder: Path | None, prefix: str, before: dict | None = None) -> dict:
-    """The files ``<folder>/<prefix>*`` with their (inode, size, mtime); with ``before``,
-    only those that are new or changed since."""
-    if folder is None:
-        return {}
-    now = {}
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return {}
-    for e in entries:
-        if e.name.startswith(prefix):
-            try:
-                st = e.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            now[Path(e.path)] = (st.st_ino, st.st_size, st.st_mtime_ns)
-    if before is None:
-        return now
-    return {p: v for p, v in now.items() if before.get(p) != v}
 
 
 # -- solving ----------------------------------------------------------------------
@@ -347,103 +241,45 @@ def _train_mips(spec: NetworkSpec, data: Dataset, stem: str, greedy: bool, intr:
                          solve=lambda name, sub, d: _solve_step(name, sub, d, **kw))
 
 
-def check_train_args(spec: NetworkSpec, data: Dataset, test: Dataset | None, *, solver: str,
-                     opts: SolveOptions, stem: str, out_dir) -> SolveOptions:
-    """Everything a training run checks before it writes anything (the CLI and the Python
-    API both come here): the solver, the options (returned checked), the name of the
-    files, the data and the test data against the spec, and the output folder."""
-    if solver not in SOLVERS:
-        raise UsageError(f"unknown solver {solver!r}: choose one of "
-                         + ", ".join(s for s in SOLVERS if s != "cmd") + " (or a solver command)")
-    if solver == "cmd":
-        check_solver_cmd(opts.command)
-    opts = opts.checked()
-    check_name(stem)
-    check_against_spec(spec, data)
-    if test is not None:
-        check_against_spec(spec, test)  # the test CSV's width (its classes are the data's)
-    if out_dir is not None:
-        check_out_dir(out_dir)
-    return opts
-
-
-def check_solver_cmd(template) -> str:
-    """A ``--solver-cmd`` template: text with both ``{model}`` and ``{sol}``."""
-    if not isinstance(template, str) or "{model}" not in template or "{sol}" not in template:
-        raise UsageError("--solver-cmd (solver_cmd) needs both {model} and {sol} in its template, e.g. "
-                         "'gurobi_cl ResultFile={sol} {model}'")
-    return template
-
-
 def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solver: str = DEFAULT,
           opts: SolveOptions | None = None, out_dir: str | Path | None = "out", stem: str | None = None,
           merge: bool = True, greedy: bool | None = None, log: Callable = silent,
-          warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
-          select: bool | dict = False, select_fraction: float = 0.25, select_seed: int = 0,
-          workers: int | None = None, scheduler: str | None = None) -> TrainResult:
-    """Train ``spec`` on ``data``; see the module docstring.
+          warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> TrainResult:
+    """Train ``spec`` on ``data`` by full or greedy training; see the module docstring.
 
-    With ``select`` (True for the default grid, or a grid dict) the spec is first chosen
-    among candidates by accuracy on a held-out part of ``data`` (:mod:`annc.selection`:
-    each candidate trained with these options, no files, on the fit part); the chosen
-    spec is then trained on all of ``data`` as usual, ``.selection`` holds the table and
-    the network's ``meta["selection"]`` (so every weights file) its record.  Each
-    candidate gets the full time limit.  With ``workers`` (a local Dask cluster of that
-    many processes) or ``scheduler`` (a Dask cluster's address) the candidates train in
-    parallel, one task each (:func:`annc.selection.train_candidate`); without, one after
-    the other in this process.
-
-    Checks everything first (:func:`check_train_args`).  Raises
-    :class:`~annc.errors.NoSolutionError` when a MIP ends without a solution
-    (infeasible, or stopped before an incumbent was found); the message names the model
-    and map that are kept.
+    Checks everything first (:meth:`annc.request.TrainRequest.checked`), then :func:`fit`.
+    Selection, ovo and batches are modes of :func:`annc.dispatch.run` (``annc.train``).
     """
-    if stem is None:
-        stem = Path(spec.source).stem.strip("<>").replace(" ", "_") or "net"
-    opts = check_train_args(spec, data, test, solver=solver, opts=opts or SolveOptions(), stem=stem,
-                            out_dir=out_dir)  # a checked copy: the caller's stays as it was
-    if opts.interrupt is None:
-        opts.interrupt = Interrupt(log=log)  # the first Ctrl-C says what it does
-    selection = None
-    if (workers is not None or scheduler is not None) and (select is False or select is None):
-        raise UsageError("workers and scheduler (--workers, --scheduler) apply to select (--select), "
-                         "ovo ensembles and batch training")
-    if select is not False and select is not None:
-        from .executor import check_scheduler, check_workers
-        from .selection import select as choose
-        if select is not True and not isinstance(select, dict):
-            raise UsageError(f"select must be True, False or a grid dict, not {select!r}")
-        workers, scheduler = check_workers(workers), check_scheduler(scheduler)
-        run = dict(solver=solver, stem=stem, merge=merge, greedy=greedy, warm_start=warm_start,
-                   max_nonzeros=max_nonzeros, refine=refine)
-        if workers is not None or scheduler is not None:  # one task per candidate, its own time limit
-            how = dict(workers=workers, scheduler=scheduler,
-                       options=dict(run, opts=replace(opts, progress=None, interrupt=None)))
-        else:
-            how = dict(train=lambda cand, fit, val: train(
-                cand, fit, test=val, out_dir=None, **run,  # no files, no progress lines;
-                # a Ctrl-C stops this candidate and the search, not the final training
-                opts=replace(opts, progress=None, interrupt=Interrupt(log=log))))
-        selection = choose(spec, data, grid=None if select is True else select, fraction=select_fraction,
-                           seed=select_seed, log=log, **how)
-        spec = selection.spec
-        log(f"[select] training the chosen candidate ({selection.label}) on all {len(data.y)} training rows")
-    out = Path(out_dir) if out_dir is not None else None
-    greedy = spec.training == "greedy" if greedy is None else greedy
-    greedy = bool(greedy and spec.hidden)
+    request = TrainRequest(spec, data, test, solver=solver, opts=opts, out_dir=out_dir, stem=stem, merge=merge,
+                           greedy=greedy, log=log, warm_start=warm_start, max_nonzeros=max_nonzeros, refine=refine)
+    return fit(request.checked())
+
+
+def fit(request: TrainRequest, selection=None) -> TrainResult:
+    """Full or greedy training of a checked request (:meth:`~annc.request.TrainRequest.checked`).
+
+    ``selection`` (the :class:`annc.selection.Selection` that chose ``request.spec``, if
+    any) goes into ``.selection`` and the network's ``meta["selection"]`` (so every
+    weights file).  Raises :class:`~annc.errors.NoSolutionError` when a MIP ends without a
+    solution (infeasible, or stopped before an incumbent was found); the message names
+    the model and map that are kept.
+    """
+    r, opts, log = request, request.opts, request.log
+    out = Path(r.out_dir) if r.out_dir is not None else None
+    greedy = r.spec.training == "greedy" if r.greedy is None else r.greedy
+    greedy = bool(greedy and r.spec.hidden)
     files = _RunFiles()
-    kw = dict(solver=solver, opts=opts, out_dir=out, merge=merge, log=log, warm_start=warm_start, refine=refine,
-              files=files,
-              max_nonzeros=max_nonzeros)
+    kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
+              refine=r.refine, files=files, max_nonzeros=r.max_nonzeros)
     try:
-        steps, net, truncated = _train_mips(spec, data, stem, greedy, opts.interrupt, kw, log)
-        result = _result(net, steps, data, test, solver=solver, greedy=greedy, truncated=truncated,
-                         interrupted=opts.interrupt.requested)
+        steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)
+        result = result_of(net, steps, r.data, r.test, solver=r.solver, greedy=greedy, truncated=truncated,
+                           interrupted=opts.interrupt.requested)
         if selection is not None:
             result.selection = selection
             net.meta["selection"] = selection.to_dict()
         if out is not None and result.verified:
-            result.files = files.paths + export_atomically(net.export, out / stem)
+            result.files = files.paths + export_atomically(net.export, out / r.stem)
         elif out is not None:  # no weights for a network that fails verification
             failed = next(s.name for s in steps if not (s.verification and s.verification.ok))
             result.files = files.keep_only(failed)
@@ -459,27 +295,3 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
         files.keep_only(None)
         raise
     return result
-
-
-def _result(net: TrainedNetwork, steps: list[Step], data: Dataset, test: Dataset | None, *, solver: str,
-            greedy: bool, truncated: str | None, interrupted: bool) -> TrainResult:
-    """The :class:`TrainResult` of a run; records the run in ``net.meta``."""
-    net.columns = data.columns  # the names of the training columns, which every weights file records
-    result = TrainResult(net, steps, accuracy(net, data), accuracy(net, test) if test is not None else None,
-                         greedy=greedy, interrupted=interrupted, truncated=truncated)
-    net.meta.update({"solver": solver, "status": result.status.value,
-                     "steps": [_step_meta(s) for s in steps]})
-    if not greedy and steps[0].verdict is not None and steps[0].verdict.search:
-        net.meta["search"] = steps[0].verdict.search  # what annc's own search added (full training)
-    if interrupted:
-        net.meta["interrupted"] = True
-    return result
-
-
-def _step_meta(s: Step) -> dict:
-    """What ``net.meta`` records of one MIP: the verdict on its network and the solver's own claim."""
-    return {"name": s.name, **verdict_record(s.verdict),
-            "solver": {"status": s.result.status.value, "describe": s.result.describe(),
-                       "objective": s.result.objective, "bound": s.result.bound},
-            "seconds": round(s.result.seconds, 3), "verified": bool(s.verification and s.verification.ok),
-            "trace": s.trace}

@@ -110,6 +110,19 @@ def judge(objective: float, bound: float | None, *, relaxed: bool, source: str, 
     return Verdict(status, objective, bound, relaxed, source, solver_objective, bound_source)
 
 
+def search_record(meta: dict) -> dict | None:
+    """What annc's own search added, as a weights file's ``meta`` records it: in the verdict
+    of its first MIP (``meta["steps"][0]["search"]``, full training); a file of an older annc
+    also had it at ``meta["search"]``.  None when there is none (greedy training, decoded
+    solutions, an older file)."""
+    if not isinstance(meta, dict):
+        return None
+    steps = meta.get("steps")
+    first = steps[0] if isinstance(steps, list) and steps and isinstance(steps[0], dict) else {}
+    found = first.get("search", meta.get("search"))
+    return found if isinstance(found, dict) else None
+
+
 def verdict_record(v: Verdict) -> dict:
     """What a weights file's ``meta`` records of a verdict (JSON: an infinite gap as "inf");
     ``annc train`` per MIP, ``annc decode`` for its solution; the report reads it."""

@@ -111,12 +111,12 @@ def run(method, seed, protocol, a):
                 r = train(spec, data, test=test, opts=SolveOptions(time_limit=a.mip_time_limit, threads=1),
                           out_dir=None)
             elif method == "ovo":
-                r = train_ovo(spec, data, test=test, opts=SolveOptions(time_limit=a.time_limit, threads=1),
-                              workers=a.workers)
+                r = train_ovo(spec, data, train=train, test=test,
+                              opts=SolveOptions(time_limit=a.time_limit, threads=1), workers=a.workers)
             else:
                 K = max(2, len(ytr) // 100)
-                r = train_batches(spec, data, K, test=test, opts=SolveOptions(time_limit=a.time_limit, threads=1),
-                                  workers=a.workers, seed=seed)
+                r = train_batches(spec, data, K, train=train, test=test,
+                                  opts=SolveOptions(time_limit=a.time_limit, threads=1), workers=a.workers, seed=seed)
                 rec["K"] = K
             rec.update(test_accuracy=r.test_accuracy, train_accuracy=r.train_accuracy,
                        nonzero_weights=r.network.nonzero_weights(), status=r.status.value)

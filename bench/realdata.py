@@ -45,7 +45,7 @@ process's CPU time, ``cpu_seconds``, since the cores may be shared), and ``chanc
 test accuracy of always predicting the training part's majority class.  Per annc run also
 the exported network's training objective (``objective``, annc's forward pass), the lower
 bound and where the network came from (``lower_bound``, ``source``, from the verdict),
-``bound_source`` (``meta["steps"][0]["bound_source"]``) and, from ``meta["search"]`` (the
+``bound_source`` (``meta["steps"][0]["bound_source"]``) and, from ``meta["steps"][0]["search"]`` (the
 MIP-start search and what the MIP added to it): ``start_objective``, ``pool`` (list of
 {name, objective}), ``pool_best``, ``best_linear`` (the best sparse linear separator's
 objective), ``final_objective``, ``found_by`` (the step that found the final network),
@@ -123,6 +123,7 @@ from sklearn.tree import DecisionTreeClassifier
 from annc.api import train_api
 from annc.errors import AnncError
 from annc.sgd import train_sgd
+from annc.verdict import search_record
 
 
 # -- data sets: name -> (loader returning (X, y), hidden width H) ------------------------
@@ -259,10 +260,9 @@ def _num(x):
 
 
 def search_fields(meta: dict) -> dict:
-    """What ``meta["search"]`` says about the start search and what the MIP added; every key
+    """What ``meta["steps"][0]["search"]`` (:func:`annc.verdict.search_record`) says about the start search and what the MIP added; every key
     read defensively (None when absent or malformed: annc writes these only from issue 30 on)."""
-    s = meta.get("search") if isinstance(meta, dict) else None
-    s = s if isinstance(s, dict) else {}
+    s = search_record(meta) or {}  # meta["steps"][0]["search"] (older files: meta["search"])
     pool = s.get("pool")
     pool = ([{"name": str(e.get("name")), "objective": _num(e.get("objective"))} for e in pool if isinstance(e, dict)]
             if isinstance(pool, list) else None)
@@ -556,7 +556,7 @@ def _is_annc(method: str) -> bool:
 
 
 def search_table(records) -> str:
-    """Per (set, annc recipe): the start search and what the MIP added (``meta["search"]``)."""
+    """Per (set, annc recipe): the start search and what the MIP added (``meta["steps"][0]["search"]``)."""
     out = [("| set | method | runs | median start obj. | median best linear | median final obj. "
             "| median training obj. | found by | added: improved / certificate / none / not recorded "
             "| lower bound > 0 | bound sources | median wall time (s) |"),

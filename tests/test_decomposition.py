@@ -117,10 +117,11 @@ def test_failed_pair_mips_fail_the_run_naming_every_pair(blobs, tmp_path, capfd)
     "cmd" without its command): one error of that kind naming every pair, nothing
     written, and no crashed-task dump from Dask."""
     from annc.decomposition import train_ovo
+    from annc.training import train as train_network
     root, train, _ = blobs
     with pytest.raises(UsageError) as e:
-        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), solver="cmd", workers=1, stem="net",
-                  out_dir=tmp_path / "o")
+        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), train=train_network, solver="cmd", workers=1,
+                  stem="net", out_dir=tmp_path / "o")
     text = str(e.value)
     assert "3 of 3 pair MIPs" in text
     assert all(f"pair net_{i}_vs_{j}:" in text for i, j in ((0, 1), (0, 2), (1, 2)))
@@ -145,6 +146,7 @@ def test_ovo_completes_when_a_worker_is_killed(blobs):
     import os
     import signal
     from annc.decomposition import train_ovo
+    from annc.training import train as train_network
     from annc.solvers import SolveOptions
     root, train, _ = blobs
     data = load_data(train)
@@ -157,7 +159,7 @@ def test_ovo_completes_when_a_worker_is_killed(blobs):
             os.kill(workers[0].pid, signal.SIGKILL)
             killed.append(workers[0].pid)
 
-    r = train_ovo(parse_spec(SPEC, "net.ann"), data, opts=SolveOptions(time_limit=5), workers=2,
-                  stem="net", log=log)
+    r = train_ovo(parse_spec(SPEC, "net.ann"), data, train=train_network, opts=SolveOptions(time_limit=5),
+                  workers=2, stem="net", log=log)
     assert killed
     assert len(r.members) == 3 and r.network.pairs == [(0, 1), (0, 2), (1, 2)] and r.verified

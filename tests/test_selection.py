@@ -276,10 +276,11 @@ def test_parallel_selection_gives_the_sequential_table():
 
 def test_parallel_selection_reports_failed_tasks():
     """A candidate whose task raises on the worker is a failed row; all failed: NoSolutionError."""
+    from annc.training import train
     spec, data = parse_spec(NLL_WIDTH1), dataset([6, 6])
     lines = []
     with pytest.raises(NoSolutionError, match="none of the 2 candidates") as err:
-        select(spec, data, options={"solver": "no-such-solver"}, workers=1, log=lines.append)
+        select(spec, data, options={"solver": "no-such-solver"}, task=train, workers=1, log=lines.append)
     assert "UsageError" in str(err.value)
     assert sum("failed: UsageError" in line for line in lines) == 2
 

@@ -23,6 +23,14 @@ def test_every_loss_has_a_table_entry_and_every_entry_a_formulation():
     assert all(name == loss.name for name, loss in LOSS.items())
 
 
+def test_every_penalty_has_a_table_entry_and_every_entry_a_formulation():
+    from annc.penalties import PENALTY
+    from annc.spec.types import PENALTIES as SPEC_PENALTIES
+    assert set(formulations.PENALTIES) == set(PENALTY) == set(SPEC_PENALTIES)
+    assert all(name == p.name for name, p in PENALTY.items())
+    assert all(p.weighted == (p.per_weight is not None) for p in PENALTY.values())
+
+
 def test_a_loss_argument_is_a_spec_field_with_the_table_default():
     from dataclasses import fields
 
@@ -97,3 +105,12 @@ def test_every_driver_reads_a_known_start_file_and_every_start_file_has_a_reader
     for f in START_FILES:
         assert start_readers(f, SOLVERS.values()), f"no driver reads the start file .{f.suffix}"
     assert start_readers(START_FORMATS["sol"], SOLVERS.values()) == "SCIP, Gurobi"
+
+
+# -- meta["search"]: stored once, read from where it is (and from older files) ---------------------
+def test_search_record_reads_the_first_step_and_older_files():
+    from annc.verdict import search_record
+    record = {"pool": [], "found_by": "start pool"}
+    assert search_record({"steps": [{"search": record}]}) == record
+    assert search_record({"search": record, "steps": [{}]}) == record  # a file of an older annc
+    assert search_record({"steps": []}) is None and search_record({}) is None and search_record(None) is None

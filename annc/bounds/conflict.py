@@ -40,24 +40,25 @@ from scipy.sparse import coo_matrix, csr_matrix, vstack
 from scipy.sparse.csgraph import maximum_flow
 from scipy.spatial import cKDTree
 
+from ..activations import HIDDEN
 from ..errors import ModelError
+from ..losses import LOSS
 from .bound import TOL, Bound
 
-STEP_UNITS = ("binary", "sign")
 MARGIN = 1e-9  # a pair counts only if W ||x_u - x_v||_1 < eps (1 - MARGIN): round-off never adds one
 
 
 def applies(spec) -> bool:
     """Whether the conflict argument holds for ``spec``: the ``errors`` loss and at least
     one hidden layer (else there are no units to share)."""
-    return spec.loss == "errors" and len(spec.hidden) > 0
+    return LOSS[spec.loss].counts_errors and len(spec.hidden) > 0
 
 
 def radius(spec) -> float:
     """Rows closer than this in L1 are indistinguishable: ``eps / W`` for step units in the
     first hidden layer (``inf`` when ``W = 0``), else 0 (equal rows only)."""
     first = spec.hidden[0]
-    if first.activation not in STEP_UNITS:
+    if not HIDDEN[first.activation].step:  # annc.activations: binary, sign
         return 0.0
     W = max(abs(first.weight_bounds[0]), abs(first.weight_bounds[1]))
     return math.inf if W == 0 else spec.eps / W
@@ -68,7 +69,7 @@ def conflict_bound(problem) -> Bound | None:
     apply: another loss, or a first hidden layer without step units (its equal rows are
     the loss floor's business; :mod:`.support` still uses them)."""
     spec = problem.spec
-    if not applies(spec) or spec.hidden[0].activation not in STEP_UNITS:
+    if not applies(spec) or not HIDDEN[spec.hidden[0].activation].step:
         return None
     r = radius(spec)
     value, edges = errors_bound(problem.X, problem.counts, r)

@@ -15,6 +15,7 @@ from ..activations import HIDDEN, takes_pieces
 from ..errors import Diagnostic
 from ..limits import MAX_GRID, MAX_LAYERS, MAX_PIECES, MAX_UNITS
 from ..losses import LOSS, with_argument
+from ..penalties import PENALTY
 from .syntax import Statement, end_of_file, short
 from .types import (GRID_FIELDS, LAYER_FIELDS, LAYER_SETTINGS,
                     MAX_BATCHES, PENALTIES, RECIPE, RECIPE_SETTING, SCALINGS, SYMMETRIES, TOP_SETTINGS,
@@ -41,7 +42,7 @@ def lexicographic_weight(penalty: str, inputs: int, hidden: tuple, output: Layer
     total, fan_in = 0.0, inputs
     for layer in (*hidden, output):
         lo, hi = layer.weight_bounds
-        per = 1.0 if penalty == "l0" else max(abs(lo), abs(hi))
+        per = PENALTY[penalty].per_weight(lo, hi)  # l0: 1; l1: max(|lo|, |hi|) (annc.penalties)
         total += fan_in * layer.units * per
         fan_in = layer.units
     return 1.0 / (1.0 + total)

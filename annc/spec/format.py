@@ -5,6 +5,7 @@ from collections import Counter
 
 from ..activations import takes_pieces
 from ..losses import LOSS
+from ..penalties import PENALTY
 from .types import GRID_FIELDS, LAYER_FIELDS, LayerSpec, NetworkSpec, default
 
 
@@ -77,7 +78,7 @@ def format_spec(spec: NetworkSpec) -> str:
     out.append(f"loss {spec.loss}" + (f" {_fmt(getattr(spec, argument.name))}" if argument else ""))
     out.append(f"training {spec.training}" + (f" {spec.batches}" if spec.training == "batches" else ""))
     out.append(f"penalty {spec.penalty}"
-               + (f" {_fmt(spec.penalty_weight)}" if spec.penalty != "none" else ""))
+               + (f" {_fmt(spec.penalty_weight)}" if PENALTY[spec.penalty].weighted else ""))
     out.append(f"symmetry {spec.symmetry}")
     out.append(f"scale {spec.scale}")
     return "\n".join(out) + "\n"

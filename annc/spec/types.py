@@ -21,6 +21,7 @@ from typing import Mapping
 
 from ..activations import HIDDEN
 from ..losses import LOSS, argument_default
+from ..penalties import PENALTY
 from ..scaling import SCALINGS  # noqa: F401 - the values of the spec's "scale"
 
 TOP_SETTINGS = ("input", "hidden", "output", "weights", "bias", "eps", "M", "P",
@@ -42,7 +43,7 @@ RECIPE = {"loss": "errors", "penalty": "l0", "penalty_weight": 0.5, "eps": 0.001
 RECIPE_SETTING = {"penalty_weight": "penalty", "eps_auto": "eps"}  # a field's overriding setting (else its own name)
 TRAININGS = ("full", "greedy", "ovo", "batches")  # "batches" takes its number: 'training batches K'
 MAX_BATCHES = 1000
-PENALTIES = ("none", "l1", "l0")
+PENALTIES = tuple(PENALTY)  # annc.penalties; also the keys of annc.formulations.PENALTIES
 SYMMETRIES = ("none", "bias", "count")
 
 

@@ -38,6 +38,7 @@ import warnings
 
 import numpy as np
 
+from ..penalties import PENALTY
 from ..problem import TrainingProblem
 
 L1_PATH = (0.01, 0.1, 1.0, 10.0)  # C of L1 logistic regression (smaller: sparser)
@@ -196,7 +197,7 @@ def separator_networks(problem: TrainingProblem) -> list[tuple[str, list, list]]
     else:
         targets, labels = order, [major == c for c in order[:m]]
     out = []
-    price = problem.spec.penalty_weight if problem.spec.penalty in ("l0", "l1") else 0.5
+    price = problem.spec.penalty_weight if PENALTY[problem.spec.penalty].weighted else 0.5
     for f in LP_L1:
         fits = [margin_lp(problem, lab, f * price) for lab in labels]
         if all(fit is not None for fit in fits):

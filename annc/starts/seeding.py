@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..model import Model
+from ..penalties import penalty_weight
 from ..problem import TrainingProblem, make_problem
 from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
 from .point import complete
@@ -48,7 +49,7 @@ def sgd_l1(spec) -> float:
     :func:`annc.sgd.train_sgd`), and the start, and the solver from it, begin sparse: the MIP
     objective values each weight at ``penalty_weight`` against whole errors, too little for a
     solver to prune within a time limit on its own."""
-    return spec.penalty_weight if spec.penalty in ("l0", "l1") else 0.0
+    return penalty_weight(spec)
 
 
 PRUNE_KEEP = (0.5, 0.5)  # each pruning keeps half of the hidden weights left: 50%, then 25%
