@@ -128,8 +128,9 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
         left = None if budget is None else max(budget - (time.perf_counter() - t0), 0.1)
         polish = None
         if problem.spec.penalty == "l0" and problem.spec.penalty_weight > 0:
-            def polish(y):
-                return drop_weights(model, problem, y, budget=np.inf, interrupt=interrupt)
+            def polish(y):  # within what is left of the cap (one lift per weight: minutes on 150k rows)
+                left = np.inf if budget is None else max(budget - (time.perf_counter() - t0), 0.0)
+                return drop_weights(model, problem, y, budget=left, interrupt=interrupt)
         if progress is not None:
             progress(Progress(time.perf_counter() - t0, None, None, phase="neighbourhood search",
                               best=rec.start_objective))
