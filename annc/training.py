@@ -107,8 +107,10 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     _phase(opts, "build")
     started = time.perf_counter()
     c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, eps_rule=choose_eps)
+    asked = opts  # the user's options: what messages quote
     if opts.time_limit is not None:  # the build (and the eps rule's SGD run) spends the time limit too
-        opts = replace(opts, time_limit=max(opts.time_limit - (time.perf_counter() - started), 1.0))
+        opts = replace(opts, time_limit=max(opts.time_limit - (time.perf_counter() - started),
+                                            min(opts.time_limit, 1.0)))
     for w in c.model.warnings:
         log(f"warning: {w}")
     for setting in c.recipe.settings:  # the loss, penalty and eps in force, and where each came from
@@ -143,7 +145,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     if res.x is not None and opts.interrupt is not None:
         opts.interrupt.has_solution = True  # from now on a Ctrl-C keeps what there is
     if res.x is None:
-        raise _no_solution(name, solver, res, opts)
+        raise _no_solution(name, solver, res, asked)
     _phase(opts, "finish")
     net = decode_network(c.varmap, res.x)
     ver = check(c, res.x, net, status=res.status.value, solver_objective=res.objective)
