@@ -122,12 +122,15 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
             best = min((c.objective for c in pool), default=None)
             progress(Progress(time.perf_counter() - t0, None, None, phase="start pool", candidates=n, best=best))
 
+    def left() -> float | None:  # what is left of the cap: it caps a candidate's exact output layer
+        return None if cap is None else max(cap - (time.perf_counter() - t0), 0.1)
+
     def sgd(seed: int, lasso: bool):
-        return lambda: sgd_start(model, problem, seed=seed, lasso=lasso,
+        return lambda: sgd_start(model, problem, seed=seed, lasso=lasso, time_limit=left(),
                                  prune=PRUNE_KEEP if penalised and not lasso else ())
 
     def linear(weights, biases):
-        return lambda: network_start(model, problem, weights, biases, scale=False)
+        return lambda: network_start(model, problem, weights, biases, scale=False, time_limit=left())
 
     # SGD seed 0 first (on the 10-class set its network beats every separator by a third, and a
     # separator's exact output layer costs as much as an SGD run there), then the separators
@@ -143,21 +146,22 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
         if x is not None:
             pool.append(Candidate(name, x, model.objective(x), linear=is_linear))
         tried(n)
-    return pool, False
+    return pool, stopped()  # the cap may have cut the last candidate's output layer
 
 
 def network_start(model: Model, problem: TrainingProblem, weights: list, biases: list, *,
-                  scale: bool = True) -> np.ndarray | None:
+                  scale: bool = True, time_limit: float | None = None) -> np.ndarray | None:
     """A given network as a start: repaired into the box and off the eps gap
     (:func:`~annc.starts.repair.repair_network`), with the exact output layer (step 3) from
-    its own; None if it cannot be repaired or lifted.  ``scale=False`` keeps the hidden
+    its own (``time_limit`` seconds only cap that MIP); None if it cannot be repaired or
+    lifted.  ``scale=False`` keeps the hidden
     units' scale (units an LP fitted with their margin)."""
     repaired = repair_network(problem, weights, biases, scale=scale)
     if repaired is None:
         return None
     W, b, H, Wo, bo = repaired
     x = complete(model, problem, W + [Wo], b + [bo])
-    out = output_layer(problem, H, start=(Wo, bo) if x is not None else None)
+    out = output_layer(problem, H, start=(Wo, bo) if x is not None else None, time_limit=time_limit)
     y = None if out is None else complete(model, problem, W + [out[0]], b + [out[1]])
     if y is None or (x is not None and model.objective(x) < model.objective(y)):
         return x
