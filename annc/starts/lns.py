@@ -147,16 +147,20 @@ def neighbourhoods(model: Model, size: str, x: np.ndarray | None = None) -> list
             for u, v in combinations(units, 2)]
 
 
+def fixed_at(model: Model, x: np.ndarray, cols: np.ndarray) -> Model:
+    """``model`` with the columns ``cols`` fixed at their values in ``x`` (``lb = ub = x``)."""
+    lb, ub = model.lb.copy(), model.ub.copy()
+    lb[cols] = ub[cols] = x[cols]
+    return replace(model, lb=lb, ub=ub)
+
+
 def restricted(model: Model, x: np.ndarray, free: list[np.ndarray]) -> Model:
     """``model`` with every weight and bias column fixed at ``x`` except ``free``, and
     without symmetry-breaking rows (module docstring)."""
-    lb, ub = model.lb.copy(), model.ub.copy()
     fixed = np.concatenate([np.ravel(c) for L in model.layout.layers for c in (L.weight, L.bias)])
     keep = np.zeros(model.num_cols, dtype=bool)
     keep[np.concatenate(free)] = True
-    fix = fixed[~keep[fixed]]
-    lb[fix] = ub[fix] = x[fix]
-    sub = replace(model, lb=lb, ub=ub)
+    sub = fixed_at(model, x, fixed[~keep[fixed]])
     for block in [b.name for b in model.row_blocks if b.role == "symmetry"]:
         sub = sub.without_rows(block)
     return sub
@@ -193,21 +197,15 @@ def band_rows(model: Model, problem: TrainingProblem, x: np.ndarray, size: int) 
 
 def band_restricted(model: Model, x: np.ndarray, rows: np.ndarray) -> Model:
     """``model`` with the output layer and every hidden unit's integer activation columns
-    (``h``) on the rows outside ``rows`` fixed at ``x``; the hidden weights and biases stay
-    free."""
-    lb, ub = model.lb.copy(), model.ub.copy()
+    (``h``, one row per problem row) on the rows outside ``rows`` fixed at ``x``; the hidden
+    weights and biases stay free."""
     out = model.layout.layers[-1]
-    for cols in (np.ravel(out.weight), np.ravel(out.bias)):
-        lb[cols] = ub[cols] = x[cols]
-    outside = np.ones(model.layout.layers[0].units[next(iter(model.layout.layers[0].units))].shape[0], dtype=bool)
-    outside[rows] = False
+    fix = [np.ravel(out.weight), np.ravel(out.bias)]
     for L in model.layout.layers[:-1]:
-        for cols in L.units.values():
-            cols = np.asarray(cols)
+        for cols in map(np.asarray, L.units.values()):
             if cols.ndim == 2 and model.integer[cols].all():
-                fix = np.ravel(cols[outside])
-                lb[fix] = ub[fix] = x[fix]
-    return replace(model, lb=lb, ub=ub)
+                fix.append(np.ravel(np.delete(cols, rows, axis=0)))
+    return fixed_at(model, x, np.concatenate(fix))
 
 
 def search(model: Model, problem: TrainingProblem, x: np.ndarray, *, node_limit: int = NODE_LIMIT,
