@@ -1,10 +1,10 @@
-"""Lower bounds (annc.bounds) on real-like data: each bound's value, its work and seconds.
+"""Lower bounds (annc.training.bounds) on real-like data: each bound's value, its work and seconds.
 
 Sets: sklearn's breast_cancer, make_moons(300, noise 0.3), make_classification (300
 samples, 6 features, 3 classes); a stratified 70/30 split (seed 0), the training part
 min-max scaled as annc scales it; spec ``input d / hidden 4 binary / output k``, loss
 ``errors``, penalty ``l0 0.5``, eps 0.1 and 0.001.  An incumbent network comes from
-annc's MIP start (:func:`annc.starts.mip_start`, a short budget): its objective is the
+annc's MIP start (:func:`annc.training.starts.mip_start`, a short budget): its objective is the
 upper bound the gap is measured against.  Then, each timed on its own: the loss floor,
 the conflict bound, the support bound, the subset bounds (``WORK``), and the dual bound
 of the whole MIP after ``WHOLE_NODES`` nodes.  Last, the subset bound with each
@@ -26,14 +26,14 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer, make_classification, make_moons
 from sklearn.model_selection import train_test_split
 
-from annc.bounds import Bound, Work, best, conflict_bound, subset_bounds, support_bound
+from annc.training.bounds import Bound, Work, best, conflict_bound, subset_bounds, support_bound
 from annc.formulations import floor, formulate
-from annc.problem import make_problem
-from annc.scaling import fit_scaling
-from annc.solvers import SolveOptions, solve
-from annc.spec import parse_spec
-from annc.starts import mip_start
-from annc.starts.point import hidden_network
+from annc.io.problem import make_problem
+from annc.core.scaling import fit_scaling
+from annc.solve.solvers import SolveOptions, solve
+from annc.io.spec import parse_spec
+from annc.training.starts import mip_start
+from annc.training.starts.point import hidden_network
 
 OUT = Path(__file__).resolve().parent / "bounds_results.md"
 START_BUDGET = 3.0  # seconds of MIP start per set (it may overrun: see its docstring)

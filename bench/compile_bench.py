@@ -3,7 +3,7 @@
 Cases (spec files next to this script; data generated here from a seeded numpy
 generator, nothing is downloaded):
 
-  xor     bench/xor.ann     1000 x 5 noisy XOR (annc.datasets), 5 binary units, 2 classes
+  xor     bench/xor.ann     1000 x 5 noisy XOR (annc.io.datasets), 5 binary units, 2 classes
   digits  bench/digits.ann  1797 x 64 digits-like: pixels 0..16, ~50% non-zero, 10 classes
   mnist   bench/mnist.ann   2000 x 784 MNIST-like: pixels 0..255, ~19% non-zero, 10 classes
 
@@ -11,10 +11,10 @@ generator, nothing is downloaded):
 subprocess, so peak memory (``ru_maxrss`` of that process) is not polluted by
 another case; each (case, writer) is run ``--repeats`` times and the median reported.
 
-* ``annc``: the full ``annc compile`` pipeline, :func:`annc.compiler.compile_files`
+* ``annc``: the full ``annc compile`` pipeline, :func:`annc.solve.compiler.compile_files`
   (spec + CSV -> ``.mps`` + ``.map.json``).
 * ``pulp``: the same pipeline with ``writer="pulp"``: formulate, then
-  :func:`annc.writers.pulp.write_with_pulp` (an ``LpProblem`` built from the arrays
+  :func:`annc.io.writers.pulp.write_with_pulp` (an ``LpProblem`` built from the arrays
   and written by PuLP's ``writeMPS``).
 
 Stages are timed inside the pipeline: ``load`` (spec + CSV), ``formulate`` (the arrays:
@@ -78,7 +78,7 @@ def make_data(case: str, folder: Path) -> Path:
     if path.exists():
         return path
     if case == "xor":
-        from annc.datasets import xor_data
+        from annc.io.datasets import xor_data
         X, y = xor_data(1000, noise=0.1, seed=0)
     elif case == "digits":
         X, y = synthetic_images(seed=1, n=1797, side=8, classes=10, levels=16, density=0.5)
@@ -98,7 +98,7 @@ def make_data(case: str, folder: Path) -> Path:
 
 def run_once(case: str, writer: str, work: Path) -> dict:
     """Compile ``case`` with ``writer`` in this process; stage times, sizes and peak RSS."""
-    import annc.compiler as compiler
+    import annc.solve.compiler as compiler
 
     stages: dict[str, float] = {}
 
@@ -111,7 +111,7 @@ def run_once(case: str, writer: str, work: Path) -> dict:
                 stages[stage] = stages.get(stage, 0.0) + time.perf_counter() - t
         return wrapper
 
-    # compile_files looks these names up in annc.compiler at call time
+    # compile_files looks these names up in annc.solve.compiler at call time
     compiler.load_spec = timed("load", compiler.load_spec)
     compiler.load_data = timed("load", compiler.load_data)
     compiler.build = timed("formulate", compiler.build)

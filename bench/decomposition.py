@@ -50,12 +50,12 @@ from sklearn.multiclass import OneVsOneClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import MinMaxScaler
 
-from annc.data import Dataset, array_digest
-from annc.decomposition import train_batches, train_ovo
-from annc.errors import AnncError
-from annc.solvers import SolveOptions
-from annc.spec import parse_spec
-from annc.training import train
+from annc.io.data import Dataset, array_digest
+from annc.training.decomposition import train_batches, train_ovo
+from annc.core.errors import AnncError
+from annc.solve.solvers import SolveOptions
+from annc.io.spec import parse_spec
+from annc.training.trainer import train
 
 H = 4
 CLASSES = 10

@@ -31,14 +31,14 @@ from pathlib import Path
 
 import numpy as np
 
-from annc.datasets import xor_split
-from annc.decode import decode_network
+from annc.io.datasets import xor_split
+from annc.solve.decode import decode_network
 from annc.formulations import formulate
-from annc.compiler import layer_table
-from annc.problem import make_problem
-from annc.solvers import SolveOptions, solve
-from annc.spec import parse_spec
-from annc.starts import mip_start
+from annc.solve.compiler import layer_table
+from annc.io.problem import make_problem
+from annc.solve.solvers import SolveOptions, solve
+from annc.io.spec import parse_spec
+from annc.training.starts import mip_start
 
 NETS = {
     "xor": ("5-5-2", [5]),

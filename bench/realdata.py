@@ -14,12 +14,12 @@ Methods:
 
   annc recipes   a spec ``input d / hidden H binary / output k`` plus the recipe's lines
                  (``RECIPES``; ``default`` adds nothing, so annc's own defaults apply,
-                 including its input scaling), trained by ``annc.api.train_api`` on the
+                 including its input scaling), trained by ``annc.app.api.train_api`` on the
                  RAW features with HiGHS, one thread, ``--time-limit`` seconds;
   mlp            ``MinMaxScaler`` + ``MLPClassifier(hidden_layer_sizes=(H,), max_iter=2000,
                  random_state=split)``; non-zero weights = non-zero entries of ``coefs_``;
   sgd            annc's full-batch momentum SGD with straight-through binary units
-                 (``annc.sgd.train_sgd``, the trainer of annc's MIP starts, at its paper
+                 (``annc.training.sgd.train_sgd``, the trainer of annc's MIP starts, at its paper
                  settings: 10,000 epochs, lr 0.02, momentum 0.9, seed = split) of the same
                  width, on min-max scaled features (scaler fitted on the training part).
   Baselines, each on min-max scaled features (the scaler fitted on the training part),
@@ -120,10 +120,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.tree import DecisionTreeClassifier
 
-from annc.api import train_api
-from annc.errors import AnncError
-from annc.sgd import train_sgd
-from annc.verdict import search_record
+from annc.app.api import train_api
+from annc.core.errors import AnncError
+from annc.training.sgd import train_sgd
+from annc.solve.verdict import search_record
 
 
 # -- data sets: name -> (loader returning (X, y), hidden width H) ------------------------
@@ -260,7 +260,7 @@ def _num(x):
 
 
 def search_fields(meta: dict) -> dict:
-    """What ``meta["steps"][0]["search"]`` (:func:`annc.verdict.search_record`) says about the start search and what the MIP added; every key
+    """What ``meta["steps"][0]["search"]`` (:func:`annc.solve.verdict.search_record`) says about the start search and what the MIP added; every key
     read defensively (None when absent or malformed: annc writes these only from issue 30 on)."""
     s = search_record(meta) or {}  # meta["steps"][0]["search"] (older files: meta["search"])
     pool = s.get("pool")
@@ -373,7 +373,7 @@ BASELINES = {"mlp": run_mlp, "sgd": run_sgd, "logreg_l2": run_logreg_l2, "logreg
              "tree3": run_tree3, "mlp_best5": run_mlp_best5}
 METHODS = {name: partial(run_annc, recipe=recipe) for name, recipe in RECIPES.items()}
 METHODS.update({**BASELINES,
-                # the default recipe chosen by --select (annc.selection's default grid, 25% held
+                # the default recipe chosen by --select (annc.training.selection's default grid, 25% held
                 # out of the training part; each candidate and the final run get the time limit)
                 "default_select": partial(run_annc, recipe=RECIPES["default"], select=True)})
 
@@ -500,7 +500,7 @@ def done_when(records, check: str = "default") -> list[str]:
 
 
 # -- issue 30: what the MIP search does, and its done-when checks ----------------------
-BOUND_TOL = 1e-6  # a lower bound above this is "> 0" (annc.verdict.ABS_TOL)
+BOUND_TOL = 1e-6  # a lower bound above this is "> 0" (annc.solve.verdict.ABS_TOL)
 
 
 def _f(x, fmt="{:.6g}") -> str:

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 import annc
-from annc.datasets import xor_split
+from annc.io.datasets import xor_split
 
 NETS = {"5-3-2": [3], "5-5-2": [5], "5-5-5-2": [5, 5]}
 VARIANTS = ["finish P=4", "finish P=10", "refine P=4", "refine P=10", "grid 9", "grid 17", "grid 33"]

@@ -116,7 +116,7 @@ def _xpress(model, start, limit):
 
 def _cbc(model, start, limit):
     """CBC 2.10.3 as bundled with PuLP: serial by default (no ``-threads``)."""
-    from annc.solvers.cbc import cbc_path
+    from annc.solve.solvers.cbc import cbc_path
     with tempfile.TemporaryDirectory() as d:
         cmd = [cbc_path(), model, *(["-mips", start] if start else []), "-sec", str(limit),
                "-timeMode", "elapsed", "-solve", "-solu", str(Path(d) / "cbc.sol")]
@@ -136,10 +136,10 @@ def _cbc(model, start, limit):
 # -- the run -------------------------------------------------------------------------------
 def compile_instance(net: str, seed: int, work: Path) -> dict:
     """``annc data xor --n 1000 --seed S`` then ``annc compile`` with its start, in-process."""
-    from annc.compiler import compile_files
-    from annc.datasets import write_csv, xor_data
+    from annc.solve.compiler import compile_files
+    from annc.io.datasets import write_csv, xor_data
     from annc.formulations import floor
-    from annc.starts.budget import budgeted_start
+    from annc.training.starts.budget import budgeted_start
     folder = work / f"{net}_s{seed}"
     X, y = xor_data(1000, noise=0.1, seed=seed)
     data = write_csv(folder / "xor.csv", X, y)
@@ -245,7 +245,7 @@ def solver_versions() -> dict:
     except Exception:  # noqa: BLE001
         pass
     try:
-        from annc.solvers.cbc import cbc_path
+        from annc.solve.solvers.cbc import cbc_path
         text = subprocess.run([cbc_path(), "-quit"], capture_output=True, text=True).stdout
         m = re.search(r"Version:\s*(\S+)", text)
         out["CBC"] = (m.group(1) if m else "?") + " (bundled with PuLP)"

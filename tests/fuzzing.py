@@ -44,7 +44,7 @@ class Run:
 
 def run(*args) -> Run:
     """``annc ARGS`` in-process; argparse's own exits are returned as their code."""
-    from annc.cli import main
+    from annc.app.cli import main
     o, e = io.StringIO(), io.StringIO()
     with redirect_stdout(o), redirect_stderr(e):
         try:
@@ -293,7 +293,7 @@ def base() -> Base:
     solution (made once per process, in a temporary folder removed at exit)."""
     import atexit
 
-    from annc.datasets import write_csv, xor_data
+    from annc.io.datasets import write_csv, xor_data
     from test_roundtrip import SOLVERS
 
     folder = Path(tempfile.mkdtemp(prefix="annc-fuzz-base-"))

@@ -1,15 +1,15 @@
-"""The table of hidden activations (:mod:`annc.activations`): its claims hold, and every
+"""The table of hidden activations (:mod:`annc.core.activations`): its claims hold, and every
 layer that reads it (spec, network, formulations, SGD) agrees with it."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from annc import sgd
-from annc.activations import EXACT, HIDDEN, MCCORMICK, takes_pieces
+from annc.training import sgd
+from annc.core.activations import EXACT, HIDDEN, MCCORMICK, takes_pieces
 from annc.formulations import ACTIVATIONS as FORMULATIONS
-from annc.network import ACTIVATIONS, activate
-from annc.spec.types import HIDDEN_ACTIVATIONS
+from annc.core.network import ACTIVATIONS, activate
+from annc.io.spec.types import HIDDEN_ACTIVATIONS
 
 PRE = np.r_[np.linspace(-5, 5, 41), -1e-12, 0.0, 1e-12, 123.456]
 NAMES = sorted(HIDDEN)

@@ -147,10 +147,10 @@ def test_a_non_finite_objective_fails_verification(tmp_path, xor, fmt):
 
 
 def test_verification_treats_nan_as_a_violation(xor, tmp_path):
-    """:func:`annc.verify.check` on a NaN point: flagged, never passed."""
-    from annc.decode import decode_network
-    from annc.varmap import load_map
-    from annc.verify import verify
+    """:func:`annc.solve.verify.check` on a NaN point: flagged, never passed."""
+    from annc.solve.decode import decode_network
+    from annc.io.varmap import load_map
+    from annc.solve.verify import verify
     vmap_path, names, x, obj = xor
     vmap = load_map(vmap_path)
     point = np.array(x, dtype=float)
@@ -242,8 +242,8 @@ def test_solution_of_another_model_is_refused_for_formats_that_omit_zeros(tmp_pa
 @pytest.mark.parametrize("fmt", ["scip", "gurobi-json", "miplib"])
 def test_a_fractional_point_of_this_model_still_fails_verification(tmp_path, xor, fmt):
     """The objective a file states matches the point: exit 4, not "another model"."""
-    from annc.varmap import load_map
-    from annc.verify import rebuild
+    from annc.io.varmap import load_map
+    from annc.solve.verify import rebuild
     vmap, names, x, _ = xor
     x = list(x)
     h = next(i for i, n in enumerate(names) if n.startswith("h0_") and x[i] == 1)
@@ -293,13 +293,14 @@ MAP_EDITS = [
     (_set(["classes"], [0, 1, 2]), "field layers[1] has 2 units; expected 3"),
     (_set(["classes"], [0, None]), "field classes must be a list of at least 2 distinct class labels"),
     (_set(["layers", 0, "activation"], "tanh"), "field layers[0].activation must be 'binary' or 'relu' or 'sign'"),
-    (_set(["layers", 0, "bias_shift"], float("nan")), "field layers[0].bias_shift must be -0.005 (-eps/2 for a binary or sign layer, else 0)"),
     (_set(["layers", 0, "weight"], "zz"), "field layers[0].weight must be the name of a tensor"),
     (_set(["layers", 0, "weight"], "b0"), "field layers[0].weight names tensor 'b0' of shape [5]"),
     (_set(["layers"], []), "field layers must be a non-empty list"),
-    (_set(["eps"], -1), "field eps must be a finite number > 0"),
-    (_set(["eps"], float("inf")), "field eps must be a finite number > 0"),
-    (_set(["eps"], 0.02), "field eps is 0.02 but the spec recorded in this map says eps 0.01"),
+    (_set(["recipe"], [1]), "field recipe must be an object"),
+    (_delete(["recipe", "eps"]), "field recipe.eps is missing"),
+    (_set(["recipe", "loss"], "nll"), "field recipe.loss must be an object"),
+    (_set(["recipe", "eps", "source"], "a guess"), "field recipe.eps.source must be one of 'spec'"),
+    (_set(["recipe", "penalty", "reason"], 3), "field recipe.penalty.reason must be a text or null"),
     (_set(["options", "merge"], "yes"), "field options.merge must be true or false"),
     (_delete(["options"]), "field options is missing"),
     (_set(["data", "sha256"], 5), "field data.sha256 must be a SHA-256 in hex"),
@@ -335,6 +336,34 @@ def test_an_edited_map_is_refused_naming_the_map_and_field(tmp_path, solution_an
     assert code == 2, out + err
     assert f"{bad}: " in err and message in err
     assert "Traceback" not in err and "internal error" not in err and nothing_written(tmp_path / "out")
+
+
+def test_eps_lives_in_the_maps_spec_only(tmp_path, solution_and_map):
+    """The map stores eps once, in its spec's text; the copies maps of earlier versions carry
+    (``eps``, each layer's ``bias_shift``, the recipe's values) are derived, and ignored."""
+    sol, m = solution_and_map
+    assert "eps" not in m and all("bias_shift" not in L for L in m["layers"])
+    code, out, err = decode(sol, _write_map(tmp_path / "m.map.json", m), tmp_path / "a")
+    assert code == 0, out + err
+    old = json.loads(json.dumps(m))
+    old["eps"], old["layers"][0]["bias_shift"] = 0.5, float("nan")  # what an old map could carry
+    old["recipe"]["eps"]["value"] = "0.5"
+    code, out, err = decode(sol, _write_map(tmp_path / "old.map.json", old), tmp_path / "b")
+    assert code == 0, out + err
+    a, b = (json.loads(next((tmp_path / d).glob("*.weights.json")).read_text()) for d in "ab")
+    assert a["layers"] == b["layers"] and b["meta"]["recipe"]["eps"]["value"] == "0.01"
+
+def test_the_exported_bias_shift_follows_the_maps_eps(xor):
+    """A binary layer's exported bias is the solved one minus eps/2 of the map's spec."""
+    from annc.solve.decode import decode_network
+    vmap, _, x, _ = xor
+    m = json.loads(vmap.read_text())
+    assert "eps 0.01" in m["spec"]["text"]
+    narrow = decode_network(m, np.array(x, float))
+    m["spec"]["text"] = m["spec"]["text"].replace("eps 0.01", "eps 0.03")
+    wide = decode_network(m, np.array(x, float))
+    assert np.allclose(wide.layers[0].bias - narrow.layers[0].bias, -0.01)
+    assert np.array_equal(wide.layers[1].bias, narrow.layers[1].bias)  # the linear output layer: no shift
 
 
 def test_a_spec_that_does_not_parse_is_blamed_on_the_map(tmp_path, solution_and_map):
@@ -461,7 +490,7 @@ def test_a_missing_weights_file(tmp_path):
 
 
 def test_npz_weights_good_and_bad(tmp_path, weights):
-    from annc.network import TrainedNetwork
+    from annc.core.network import TrainedNetwork
     net = TrainedNetwork.from_dict(weights)
     net.save(tmp_path / "n")
     good = tmp_path / "n.weights.npz"
@@ -495,7 +524,7 @@ def test_eval_with_labels_outside_the_networks_classes(tmp_path, weights):
 
 
 def test_a_pruned_network_with_an_empty_layer_still_loads(tmp_path):
-    from annc.network import Layer, TrainedNetwork
+    from annc.core.network import Layer, TrainedNetwork
     net = TrainedNetwork([0, 1], [Layer("binary", np.ones((2, 1)), [0.0]),
                                   Layer("linear", np.zeros((1, 2)), [1.0, 0.0])]).pruned()
     assert net.layers[0].units == 0
@@ -507,8 +536,8 @@ def test_a_pruned_network_with_an_empty_layer_still_loads(tmp_path):
 
 # -- 6. the Python API ----------------------------------------------------------------------
 def test_predict_refuses_bad_rows():
-    from annc.errors import DataError, UsageError
-    from annc.network import Layer, TrainedNetwork
+    from annc.core.errors import DataError, UsageError
+    from annc.core.network import Layer, TrainedNetwork
     net = TrainedNetwork(["a", "b"], [Layer("linear", np.eye(2), np.zeros(2))])
     assert net.predict([[1.0, 0.0], [0.0, 1.0]]).tolist() == ["a", "b"]
     with pytest.raises(DataError, match=r"X row 1, column 0: nan is not a finite number"):
@@ -537,8 +566,8 @@ def test_solver_command_writing_nan_is_refused(tmp_path):
 
 
 def test_a_layer_of_the_wrong_shape_is_a_usage_error():
-    from annc.errors import UsageError
-    from annc.network import Layer
+    from annc.core.errors import UsageError
+    from annc.core.network import Layer
     with pytest.raises(UsageError, match=r"got \(2, 2\) and \(3,\)"):
         Layer("linear", np.eye(2), np.zeros(3))
     with pytest.raises(UsageError, match="unknown activation 'tanh'"):

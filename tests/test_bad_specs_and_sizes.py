@@ -6,13 +6,13 @@ diagnostics, and CSV cells and labels that used to end in a traceback.
 import numpy as np
 import pytest
 
-from annc.compiler import build
-from annc.data import load_data
-from annc.errors import DataError, SizeError, SpecError, UsageError
+from annc.solve.compiler import build
+from annc.io.data import load_data
+from annc.core.errors import DataError, SizeError, SpecError, UsageError
 from annc.formulations import formulate
-from annc.limits import MAX_M_OVER_EPS, MAX_NONZEROS, data_size, model_size
-from annc.problem import make_problem
-from annc.spec import load_spec, parse_spec
+from annc.core.limits import MAX_M_OVER_EPS, MAX_NONZEROS, data_size, model_size
+from annc.io.problem import make_problem
+from annc.io.spec import load_spec, parse_spec
 
 from conftest import ROOT, run_cli
 
@@ -157,12 +157,12 @@ def test_csv_rows_keep_their_file_lines(tmp_path):
 # ----------------------------------------------------------------------------- sizes
 
 def test_a_huge_hidden_layer_is_refused_before_it_is_built(tmp_path, monkeypatch):
-    import annc.compiler
+    import annc.solve.compiler
 
     def no_building(*args, **kw):
         raise AssertionError("the model was being built")
-    monkeypatch.setattr(annc.compiler, "formulate", no_building)
-    monkeypatch.setattr(annc.compiler, "make_problem", no_building, raising=False)
+    monkeypatch.setattr(annc.solve.compiler, "formulate", no_building)
+    monkeypatch.setattr(annc.solve.compiler, "make_problem", no_building, raising=False)
     stderr = compile_fails(tmp_path, "input 5\nhidden 1000000 binary\noutput 2\n")
     assert "non-zeros" in stderr and "over the limit of 50,000,000" in stderr
     assert "--max-nonzeros" in stderr and "GiB" in stderr
@@ -195,7 +195,7 @@ def test_max_nonzeros_option(tmp_path):
 def test_build_takes_max_nonzeros(tmp_path):
     path = tmp_path / "d.csv"
     path.write_text(HEADER + ROWS)
-    spec, data = parse_spec(XOR), load_data(path)
+    spec, data = parse_spec(XOR + "eps 0.001\n"), load_data(path)
     with pytest.raises(SizeError):
         build(spec, data, max_nonzeros=10)
     with pytest.raises(UsageError):

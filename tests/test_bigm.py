@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from annc.formulations import formulate
-from annc.problem import make_problem
-from annc.solvers import SolveOptions, solve
-from annc.spec import parse_spec
-from annc.starts import complete
+from annc.io.problem import make_problem
+from annc.solve.solvers import SolveOptions, solve
+from annc.io.spec import parse_spec
+from annc.training.starts import complete
 
 
 def networks(spec, rng, n_random=300):

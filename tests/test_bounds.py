@@ -1,4 +1,4 @@
-"""Lower bounds (annc.bounds): every bound checked against the true optimum.
+"""Lower bounds (annc.training.bounds): every bound checked against the true optimum.
 
 The true optimum comes from brute force: tiny problems whose weights and biases lie on
 a grid (``weights [-1, 1] grid 3``, ``bias [-1, 1] grid 5``), so every network of the
@@ -20,16 +20,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from annc.bounds import Bound, Work, attainable, best, conflict_bound, lower_bounds, restrict, subset_bounds, \
+from annc.training.bounds import Bound, Work, attainable, best, conflict_bound, lower_bounds, restrict, subset_bounds, \
     support_bound
-from annc.bounds.conflict import _bipartite, _lp_cover, close_pairs, cover, group_edges
-from annc.bounds.subset import choose, wrong_groups
-from annc.errors import UsageError
+from annc.training.bounds.conflict import _bipartite, _lp_cover, close_pairs, cover, group_edges
+from annc.training.bounds.subset import choose, wrong_groups
+from annc.core.errors import UsageError
 from annc.formulations import ACTIVATIONS, floor, formulate, network_loss
-from annc.problem import make_problem
-from annc.solutions import Status
-from annc.solvers import SolveOptions, solve
-from annc.spec import parse_spec
+from annc.io.problem import make_problem
+from annc.io.solutions import Status
+from annc.solve.solvers import SolveOptions, solve
+from annc.io.spec import parse_spec
 
 EXACT = 1e-9  # a bound may not exceed the optimum by more than this
 # brute-force examples per run: 16 in CI (each enumerates a grid of networks, about 2 s); set

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-import annc.solvers.cbc as cbc
-from annc.errors import AnncError
+import annc.solve.solvers.cbc as cbc
+from annc.core.errors import AnncError
 from conftest import SPECS, run_cli
 
 

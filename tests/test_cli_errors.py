@@ -10,7 +10,7 @@ def _files(folder):
 
 @pytest.fixture
 def good_csv(tmp_path):
-    from annc.datasets import write_csv, xor_data
+    from annc.io.datasets import write_csv, xor_data
     X, y = xor_data(20, seed=0)
     return write_csv(tmp_path / "good.csv", X, y)
 

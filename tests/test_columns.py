@@ -1,9 +1,9 @@
 """Columns matched by name (issue 27): every reader of a table for a trained network.
 
-A network records the names of its training columns (``annc.inputs.Columns``) in every
+A network records the names of its training columns (``annc.core.inputs.Columns``) in every
 weights file, and ``annc eval``, ``annc report``, ``annc decode --data``, ``annc train
 --test``, ``predict`` on a data frame, ``annc.train(test=...)`` and
-``MIPNetClassifier`` find the features by name (``annc.inputs.match_columns``): the same
+``MIPNetClassifier`` find the features by name (``annc.core.inputs.match_columns``): the same
 table with its columns in another order gives the same predictions, and a missing or
 extra column is an error that names it (exit 2, nothing written).  A weights file
 without names (an older annc) still reads a table by position, with one warning.  A CSV
@@ -21,11 +21,11 @@ import warnings
 import numpy as np
 import pytest
 
-from annc.data import load_data
-from annc.ensemble import Ensemble, load_model
-from annc.errors import AnncWarning, DataError, MapError, UsageError, WeightsError
-from annc.inputs import Columns, match_columns
-from annc.network import Layer, TrainedNetwork
+from annc.io.data import load_data
+from annc.core.ensemble import Ensemble, load_model
+from annc.core.errors import AnncWarning, DataError, MapError, UsageError, WeightsError
+from annc.core.inputs import Columns, match_columns
+from annc.core.network import Layer, TrainedNetwork
 from conftest import run_cli
 
 # class "b" iff a >= 1 (b and c are ignored): swapping a and b changes a positional reader's answers
@@ -160,7 +160,7 @@ def test_eval_of_an_older_weights_file_is_positional_with_one_warning(files):
 
 # -- annc report --------------------------------------------------------------------------
 def test_report_matches_columns_by_name(files, tmp_path):
-    from annc.html_report import context
+    from annc.export.html_report import context
     pages = {}
     for which in ("same", "swapped"):
         page = tmp_path / f"{which}.html"
@@ -302,7 +302,7 @@ def test_decode_data_matches_columns_by_name(trained_files, tmp_path):
 
 
 def test_the_map_records_and_checks_the_names(trained_files, tmp_path):
-    from annc.varmap import load_map
+    from annc.io.varmap import load_map
     _, vmap = _decode_setup(trained_files, tmp_path)
     record = json.loads(vmap.read_text())
     assert record["data"]["features"] == ["a", "b", "c"] and record["data"]["label"] == "y"
@@ -318,7 +318,7 @@ def test_the_map_records_and_checks_the_names(trained_files, tmp_path):
 def test_the_estimator_reorders_a_data_frame_by_name():
     pd = pytest.importorskip("pandas")
     pytest.importorskip("sklearn")
-    from annc.estimator import MIPNetClassifier
+    from annc.app.estimator import MIPNetClassifier
     frame = pd.DataFrame([r[:3] for r in TRAIN], columns=["a", "b", "c"])
     y = [r[3] for r in TRAIN]
     est = MIPNetClassifier(hidden_layer_sizes=(), loss="hinge", time_limit=20).fit(frame, y)
@@ -336,7 +336,7 @@ def test_the_estimator_reorders_a_data_frame_by_name():
 # -- ONNX: positional, names in the metadata ------------------------------------------------
 def test_onnx_records_the_names_of_its_positional_input():
     pytest.importorskip("onnx")
-    from annc.onnx_export import to_onnx
+    from annc.export.onnx_export import to_onnx
     model = to_onnx(TrainedNetwork(["a", "b"], LAYERS, columns=NAMED))
     props = {p.key: p.value for p in model.metadata_props}
     assert json.loads(props["features"]) == ["a", "b", "c"]

@@ -17,11 +17,11 @@ import highspy
 import numpy as np
 import pytest
 
-from annc.compiler import build
-from annc.data import load_data
-from annc.spec import parse_spec
-from annc.solvers.highs_scheduler import new_highs, run as run_highs
-from annc.writers.pulp import pulp_column_order, pulp_row_order
+from annc.solve.compiler import build
+from annc.io.data import load_data
+from annc.io.spec import parse_spec
+from annc.solve.solvers.highs_scheduler import new_highs, run as run_highs
+from annc.io.writers.pulp import pulp_column_order, pulp_row_order
 
 from conftest import highs_read, run_cli
 

@@ -5,9 +5,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from annc.data import MAX_REPORTED, check_against_spec, load_data
-from annc.errors import DataError
-from annc.spec import parse_spec
+from annc.io.data import MAX_REPORTED, check_against_spec, load_data
+from annc.core.errors import DataError
+from annc.io.spec import parse_spec
 
 SAMPLE = Path(__file__).resolve().parent.parent / "specs" / "xor_sample.csv"
 
@@ -211,7 +211,7 @@ def test_check_against_spec_classes():
 
 
 def test_check_against_spec_without_positions_names_the_spec():
-    from annc.spec import LayerSpec, NetworkSpec
+    from annc.io.spec import LayerSpec, NetworkSpec
     built = NetworkSpec(3, (), LayerSpec(2, "linear"))  # built in Python: no text, no positions
     with pytest.raises(DataError) as info:
         check_against_spec(built, load_data(SAMPLE))

@@ -2,7 +2,7 @@ import csv
 
 import numpy as np
 
-from annc.datasets import write_csv, xor_data, xor_split
+from annc.io.datasets import write_csv, xor_data, xor_split
 
 
 def _parity(X):

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from annc.network import TrainedNetwork
-from annc.report import decoded_verdict_lines, verdict_lines
-from annc.solutions import RawSolution, Status
-from annc.verdict import judge
+from annc.core.network import TrainedNetwork
+from annc.export.report import decoded_verdict_lines, verdict_lines
+from annc.io.solutions import RawSolution, Status
+from annc.solve.verdict import judge
 
 sys.path.insert(0, str(Path(__file__).parent))
 from conftest import run_cli  # noqa: E402
@@ -138,7 +138,7 @@ def test_report_of_decoded_weights_shows_the_decode(decoded, tmp_path):
 
 
 def test_report_words_for_weights_decoded_without_verification():
-    from annc.html_report import verdict_words
+    from annc.export.html_report import verdict_words
     words = verdict_words({"decoded_from": "out/x.sol", "status": "optimal"})
     assert words.startswith("decoded from out/x.sol by annc decode --no-verify: not verified")
     assert "proven optimal" not in words
@@ -160,7 +160,7 @@ def _outside(driver, page: Path) -> list:
 
 def _wide_names(folder: Path) -> tuple[Path, Path]:
     """A network whose feature and class names are long and drawn with the widest glyphs."""
-    from annc.network import Layer
+    from annc.core.network import Layer
     net = TrainedNetwork(["WWWWWWWWWWWWWWWWWWWWWWWWWWWW", "b"],
                          [Layer("binary", np.ones((2, 2)), np.zeros(2)), Layer("linear", np.eye(2), np.zeros(2))])
     weights = net.save(folder / "wide")[0]

@@ -7,11 +7,11 @@ import onnxruntime as ort
 import pytest
 
 import annc
-from annc.data import load_data
-from annc.datasets import write_csv
-from annc.ensemble import Ensemble, load_model
-from annc.errors import SpecError, UsageError
-from annc.spec import parse_spec
+from annc.io.data import load_data
+from annc.io.datasets import write_csv
+from annc.core.ensemble import Ensemble, load_model
+from annc.core.errors import SpecError, UsageError
+from annc.io.spec import parse_spec
 from conftest import run_cli
 
 SPEC = "input 2\nhidden 2 binary\noutput 3\n"  # the default recipe: errors + l0 0.5, eps 0.001
@@ -116,8 +116,8 @@ def test_failed_pair_mips_fail_the_run_naming_every_pair(blobs, tmp_path, capfd)
     """Every pair MIP ends in one of annc's own errors (here, deterministically, a solver
     "cmd" without its command): one error of that kind naming every pair, nothing
     written, and no crashed-task dump from Dask."""
-    from annc.decomposition import train_ovo
-    from annc.training import train as train_network
+    from annc.training.decomposition import train_ovo
+    from annc.training.trainer import train as train_network
     root, train, _ = blobs
     with pytest.raises(UsageError) as e:
         train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), train=train_network, solver="cmd", workers=1,
@@ -145,9 +145,9 @@ def test_ovo_completes_when_a_worker_is_killed(blobs):
     import multiprocessing
     import os
     import signal
-    from annc.decomposition import train_ovo
-    from annc.training import train as train_network
-    from annc.solvers import SolveOptions
+    from annc.training.decomposition import train_ovo
+    from annc.training.trainer import train as train_network
+    from annc.solve.solvers import SolveOptions
     root, train, _ = blobs
     data = load_data(train)
     killed = []

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-import annc.solvers
-import annc.writers
-from annc.datasets import write_csv, xor_data
-from annc.errors import AnncError
-from annc.solvers import SOLVERS, SolveOptions, get_driver
-from annc.solvers.base import Interrupt
-from annc.solvers.driver import OPTIONS, Driver
-from annc.solvers.highs import HighsDriver
+import annc.solve.solvers
+import annc.io.writers
+from annc.io.datasets import write_csv, xor_data
+from annc.core.errors import AnncError
+from annc.solve.solvers import SOLVERS, SolveOptions, get_driver
+from annc.solve.solvers.base import Interrupt
+from annc.solve.solvers.driver import OPTIONS, Driver
+from annc.solve.solvers.highs import HighsDriver
 
 from conftest import ROOT, SPECS, run_cli
 
@@ -76,7 +76,7 @@ def test_train_asks_the_driver_for_a_mip_start(tmp_path, monkeypatch):
     class NoStart(HighsDriver):
         mip_start = False
 
-    monkeypatch.setitem(annc.solvers.SOLVERS, "highs", NoStart())
+    monkeypatch.setitem(annc.solve.solvers.SOLVERS, "highs", NoStart())
     code, out, err = run_cli("train", SPECS / "xor.ann", csv, "-o", tmp_path / "b")
     assert code == 0, out + err
     assert "MIP start" not in out
@@ -96,14 +96,14 @@ def test_interrupt_message_goes_to_the_log_callback(capfd):
 
 def test_writer_benchmark_reports_through_log(tmp_path, capsys):
     lines = []
-    out = annc.writers.benchmark(nnz=2000, folder=tmp_path, names=("b.mps", "b.lp"), log=lines.append)
+    out = annc.io.writers.benchmark(nnz=2000, folder=tmp_path, names=("b.mps", "b.lp"), log=lines.append)
     assert set(out) == {"b.mps", "b.lp"} and len(lines) == 2 and lines[0].startswith("b.mps: ")
-    annc.writers.benchmark(nnz=2000, folder=tmp_path, names=("b.mps",))
+    annc.io.writers.benchmark(nnz=2000, folder=tmp_path, names=("b.mps",))
     assert capsys.readouterr().out == ""
 
 
 def test_solvers_import_neither_decode_nor_verify():
-    """The solver layer aligns solutions with annc.solutions.align, never the decode layer."""
+    """The solver layer aligns solutions with annc.io.solutions.align, never the decode layer."""
     for path in sorted((ROOT / "annc" / "solvers").glob("*.py")):
         for node in ast.walk(ast.parse(Path(path).read_text())):
             if isinstance(node, ast.ImportFrom):

@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from annc.ensemble import Ensemble, load_model, model_inputs
-from annc.errors import UsageError, WeightsError
-from annc.network import Layer, TrainedNetwork
-from annc.scaling import Scaling
+from annc.core.ensemble import Ensemble, load_model, model_inputs
+from annc.core.errors import UsageError, WeightsError
+from annc.core.network import Layer, TrainedNetwork
+from annc.core.scaling import Scaling
 
 
 def member(score_first: float, score_second: float, inputs: int = 1) -> TrainedNetwork:

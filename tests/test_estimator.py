@@ -1,5 +1,5 @@
 """``annc.MIPNetClassifier``: scikit-learn's estimator checks, and the estimator in
-pipelines, cross-validation and grid search (:mod:`annc.estimator`).
+pipelines, cross-validation and grid search (:mod:`annc.app.estimator`).
 
 The estimator checks run on :data:`FAST`, the output-layer-only model with the hinge
 loss: an LP that HiGHS solves in milliseconds on every data set of the checks, so the
@@ -28,8 +28,8 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import annc  # noqa: E402
-from annc.errors import AnncError, SpecError  # noqa: E402
-from annc.estimator import MIPNetClassifier  # noqa: E402
+from annc.core.errors import AnncError, SpecError  # noqa: E402
+from annc.app.estimator import MIPNetClassifier  # noqa: E402
 from conftest import ROOT  # noqa: E402
 
 FAST = dict(hidden_layer_sizes=(), loss="hinge", time_limit=30.0)
@@ -53,7 +53,7 @@ def test_import_annc_does_not_import_sklearn():
             "c = annc.MIPNetClassifier; assert 'sklearn' in sys.modules; print(c.__module__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "annc.estimator"
+    assert out.stdout.strip() == "annc.app.estimator"
     assert annc.MIPNetClassifier is MIPNetClassifier
 
 

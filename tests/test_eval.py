@@ -2,7 +2,7 @@
 import numpy as np
 
 from conftest import run_cli
-from annc.network import Layer, TrainedNetwork
+from annc.core.network import Layer, TrainedNetwork
 
 
 def test_eval_prints_accuracy_and_confusion_matrix(tmp_path):

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import executor_tasks as tasks
-from annc.errors import UsageError
-from annc.executor import Executor, TaskFailed, check_scheduler, check_workers
+from annc.core.errors import UsageError
+from annc.training.executor import Executor, TaskFailed, check_scheduler, check_workers
 
 HERE = Path(__file__).resolve().parent
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from annc import experiment as ex
-from annc.experiment import tasks
+from annc.app import experiment as ex
+from annc.app.experiment import tasks
 
 TINY = dict(seeds=(0,), sweeps=("depth",), depths=(1,), epochs=50, n_train=100, n_test=50, time_limit=2.0)
 SGD_ONLY = tuple(m for m in ex.METHOD_IDS if m not in ex.MIP_METHODS)
@@ -71,7 +71,7 @@ def test_resume_after_a_torn_line_and_a_lost_run(tmp_path):
 def test_a_run_stopped_by_ctrl_c_is_not_recorded(method, tmp_path, monkeypatch):
     """Ctrl-C stops the solver (which keeps its incumbent), but such a run is no
     measurement: the sweep aborts and records nothing for it."""
-    from annc.solvers.base import Interrupt
+    from annc.solve.solvers.base import Interrupt
 
     def pressed():  # Ctrl-C already pressed when the run starts
         intr = Interrupt()
@@ -204,7 +204,7 @@ def test_cli(tmp_path, capsys):
     (["--scheduler", "tcp://a b"], "--scheduler"),
 ])
 def test_cli_executor_options_are_checked(tmp_path, extra, message):
-    from annc.errors import AnncError
+    from annc.core.errors import AnncError
     p = argparse.ArgumentParser(prog="annc")
     ex.add_parser(p.add_subparsers(dest="command", required=True))
     a = p.parse_args(["experiment", "table1", "--seeds", "1", "--depths", "1", "--sweeps", "depth",

@@ -20,12 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import annc
-from annc import activations, formulations, losses, writers
-from annc.datasets import xor_data
+from annc import formulations
+from annc.core import activations, losses
+from annc.io import writers
+from annc.io.datasets import xor_data
 from annc.formulations import formulate
-from annc.limits import model_size
-from annc.problem import make_problem
-from annc.spec import format_spec, parse_spec
+from annc.core.limits import model_size
+from annc.io.problem import make_problem
+from annc.io.spec import format_spec, parse_spec
 from conftest import SPECS, run_cli
 from extensions import coo, flip, sqhinge
 from test_formulation_registry import check_lift, instances
@@ -44,7 +46,7 @@ def register_activation(monkeypatch, module):
 
 
 def assert_size_is_the_model_size(spec, X, y):
-    """:func:`annc.limits.model_size` (read from the tables) counts the model that is built:
+    """:func:`annc.core.limits.model_size` (read from the tables) counts the model that is built:
     columns and rows exactly, non-zeros as a bound that is exact unless a big-M is 0."""
     pb = make_problem(spec, X, y, [0, 1])
     st = formulate(pb).stats()
@@ -63,17 +65,17 @@ def test_a_new_loss_with_its_margin(monkeypatch):
     assert spec.loss == "sqhinge" and spec.margin == 0.5
     assert "loss sqhinge 0.5" in format_spec(spec) and parse_spec(format_spec(spec)) == spec
     assert parse_spec(XOR + "loss sqhinge\n").margin == 1.0  # the argument's default
-    with pytest.raises(annc.errors.SpecError, match="the hinge margin must be > 0"):
+    with pytest.raises(annc.core.errors.SpecError, match="the hinge margin must be > 0"):
         parse_spec(XOR + "loss sqhinge -1\n")
-    with pytest.raises(annc.errors.SpecError, match=r"only 'loss hinge', 'loss sqhinge' have one"):
+    with pytest.raises(annc.core.errors.SpecError, match=r"only 'loss hinge', 'loss sqhinge' have one"):
         parse_spec(XOR + "loss errors 1\n")
     X, y = xor_data(24, noise=0.1, seed=0)
     assert_size_is_the_model_size(spec, X, y)
     r = annc.train(spec, (X, y), warm_start=False, time_limit=15)  # the network need not be optimal, only verified
     assert r.verified and r.network.scores(X).shape == (24, 2)
-    from annc.selection import candidates
+    from annc.training.selection import candidates
     assert any("margin 0.25" in label for label, _ in candidates(spec))
-    from annc.estimator import MIPNetClassifier
+    from annc.app.estimator import MIPNetClassifier
     text = MIPNetClassifier(hidden_layer_sizes=(2,), loss="sqhinge", margin=0.5)._spec_text(5, 2)
     assert "loss sqhinge 0.5" in text
 
@@ -113,7 +115,7 @@ def test_a_new_model_format(monkeypatch, tmp_path):
 # -- a hidden activation with its ONNX export -------------------------------------------------------
 def test_a_new_activation_trains_verifies_and_exports_to_onnx(monkeypatch):
     ort = pytest.importorskip("onnxruntime")
-    from annc.onnx_export import to_onnx
+    from annc.export.onnx_export import to_onnx
     register_activation(monkeypatch, flip)
     spec = parse_spec(XOR.replace("binary", "flip") + "loss errors\n")
     assert "hidden 3 flip" in format_spec(spec)

@@ -1,12 +1,12 @@
-"""The one feasibility rule (:meth:`annc.model.Model.check`, :mod:`annc.feasibility`):
+"""The one feasibility rule (:meth:`annc.core.model.Model.check`, :mod:`annc.core.feasibility`):
 typed violations, one tolerance policy, NaN always a violation."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from annc.builder import ModelBuilder
-from annc.feasibility import KINDS, SOLUTION_TOL, START_TOL, Violation
+from annc.core.builder import ModelBuilder
+from annc.core.feasibility import KINDS, SOLUTION_TOL, START_TOL, Violation
 
 
 def model(rhs=10.0):

@@ -3,17 +3,17 @@
 For a random network in the weight and bias boxes, on random small data:
 
 * ``lift`` (:func:`annc.formulations.lift`) gives a point that satisfies every row,
-  bound and integrality requirement of the model (:meth:`annc.model.Model.check` at the
+  bound and integrality requirement of the model (:meth:`annc.core.model.Model.check` at the
   start tolerance), the symmetry rows included;
 * ``value`` (:func:`annc.formulations.network_loss`, the loss plus the penalty of the
   *exported* network, read back from the point through the layout with the bias shift
-  of :func:`annc.compiler.layer_table`, by its own forward pass) equals the model's
+  of :func:`annc.formulations.export_bias_shifts`, by its own forward pass) equals the model's
   objective at that point, within 1e-9 relative;
 * ``value >= floor`` (:func:`annc.formulations.floor`).
 
 The eps gap: a binary, ReLU or sign unit whose pre-activation lies in ``(0, eps)`` has
 no MIP point.  The generator moves such networks off the gap with the very repair the
-MIP starts use (:func:`annc.starts.repair.off_gap` without scaling: each unit's bias
+MIP starts use (:func:`annc.training.starts.repair.off_gap` without scaling: each unit's bias
 moves, within its box, to a threshold that leaves no row in the gap), so the test also
 covers that repair.  For ``nll`` the outputs of a row must be pairwise eps apart (the
 diversifying rows); random outputs rarely tie that closely, and a network whose outputs
@@ -32,15 +32,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from annc.compiler import layer_table
-from annc.feasibility import START_TOL
-from annc.formulations import ACTIVATIONS, LOSSES, PENALTIES, floor, formulate, lift, network_loss
+from annc.core.feasibility import START_TOL
+from annc.formulations import ACTIVATIONS, LOSSES, PENALTIES, export_bias_shifts, floor, formulate, lift, network_loss
 from annc.formulations.grid import project
-from annc.losses import LOSS
-from annc.network import Layer, TrainedNetwork
-from annc.problem import make_problem
-from annc.spec import parse_spec
-from annc.starts.repair import off_gap
+from annc.core.losses import LOSS
+from annc.core.network import Layer, TrainedNetwork
+from annc.io.problem import make_problem
+from annc.io.spec import parse_spec
+from annc.training.starts.repair import off_gap
 
 EPS = 0.01
 COMBINATIONS = list(itertools.product(ACTIVATIONS, LOSSES, PENALTIES))
@@ -95,8 +94,8 @@ def build(activation, loss, penalty, inst, merge=True):
 
 def exported(spec, model, x) -> TrainedNetwork:
     """The network a decoder reads from ``x``: weights through the layout, shifted biases."""
-    layers = [Layer(ls.activation, x[L.weight], x[L.bias] + t["bias_shift"])
-              for ls, L, t in zip(spec.layers, model.layout.layers, layer_table(spec))]
+    layers = [Layer(ls.activation, x[L.weight], x[L.bias] + shift)
+              for ls, L, shift in zip(spec.layers, model.layout.layers, export_bias_shifts(spec))]
     return TrainedNetwork(list(range(spec.classes)), layers)
 
 
@@ -130,8 +129,8 @@ def test_lift_satisfies_every_row_and_value_is_the_objective(activation, loss, p
 
 
 def test_registries_cover_the_spec_language():
-    from annc.activations import HIDDEN
-    from annc.spec.types import HIDDEN_ACTIVATIONS, LOSSES as SPEC_LOSSES, PENALTIES as SPEC_PENALTIES
+    from annc.core.activations import HIDDEN
+    from annc.io.spec.types import HIDDEN_ACTIVATIONS, LOSSES as SPEC_LOSSES, PENALTIES as SPEC_PENALTIES
     assert set(ACTIVATIONS) == set(HIDDEN_ACTIVATIONS) == set(HIDDEN)  # a missing registration fails here
     assert set(LOSSES) == set(SPEC_LOSSES)
     assert set(PENALTIES) == set(SPEC_PENALTIES)

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 from annc.formulations import formulate
-from annc.problem import make_problem
-from annc.spec import parse_spec
-from annc.solvers import SolveOptions, solve
+from annc.io.problem import make_problem
+from annc.io.spec import parse_spec
+from annc.solve.solvers import SolveOptions, solve
 
 
 def sizes(d, hidden, J, U, P):
@@ -103,7 +103,7 @@ def test_loss_floor_rows_cut_off_no_network(J, seed, n):
 
 
 def test_small_user_m_is_refused_with_the_rows_named():
-    from annc.errors import ModelError
+    from annc.core.errors import ModelError
     spec = parse_spec("input 2\nhidden 2 binary\noutput 2\nM 1.5")
     pb = make_problem(spec, np.array([[0, 1], [1, 1.0]]), np.array([0, 1]), [0, 1])
     with pytest.raises(ModelError) as e:
@@ -115,7 +115,7 @@ def test_small_user_m_is_refused_with_the_rows_named():
 
 
 def test_small_user_m_points_at_the_setting_that_sets_it():
-    from annc.errors import ModelError
+    from annc.core.errors import ModelError
     spec = parse_spec("input 2\nhidden 2 binary { M 1.2 }\noutput 2\nM 1.5\nloss nll\n", "m.ann")
     pb = make_problem(spec, np.array([[0, 1], [1, 1.0]]), np.array([0, 1]), [0, 1])
     with pytest.raises(ModelError) as e:
@@ -134,15 +134,15 @@ def test_large_m_warns_about_integrality_tolerance():
     assert any("integrality tolerance" in w for w in m.warnings)
 
 
-@pytest.mark.parametrize("extra", ["loss errors", "loss hinge 0.5", "penalty l1 0.01", "loss hinge\npenalty l0 0.05",
+@pytest.mark.parametrize("extra", ["loss errors", "loss hinge 0.5", "penalty l1 0.01\neps 0.001", "loss hinge\npenalty l0 0.05",
                                    "loss hinge\npenalty l1 0.1"])
 def test_losses_and_penalties_match_the_exported_network(extra):
     """The objective the solver reports is the loss recomputed from the exported weights."""
-    from annc.compiler import build
-    from annc.data import Dataset
-    from annc.datasets import xor_data
-    from annc.decode import decode_network
-    from annc.verify import check
+    from annc.solve.compiler import build
+    from annc.io.data import Dataset
+    from annc.io.datasets import xor_data
+    from annc.solve.decode import decode_network
+    from annc.solve.verify import check
     spec = parse_spec("input 5\nhidden 2 binary\noutput 2\n" + extra)
     X, y = xor_data(16, noise=0.1, seed=2)
     data = Dataset(X, y, [0, 1], [f"x{i}" for i in range(5)], "label", "<xor>", "0")

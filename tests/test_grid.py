@@ -24,21 +24,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import annc
-from annc.decode import decode_network
-from annc.errors import ModelError, SpecError
-from annc.feasibility import START_TOL
+from annc.solve.decode import decode_network
+from annc.core.errors import ModelError, SpecError
+from annc.core.feasibility import START_TOL
 from annc.formulations import formulate, lift, network_loss
 from annc.formulations.grid import project
 from annc.formulations.relu import product_gap
-from annc.limits import MAX_GRID
-from annc.problem import make_problem
-from annc.solutions import Status
-from annc.solvers import SolveOptions, solve
-from annc.spec import format_spec, parse_spec
-from annc.spec.types import grid_values
-from annc.starts import sgd_start
-from annc.starts.repair import threshold
-from annc.verify import check
+from annc.core.limits import MAX_GRID
+from annc.io.problem import make_problem
+from annc.io.solutions import Status
+from annc.solve.solvers import SolveOptions, solve
+from annc.io.spec import format_spec, parse_spec
+from annc.io.spec.types import grid_values
+from annc.training.starts import sgd_start
+from annc.training.starts.repair import threshold
+from annc.solve.verify import check
 
 EPS = 0.01
 
@@ -291,7 +291,7 @@ def test_every_loss_and_penalty_optimum_equals_brute_force(objective, seed):
 def test_the_default_recipe_and_the_lexicographic_weight():
     """No loss line: ``loss errors``, ``penalty l0 0.5`` (half an error per weight) and
     ``eps 0.001``; ``penalty l0 auto`` puts every weight of the net together below one error."""
-    from annc.spec.checks import lexicographic_weight
+    from annc.io.spec.checks import lexicographic_weight
     spec = parse_spec("input 3\nhidden 2 binary\noutput 2\n")
     assert (spec.loss, spec.penalty, spec.penalty_weight, spec.eps) == ("errors", "l0", 0.5, 0.001)
     auto = parse_spec("input 3\nhidden 2 binary\noutput 2\npenalty l0 auto\n")
@@ -325,10 +325,10 @@ def test_train_reports_the_grid_optimum_as_the_exported_networks_loss():
 
 
 def test_magnitudes_bound_the_grid_products_big_m():
-    """:mod:`annc.magnitudes` bounds the largest big-M before the model is built: the grid
+    """:mod:`annc.io.magnitudes` bounds the largest big-M before the model is built: the grid
     products' rows ``y <= qU' lambda`` need ``qU'``, more than McCormick's ``2 W qU'`` when
     the box is narrow."""
-    from annc.magnitudes import _largest_m, reaches
+    from annc.io.magnitudes import _largest_m, reaches
     X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 0.0], [2.0, 2.0]])
     for text in ("input 2\nhidden 2 relu\nhidden 2 relu\noutput 2\nweights [-0.1, 0.1] grid 3\n",
                  "input 2\nhidden 2 relu\noutput 2\nweights [-0.2, 0.1] grid 4\nbias [-3, 3] grid 3\n"):
@@ -358,11 +358,11 @@ def test_decoded_grid_weights_are_exactly_grid_values():
     """The map lists a grid layer's values and decoding snaps the solver's rounding
     (``-4e-16`` for 0) to them; a value far from every grid value is left for
     verification to judge."""
-    from annc.decode import snap
+    from annc.solve.decode import snap
     grid = [-1.0, -0.5, 0.0, 0.5, 1.0]
     out = snap(np.array([-4.4e-16, 0.5000000001, 0.3]), grid)
     assert out[0] == 0.0 and out[1] == 0.5 and out[2] == 0.3
-    from annc.datasets import xor_data
+    from annc.io.datasets import xor_data
     X, y = xor_data(40, noise=0.1, seed=0)
     r = annc.train("input 5\nhidden 2 relu\noutput 2\nweights [-1, 1] grid 5\n", (X, y), out_dir=None,
                    time_limit=5)

@@ -1,4 +1,4 @@
-"""HiGHS's process-wide scheduler (annc.solvers.highs_scheduler): solves with different
+"""HiGHS's process-wide scheduler (annc.solve.solvers.highs_scheduler): solves with different
 thread counts work in one process, in any order, whatever ran before them."""
 import subprocess
 import sys
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import annc
-from annc.solvers import SolveOptions, solve
-from annc.solvers.highs_scheduler import new_highs, run as run_highs
+from annc.solve.solvers import SolveOptions, solve
+from annc.solve.solvers.highs_scheduler import new_highs, run as run_highs
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
@@ -89,7 +89,7 @@ def test_driver_solves_after_a_direct_run_with_another_count():
 
 def test_no_banner_on_stdout():
     """highspy 1.16 prints a banner when a process makes its first Highs: new_highs hides it."""
-    code = ("from annc.solvers.highs_scheduler import new_highs\n"
+    code = ("from annc.solve.solvers.highs_scheduler import new_highs\n"
             "h = new_highs(); h2 = new_highs(); print('done')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

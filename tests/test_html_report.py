@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from annc.data import load_data
-from annc.datasets import write_csv, xor_data
-from annc.ensemble import Ensemble
-from annc.html_report import used_units, verdict_words
-from annc.network import Layer, TrainedNetwork
-from annc.scaling import Scaling
+from annc.io.data import load_data
+from annc.io.datasets import write_csv, xor_data
+from annc.core.ensemble import Ensemble
+from annc.export.html_report import used_units, verdict_words
+from annc.core.network import Layer, TrainedNetwork
+from annc.core.scaling import Scaling
 
 sys.path.insert(0, str(Path(__file__).parent))  # conftest's helpers, also when run as a script
 from conftest import SPECS, run_cli

@@ -1,10 +1,14 @@
 """The import layers of docs/architecture.md ("Import layers"), checked over the import graph.
 
-Every import of an annc module is read with ``ast`` (top-level and inside functions,
-``import annc.x``, ``from annc.x import``, ``from .x import``, ``from .. import x``), each
-module is mapped to its unit (a top-level module, or a package as a whole), and an import
-of a higher layer fails.  Imports inside a package are free; every unit must be assigned
-a layer, so that a new module is placed on purpose.  No two modules (nor two units) may
+``annc/`` holds one sub-package per layer and nothing else (beside its ``__init__``):
+``core`` at the bottom, then ``io``, ``formulations``, ``solve``, ``training``, ``export``
+and ``app``.  Every import of an annc module is read with ``ast`` (top-level and inside
+functions, ``import annc.x.y``, ``from annc.x.y import``, ``from .y import``, ``from ..x
+import y``); a module may import its own layer and the layers below, and an import of a
+higher layer fails.  Inside a layer, each module or sub-package is a *unit*
+(``annc.solve.solvers.highs`` is the unit ``solve.solvers``); a few rules between units
+(:data:`NEVER`, :data:`ONLY_BELOW`) keep the wings apart.  Every unit must be listed in
+its layer, so that a new module is placed on purpose.  No two modules (nor two units) may
 import each other, directly or round a longer loop, deferred imports included: an import
 inside a function still ties the two modules together.
 """
@@ -20,49 +24,65 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "annc"
 
-# bottom to top: a unit may import its own layer and those below (docs/architecture.md, whose
-# table tests/test_docs.py checks against this list)
-LAYERS: list[set[str]] = [
-    {"errors", "names", "log", "activations", "losses", "penalties", "inputs", "outputs", "limits", "feasibility", "model",
-     "builder", "network", "scaling", "executor", "ensemble"},
-    {"spec", "data", "datasets", "problem", "magnitudes", "recipe"},
-    {"formulations"},
-    {"writers", "solutions"},
-    {"compiler", "solvers", "decode", "varmap", "verify", "verdict", "report", "onnx_export", "html_report",
-     "report_drawing"},
-    {"starts", "bounds", "warmstart", "sgd", "chain", "relaxed", "request", "runfiles", "results", "training",
-     "splits", "select_grid", "selection", "decomposition", "dispatch"},
-    {"api", "experiment", "cli", "cli_commands", "cli_train", "progress", "annc", "estimator"},  # "annc": the package's __init__, which binds the API
+# bottom to top: (package, its units); a module may import its own layer and those below
+# (docs/architecture.md, whose table tests/test_docs.py checks against this list)
+LAYERS: list[tuple[str, set[str]]] = [
+    ("core", {"errors", "names", "log", "activations", "losses", "penalties", "inputs", "limits", "feasibility",
+              "model", "builder", "network", "scaling", "ensemble"}),
+    ("io", {"spec", "data", "datasets", "outputs", "problem", "magnitudes", "recipe", "writers", "solutions",
+            "varmap"}),
+    ("formulations", {"binary", "common", "errors", "grid", "hinge", "l0", "l1", "lift", "nll", "nopenalty", "output",
+                      "registry", "relu", "sign", "symmetry"}),
+    ("solve", {"compiler", "solvers", "decode", "verify", "verdict"}),
+    ("training", {"starts", "bounds", "sgd", "chain", "relaxed", "request", "runfiles", "results", "trainer",
+                  "splits", "select_grid", "selection", "decomposition", "dispatch", "executor"}),
+    ("export", {"report", "report_drawing", "html_report", "onnx_export"}),
+    ("app", {"api", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator"}),
 ]
-ALIASES = [{"starts", "warmstart"}]  # one of the two exists (warmstart.py is becoming starts/)
-ONLY_BOTTOM = {"writers", "solutions"}  # layer 0 only, plus their own package
+TOP = "annc"  # the package's own __init__, which binds the API: above every layer
+# units that may import only the bottom layer and these units (and their own package)
+ONLY_BELOW = {"io.writers": {"io.outputs"}, "io.solutions": set()}
 NEVER = {
-    "formulations": {"solvers", "writers", "sgd"},
-    "solvers": {"compiler", "decode", "varmap", "verify"},  # a driver turns a model into a point, no more
-    "bounds": {"starts", "warmstart", "training", "chain", "decomposition", "selection"},  # bounds, not search
+    "formulations": {"io.writers", "io.varmap"},  # a formulation is rows, not a file
+    "solve.solvers": {"solve.compiler", "solve.decode", "io.varmap", "solve.verify"},  # a driver turns a model into a point
+    "training.bounds": {"training.starts", "training.trainer", "training.chain", "training.decomposition",
+                        "training.selection"},  # bounds, not search
 }
 ROOT_CONSTANTS = {"__version__"}  # names any layer may take from the package (its top level imports nothing)
 
-LAYER = {unit: i for i, units in enumerate(LAYERS) for unit in units}
+LAYER = {package: i for i, (package, _) in enumerate(LAYERS)}
+LAYER[TOP] = len(LAYERS)
+UNITS = {f"{package}.{u}" for package, units in LAYERS for u in units}
 
 
 def units_present() -> set[str]:
-    """The top-level units of the package: its modules and sub-packages."""
-    found = {p.stem for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
-    found |= {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    """The units of the package as they stand: ``layer.module`` or ``layer.subpackage``
+    (``formulations`` is a layer of modules too), and any stray top-level module or package."""
+    found = set()
+    for p in PACKAGE.iterdir():
+        if p.suffix == ".py" and p.stem != "__init__":
+            found.add(p.stem)
+        elif (p / "__init__.py").is_file():
+            found |= {f"{p.name}.{q.stem}" for q in p.glob("*.py") if q.stem != "__init__"}
+            found |= {f"{p.name}.{q.name}" for q in p.iterdir() if (q / "__init__.py").is_file()}
     return found
 
 
-def unit_of(module: str) -> str:
-    """``annc.solvers.highs`` -> ``solvers``; ``annc`` -> ``annc``."""
+def layer_of(module: str) -> str:
+    """``annc.solve.solvers.highs`` -> ``solve``; ``annc`` -> ``annc``."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 else "annc"
+    return parts[1] if len(parts) > 1 else TOP
 
 
-def imports(module: str, source: str, *, is_package: bool = False, units: set[str] | None = None):
+def unit_of(module: str) -> str:
+    """``annc.solve.solvers.highs`` -> ``solve.solvers``; ``annc.core`` -> ``core``."""
+    parts = module.split(".")
+    return ".".join(parts[1:3]) if len(parts) > 1 else TOP
+
+
+def imports(module: str, source: str, *, is_package: bool = False):
     """``(line, imported module, names)`` for every import of an annc module in ``source``,
-    the text of ``module`` (``annc.x`` or ``annc.pkg.x``; ``is_package`` for an ``__init__``)."""
-    units = units_present() if units is None else units
+    the text of ``module`` (``annc.x.y``; ``is_package`` for an ``__init__``)."""
     package = module.split(".") if is_package else module.split(".")[:-1]
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -75,37 +95,47 @@ def imports(module: str, source: str, *, is_package: bool = False, units: set[st
                     yield node.lineno, node.module, tuple(a.name for a in node.names)
                 continue
             base = package[:len(package) - node.level + 1]
-            if node.module:
-                yield node.lineno, ".".join(base + [node.module]), tuple(a.name for a in node.names)
-            elif base == ["annc"]:  # from .. import x: a top-level module, or a name of the package
-                for a in node.names:
-                    if a.name in units:
-                        yield node.lineno, f"annc.{a.name}", ()
-                    else:
-                        yield node.lineno, "annc", (a.name,)
-            else:  # from . import x inside a sub-package: its own package
-                yield node.lineno, ".".join(base), tuple(a.name for a in node.names)
+            yield node.lineno, ".".join(base + ([node.module] if node.module else [])), tuple(a.name for a in node.names)
 
 
-def violations(module: str, source: str, *, is_package: bool = False, units: set[str] | None = None) -> list[str]:
+def targets(target: str, names: tuple) -> list[str]:
+    """What an import of ``names`` from ``target`` reaches, as dotted modules: ``from annc.io
+    import writers`` reaches ``annc.io.writers`` (a name is taken for a submodule when it is a
+    listed unit, else the layer package itself); ``from annc import __version__`` the package."""
+    if not names:
+        return [target]
+    depth = len(target.split("."))
+    if depth == 2:  # from annc.<layer> import <unit or name>, ...: a name of no unit is the package's own
+        layer = target.split(".")[1]
+        return sorted({f"{target}.{n}" if f"{layer}.{n}" in UNITS else target for n in names})
+    if depth == 1:  # from annc import x
+        return ["annc"] if set(names) <= ROOT_CONSTANTS | {"train", "compile", "export_onnx"} else \
+            [f"annc.{n}" for n in names]
+    return [target]
+
+
+def violations(module: str, source: str, *, is_package: bool = False) -> list[str]:
     """What in ``source`` (the text of ``module``) breaks the layers."""
-    src = unit_of(module)
-    if src not in LAYER:
+    src_layer, src = layer_of(module), unit_of(module)
+    if src_layer != TOP and (src_layer not in LAYER or (src != src_layer and src not in UNITS)):
         return [f"{module}: {src} has no layer"]
     found = []
-    for line, target, names in imports(module, source, is_package=is_package, units=units):
-        dst = unit_of(target)
-        if dst == src or (dst == "annc" and names and set(names) <= ROOT_CONSTANTS):
-            continue
-        where = f"{module} line {line}: imports {target}"
-        if dst not in LAYER:
-            found.append(f"{where}: {dst} has no layer")
-        elif LAYER[dst] > LAYER[src]:
-            found.append(f"{where}: layer {LAYER[dst]} ({dst}) above layer {LAYER[src]} ({src})")
-        elif src in ONLY_BOTTOM and LAYER[dst] > 0:
-            found.append(f"{where}: {src} may import only layer 0 ({dst} is layer {LAYER[dst]})")
-        elif dst in NEVER.get(src, ()):
-            found.append(f"{where}: {src} never imports {dst}")
+    for line, target, names in imports(module, source, is_package=is_package):
+        for reached in targets(target, names):
+            dst_layer, dst = layer_of(reached), unit_of(reached)
+            if dst == src or (reached == "annc" and set(names) <= ROOT_CONSTANTS):
+                continue
+            where = f"{module} line {line}: imports {reached}"
+            if dst_layer not in LAYER or (dst != dst_layer and dst not in UNITS and dst_layer != TOP):
+                found.append(f"{where}: {dst} has no layer")
+            elif LAYER[dst_layer] > LAYER[src_layer]:
+                found.append(f"{where}: layer {LAYER[dst_layer]} ({dst_layer}) above layer {LAYER[src_layer]} "
+                             f"({src_layer})")
+            elif src in ONLY_BELOW and LAYER[dst_layer] > 0 and dst not in ONLY_BELOW[src]:
+                found.append(f"{where}: {src} may import only layer 0 (core)"
+                             + "".join(f" and {u}" for u in sorted(ONLY_BELOW[src])))
+            elif dst in NEVER.get(src, ()) or dst in NEVER.get(src_layer, ()):
+                found.append(f"{where}: {src} never imports {dst}")
     return found
 
 
@@ -118,32 +148,34 @@ def package_modules():
 
 
 def test_every_unit_has_a_layer():
+    """``annc/`` holds the layer packages only, and each unit of each is listed in its layer."""
     present = units_present()
-    assert not present - set(LAYER), f"give these modules a layer (here and in docs/architecture.md): {present - set(LAYER)}"
-    stale = set(LAYER) - present - {"annc"} - set().union(*ALIASES)
-    assert not stale, f"layers name modules that are gone: {stale}"
-    for alias in ALIASES:
-        assert alias & present, f"none of {alias} exists"
+    stray = {u for u in present if "." not in u}
+    assert not stray, f"annc/ holds only its layer packages: move {stray} into one"
+    assert {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()} == set(LAYER) - {TOP}
+    assert not present - UNITS, f"give these modules a layer (here and in docs/architecture.md): {present - UNITS}"
+    assert not UNITS - present, f"layers name modules that are gone: {UNITS - present}"
 
 
 def test_no_module_imports_a_higher_layer():
-    units = units_present()
     found, edges = [], set()
     for module, path, is_package in package_modules():
         source = path.read_text(encoding="utf-8")
-        edges |= {(unit_of(module), unit_of(t)) for _, t, _ in imports(module, source, is_package=is_package,
-                                                                         units=units)}
-        found += violations(module, source, is_package=is_package, units=units)
+        edges |= {(unit_of(module), unit_of(r)) for _, t, n in imports(module, source, is_package=is_package)
+                  for r in targets(t, n)}
+        found += violations(module, source, is_package=is_package)
     assert not found, "\n".join(found)
     # the graph was read: e.g. the pipeline's own edges are there
-    assert {("training", "chain"), ("compiler", "formulations"), ("formulations", "model"), ("cli_train", "dispatch"),
-            ("api", "dispatch"), ("dispatch", "training"), ("experiment", "chain")} <= edges
+    assert {("training.trainer", "training.chain"), ("solve.compiler", "formulations"),
+            ("formulations", "core.model"), ("app.cli_train", "training.dispatch"),
+            ("app.api", "training.dispatch"), ("training.dispatch", "training.trainer"),
+            ("app.experiment", "training.chain")} <= edges
 
 
 # -- no import cycles (deferred imports included) --------------------------------------------------
 # A cycle that is known and waiting for its fix, as a set of modules; the test fails when it is
 # gone too, so that the entry is removed.  None now: selection <-> training was broken by
-# annc.dispatch.run, which hands selection and decomposition the training function.
+# annc.training.dispatch.run, which hands selection and decomposition the training function.
 KNOWN_CYCLES: list[set[str]] = []
 
 
@@ -158,13 +190,12 @@ def module_of(target: str, names: tuple, modules: set[str]) -> list[str]:
 
 def module_graph() -> dict[str, set[str]]:
     """Every annc module -> the annc modules it imports (top level and inside functions)."""
-    units = units_present()
     listed = list(package_modules())
     modules = {m for m, _, _ in listed}
     graph = {}
     for module, path, is_package in listed:
         graph[module] = {dst for _, target, names in imports(module, path.read_text(encoding="utf-8"),
-                                                              is_package=is_package, units=units)
+                                                              is_package=is_package)
                          for dst in module_of(target, names, modules) if dst != module and dst != "annc"}
     return graph
 
@@ -228,10 +259,10 @@ def test_no_import_cycles():
     known_units = [{unit_of(m) for m in c} for c in KNOWN_CYCLES]
     assert [sorted(c) for c in cycles(unit_graph(graph)) if c not in known_units] == []
     # the graph was read, deferred imports too: cli_train imports dispatch inside cmd_train()
-    assert "annc.dispatch" in graph["annc.cli_train"] and "annc.log" in graph["annc.selection"]
+    assert "annc.training.dispatch" in graph["annc.app.cli_train"] and "annc.core.log" in graph["annc.training.selection"]
     # selection and decomposition receive the training function: they never import training
-    assert "annc.training" not in graph["annc.selection"] | graph["annc.decomposition"]
-    assert {"annc.training", "annc.selection", "annc.decomposition"} <= graph["annc.dispatch"]
+    assert "annc.training.trainer" not in graph["annc.training.selection"] | graph["annc.training.decomposition"]
+    assert {"annc.training.trainer", "annc.training.selection", "annc.training.decomposition"} <= graph["annc.training.dispatch"]
 
 
 @pytest.mark.parametrize("graph, expected", [
@@ -246,12 +277,12 @@ def test_the_cycle_finder(graph, expected):
 
 def test_a_deferred_import_makes_a_cycle():
     """An import inside a function is read like a top-level one (synthetic sources)."""
-    a = list(imports("annc.model", "def f():\n    from .builder import ModelBuilder\n", units=UNITS))
-    b = list(imports("annc.builder", "from .model import Model\n", units=UNITS))
-    modules = {"annc.model", "annc.builder"}
-    graph = {"annc.model": {d for _, t, n in a for d in module_of(t, n, modules)},
-             "annc.builder": {d for _, t, n in b for d in module_of(t, n, modules)}}
-    assert cycles(graph) == [{"annc.model", "annc.builder"}]
+    a = list(imports("annc.core.model", "def f():\n    from .builder import ModelBuilder\n"))
+    b = list(imports("annc.core.builder", "from .model import Model\n"))
+    modules = {"annc.core.model", "annc.core.builder"}
+    graph = {"annc.core.model": {d for _, t, n in a for d in module_of(t, n, modules)},
+             "annc.core.builder": {d for _, t, n in b for d in module_of(t, n, modules)}}
+    assert cycles(graph) == [{"annc.core.model", "annc.core.builder"}]
 
 
 def test_the_package_top_level_imports_nothing():
@@ -266,62 +297,65 @@ def test_the_package_top_level_imports_nothing():
 
 def test_annc_train_and_compile_are_the_api_functions():
     import annc
-    import annc.api
-    import annc.training  # a submodule import rebinds nothing
-    assert annc.train is annc.api.train and annc.compile is annc.api.compile
+    import annc.app.api
+    import annc.training.trainer  # a submodule import rebinds nothing
+    assert annc.train is annc.app.api.train and annc.compile is annc.app.api.compile
     assert type(annc.train).__name__ == "function"
     with pytest.raises(ModuleNotFoundError):
         __import__("annc.train")
 
 
 # -- the checker fails when a rule is broken (synthetic sources; no file is touched) ---------------
-UNITS = units_present()
-
-
 @pytest.mark.parametrize("module, source, is_package, words", [
-    ("annc.formulations.relu", "from ..solvers import solve\n", False, "layer 4 (solvers) above layer 2"),
-    ("annc.formulations.relu", "def f():\n    from annc.writers.mps import write_mps\n", False,
-     "above layer 2 (formulations)"),
-    ("annc.formulations.binary", "import annc.sgd\n", False, "layer 5 (sgd) above layer 2"),
-    ("annc.errors", "from .spec import NetworkSpec\n", False, "layer 1 (spec) above layer 0 (errors)"),
-    ("annc.writers.lp", "from ..spec import NetworkSpec\n", False, "writers may import only layer 0"),
-    ("annc.solutions", "from ..data import Dataset\n", True, "solutions may import only layer 0"),
-    ("annc.solvers.external", "from ..decode import decode_network\n", False, "solvers never imports decode"),
-    ("annc.training", "from .api import train\n", False, "layer 6 (api) above layer 5 (training)"),
-    ("annc.verify", "from . import training\n", False, "layer 5 (training) above layer 4 (verify)"),
-    ("annc.varmap", "from annc import train\n", False, "layer 6 (annc) above layer 4 (varmap)"),
-    ("annc.model", "from .newthing import x\n", False, "newthing has no layer"),
-    ("annc.newthing", "from .model import Model\n", False, "newthing has no layer"),
+    ("annc.formulations.relu", "from ..solve.solvers import solve\n", False, "layer 3 (solve) above layer 2"),
+    ("annc.formulations.relu", "def f():\n    from annc.training.sgd import fit\n", False,
+     "layer 4 (training) above layer 2 (formulations)"),
+    ("annc.formulations.binary", "import annc.training.sgd\n", False, "layer 4 (training) above layer 2"),
+    ("annc.formulations.binary", "from ..io.writers import write_model\n", False,
+     "formulations.binary never imports io.writers"),
+    ("annc.core.errors", "from ..io.spec import NetworkSpec\n", False, "layer 1 (io) above layer 0 (core)"),
+    ("annc.io.writers.lp", "from ..spec import NetworkSpec\n", False, "io.writers may import only layer 0"),
+    ("annc.io.solutions", "from ..data import Dataset\n", True, "io.solutions may import only layer 0"),
+    ("annc.solve.solvers.external", "from ..decode import decode_network\n", False,
+     "solve.solvers never imports solve.decode"),
+    ("annc.training.trainer", "from ..app.api import train\n", False, "layer 6 (app) above layer 4 (training)"),
+    ("annc.solve.verify", "from .. import training\n", False, "layer 4 (training) above layer 3 (solve)"),
+    ("annc.training.bounds.support", "from ..starts import start_search\n", False,
+     "training.bounds never imports training.starts"),
+    ("annc.io.varmap", "from annc import train\n", False, "layer 7 (annc) above layer 1 (io)"),
+    ("annc.core.model", "from .newthing import x\n", False, "core.newthing has no layer"),
+    ("annc.core.newthing", "from .model import Model\n", False, "core.newthing has no layer"),
 ])
 def test_the_checker_reports_a_broken_rule(module, source, is_package, words):
-    found = violations(module, source, is_package=is_package, units=UNITS | {"newthing"})
+    found = violations(module, source, is_package=is_package)
     assert len(found) == 1 and words in found[0], found
 
 
 @pytest.mark.parametrize("module, source, is_package", [
-    ("annc.formulations.relu", "from .common import x\nfrom ..model import Model\nfrom . import binary\n", False),
-    ("annc.writers.lp", "from .text import x\nfrom ..names import y\n", False),
-    ("annc.varmap", "from . import __version__\n", False),
-    ("annc.cli", "from .experiment import add_parser\nfrom . import __version__\n", False),
-    ("annc.experiment.tasks", "from ..training import train\nfrom .definitions import Config\n", False),
+    ("annc.formulations.relu", "from .common import x\nfrom ..core.model import Model\nfrom . import binary\n", False),
+    ("annc.io.writers.lp", "from .text import x\nfrom ...core.names import y\nfrom ..outputs import z\n", False),
+    ("annc.io.varmap", "from .. import __version__\n", False),
+    ("annc.app.cli", "from .experiment import add_parser\nfrom .. import __version__\n", False),
+    ("annc.app.experiment.tasks", "from ...training.trainer import train\nfrom .definitions import Config\n", False),
+    ("annc.training.dispatch", "from . import selection, trainer\nfrom ..solve import solvers\n", False),
 ])
 def test_the_checker_accepts_what_the_rules_allow(module, source, is_package):
-    assert violations(module, source, is_package=is_package, units=UNITS) == []
+    assert violations(module, source, is_package=is_package) == []
 
 
 # -- only the command line prints ------------------------------------------------------------------
-PRINTERS = {"annc/cli.py", "annc/cli_commands.py", "annc/cli_train.py", "annc/experiment/cli.py", "annc/progress.py"}  # progress.py: the CLI's display
+PRINTERS = {"annc/app/cli.py", "annc/app/cli_commands.py", "annc/app/cli_train.py", "annc/app/experiment/cli.py", "annc/app/progress.py"}  # progress.py: the CLI's display
 
 
 def test_only_the_command_line_prints():
-    """``print`` appears only in the CLI modules (and the CLI's progress display), and in :func:`annc.api.train_api`, which
+    """``print`` appears only in the CLI modules (and the CLI's progress display), and in :func:`annc.app.api.train_api`, which
     passes it on when the caller asks (``verbose=True``); every other layer takes ``log``."""
     found = []
     for _, path, _ in package_modules():
         rel = path.relative_to(ROOT).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"))
         allowed = set()
-        if rel == "annc/api.py":
+        if rel == "annc/app/api.py":
             allowed = {id(n) for f in tree.body if isinstance(f, ast.FunctionDef) and f.name == "train_api"
                        for n in ast.walk(f)}
         found += [f"{rel} line {n.lineno}" for n in ast.walk(tree)
@@ -331,10 +365,10 @@ def test_only_the_command_line_prints():
 
 def test_training_and_the_api_are_silent_unless_asked(capsys):
     import annc
-    from annc.api import as_data
-    from annc.datasets import xor_data
-    from annc.spec import load_spec
-    from annc.training import train
+    from annc.app.api import as_data
+    from annc.io.datasets import xor_data
+    from annc.io.spec import load_spec
+    from annc.training.trainer import train
     X, y = xor_data(16, noise=0.1, seed=0)
     spec = ROOT / "specs" / "output_only.ann"
     r = train(load_spec(spec), as_data((X, y)), out_dir=None, warm_start=False)

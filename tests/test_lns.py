@@ -1,16 +1,16 @@
-"""The exact neighbourhood search (annc.starts.lns) and the start pool's linear separators
-(annc.starts.linear): every certificate is checked by brute force on instances small
+"""The exact neighbourhood search (annc.training.starts.lns) and the start pool's linear separators
+(annc.training.starts.linear): every certificate is checked by brute force on instances small
 enough to enumerate, and the pool never loses to its best linear separator."""
 import itertools
 
 import numpy as np
 import pytest
 
-from annc.api import as_spec, as_data
-from annc.compiler import build
+from annc.app.api import as_spec, as_data
+from annc.solve.compiler import build
 from annc.formulations import network_loss
-from annc.starts import lns, start_search
-from annc.starts.point import complete, hidden_network
+from annc.training.starts import lns, start_search
+from annc.training.starts.point import complete, hidden_network
 
 GRID = np.array([-1.0, 0.0, 1.0])  # weights and biases on the grid {-1, 0, 1}: every network enumerable
 SPEC = ("input 2\nhidden 2 binary\noutput 2\nweights [-1, 1] grid 3\nbias [-1, 1] grid 3\n"

@@ -1,4 +1,4 @@
-"""The default recipe's eps, chosen on the training data (:mod:`annc.starts.margin`).
+"""The default recipe's eps, chosen on the training data (:mod:`annc.training.starts.margin`).
 
 Data are built so that the answer holds for any SGD run: two clusters 0.6 apart along a
 diagonal admit a gap of 0.1 around any separating unit; labels drawn at random do not
@@ -12,11 +12,14 @@ import pytest
 import annc
 from conftest import run_cli
 
-from annc.api import as_data, as_spec, train_api
-from annc.compiler import build
-from annc.spec import format_spec, parse_spec
-from annc.starts.margin import NARROW, NU, WIDE, default_eps, margin_errors
-from annc.starts.seeding import sgd_net
+from annc.app.api import as_data, as_spec, train_api
+from annc.core.errors import UsageError
+from annc.io.recipe import DATA
+from annc.io.spec import format_spec, parse_spec
+from annc.io.varmap import map_spec
+from annc.solve.compiler import build
+from annc.training.starts.margin import NARROW, NU, WIDE, margin_errors, resolve
+from annc.training.starts.seeding import sgd_net
 
 DEFAULT = "input 4\nhidden 2 binary\noutput 2\n"
 
@@ -35,17 +38,31 @@ def noise(n=200, seed=0):
     return rng.uniform(0, 1, (n, 4)), rng.integers(0, 2, n)
 
 
+def built(text, data):
+    """The compiled model of ``text`` on ``data``, its recipe resolved as every entry point does."""
+    spec, recipe = resolve(as_spec(text), as_data(data))
+    return build(spec, as_data(data), recipe=recipe)
+
+
 def test_separated_clusters_get_the_wide_margin_and_the_map_records_it():
-    c = build(as_spec(DEFAULT), as_data(clusters()), eps_rule=default_eps)
+    c = built(DEFAULT, clusters())
     assert parse_spec(DEFAULT).eps_auto and c.spec.eps == WIDE and not c.spec.eps_auto
-    assert c.problem.spec.eps == WIDE and c.varmap["eps"] == WIDE
+    assert c.problem.spec.eps == WIDE and map_spec(c.varmap).eps == WIDE
     again = parse_spec(format_spec(c.spec))  # the canonical text names the eps in force
     assert again.eps == WIDE and not again.eps_auto
+    # eps is stored once in the map: in the spec's text (the recipe says where it came from)
+    assert "eps" not in c.varmap and all("bias_shift" not in L for L in c.varmap["layers"])
+    assert c.varmap["recipe"]["eps"]["source"] == DATA and "value" not in c.varmap["recipe"]["eps"]
+    assert json.dumps(c.varmap).count(f"eps {WIDE:g}") == 1
 
 
-def test_the_compiler_alone_keeps_the_recipes_clearance():
-    c = build(as_spec(DEFAULT), as_data(clusters()))  # no rule: the compiler trains nothing
-    assert c.spec.eps == NARROW and c.varmap["eps"] == NARROW
+def test_the_compiler_refuses_a_recipe_still_to_resolve():
+    """The eps of the default recipe is chosen at the entry point (resolve), never quietly by
+    the compiler: build refuses the spec until it is concrete."""
+    with pytest.raises(UsageError, match="resolve the spec first"):
+        build(as_spec(DEFAULT), as_data(clusters()))
+    spec, recipe = resolve(as_spec(DEFAULT + "eps 0.05\n"), as_data(clusters()))  # an eps named: as it is
+    assert spec.eps == 0.05 and recipe.eps.source != DATA
 
 
 def test_compile_by_the_cli_and_the_api_choose_alike(tmp_path):
@@ -54,21 +71,20 @@ def test_compile_by_the_cli_and_the_api_choose_alike(tmp_path):
     (tmp_path / "net.ann").write_text(DEFAULT)
     code, _, err = run_cli("compile", tmp_path / "net.ann", tmp_path / "d.csv", "--out", tmp_path / "cli", "--no-start")
     assert code == 0, err
-    assert json.loads((tmp_path / "cli" / "net.map.json").read_text())["eps"] == WIDE
+    assert map_spec(json.loads((tmp_path / "cli" / "net.map.json").read_text())).eps == WIDE
     assert annc.compile(DEFAULT, (X, y), out_dir=None, start=False).spec.eps == WIDE
 
 
 def test_random_labels_keep_the_narrow_clearance():
-    c = build(as_spec(DEFAULT), as_data(noise()), eps_rule=default_eps)
-    assert c.spec.eps == NARROW
+    assert built(DEFAULT, noise()).spec.eps == NARROW
 
 
 @pytest.mark.parametrize("text, eps", [(DEFAULT + "eps 0.05\n", 0.05),  # an eps named is kept
                                        (DEFAULT + "loss errors\n", 0.01),  # a loss named: no recipe
                                        ("input 4\nhidden 2 relu\noutput 2\n", NARROW)])  # no step units
 def test_the_data_choose_only_where_the_spec_leaves_eps_to_the_recipe(text, eps):
-    c = build(as_spec(text), as_data(clusters()), eps_rule=default_eps)
-    assert c.spec.eps == eps and c.varmap["eps"] == eps
+    c = built(text, clusters())
+    assert c.spec.eps == eps and map_spec(c.varmap).eps == eps
 
 
 def test_margin_errors_are_shares_of_samples():
@@ -84,4 +100,4 @@ def test_a_wide_margin_network_trains_and_verifies(tmp_path):
     r = train_api(DEFAULT, (X, y), time_limit=20, threads=1, out_dir=tmp_path)
     assert r.verified and r.train_accuracy == 1.0
     vmap = json.loads(next(tmp_path.glob("*.map.json")).read_text())
-    assert vmap["eps"] == WIDE
+    assert map_spec(vmap).eps == WIDE

@@ -1,6 +1,6 @@
 import numpy as np
 
-from annc.network import Layer, TrainedNetwork
+from annc.core.network import Layer, TrainedNetwork
 
 
 def test_pruning_removes_dead_units_and_keeps_the_function():

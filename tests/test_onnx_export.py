@@ -12,13 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import annc
-from annc.activations import HIDDEN
-from annc.datasets import xor_data
-from annc.ensemble import Ensemble, load_model
-from annc.errors import UsageError
-from annc.network import Layer, TrainedNetwork
-from annc.onnx_export import to_onnx
-from annc.scaling import Scaling, fit_scaling
+from annc.core.activations import HIDDEN
+from annc.io.datasets import xor_data
+from annc.core.ensemble import Ensemble, load_model
+from annc.core.errors import UsageError
+from annc.core.network import Layer, TrainedNetwork
+from annc.export.onnx_export import to_onnx
+from annc.core.scaling import Scaling, fit_scaling
 from conftest import SPECS, run_cli
 
 CLASS_SETS = [[0, 1], [3, 7, 9], ["a", "b"], ["cat", "dog", "emu", "yak"], [-1, 1, 2, 5, 8]]
@@ -192,7 +192,7 @@ def test_cli_errors_exit_2_and_write_nothing(args, message, tmp_path):
 
 
 def test_onnx_is_required(tmp_path, capsys):
-    from annc.cli import main
+    from annc.app.cli import main
     with pytest.raises(SystemExit) as e:  # an argparse usage error
         main(["export", str(tmp_path / "n.weights.json")])
     assert e.value.code == 2 and "--onnx" in capsys.readouterr().err

@@ -16,10 +16,10 @@ import pytest
 from conftest import SPECS, run_cli
 
 import annc
-from annc import outputs
-from annc.datasets import write_csv, xor_data
-from annc.errors import AnncError, DataError, NoSolutionError, OutputError, UsageError
-from annc.solvers.cbc import cbc_path
+from annc.io import outputs
+from annc.io.datasets import write_csv, xor_data
+from annc.core.errors import AnncError, DataError, NoSolutionError, OutputError, UsageError
+from annc.solve.solvers.cbc import cbc_path
 
 SAMPLE = SPECS / "xor_sample.csv"
 INFEASIBLE = "input 5\noutput 2\nweights [0, 0]\nbias [0, 0]\nloss nll\n"  # the outputs tie: no solution
@@ -246,7 +246,7 @@ def test_stale_temporary_files_are_removed_by_the_next_write(tmp_path):
 
 
 def test_temporary_names_are_recognisable(tmp_path, monkeypatch):
-    from annc.writers import mps as mpsw
+    from annc.io.writers import mps as mpsw
     seen = []
     real = mpsw.write_mps
 
@@ -276,7 +276,7 @@ def test_model_and_map_appear_together_or_not_at_all(tmp_path, monkeypatch):
 
 
 def test_a_failing_writer_leaves_neither(tmp_path, monkeypatch):
-    from annc.writers import mps as mpsw
+    from annc.io.writers import mps as mpsw
 
     def broken(model, fh):
         fh.write("NAME half\n")

@@ -1,9 +1,9 @@
 """Issue 29: the recipe on screen, and progress people expect.
 
 * the recipe: ``annc train`` and ``annc compile`` say which loss, penalty and eps are in
-  force and where each came from (:mod:`annc.recipe`), before the work and in the summary;
+  force and where each came from (:mod:`annc.io.recipe`), before the work and in the summary;
   the map and the weights record it;
-* progress (:mod:`annc.progress`): in a pipe every two stamped lines are at most 5 s apart
+* progress (:mod:`annc.app.progress`): in a pipe every two stamped lines are at most 5 s apart
   from the start to the verdict (a fake clock drives the heartbeat; one real run through a
   pipe checks the stamps it prints); ``-q`` prints nothing but the verdict; one solver
   incumbent is one line.
@@ -18,11 +18,11 @@ import sys
 
 import pytest
 
-from annc.datasets import write_csv, xor_data
-from annc.progress import EARLY, HEARTBEAT, Reporter, parse_stamps
-from annc.recipe import DATA, DEFAULT, RECIPE_DEFAULT, SELECTED, SPEC, recipe_of
-from annc.solvers.base import Progress, moved
-from annc.spec import parse_spec
+from annc.io.datasets import write_csv, xor_data
+from annc.app.progress import EARLY, HEARTBEAT, Reporter, parse_stamps
+from annc.io.recipe import DATA, DEFAULT, RECIPE_DEFAULT, SELECTED, SPEC, recipe_of
+from annc.solve.solvers.base import Progress, moved
+from annc.io.spec import parse_spec
 
 from conftest import ROOT, run_cli
 
@@ -60,10 +60,11 @@ def test_selected_marks_what_select_changed():
 
 
 def test_the_data_choose_eps_with_a_reason(xor32):
-    from annc.compiler import build
-    from annc.data import load_data
-    from annc.starts.margin import NARROW, NU, WIDE, choose_eps, default_eps
-    c = build(parse_spec(MINIMAL, "m.ann"), load_data(xor32), eps_rule=choose_eps)
+    from annc.solve.compiler import build
+    from annc.io.data import load_data
+    from annc.training.starts.margin import NARROW, NU, WIDE, choose_eps, default_eps, resolve
+    spec, recipe = resolve(parse_spec(MINIMAL, "m.ann"), load_data(xor32))
+    c = build(spec, load_data(xor32), recipe=recipe)
     assert c.recipe.eps.source == DATA and c.spec.eps in (WIDE, NARROW)
     assert c.recipe.eps.value == f"{c.spec.eps:g}" and c.varmap["recipe"]["eps"]["source"] == DATA
     assert default_eps(c.problem) == c.spec.eps  # the same choice, without its reason
@@ -100,13 +101,14 @@ def test_compile_and_decode_say_the_recipe(xor32, tmp_path):
     assert out.index("loss errors by the default recipe") < out.index("searching for a MIP start")
     assert "eps 0.1 chosen on the data: " in out or "eps 0.001 chosen on the data: " in out
     vmap = json.loads((tmp_path / "c" / "m.map.json").read_text())
-    assert vmap["recipe"]["penalty"] == {"value": "l0 0.5", "source": RECIPE_DEFAULT, "reason": None}
+    assert vmap["recipe"]["penalty"] == {"source": RECIPE_DEFAULT, "reason": None}  # its value: the map's spec
     code, out, err = run_cli("decode", tmp_path / "c" / "m.start.sol", "--map", tmp_path / "c" / "m.map.json",
                              "-o", tmp_path / "d")
     assert code == 0, out + err
     assert "  loss               errors (recipe default: the spec names no loss)" in out
     meta = json.loads((tmp_path / "d" / "m.start.weights.json").read_text())["meta"]
-    assert meta["recipe"] == vmap["recipe"]
+    assert meta["recipe"]["penalty"] == {"value": "l0 0.5", "source": RECIPE_DEFAULT, "reason": None}
+    assert {k: {"source": s["source"], "reason": s["reason"]} for k, s in meta["recipe"].items()} == vmap["recipe"]
 
 
 def test_a_spec_that_names_them_says_spec(xor32, tmp_path):
@@ -214,7 +216,7 @@ def test_a_run_through_a_pipe_has_no_silence_over_5s(tmp_path):
     X, y = load_breast_cancer(return_X_y=True)
     csv = write_csv(tmp_path / "bc.csv", X, y)
     spec = _spec(tmp_path, "bc.ann", "input 30\nhidden 4 binary\noutput 2\n")
-    proc = subprocess.run([sys.executable, "-m", "annc.cli", "train", str(spec), str(csv), "--time-limit", "12",
+    proc = subprocess.run([sys.executable, "-m", "annc.app.cli", "train", str(spec), str(csv), "--time-limit", "12",
                            "-o", str(tmp_path / "out")], capture_output=True, text=True, cwd=tmp_path,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -227,7 +229,7 @@ def test_a_run_through_a_pipe_has_no_silence_over_5s(tmp_path):
     assert not parse_stamps(verdict)
     # and with -q: nothing but the verdict (on the first 40 rows: what -q prints does not depend on the data)
     small = write_csv(tmp_path / "bc40.csv", X[:40], y[:40])
-    proc = subprocess.run([sys.executable, "-m", "annc.cli", "train", str(spec), str(small), "--time-limit", "4",
+    proc = subprocess.run([sys.executable, "-m", "annc.app.cli", "train", str(spec), str(small), "--time-limit", "4",
                            "-q", "-o", str(tmp_path / "q")], capture_output=True, text=True, cwd=tmp_path,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr

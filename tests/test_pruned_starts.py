@@ -11,12 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from annc.formulations import formulate
-from annc.problem import make_problem
-from annc.sgd import train_sgd
-from annc.spec import parse_spec
-from annc.starts import complete, mip_start, output_layer, pruned, sgd_start
-from annc.starts.point import hidden_network
-from annc.starts.repair import off_gap, repair_network
+from annc.io.problem import make_problem
+from annc.training.sgd import train_sgd
+from annc.io.spec import parse_spec
+from annc.training.starts import complete, mip_start, output_layer, pruned, sgd_start
+from annc.training.starts.point import hidden_network
+from annc.training.starts.repair import off_gap, repair_network
 
 
 def blobs(n=120, d=4, k=3, seed=0):
@@ -139,7 +139,7 @@ def test_mip_start_with_a_penalty_is_feasible_and_finite():
 
 
 def test_the_refitted_output_layer_is_in_its_box_and_a_feasible_start():
-    from annc.starts.seeding import refit_output
+    from annc.training.starts.seeding import refit_output
     X, y = blobs(seed=6)
     m, pb = problem(SPEC, X, y)
     net = train_sgd(pb.X_samples, pb.y, [4], "binary", epochs=300, seed=0)
@@ -155,7 +155,7 @@ def test_the_refitted_output_layer_is_in_its_box_and_a_feasible_start():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_dropping_weights_is_never_worse_and_never_adds_one(seed):
-    from annc.starts.search import drop_weights
+    from annc.training.starts.search import drop_weights
     X, y = blobs(seed=seed)
     m, pb = problem(SPEC, X, y)
     x = sgd_start(m, pb, seed=seed, lasso=False, time_limit=5)
@@ -170,7 +170,7 @@ def test_dropping_weights_is_never_worse_and_never_adds_one(seed):
 def test_a_weight_on_a_useless_input_is_dropped_and_the_objective_falls_by_its_penalty():
     """Input 1 is constant 0 on every row: its weights change no pre-activation, so each
     costs the penalty and buys nothing; the drop pass removes every one of them."""
-    from annc.starts.search import drop_weights
+    from annc.training.starts.search import drop_weights
     X, y = blobs(seed=4)
     X[:, 1] = 0.0
     m, pb = problem(SPEC, X, y)
@@ -186,7 +186,7 @@ def test_a_weight_on_a_useless_input_is_dropped_and_the_objective_falls_by_its_p
 
 
 def test_a_spent_budget_drops_nothing():
-    from annc.starts.search import drop_weights
+    from annc.training.starts.search import drop_weights
     X, y = blobs(seed=5)
     m, pb = problem(SPEC, X, y)
     x = sgd_start(m, pb, seed=0, lasso=False, time_limit=5)
@@ -198,7 +198,7 @@ def test_a_weight_on_a_duplicated_input_goes_and_the_activations_stay():
     one alone changes where the unit switches (rows change side, the loss moves); the drop
     pass refits the unit's other weights and bias to keep every activation, so the duplicate
     goes at no loss and the objective falls by at least the penalty per unit."""
-    from annc.starts.search import drop_weights
+    from annc.training.starts.search import drop_weights
     X, y = blobs(seed=6)
     X[:, 1] = X[:, 0]
     m, pb = problem(SPEC, X, y)

@@ -17,18 +17,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import annc
-from annc.api import as_data
-from annc.compiler import build
-from annc.data import Dataset, load_data
-from annc.decode import decode_network
-from annc.network import TrainedNetwork
-from annc.datasets import write_csv, xor_data
+from annc.app.api import as_data
+from annc.solve.compiler import build
+from annc.io.data import Dataset, load_data
+from annc.solve.decode import decode_network
+from annc.core.network import TrainedNetwork
+from annc.io.datasets import write_csv, xor_data
 from annc.formulations import lift, network_loss
-from annc.solutions import Status
-from annc.solvers import SolveOptions, solve
-from annc.spec import parse_spec
-from annc.starts import fix_layers
-from annc.verdict import ABS_TOL, judge, lower_bound
+from annc.io.solutions import Status
+from annc.solve.solvers import SolveOptions, solve
+from annc.io.spec import parse_spec
+from annc.training.starts import fix_layers
+from annc.solve.verdict import ABS_TOL, judge, lower_bound
 from conftest import SPECS, run_cli
 
 RELU = "input 5\nhidden 3 relu\noutput 2\nP 2\n"
@@ -114,7 +114,7 @@ def test_fix_and_optimise_points_are_networks():
     """With every layer but one fixed, the relaxed products get exact rows: the sub-MIP's
     solution has no McCormick gap, and its objective is its network's loss."""
     data = dataset(24, 1)
-    c = build(parse_spec(RELU), data)
+    c = build(parse_spec(RELU + "eps 0.001\n"), data)  # a concrete spec: the compiler alone chooses no eps
     rng = np.random.default_rng(0)
     for _ in range(50):
         W = [rng.uniform(-1, 1, (5, 3)), rng.uniform(-1, 1, (3, 2))]
@@ -175,9 +175,9 @@ def test_decode_of_a_relaxed_solution_says_so(tmp_path):
 def test_a_zero_lower_bound_is_said_in_plain_words():
     """On real data the solver's bound stays at 0: the verdict says that nothing is proven
     and points at held-out accuracy, instead of leaving a bare "gap 100%"."""
-    from annc.report import verdict_lines
-    from annc.solutions import Status
-    from annc.verdict import judge
+    from annc.export.report import verdict_lines
+    from annc.io.solutions import Status
+    from annc.solve.verdict import judge
     weak = judge(3.4, 0.0, relaxed=False, source="solver")
     assert weak.status == Status.FEASIBLE and weak.bound_says_nothing
     assert any("the lower bound is 0: nothing is proven" in line for line in verdict_lines(weak, None))

@@ -24,8 +24,8 @@ def _train():
     assert r.status.value == "optimal"  # the full MIP finished too
     search = r.steps[0].verdict.search
     assert search is not None and not search["capped"]
-    # recorded once, in the first MIP's verdict, and read from there (annc.verdict.search_record)
-    from annc.verdict import search_record
+    # recorded once, in the first MIP's verdict, and read from there (annc.solve.verdict.search_record)
+    from annc.solve.verdict import search_record
     assert "search" not in r.network.meta and r.network.meta["steps"][0]["search"] == search
     assert search_record(r.network.meta) == search
     return r

@@ -13,7 +13,7 @@ from conftest import SPECS, run_cli
 
 
 def _xor(tmp_path, n=24, seed=1):
-    from annc.datasets import write_csv, xor_data
+    from annc.io.datasets import write_csv, xor_data
     X, y = xor_data(n, noise=0.1, seed=seed)
     return write_csv(tmp_path / "xor.csv", X, y)
 

@@ -18,19 +18,19 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import annc.writers.mps as mpsw
-from annc.builder import ModelBuilder
-from annc.compiler import compile_files
-from annc.solutions.align import solution_vector
+import annc.io.writers.mps as mpsw
+from annc.core.builder import ModelBuilder
+from annc.solve.compiler import compile_files
+from annc.io.solutions.align import solution_vector
 from annc.formulations import formulate
-from annc.model import Block
-from annc.names import element_names, name_table, table_strings
-from annc.problem import make_problem
-from annc.solutions import RawSolution, Status
-from annc.spec import parse_spec
+from annc.core.model import Block
+from annc.core.names import element_names, name_table, table_strings
+from annc.io.problem import make_problem
+from annc.io.solutions import RawSolution, Status
+from annc.io.spec import parse_spec
 from conftest import highs_read
-from annc.writers import write_model
-from annc.writers.pulp import pulp_column_order, pulp_row_order, to_pulp, write_with_pulp
+from annc.io.writers import write_model
+from annc.io.writers.pulp import pulp_column_order, pulp_row_order, to_pulp, write_with_pulp
 
 import highspy  # noqa: E402  (a declared dependency: never skipped)
 
@@ -49,14 +49,14 @@ def digits_model(n=60, seed=3):
 
 
 def xor_model():
-    from annc.datasets import xor_data
+    from annc.io.datasets import xor_data
     X, y = xor_data(200, noise=0.1, seed=0)
     spec = parse_spec((ROOT / "specs" / "xor.ann").read_text())
     return formulate(make_problem(spec, X, y, [0, 1]), name="xor")
 
 
 def relu_model():
-    from annc.datasets import xor_data
+    from annc.io.datasets import xor_data
     X, y = xor_data(40, noise=0.1, seed=1)
     spec = parse_spec("input 5\nhidden 3 relu\nhidden 2 binary\noutput 2\nP 3")
     return formulate(make_problem(spec, X, y, [0, 1]), name="relu")
@@ -242,7 +242,7 @@ def test_to_pulp_is_the_model():
 
 
 def test_to_highs_lp_is_the_model_file(model, tmp_path):
-    from annc.solvers.highs import to_highs_lp
+    from annc.solve.solvers.highs import to_highs_lp
 
     model.obj_const = 2.5
     try:
@@ -349,7 +349,7 @@ def test_a_million_columns_decode_by_name_in_any_order():
 
 
 def test_decoding_still_refuses_another_models_solution():
-    from annc.errors import SolutionError
+    from annc.core.errors import SolutionError
 
     names = [f"x_{i}" for i in range(5)]
     sol = RawSolution("highs", Status.OPTIMAL, "optimal", 0.0, values={n: 1.0 for n in names[:4]})

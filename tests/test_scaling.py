@@ -1,4 +1,4 @@
-"""Input scaling (:mod:`annc.scaling`): fitted on the training data only, recorded in the map
+"""Input scaling (:mod:`annc.core.scaling`): fitted on the training data only, recorded in the map
 and in every exported network, applied by ``predict``, ``annc eval`` and ``annc decode``."""
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import annc
-from annc.cli import main
-from annc.errors import MapError, SpecError, UsageError, WeightsError
-from annc.network import TrainedNetwork
-from annc.scaling import Scaling, fit_scaling
-from annc.spec import format_spec, parse_spec
-from annc.varmap import load_map
+from annc.app.cli import main
+from annc.core.errors import MapError, SpecError, UsageError, WeightsError
+from annc.core.network import TrainedNetwork
+from annc.core.scaling import Scaling, fit_scaling
+from annc.io.spec import format_spec, parse_spec
+from annc.io.varmap import load_map
 
 SPEC = "input 2\nhidden 2 binary\noutput 2\n"
 
@@ -170,7 +170,7 @@ def test_a_map_with_an_edited_scaling_is_refused(tmp_path):
 
 
 def test_a_weights_file_with_a_bad_scaling_is_refused(tmp_path):
-    net = TrainedNetwork([0, 1], [annc.network.Layer("linear", np.eye(2), np.zeros(2))],
+    net = TrainedNetwork([0, 1], [annc.core.network.Layer("linear", np.eye(2), np.zeros(2))],
                          scaling=Scaling("minmax", np.zeros(2), np.ones(2) * 2))
     d = net.to_dict()
     assert TrainedNetwork.from_dict(json.loads(json.dumps(d))).scaling.to_dict() == d["scaling"]

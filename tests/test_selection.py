@@ -1,4 +1,4 @@
-"""Model selection on held-out data (:mod:`annc.selection`): the stratified split, the
+"""Model selection on held-out data (:mod:`annc.training.selection`): the stratified split, the
 candidate grid, the choice (with a fake trainer: chosen accuracies and non-zero counts),
 and one real run on a tiny XOR set."""
 from __future__ import annotations
@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from annc.data import Dataset
-from annc.errors import DataError, NoSolutionError, UsageError
-from annc.selection import MAX_DEFAULT_CANDIDATES, Selection, candidates, select, validation_split
-from annc.spec import format_spec, parse_spec
+from annc.io.data import Dataset
+from annc.core.errors import DataError, NoSolutionError, UsageError
+from annc.training.selection import MAX_DEFAULT_CANDIDATES, Selection, candidates, select, validation_split
+from annc.io.spec import format_spec, parse_spec
 
 HINGE_PENALTY = "input 5\nhidden 4 binary\noutput 2\nloss hinge 0.5\npenalty l0 0.01\n"
 HINGE = "input 5\nhidden 2 binary\noutput 2\nloss hinge 0.5\n"
@@ -187,10 +187,10 @@ def test_select_raises_when_every_candidate_fails():
 # -- one real run -------------------------------------------------------------------
 @pytest.mark.slow  # over 20 s on a 2-core machine: pytest -m slow
 def test_select_end_to_end_on_xor():
-    from annc.api import as_data
-    from annc.datasets import xor_data
-    from annc.solvers import SolveOptions
-    from annc.training import train
+    from annc.app.api import as_data
+    from annc.io.datasets import xor_data
+    from annc.solve.solvers import SolveOptions
+    from annc.training.trainer import train
 
     data = as_data(xor_data(64, noise=0.1, seed=0))
     spec = parse_spec(HINGE)
@@ -231,8 +231,8 @@ def test_cli_select_prints_the_table_and_records_it_in_the_weights(tmp_path, cap
     training rows, and every weights file records the selection."""
     import json
 
-    from annc.cli import main
-    from annc.datasets import write_csv, xor_data
+    from annc.app.cli import main
+    from annc.io.datasets import write_csv, xor_data
     X, y = xor_data(64, noise=0.1, seed=0)
     write_csv(tmp_path / "d.csv", X, y)
     (tmp_path / "n.ann").write_text("input 5\nhidden 1 binary\noutput 2\nloss nll\n")  # 2 candidates
@@ -255,7 +255,7 @@ def test_parallel_selection_gives_the_sequential_table():
     same candidates in the same order as the sequential run, each with a verified result,
     and the choice follows the same rule."""
     import annc
-    from annc.datasets import xor_data
+    from annc.io.datasets import xor_data
 
     X, y = xor_data(32, noise=0.1, seed=0)
     grid = {"penalty_weight": [0, 0.01, 0.1]}
@@ -276,7 +276,7 @@ def test_parallel_selection_gives_the_sequential_table():
 
 def test_parallel_selection_reports_failed_tasks():
     """A candidate whose task raises on the worker is a failed row; all failed: NoSolutionError."""
-    from annc.training import train
+    from annc.training.trainer import train
     spec, data = parse_spec(NLL_WIDTH1), dataset([6, 6])
     lines = []
     with pytest.raises(NoSolutionError, match="none of the 2 candidates") as err:
@@ -297,8 +297,8 @@ def test_parallel_selection_checks_its_arguments(kw, match):
 
 def test_workers_without_select_is_a_usage_error(tmp_path, capsys):
     import annc
-    from annc.cli import main
-    from annc.datasets import write_csv, xor_data
+    from annc.app.cli import main
+    from annc.io.datasets import write_csv, xor_data
     X, y = xor_data(16, noise=0.1, seed=0)
     with pytest.raises(UsageError, match="workers and scheduler apply"):
         annc.train(NLL_WIDTH1, (X, y), workers=2, out_dir=None)

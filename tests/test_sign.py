@@ -8,12 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from annc.formulations import formulate
-from annc.limits import data_size
-from annc.network import TrainedNetwork, activate
-from annc.problem import make_problem
-from annc.spec import parse_spec
-from annc.starts import mip_start, sgd_start
+from annc.formulations import export_bias_shifts, formulate
+from annc.core.limits import data_size
+from annc.core.network import TrainedNetwork, activate
+from annc.io.problem import make_problem
+from annc.io.spec import parse_spec
+from annc.io.varmap import map_spec
+from annc.training.starts import mip_start, sgd_start
 
 from conftest import SPECS, run_cli
 
@@ -44,7 +45,7 @@ def test_a_sign_net_compiles_solves_and_decodes(tmp_path):
     hidden = net.forward(np.eye(5))[0]
     assert set(np.unique(hidden)) <= {-1.0, 1.0}
     vmap = json.loads((tmp_path / "out" / "sign.map.json").read_text())
-    assert vmap["layers"][0]["bias_shift"] == pytest.approx(-0.005)
+    assert export_bias_shifts(map_spec(vmap))[0] == pytest.approx(-0.005)
 
 
 @pytest.mark.parametrize("text", [SIGN, "input 3\nhidden 2 sign\nhidden 2 sign\noutput 3\nloss errors\n",

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from annc.errors import SolutionError
-from annc.solutions import FORMATS, RawSolution, Status, read_solution, sniff_format
+from annc.core.errors import SolutionError
+from annc.io.solutions import FORMATS, RawSolution, Status, read_solution, sniff_format
 
 FIXTURES = Path(__file__).parent / "fixtures" / "solver-outputs"
 A = pytest.approx

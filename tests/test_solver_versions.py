@@ -16,11 +16,11 @@ import re
 import numpy as np
 import pytest
 
-from annc.decode import decode_network
-from annc.solutions import Status, read_solution, sniff_format
-from annc.solutions.align import solution_vector
-from annc.varmap import column_names, load_map
-from annc.verify import verify
+from annc.solve.decode import decode_network
+from annc.io.solutions import Status, read_solution, sniff_format
+from annc.io.solutions.align import solution_vector
+from annc.io.varmap import column_names, load_map
+from annc.solve.verify import verify
 
 from conftest import FIXTURES, run_cli
 

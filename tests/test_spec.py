@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from annc.errors import AnncError, SpecError
-from annc.spec import LayerSpec, NetworkSpec, format_spec, load_spec, parse_spec
+from annc.core.errors import AnncError, SpecError
+from annc.io.spec import LayerSpec, NetworkSpec, format_spec, load_spec, parse_spec
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 
@@ -157,7 +157,7 @@ POSITIONED = ("input 5\nhidden 3 relu { M 4; weights [-2, 2] }\n  hidden 2 binar
 
 
 def test_every_setting_keeps_its_position():
-    from annc.spec import Position
+    from annc.io.spec import Position
     spec = parse_spec(POSITIONED, "p.ann")
     assert spec.positions == {
         "input": Position(1, 1), "weights": Position(5, 1), "M": Position(6, 1),
@@ -190,7 +190,7 @@ def test_a_layer_keeps_its_positions_in_another_spec():
     """Greedy training moves a layer into a spec of its own: it still points at its line."""
     from dataclasses import replace
 
-    from annc.spec import locate
+    from annc.io.spec import locate
     spec = parse_spec(POSITIONED, "p.ann")
     step = replace(spec, hidden=(spec.hidden[0],))
     d = locate(step, "M", 0, "here")
@@ -200,7 +200,7 @@ def test_a_layer_keeps_its_positions_in_another_spec():
 
 
 def test_a_spec_built_in_python_has_no_positions():
-    from annc.spec import located, locate
+    from annc.io.spec import located, locate
     spec = NetworkSpec(3, (), LayerSpec(2, "linear"))
     assert spec.positions == {} and spec.position("input") is None
     assert located(spec, "input", None, "says input 3") == "<spec>: says input 3"

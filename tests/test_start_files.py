@@ -16,13 +16,13 @@ import subprocess
 import numpy as np
 import pytest
 
-from annc.compiler import compile_files
-from annc.errors import MapError, UsageError
-from annc.solutions import read_solution
-from annc.solutions.align import solution_vector
-from annc.starts.budget import MIN_START_BUDGET, START_BUDGET, budgeted_start, start_budget
-from annc.varmap import column_names, load_map, validate_map
-from annc.writers.startfiles import START_FILES, point_digest
+from annc.solve.compiler import compile_files
+from annc.core.errors import MapError, UsageError
+from annc.io.solutions import read_solution
+from annc.io.solutions.align import solution_vector
+from annc.training.starts.budget import MIN_START_BUDGET, START_BUDGET, budgeted_start, start_budget
+from annc.io.varmap import column_names, load_map, validate_map
+from annc.io.writers.startfiles import START_FILES, point_digest
 
 from conftest import SPECS, run_cli
 
@@ -31,7 +31,7 @@ REL = 1e-5  # solvers print objectives with 6 significant digits or more
 
 
 def _xor(folder, n, seed):
-    from annc.datasets import write_csv, xor_data
+    from annc.io.datasets import write_csv, xor_data
     X, y = xor_data(n, noise=0.1, seed=seed)
     return write_csv(folder / f"xor{n}.csv", X, y)
 
@@ -113,7 +113,7 @@ def _mps(compiled):
 def test_highs_reads_its_start(big, tmp_path):
     import highspy
     mps, out, obj = _mps(big)
-    from annc.solvers.highs_scheduler import new_highs, run as run_highs
+    from annc.solve.solvers.highs_scheduler import new_highs, run as run_highs
     h = new_highs()
     h.setOptionValue("output_flag", True)
     h.setOptionValue("log_to_console", False)
@@ -186,7 +186,7 @@ def test_xpress_reads_its_start(big):
 
 
 def test_cbc_reads_its_start(big, tmp_path):
-    from annc.solvers.cbc import cbc_path
+    from annc.solve.solvers.cbc import cbc_path
     mps, out, obj = _mps(big)
     run = subprocess.run([cbc_path(), mps, "-threads", "1", "-mips", str(out / "xor.start.cbc"), "-maxNodes", "0",
                           "-solve", "-solu", str(tmp_path / "cbc.sol")], capture_output=True, text=True, check=True)
@@ -259,7 +259,7 @@ def test_the_api_checks_the_start_options(tmp_path, bad):
 
 def test_a_failing_write_leaves_no_file(tmp_path, monkeypatch):
     """A start file that cannot be written (a full disk) takes the model and the map with it."""
-    import annc.compiler as compiler
+    import annc.solve.compiler as compiler
     real = compiler.write_to
 
     def disk_full(fh):

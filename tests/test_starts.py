@@ -9,14 +9,14 @@ import re
 import numpy as np
 import pytest
 
-from annc.datasets import xor_split
+from annc.io.datasets import xor_split
 from annc.formulations import formulate
 from annc.formulations.nll import nll_floor
-from annc.problem import make_problem
-from annc.solvers import SolveOptions, solve
-from annc.solvers.base import Interrupt
-from annc.spec import load_spec, parse_spec
-from annc.starts import complete
+from annc.io.problem import make_problem
+from annc.solve.solvers import SolveOptions, solve
+from annc.solve.solvers.base import Interrupt
+from annc.io.spec import load_spec, parse_spec
+from annc.training.starts import complete
 
 from conftest import SPECS
 
@@ -71,7 +71,7 @@ def test_cplex_takes_a_start():
 
 
 def test_train_gives_scip_the_start(tmp_path):
-    from annc.datasets import write_csv
+    from annc.io.datasets import write_csv
     from conftest import run_cli
     X, y = xor_split(1000, 0, 0.1, 0)[:2]
     csv = write_csv(tmp_path / "xor.csv", X, y)

@@ -5,12 +5,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from annc.datasets import xor_split
+from annc.io.datasets import xor_split
 from annc.formulations import formulate
-from annc.problem import make_problem
-from annc.solvers import SolveOptions, solve
-from annc.spec import load_spec, parse_spec
-from annc.starts import ordered, sgd_start
+from annc.io.problem import make_problem
+from annc.solve.solvers import SolveOptions, solve
+from annc.io.spec import load_spec, parse_spec
+from annc.training.starts import ordered, sgd_start
 
 from conftest import SPECS
 

@@ -2,7 +2,7 @@
 
 A registry holds the modules that do a concept's work (the formulations of a loss, the
 writer of a format, a solver's driver); its table holds the facts the lower layers read
-(:mod:`annc.losses`, :mod:`annc.activations`, :mod:`annc.writers.startfiles`).  A name
+(:mod:`annc.core.losses`, :mod:`annc.core.activations`, :mod:`annc.io.writers.startfiles`).  A name
 in one and not the other fails here, and a reader asked for a name its table lacks
 raises a ``KeyError`` instead of treating it like another entry.
 """
@@ -12,20 +12,21 @@ from types import SimpleNamespace
 
 import pytest
 
-from annc import formulations, losses
-from annc.losses import LOSS
+from annc import formulations
+from annc.core import losses
+from annc.core.losses import LOSS
 
 
-# -- losses: annc.formulations.LOSSES (the mathematics) and annc.losses.LOSS (the facts) ----------
+# -- losses: annc.formulations.LOSSES (the mathematics) and annc.core.losses.LOSS (the facts) ----------
 def test_every_loss_has_a_table_entry_and_every_entry_a_formulation():
-    from annc.spec.types import LOSSES as SPEC_LOSSES
+    from annc.io.spec.types import LOSSES as SPEC_LOSSES
     assert set(formulations.LOSSES) == set(LOSS) == set(SPEC_LOSSES)
     assert all(name == loss.name for name, loss in LOSS.items())
 
 
 def test_every_penalty_has_a_table_entry_and_every_entry_a_formulation():
-    from annc.penalties import PENALTY
-    from annc.spec.types import PENALTIES as SPEC_PENALTIES
+    from annc.core.penalties import PENALTY
+    from annc.io.spec.types import PENALTIES as SPEC_PENALTIES
     assert set(formulations.PENALTIES) == set(PENALTY) == set(SPEC_PENALTIES)
     assert all(name == p.name for name, p in PENALTY.items())
     assert all(p.weighted == (p.per_weight is not None) for p in PENALTY.values())
@@ -34,8 +35,8 @@ def test_every_penalty_has_a_table_entry_and_every_entry_a_formulation():
 def test_a_loss_argument_is_a_spec_field_with_the_table_default():
     from dataclasses import fields
 
-    from annc.spec import NetworkSpec
-    from annc.spec.values import ValueChecker
+    from annc.io.spec import NetworkSpec
+    from annc.io.spec.values import ValueChecker
     spec_fields = {f.name: f.default for f in fields(NetworkSpec)}
     for name in losses.with_argument():
         argument = LOSS[name].argument
@@ -46,11 +47,11 @@ def test_a_loss_argument_is_a_spec_field_with_the_table_default():
 def test_a_loss_missing_from_the_table_fails_loudly(monkeypatch):
     """Sizes, magnitudes, the spec's text and model selection look the loss up: none of them
     quietly treats a loss it does not know like another one."""
-    from annc.datasets import xor_data
-    from annc.limits import data_size
-    from annc.magnitudes import check_numbers
-    from annc.selection import candidates
-    from annc.spec import format_spec, parse_spec
+    from annc.io.datasets import xor_data
+    from annc.core.limits import data_size
+    from annc.io.magnitudes import check_numbers
+    from annc.training.selection import candidates
+    from annc.io.spec import format_spec, parse_spec
     spec = parse_spec("input 2\nhidden 2 binary\noutput 2\nloss hinge 0.5\n")
     X, y = xor_data(8, noise=0.1, seed=0)
     monkeypatch.delitem(LOSS, "hinge")
@@ -60,13 +61,13 @@ def test_a_loss_missing_from_the_table_fails_loudly(monkeypatch):
             call()
 
 
-# -- model formats: annc.writers.MODEL_FORMATS, and what reads it -------------------------------------
+# -- model formats: annc.io.writers.MODEL_FORMATS, and what reads it -------------------------------------
 def test_the_compiler_the_command_line_and_pulp_read_the_writer_registry():
     import pulp
 
-    from annc import compiler
-    from annc.cli import parser
-    from annc.writers import FORMATS, MODEL_FORMATS
+    from annc.solve import compiler
+    from annc.app.cli import parser
+    from annc.io.writers import FORMATS, MODEL_FORMATS
     assert list(FORMATS) == list(MODEL_FORMATS) and compiler.FORMATS is FORMATS
     assert all(name == f.name for name, f in MODEL_FORMATS.items())
     compile_cmd = parser()._subparsers._group_actions[0].choices["compile"]
@@ -76,14 +77,14 @@ def test_the_compiler_the_command_line_and_pulp_read_the_writer_registry():
         assert f.pulp_method is None or callable(getattr(pulp.LpProblem, f.pulp_method))
 
 
-# -- activations: annc.formulations.ACTIVATIONS and annc.activations.HIDDEN, with its ONNX hooks ----
+# -- activations: annc.formulations.ACTIVATIONS and annc.core.activations.HIDDEN, with its ONNX hooks ----
 def test_every_activation_has_an_onnx_hook_that_computes_its_forward_pass():
     onnxruntime = pytest.importorskip("onnxruntime")
     import numpy as np
 
-    from annc.activations import HIDDEN
-    from annc.network import Layer, TrainedNetwork
-    from annc.onnx_export import to_onnx
+    from annc.core.activations import HIDDEN
+    from annc.core.network import Layer, TrainedNetwork
+    from annc.export.onnx_export import to_onnx
     assert set(formulations.ACTIVATIONS) == set(HIDDEN)
     X = np.array([[-2.0], [-1e-300], [0.0], [1e-300], [0.5], [3.0]])
     for name, act in HIDDEN.items():
@@ -94,10 +95,10 @@ def test_every_activation_has_an_onnx_hook_that_computes_its_forward_pass():
         np.testing.assert_array_equal(scores[:, 0], act.forward(X[:, 0]), err_msg=name)
 
 
-# -- solver drivers and the start files: Driver.start_format and annc.writers.startfiles ------------
+# -- solver drivers and the start files: Driver.start_format and annc.io.writers.startfiles ------------
 def test_every_driver_reads_a_known_start_file_and_every_start_file_has_a_reader():
-    from annc.solvers import SOLVERS
-    from annc.writers.startfiles import START_FILES, START_FORMATS, start_readers
+    from annc.solve.solvers import SOLVERS
+    from annc.io.writers.startfiles import START_FILES, START_FORMATS, start_readers
     assert set(START_FORMATS) == {f.format for f in START_FILES}
     for name, driver in SOLVERS.items():
         assert driver.title, name
@@ -109,7 +110,7 @@ def test_every_driver_reads_a_known_start_file_and_every_start_file_has_a_reader
 
 # -- meta["search"]: stored once, read from where it is (and from older files) ---------------------
 def test_search_record_reads_the_first_step_and_older_files():
-    from annc.verdict import search_record
+    from annc.solve.verdict import search_record
     record = {"pool": [], "found_by": "start pool"}
     assert search_record({"steps": [{"search": record}]}) == record
     assert search_record({"search": record, "steps": [{}]}) == record  # a file of an older annc

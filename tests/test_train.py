@@ -19,14 +19,14 @@ import numpy as np
 import pytest
 
 import annc
-from annc.data import load_data
-from annc.datasets import write_csv, xor_data
-from annc.network import TrainedNetwork
-from annc.solutions import Status
-from annc.solvers import SolveOptions
-from annc.solvers.base import Interrupt, verdict
-from annc.solvers.cbc import cbc_line, cbc_path
-from annc.solvers.glpk import glpk_line
+from annc.io.data import load_data
+from annc.io.datasets import write_csv, xor_data
+from annc.core.network import TrainedNetwork
+from annc.io.solutions import Status
+from annc.solve.solvers import SolveOptions
+from annc.solve.solvers.base import Interrupt, verdict
+from annc.solve.solvers.cbc import cbc_line, cbc_path
+from annc.solve.solvers.glpk import glpk_line
 
 from conftest import ROOT, SPECS, run_cli
 
@@ -160,9 +160,10 @@ def test_api_spec_text_labels_and_compile(tmp_path):
     c2 = annc.compile(SPECS / "xor.ann", c.data.path, start=False)  # in memory, from the CSV written
     assert c2.model_path is None and c2.model.stats() == c.model.stats()
 
-    from annc import api, training  # importing a submodule rebinds nothing: annc.train stays the API function
+    from annc.app import api
+    from annc.training import trainer  # importing a submodule rebinds nothing: annc.train stays the API function
     assert annc.train is api.train and annc.compile is api.compile
-    assert training.train is not annc.train
+    assert trainer.train is not annc.train
     r2 = annc.train(SPECS / "output_only.ann", (X, y), solver="cbc")
     assert r2.status == Status.OPTIMAL
 
@@ -223,8 +224,8 @@ def test_greedy_with_external_command(small_csv, tmp_path):
 
 def test_greedy_interrupt_keeps_layers_trained(big_csv, tmp_path):
     """A stop request during layer 0 (as Ctrl-C makes) ends greedy training there."""
-    from annc.spec import parse_spec
-    from annc.training import train
+    from annc.io.spec import parse_spec
+    from annc.training.trainer import train
     intr = Interrupt()
     spec = parse_spec("input 5\nhidden 5 binary\nhidden 5 binary\noutput 2\ntraining greedy\n", "g2.ann")
     opts = SolveOptions(interrupt=intr, progress=lambda p: p.incumbent is not None and intr.request())
@@ -368,7 +369,7 @@ INCUMBENT = re.compile(r"^\s+[0-9.]+s\s+incumbent\s+-?[0-9][-0-9.e+]*\s")
 def test_ctrl_c_keeps_incumbent(solver, spec, big_csv, tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     # HiGHS without the MIP start, which would make the solve end before the Ctrl-C
-    proc = subprocess.Popen([sys.executable, "-m", "annc.cli", "train", str(SPECS / spec), str(big_csv),
+    proc = subprocess.Popen([sys.executable, "-m", "annc.app.cli", "train", str(SPECS / spec), str(big_csv),
                              "--solver", solver, "-o", str(tmp_path), "--no-warm-start"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     watchdog = threading.Timer(90, proc.kill)

@@ -1,6 +1,6 @@
 """A truncated solution file, in any format, cut anywhere: exit 4 (README, exit codes).
 
-The rule (:mod:`annc.solutions`): a line-based file whose last line has no newline was
+The rule (:mod:`annc.io.solutions`): a line-based file whose last line has no newline was
 cut mid-line; a JSON or XML document that is unfinished was cut; a file short of a count,
 an end marker or a section its format always writes was cut at a line boundary.  Formats
 without any of these (CBC, SCIP, Gurobi .sol, MIPLIB) cut exactly at a line boundary read
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from annc.errors import SolutionError, TruncatedSolutionError
-from annc.solutions import read_solution, sniff_format
+from annc.core.errors import SolutionError, TruncatedSolutionError
+from annc.io.solutions import read_solution, sniff_format
 
 from conftest import FIXTURES, run_cli
 
@@ -38,7 +38,7 @@ def _mid_line_cuts(text: str) -> list[int]:
 def _line_cuts(text: str) -> list[int]:
     """Line boundaries within the file's header and values: after 1 and 2 lines and at a
     quarter, half and two thirds of its lines (not between HiGHS's closing sections,
-    which are optional: see annc.solutions.highs)."""
+    which are optional: see annc.io.solutions.highs)."""
     ends = [i + 1 for i, ch in enumerate(text) if ch == "\n"][:-1]
     picks = {0, 1, len(ends) // 4, len(ends) // 2, 2 * len(ends) // 3}
     return sorted({ends[k] for k in picks if k < len(ends)})

@@ -11,15 +11,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import annc.solvers
-from annc.datasets import xor_split
+import annc.solve.solvers
+from annc.io.datasets import xor_split
 from annc.formulations import formulate
 from annc.formulations.nll import nll_floor
-from annc.problem import make_problem
-from annc.solvers import SolveOptions, solve
-from annc.solvers.base import Interrupt
-from annc.spec import load_spec, parse_spec
-from annc.starts import complete, improve, mip_start, repair_hidden, sgd_start
+from annc.io.problem import make_problem
+from annc.solve.solvers import SolveOptions, solve
+from annc.solve.solvers.base import Interrupt
+from annc.io.spec import load_spec, parse_spec
+from annc.training.starts import complete, improve, mip_start, repair_hidden, sgd_start
 
 from conftest import SPECS
 
@@ -122,7 +122,7 @@ def test_interrupt_during_the_search_keeps_the_best_point(monkeypatch, spec):
     worse than its start, and no further step runs."""
     m, pb = xor_model(load_spec(SPECS / spec), 1)
     x0 = fixed_start(m, pb)
-    intr, calls, real = Interrupt(), [], annc.solvers.solve
+    intr, calls, real = Interrupt(), [], annc.solve.solvers.solve
 
     def ctrl_c_at_first_incumbent(model, name, opts):
         calls.append(name)
@@ -134,7 +134,7 @@ def test_interrupt_during_the_search_keeps_the_best_point(monkeypatch, spec):
         opts.interrupt.request()
         return r
 
-    monkeypatch.setattr(annc.solvers, "solve", ctrl_c_at_first_incumbent)
+    monkeypatch.setattr(annc.solve.solvers, "solve", ctrl_c_at_first_incumbent)
     x = improve(m, pb, x0, budget=300, interrupt=intr)
     assert intr.requested and len(calls) == 1
     assert_feasible(m, x)

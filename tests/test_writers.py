@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import annc.writers as writers
-import annc.writers.lp as lpw
-import annc.writers.mps as mpsw
-import annc.writers.text as textw
-from annc.builder import ModelBuilder
+import annc.io.writers as writers
+import annc.io.writers.lp as lpw
+import annc.io.writers.mps as mpsw
+import annc.io.writers.text as textw
+from annc.core.builder import ModelBuilder
 from conftest import highs_read
-from annc.writers import write_lp, write_model, write_mps
-from annc.writers.pulp import pulp_column_order, pulp_row_order, to_pulp, write_with_pulp
+from annc.io.writers import write_lp, write_model, write_mps
+from annc.io.writers.pulp import pulp_column_order, pulp_row_order, to_pulp, write_with_pulp
 
 import highspy  # noqa: E402  (a declared dependency: never skipped)
 

@@ -1,4 +1,4 @@
-"""Lowering of a :class:`~annc.problem.TrainingProblem` to a MIP (:class:`~annc.model.Model`).
+"""Lowering of a :class:`~annc.io.problem.TrainingProblem` to a MIP (:class:`~annc.core.model.Model`).
 
 Layers are lowered in order.  A layer's pre-activation is affine in the data (layer 0,
 exact) or a sum of products of its weights with the previous layer's outputs, which
@@ -23,21 +23,30 @@ layer (:mod:`.symmetry`).
 """
 from __future__ import annotations
 
-from ..builder import ModelBuilder
-from ..errors import ModelError
-from ..model import Model
-from ..problem import TrainingProblem
-from ..spec import located, where
+from ..core.builder import ModelBuilder
+from ..core.errors import ModelError
+from ..core.model import Model
+from ..io.problem import TrainingProblem
+from ..io.spec import located, where
 from . import grid, output
 from .common import LayerInput, LayerLayout, Layout, Lowering, data_affine, parameters
 from .lift import floor, lift, network_loss, ordered
 from .registry import ACTIVATIONS, LOSSES, PENALTIES
 from .symmetry import add_order
 
-__all__ = ["ACTIVATIONS", "LOSSES", "PENALTIES", "Layout", "LayerLayout", "floor", "formulate",
-           "lift", "network_loss", "ordered"]
+__all__ = ["ACTIVATIONS", "LOSSES", "PENALTIES", "Layout", "LayerLayout", "export_bias_shifts", "floor",
+           "formulate", "lift", "network_loss", "ordered"]
 
 INTEGRALITY_TOL = 1e-6
+
+
+def export_bias_shifts(spec) -> list[float]:
+    """What each layer's exported bias adds to the solved one: the hidden activation module's
+    ``export_bias_shift(eps)`` (binary and sign units of the MIP fire iff ``pre >= eps`` and
+    are off iff ``pre <= 0``: the bias ``b - eps/2`` makes the standard step agree; ReLU: 0),
+    and 0 for the linear output layer.  The map stores no shift: decoding derives it from
+    the spec's eps, which the map stores once, in the spec's text."""
+    return [ACTIVATIONS[ls.activation].export_bias_shift(spec.eps) for ls in spec.hidden] + [0.0]
 
 
 def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bool = False) -> Model:
@@ -81,7 +90,7 @@ def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bo
 
 
 def m_too_small_message(spec, short: list) -> str:
-    """Why a numeric M is refused: at each spec line that sets it (:func:`annc.spec.located`),
+    """Why a numeric M is refused: at each spec line that sets it (:func:`annc.io.spec.located`),
     the row blocks it is too small for, and the ways out."""
     by_setting: dict = {}  # the M's position (None: the spec does not say) -> its rows
     for rows, user, valid, count, layer in short:

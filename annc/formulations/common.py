@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..builder import ModelBuilder
-from ..problem import TrainingProblem
+from ..core.builder import ModelBuilder
+from ..io.problem import TrainingProblem
 
 
 @dataclass

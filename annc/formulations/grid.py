@@ -2,7 +2,7 @@
 
 **The grid.**  A layer with ``weights [lo, hi] grid K`` has weights that take one of the K
 evenly spaced values ``v_p = lo + (hi - lo)(p - 1)/(K - 1)``, p = 1..K
-(:func:`annc.spec.types.grid_values`; K odd and ``lo = -hi`` include 0).  Each weight
+(:func:`annc.io.spec.types.grid_values`; K odd and ``lo = -hi`` include 0).  Each weight
 ``a`` keeps its column, tied to one-hot selectors ``lambda_p`` (columns ``g{l}``, shape
 ``(n_in, units, K)``)::
 
@@ -42,22 +42,22 @@ the networks of the grid, and its objective is the exported network's loss.
 **Lift** (the MIP point of a network on the grid): ``lambda`` = the one-hot of the grid
 index of each weight (bias), ``y_p = lambda_p q'``.  A network with a weight more than
 :data:`ON_GRID_TOL` (relative) away from every grid value has no point: :func:`snapped`
-raises :class:`~annc.errors.ModelError`; the MIP starts project onto the grid first
+raises :class:`~annc.core.errors.ModelError`; the MIP starts project onto the grid first
 (:func:`project`, nearest value).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ModelError
-from ..spec.types import grid_values
+from ..core.errors import ModelError
+from ..io.spec.types import grid_values
 from .common import Affine, LayerInput, Lowering
 
 ON_GRID_TOL = 1e-6  # a weight within this (times max(1, |lo|, |hi|)) of a grid value is on it
 
 
 def values(bounds, K: int) -> np.ndarray:
-    """The K grid values of the box ``bounds`` (:func:`annc.spec.types.grid_values`)."""
+    """The K grid values of the box ``bounds`` (:func:`annc.io.spec.types.grid_values`)."""
     return np.asarray(grid_values(bounds, K), dtype=float)
 
 
@@ -129,7 +129,7 @@ def _snap(x: np.ndarray, bounds, K: int | None, what: str, layer: int) -> np.nda
 
 def snapped(spec_layer, W: np.ndarray, b: np.ndarray, layer: int) -> tuple[np.ndarray, np.ndarray]:
     """The weights ``W`` and biases ``b`` of ``spec_layer``'s grids at their exact grid values;
-    raises :class:`~annc.errors.ModelError` for an entry not on its grid (within
+    raises :class:`~annc.core.errors.ModelError` for an entry not on its grid (within
     :data:`ON_GRID_TOL`).  Entries of a box without a grid are returned as they are."""
     return (_snap(W, spec_layer.weight_bounds, spec_layer.weight_grid, "weight", layer),
             _snap(b, spec_layer.bias_bounds, spec_layer.bias_grid, "bias", layer))

@@ -1,6 +1,6 @@
 """The formulation registries: the spec's names -> the modules that own their mathematics.
 
-The keys of ``ACTIVATIONS`` are those of :data:`annc.activations.HIDDEN` (what each
+The keys of ``ACTIVATIONS`` are those of :data:`annc.core.activations.HIDDEN` (what each
 activation means, for the layers below this one; ``tests/test_activations.py`` checks the
 two agree).  A hidden activation module (``ACTIVATIONS``) has ``units`` (lower its units: columns,
 rows, a :class:`~.common.LayerInput` with the handles), ``products`` (lower the products

@@ -36,7 +36,6 @@ import numpy as np
 from . import binary
 from .common import Affine, LayerInput, Lowering
 
-
 RELAXES_PRODUCTS = True  # piecewise McCormick: the MIP's products need not be a q'
 
 

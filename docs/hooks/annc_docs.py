@@ -3,7 +3,7 @@ r"""MkDocs hooks for annc's site (mkdocs.yml, ``hooks:``).
 - ``docs/solvers-versions.md`` is written on another branch: until it exists here, the
   site gets a stub page under its name, so that the links to it and the nav entry hold in
   a strict build whichever branch lands first.  Once the file exists, it is used as is.
-- annc's docstrings use Sphinx roles (``:func:`annc.api.train` ``); mkdocstrings renders
+- annc's docstrings use Sphinx roles (``:func:`annc.app.api.train` ``); mkdocstrings renders
   the role name as text before the code span.  They are shown as plain code, with a
   leading ``~`` (Sphinx: show only the last name) honoured.
 - A table cell's code span writes a pipe as ``\|``, as GitHub's tables need; Python-Markdown

@@ -12,7 +12,7 @@ Exported networks use the bias ``b - eps/2``, as binary units do, so the exporte
 with the exact binary products ``z = a h'``, so ``pre = sum_i (a_i - z_i) + b`` (two
 entries per input, like sign), each term in ``[min(aL, 0), max(aU, 0)]``.
 
-``ACTIVATION`` is its entry of :data:`annc.activations.HIDDEN`, with its ONNX hook; this
+``ACTIVATION`` is its entry of :data:`annc.core.activations.HIDDEN`, with its ONNX hook; this
 module is the formulation (:data:`annc.formulations.ACTIVATIONS`).
 tests/test_extensions.py registers both at run time.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from annc.activations import EXACT, Activation, UnitSize
+from annc.core.activations import EXACT, Activation, UnitSize
 from annc.formulations import binary
 from annc.formulations.common import Affine, LayerInput, Lowering
 

@@ -11,7 +11,7 @@ column ``sq >= 0`` with a row ``tan`` per tangent (``sq >= 2 a_k xi - a_k^2``), 
 present class j by ``delta >= 0``, so ``xi_uj >= m`` and ``sq_uj >= g(m) = m^2``: a row
 costs at least ``m^2 (n_u - max_j c_uj)``.
 
-``LOSS`` is its entry of :data:`annc.losses.LOSS` (the margin argument hinge has); this
+``LOSS`` is its entry of :data:`annc.core.losses.LOSS` (the margin argument hinge has); this
 module is the formulation (:data:`annc.formulations.LOSSES`).  tests/test_extensions.py
 registers both at run time.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from annc.formulations.common import Lowering, class_pairs, leads
-from annc.losses import MARGIN, Loss
+from annc.core.losses import MARGIN, Loss
 
 TANGENTS = (0.5, 1.0, 1.5, 2.0)  # times the margin
 

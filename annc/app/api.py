@@ -1,0 +1,291 @@
+"""The Python API: ``annc.compile`` and ``annc.train`` (the package binds these two
+functions, :func:`compile` and :func:`train`).
+
+They take paths, spec text, ``NetworkSpec`` and ``Dataset`` objects or ``(X, y)``
+arrays (:func:`as_spec`, :func:`as_data`), and check their arguments with the same
+functions as the CLI (:meth:`~annc.solve.solvers.base.SolveOptions.checked`,
+:func:`~annc.solve.compiler.check_compile_options`, :func:`~annc.solve.compiler.check_name`,
+:meth:`~annc.training.request.TrainRequest.checked`): a bad one raises
+:class:`~annc.core.errors.UsageError` (or :class:`~annc.core.errors.DataError` for data), never
+``TypeError`` or ``ValueError``.  They print nothing unless asked (``verbose=True``).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..core.errors import DataError, UsageError
+from ..core.inputs import Columns, frame_columns, match_columns, sample_arrays
+from ..io.data import Dataset, array_digest, class_index, class_lookup, class_order, load_data
+from ..io.outputs import check_out_dir
+from ..io.spec import NetworkSpec, load_spec, parse_spec
+from ..solve.compiler import (Compiled, attach_start, build, check_compile_options, check_name, check_scale, with_scale,
+                              write_artifacts)
+from ..solve.solvers import SolveOptions
+from ..training.dispatch import run
+from ..training.request import DECOMPOSED, TrainRequest
+from ..training.results import TrainResult
+from ..training.runfiles import csv_backing
+from ..training.starts.budget import budgeted_start
+from ..training.starts.margin import resolve
+
+__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "train", "train_api",
+           "train_request"]
+
+
+def export_onnx(network, path) -> Path:
+    """Write ``network`` (a ``TrainedNetwork`` or ``Ensemble``, a training result, or the
+    path of a weights file) as an ONNX model to ``path`` (:mod:`annc.export.onnx_export`: the same forward pass,
+    input scaling included, in double precision); returns the path."""
+    from ..core.ensemble import load_model
+    from ..export.onnx_export import save_onnx
+    if hasattr(network, "network") and not isinstance(network, (str, os.PathLike)):  # a TrainResult or DecomposedResult
+        network = network.network
+    elif isinstance(network, (str, os.PathLike)):
+        network = load_model(network)
+    if not isinstance(path, (str, os.PathLike)):
+        raise UsageError(f"path must be a file path, not {type(path).__name__}")
+    return save_onnx(network, path)
+
+
+def compile(spec, data, **kw) -> Compiled:  # noqa: A001 - mirrors `annc compile`
+    """Build the training MIP of ``spec`` on ``data``; returns a ``Compiled`` (model, map).
+
+    Keywords: ``out_dir`` (write ``<name>.mps`` and ``<name>.map.json`` there), ``fmt``
+    ("mps" or "lp"), ``label``, ``merge``, ``allow_small_m``, ``gzip``, ``writer`` ("annc"
+    or "pulp"), ``name`` (a plain file name: no path separator), ``max_nonzeros``,
+    ``scale`` (overrides the spec's input scaling), ``start`` (find a MIP start: ``.start``; with ``out_dir`` also write its files
+    ``<name>.start.*``; default True), ``start_budget`` (seconds for its search; default 20).
+    """
+    check_keywords(compile_api, kw)
+    return compile_api(spec, data, **kw)
+
+
+def train(spec, data, test=None, **kw) -> TrainResult:
+    """Compile, solve, decode and verify; returns a ``TrainResult`` (``.network``,
+    ``.predict(X)``, ``.status``, ``.train_accuracy``, ``.test_accuracy``, ``.steps``).
+
+    Keywords: ``solver`` (highs, cbc, scip, glpk, gurobi, cplex, xpress), ``solver_cmd``,
+    ``time_limit`` (seconds > 0), ``gap`` (0 to 1), ``threads`` (1 to 1024), ``greedy``,
+    ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
+    ``warm_start``, ``max_nonzeros``, ``scale`` (minmax, standard or none: overrides the spec's
+    input scaling, :mod:`annc.core.scaling`), ``select`` (True or a grid dict: first choose the
+    spec among candidates by held-out accuracy, :mod:`annc.training.selection`; ``.selection`` then
+    holds the table; with ``workers`` or ``scheduler`` the candidates train in parallel on
+    Dask), ``select_fraction``, ``select_seed``, ``refine`` (adaptive refinement after a relaxed
+    solve of a ReLU net: :mod:`annc.training.starts.refine`).  ``.verdict`` says what is proven
+    about the exported network (:mod:`annc.solve.verdict`).  ``ensemble="ovo"`` or ``batches=K``
+    (with ``per_class``, ``workers``, ``scheduler``) train by decomposition
+    (:mod:`annc.training.decomposition`) and return its ``DecomposedResult``.
+    """
+    check_keywords(train_request, kw, extra=("verbose",))
+    return train_api(spec, data, test, **kw)
+
+
+def _no_nul(path, what: str):
+    if "\0" in os.fspath(path):
+        raise UsageError(f"{what} path {os.fspath(path)!r} has a NUL character")
+    return path
+
+
+def as_spec(spec) -> NetworkSpec:
+    """A :class:`NetworkSpec` from a spec, a ``.ann`` path, or ``.ann`` source text."""
+    if isinstance(spec, NetworkSpec):
+        return spec
+    if isinstance(spec, os.PathLike) and isinstance(os.fspath(spec), str):
+        return load_spec(_no_nul(spec, "spec"))
+    if isinstance(spec, str):
+        if "\n" in spec or "\0" in spec or (not os.path.exists(spec)
+                                            and spec.lstrip().startswith(("input", "#"))):
+            return parse_spec(spec, "<spec>")
+        return load_spec(spec)
+    raise UsageError(f"spec must be a NetworkSpec, a path or .ann text, not {type(spec).__name__}")
+
+
+def as_data(data, *, label: str | None = None, classes: list | None = None, name: str = "<arrays>",
+            like: Dataset | None = None) -> Dataset:
+    """A :class:`Dataset` from a Dataset, a CSV path, or a pair ``(X, y)`` of arrays
+    (``y``: class labels; the classes are the sorted labels, or ``classes``).  ``X`` may
+    be a data frame: its column names are then the feature names (and a named ``y``,
+    such as a pandas Series, names the label).
+
+    With ``like`` (the training data, for a test set) the classes are those of ``like``
+    and the feature columns are found by name (:func:`annc.core.inputs.match_columns`), so
+    they come in the order of ``like``'s."""
+    classes = like.classes if like is not None and classes is None else classes
+    if isinstance(data, (str, os.PathLike)) and isinstance(os.fspath(data), str):
+        return load_data(_no_nul(data, "data"), label=label, classes=classes, inputs_of=like)
+    if isinstance(data, Dataset):
+        data = data if like is None else _in_order_of(data, like)
+        if classes is None or list(data.classes) == list(classes):
+            return data
+        labels = np.asarray(data.classes, dtype=object)[data.y]
+        return replace(_array_data(data.X, labels, label=data.label, classes=classes, name=data.path),
+                       features=data.features, named=data.named)
+    if isinstance(data, tuple) and len(data) == 2:
+        X, y = data
+        names = frame_columns(X)
+        order = None if like is None else match_columns(names, like.columns, like.inputs, name)
+        if order is not None:  # a data frame's columns, by name, before its cells are read
+            names = [names[i] for i in order]
+            X = X[names]
+        return _array_data(X, y, label=label, classes=classes, name=name, names=names)
+    raise UsageError("data must be a Dataset, a CSV path or a pair (X, y), "
+                     f"not {type(data).__name__}")
+
+
+def _in_order_of(data: Dataset, like: Dataset) -> Dataset:
+    """``data`` with its feature columns in the order of ``like``'s, found by name
+    (:func:`annc.core.inputs.match_columns`)."""
+    order = match_columns(data.features if data.named else None, like.columns, like.inputs, data.path)
+    if order is None:
+        return data
+    return replace(data, X=data.X[:, order], features=[data.features[i] for i in order])
+
+
+def _array_data(X, y, *, label: str | None, classes: list | None, name: str,
+                names: list[str] | None = None) -> Dataset:
+    """:func:`as_data` of a pair ``(X, y)`` (``names``: the feature names of a data
+    frame ``X``); :class:`DataError` names what is wrong."""
+    columns = None
+    if names is not None:
+        try:
+            columns = Columns(tuple(names), label or _series_name(y))
+        except UsageError as e:
+            raise DataError(f"{name}: the columns of X: {e}") from None
+    X, y = sample_arrays(X, y, name, DataError)
+    # labels as the CSV loader sees them: integer-valued numbers as integers
+    texts = [str(int(v)) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
+             and np.isfinite(v) and float(v).is_integer() else str(v) for v in y.tolist()]
+    if classes is None:
+        classes = class_order(texts)
+        if len(classes) < 2:
+            raise DataError(f"{name}: every label is {classes[0]}; training needs at least two classes")
+    classes = list(classes)
+    lookup = class_lookup(classes)
+    found = [class_index(t, lookup) for t in texts]
+    bad = sorted({t for t, i in zip(texts, found) if i is None})
+    if bad:
+        raise DataError(f"{name}: labels {', '.join(bad[:5])} are not among the classes "
+                        + ", ".join(map(str, classes)))
+    idx = np.array(found, dtype=np.int64)
+    features = list(columns.features) if columns else [f"x{i + 1}" for i in range(X.shape[1])]
+    label = (columns.label if columns else label) or "label"
+    return Dataset(X, idx, classes, features, label, name, array_digest(X, idx), named=columns is not None)
+
+
+def _series_name(y) -> str | None:
+    """The name of a labelled ``y`` (a pandas Series), if it is a non-empty string."""
+    label = getattr(y, "name", None)
+    return label if isinstance(label, str) and label else None
+
+
+def _stem_of(spec_arg, spec: NetworkSpec) -> str:
+    if isinstance(spec_arg, (str, os.PathLike)) and os.path.exists(spec_arg):
+        return Path(spec_arg).stem
+    return Path(spec.source).stem.strip("<>").replace(" ", "_") or "net"
+
+
+def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None = None, merge: bool = True,
+                allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
+                name: str | None = None, max_nonzeros: int | None = None, start: bool = True,
+                start_budget: float | None = None, scale: str | None = None) -> Compiled:
+    """``annc compile`` as a function: the built model and its map; with ``out_dir`` also
+    the files ``<out_dir>/<name>.<fmt>`` and ``<out_dir>/<name>.map.json``.  Checks
+    every argument before it writes anything (:class:`~annc.core.errors.UsageError`).
+
+    With ``start`` (the default) it also searches for a MIP start, as ``annc compile``
+    does (:func:`annc.training.starts.budget.budgeted_start`, ``start_budget`` seconds, 20 by
+    default): the point is ``.start`` (None if there is none; ``.start_message`` says
+    why), and with ``out_dir`` its files ``<name>.start.*`` are written with the model."""
+    check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
+                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
+                          start_budget=start_budget)
+    check_scale(scale)
+    out = check_out_dir(out_dir) if out_dir is not None else None
+    s = with_scale(as_spec(spec), scale)
+    stem = check_name(name if name is not None else _stem_of(spec, s))
+    d, csv = csv_backing(as_data(data, label=label), out, f"{stem}.data")
+    s, recipe = resolve(s, d, merge=merge, max_nonzeros=max_nonzeros)
+    c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
+              recipe=recipe)
+    attach_start(c, budgeted_start if start else None, budget=start_budget)
+    if out is not None:
+        write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, data_csv=csv, start=c.start,
+                        start_note=c.start_message)
+    return c
+
+
+def train_request(spec, data, test=None, *, solver: str | None = None, solver_cmd: str | None = None,
+                  time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
+                  greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
+                  progress: Callable | None = None, name: str | None = None,
+                  warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
+                  scale: str | None = None, select: bool | dict = False, select_fraction: float = 0.25,
+                  select_seed: int = 0, ensemble: str | None = None, batches: int | None = None,
+                  per_class: int | None = None, workers: int | None = None,
+                  scheduler: str | None = None) -> TrainRequest:
+    """The :class:`~annc.training.request.TrainRequest` of :func:`train_api`'s arguments (not yet
+    checked: :func:`annc.training.dispatch.run` checks it): the spec, data and test data read
+    (:func:`as_spec`, :func:`as_data`), the input scaling applied to the spec."""
+    check_compile_options(label=label, max_nonzeros=max_nonzeros)
+    check_scale(scale)
+    s = with_scale(as_spec(spec), scale)
+    d = as_data(data, label=label)
+    t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d)
+    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, progress=progress)
+    return TrainRequest(s, d, t, solver=solver, solver_cmd=solver_cmd, opts=opts, out_dir=out_dir,
+                        stem=name if name is not None else _stem_of(spec, s), merge=merge, greedy=greedy,
+                        warm_start=warm_start, max_nonzeros=max_nonzeros, refine=refine, select=select,
+                        select_fraction=select_fraction, select_seed=select_seed, ensemble=ensemble,
+                        batches=batches, per_class=per_class, workers=workers, scheduler=scheduler)
+
+
+def train_api(spec, data, test=None, *, verbose: bool = False, **keywords):
+    """``annc train`` as a function; returns a :class:`TrainResult` (``.network``,
+    ``.predict(X)``, ``.status``, ``.steps``, accuracies).  Writes files only with ``out_dir``.
+
+    ``ensemble="ovo"`` or ``batches=K`` (or a spec saying ``training ovo`` /
+    ``training batches K``) trains by decomposition (:mod:`annc.training.decomposition`, each MIP
+    a Dask task: ``workers``, ``scheduler``, ``per_class``) and returns its
+    ``DecomposedResult`` (``.network`` is an ``Ensemble`` for ovo).
+
+    ``spec``: a NetworkSpec, a ``.ann`` path or ``.ann`` text; ``data`` and ``test``: a
+    Dataset, a CSV path or ``(X, y)``; the other keywords are those of
+    :func:`train_request`, which builds the request that :func:`annc.training.dispatch.run` checks
+    and trains.  ``verbose=True`` prints what the CLI prints while
+    solving; ``progress`` receives :class:`~annc.solve.solvers.Progress` objects (the solver's,
+    and, with their ``phase``, those of the build, the start search and the finish).  Bad
+    arguments raise :class:`~annc.core.errors.UsageError` (:class:`~annc.core.errors.DataError`
+    for data), checked as the CLI checks them (:meth:`annc.training.request.TrainRequest.checked`),
+    before anything is written.
+    """
+    if verbose is not None and not isinstance(verbose, (bool, np.bool_)):
+        raise UsageError(f"verbose must be True or False, not {verbose!r}")
+    request = train_request(spec, data, test, **keywords)
+    if verbose and request.mode in DECOMPOSED:
+        request.log = print
+    elif verbose:  # the command line's lines (annc.app.progress), without its live line and heartbeat
+        from .progress import Reporter
+        shown = Reporter(live=False, heartbeat=False, phase="build")
+        request.log = shown.log
+        request.opts.progress = request.opts.progress or shown.progress
+    return run(request)
+
+
+def check_keywords(function: Callable, kw: dict, extra: tuple = ()) -> None:
+    """A misspelt keyword of ``annc.compile`` / ``annc.train`` is a UsageError that names
+    the right ones, not Python's TypeError."""
+    import difflib
+    import inspect
+    known = [p.name for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    known += extra
+    for name in kw:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            raise UsageError(f"unknown keyword {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+                             + f"; the keywords are {', '.join(known)}")

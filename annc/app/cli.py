@@ -1,0 +1,209 @@
+"""The ``annc`` command line: the only place that prints, parses arguments or exits.
+
+This module parses the arguments (:func:`parser`) and runs a command (:func:`main`); the
+commands are :mod:`annc.app.cli_commands` and :mod:`annc.app.cli_train` (and
+:mod:`annc.app.experiment.cli`).
+
+Exit codes: 0 success; 2 bad input (spec, data, solution file, map, weights file,
+options, output folder); 3 no solution (infeasible, unbounded, none found); 4 a
+solution that fails verification; 70 an internal error (a bug in annc: the message
+says so, ``ANNC_TRACEBACK=1`` shows the traceback); 130 aborted by a second Ctrl-C.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import warnings
+
+from .. import __version__
+from ..core.errors import AnncError, AnncWarning, SpecError
+from .cli_commands import cmd_compile, cmd_data, cmd_decode, cmd_eval, cmd_export, cmd_report
+from .cli_train import VERIFY_FAILED, cmd_train  # noqa: F401 - VERIFY_FAILED: the exit codes, in one place
+
+INTERNAL_ERROR = 70  # EX_SOFTWARE: an exception that is not an AnncError is a bug in annc
+
+
+def _nonzero_count(text: str) -> int:
+    """``--max-nonzeros``: a whole number >= 1 (``50000000``, ``5e7`` or ``50_000_000``)."""
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 1 and value == int(value)):
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return int(value)
+
+
+def _max_nonzeros_option(p: argparse.ArgumentParser) -> None:
+    from ..core.limits import MAX_NONZEROS
+    p.add_argument("--max-nonzeros", type=_nonzero_count, metavar="N", default=None,
+                   help=f"refuse a model with more non-zeros than this, before building it "
+                        f"(default {MAX_NONZEROS:,}, about 2 GiB to build)")
+
+
+def _scale_option(p) -> None:
+    from ..core.scaling import SCALINGS
+    p.add_argument("--scale", choices=SCALINGS, help="input scaling fitted on the training data, "
+                   "overriding the spec's 'scale' (default there: minmax)")
+
+
+def parser() -> argparse.ArgumentParser:
+    from ..io.solutions import FORMATS
+    from ..io.writers import FORMATS as MODEL_FORMATS
+    from ..solve.solvers import DEFAULT, SOLVERS
+    p = argparse.ArgumentParser(prog="annc", description="Compile neural-network training into a MIP.")
+    p.add_argument("--version", action="version", version=f"annc {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("compile", help="spec + data -> MPS/LP model and variable map")
+    c.add_argument("spec")
+    c.add_argument("data")
+    c.add_argument("--label", help="label column (default: the last one)")
+    c.add_argument("--format", choices=MODEL_FORMATS, default="mps")
+    c.add_argument("--gz", action="store_true", help="gzip the model file")
+    c.add_argument("--writer", choices=("annc", "pulp"), default="annc")
+    c.add_argument("-o", "--out", default="out", help="output folder (default: out)")
+    c.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")
+    c.add_argument("--allow-small-m", action="store_true", help="keep a numeric M below the valid bound")
+    c.add_argument("--start-budget", type=float, metavar="S", default=None,
+                   help="seconds for the MIP start's search (SGD, then fix-and-optimise; default 20)")
+    c.add_argument("--no-start", action="store_true",
+                   help="write no MIP start files (<stem>.start.mst, .sol, .highs, .slx, .cbc)")
+    _max_nonzeros_option(c)
+    _scale_option(c)
+    c.set_defaults(func=cmd_compile)
+
+    d = sub.add_parser("decode", help="solution file -> weight matrices, verified")
+    d.add_argument("solution")
+    d.add_argument("--map", help="variable map (default: the one in out/ or beside the solution that matches)")
+    d.add_argument("--format", choices=FORMATS, help="solution format (default: sniffed)")
+    d.add_argument("--data", help="training data (default: the file recorded in the map; its columns may come "
+                   "in another order)")
+    d.add_argument("--no-verify", action="store_true")
+    d.add_argument("-o", "--out", default="out")
+    d.set_defaults(func=cmd_decode)
+
+    e = sub.add_parser("eval", help="accuracy and confusion matrix of a weights file on a CSV")
+    e.add_argument("weights")
+    e.add_argument("data", help="a CSV; its feature columns are matched by name to those the weights file records")
+    e.add_argument("--label", help="label column (default: the one the weights file names, else the last)")
+    e.set_defaults(func=cmd_eval)
+
+    x = sub.add_parser("export", help="a weights file -> an ONNX model (same forward pass, input scaling included)")
+    x.add_argument("weights", help="a .weights.json or .weights.npz (a network or a one-vs-one ensemble)")
+    x.add_argument("--onnx", required=True, metavar="FILE", help="the ONNX file to write (atomically)")
+    x.set_defaults(func=cmd_export)
+
+    t = sub.add_parser("train", help="compile, solve, decode and verify in one go")
+    t.add_argument("spec")
+    t.add_argument("data")
+    t.add_argument("--test", help="held-out CSV to report test accuracy on (columns matched by name)")
+    t.add_argument("--label")
+    t.add_argument("--solver", choices=[s for s in SOLVERS if s != "cmd"],
+                   help=f"solver (default: {DEFAULT})")
+    t.add_argument("--solver-cmd", metavar="TEMPLATE", help="run this solver command instead, with "
+                   "{model} and {sol} replaced by the MPS file and the solution file it must write, "
+                   "e.g. 'gurobi_cl ResultFile={sol} {model}'")
+    t.add_argument("--time-limit", type=float, metavar="S", help="seconds per MIP (greedy: per layer)")
+    t.add_argument("--gap", type=float, metavar="G", help="stop at this relative gap (e.g. 0.01)")
+    t.add_argument("--threads", type=int, metavar="N")
+    t.add_argument("--greedy", action="store_true", help="greedy layer-wise training "
+                   "(as 'training greedy' in the spec)")
+    t.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")
+    t.add_argument("--no-warm-start", action="store_true",
+                   help="do not give HiGHS a MIP start (short SGD runs improved by a fix-and-optimise "
+                        "local search; at most 20 s or a quarter of --time-limit)")
+    t.add_argument("--no-refine", action="store_true",
+                   help="ReLU nets: after the relaxed solve and its exact finish, do not refine the "
+                        "McCormick partitions (by default the second half of --time-limit goes to "
+                        "alternating refined relaxations, lower bounds, and exact finishes, networks)")
+    t.add_argument("-q", "--quiet", action="store_true", help="print only the verdict: no progress, no recipe "
+                   "lines, no weight matrices (warnings go to stderr)")
+    t.add_argument("--select", action="store_true",
+                   help="first choose the penalty weight, hinge margin and hidden widths among a small "
+                        "grid around the spec, by accuracy on a held-out part of the training data (ties: "
+                        "fewer non-zero weights); then train the chosen spec on all the training data")
+    t.add_argument("--select-fraction", type=float, metavar="F", default=0.25,
+                   help="--select: the part of each class held out for validation (default 0.25)")
+    t.add_argument("--select-seed", type=int, metavar="N", default=0,
+                   help="--select: seed of the stratified validation split (default 0)")
+    t.add_argument("--ensemble", choices=("ovo",),
+                   help="one binary network per pair of classes, each its own MIP, combined by vote "
+                        "(as 'training ovo' in the spec)")
+    t.add_argument("--batches", type=int, metavar="K",
+                   help="one MIP per batch of rows, weights averaged by validation accuracy: a heuristic "
+                        "(as 'training batches K' in the spec)")
+    t.add_argument("--per-class", type=int, metavar="N", help="--ensemble ovo: at most N rows of each class "
+                   "per pair MIP (sampled with seed 0)")
+    t.add_argument("--workers", type=int, metavar="N", help="ovo / batches / --select: a local Dask cluster of N "
+                   "worker processes (default: one per core; --select without it: one candidate after another)")
+    t.add_argument("--scheduler", metavar="ADDRESS", help="ovo / batches / --select: run the MIPs on the Dask "
+                   "cluster whose scheduler is at ADDRESS (tcp://host:8786)")
+    t.add_argument("--report", action="store_true",
+                   help="also write OUT/<spec stem>.report.html (see annc report)")
+    _max_nonzeros_option(t)
+    _scale_option(t)
+    t.add_argument("-o", "--out", default="out", help="output folder (default: out)")
+    t.set_defaults(func=cmd_train)
+
+    r = sub.add_parser("report", help="a weights file -> one self-contained HTML page about the network")
+    r.add_argument("weights")
+    r.add_argument("--data", metavar="CSV", help="training data: accuracy, confusion matrix, activation patterns")
+    r.add_argument("--test", metavar="CSV", help="test data: accuracy and confusion matrix")
+    r.add_argument("--label", help="label column of the CSVs (default: the one the weights file names, else the "
+                   "last); feature columns are matched by name")
+    r.add_argument("-o", "--output", required=True, metavar="HTML", help="the page to write")
+    r.set_defaults(func=cmd_report)
+
+    g = sub.add_parser("data", help="generate data sets")
+    g.add_argument("kind", choices=("xor",))
+    g.add_argument("--n", type=int, default=1000)
+    g.add_argument("--noise", type=float, default=0.1)
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("-o", "--output", required=True)
+    g.set_defaults(func=cmd_data)
+
+    from .experiment import add_parser as add_experiment
+    add_experiment(sub)
+    return p
+
+
+def _warning_lines(previous):
+    """A ``warnings.showwarning`` that prints annc's own warnings as one ``warning:`` line
+    on stderr, and leaves the others to ``previous``."""
+    def show(message, category, *rest):
+        if issubclass(category, AnncWarning):
+            print(f"warning: {message}", file=sys.stderr)
+        else:
+            previous(message, category, *rest)
+    return show
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", AnncWarning)  # every run says it, not only the first in a process
+            warnings.showwarning = _warning_lines(warnings.showwarning)
+            return args.func(args)
+    except AnncError as e:
+        print(str(e) if isinstance(e, SpecError) else f"annc: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("annc: aborted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return 0
+    except (Exception, RecursionError, MemoryError) as e:  # a bug: one line, no traceback
+        if os.environ.get("ANNC_TRACEBACK"):
+            raise
+        print(f"annc: internal error: {type(e).__name__}: {e} (a bug in annc; "
+              "ANNC_TRACEBACK=1 shows the traceback)", file=sys.stderr)
+        return INTERNAL_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""The commands of ``annc`` but ``train`` (:mod:`annc.app.cli_train`) and ``experiment``:
+``compile``, ``decode``, ``eval``, ``export``, ``report`` and ``data``.  Each takes the
+parsed arguments (:func:`annc.app.cli.parser`), prints what it did and returns the exit
+code; errors are raised (annc's own, :mod:`annc.core.errors`) and :func:`annc.app.cli.main`
+turns them into a message and an exit code."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+
+def print_lines(lines):
+    for line in lines:
+        print(line)
+
+
+# -- compile ----------------------------------------------------------------------
+def cmd_compile(a) -> int:
+    from ..export.report import stats_lines
+    from ..formulations import floor
+    from ..io.writers.startfiles import GLPK_NOTE, START_FILES, start_readers
+    from ..solve.compiler import compile_files
+    from ..solve.solvers import SOLVERS
+    from ..solve.solvers.base import Progress
+    from ..training.starts.budget import START_BUDGET, budgeted_start
+    from ..training.starts.margin import resolve
+    from .progress import Reporter
+
+    def search(model, problem, *, budget=None):  # the start search, its phases on the progress line
+        rep.progress(Progress(0.0, None, None, phase="start pool", candidates=0))
+        return budgeted_start(model, problem, budget=budget, progress=rep.progress)
+
+    with Reporter(time_limit=a.start_budget or START_BUDGET, phase="build") as rep:
+        rep.progress(Progress(0.0, None, None, phase="build"))
+        c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
+                          allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
+                          start=None if a.no_start else search, start_budget=a.start_budget, scale=a.scale,
+                          resolve=resolve, log=rep.log)
+    for w in c.model.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    p = c.problem
+    print(f"compiled {a.spec} on {a.data}: {p.num_samples} samples"
+          + (f" merged into {p.num_rows} distinct inputs" if p.merged else ""))
+    print_lines(stats_lines(c.model.stats()))
+    if c.start is not None:
+        obj, low = c.model.objective(c.start), floor(c.problem)
+        proof = " (= the lower bound: optimal)" if obj <= low + 1e-9 * max(1.0, abs(low)) else ""
+        print(f"  MIP start objective {obj:.9g}{proof}, lower bound {low:.9g}, found in {c.start_seconds:.1f} s")
+    else:
+        print(f"  MIP start none: {c.start_message.removeprefix('no MIP start: ')}")
+    print(f"wrote {c.model_path}")
+    readers = {f".{f.suffix}": start_readers(f, SOLVERS.values()) for f in START_FILES}
+    for path in c.start_paths:
+        print(f"wrote {path} (MIP start for {readers[path.suffix]})")
+    print(f"wrote {c.map_path}")
+    if c.start_paths:
+        print(GLPK_NOTE)
+    return 0
+
+
+# -- decode -----------------------------------------------------------------------
+def cmd_decode(a) -> int:
+    from ..core.errors import NoSolutionError, VerificationError
+    from ..export.report import decoded_verdict_lines, network_lines, verification_lines
+    from ..io.solutions import Status, read_solution
+    from ..io.solutions.align import check_finite, solution_vector
+    from ..solve.decode import check_same_model, decode_network, decode_record, find_map
+    from ..solve.verdict import judge, sourced_bound
+    NO_POINT = (Status.INFEASIBLE, Status.UNBOUNDED, Status.NO_SOLUTION)
+    from ..io.outputs import check_out_dir, export_atomically, prepare_out_dir
+    from ..io.varmap import column_names, load_map, scaling_of
+    from ..solve.verify import verify
+
+    check_out_dir(a.out)  # before any work: a folder that cannot take the weights is an error now
+    sol = read_solution(a.solution, a.format)
+    if a.map:
+        vmap, map_path = load_map(a.map), Path(a.map)
+    else:
+        vmap, map_path = find_map(sol, a.solution, [Path("out"), Path(a.out), Path(a.solution).parent])
+        print(f"using map {map_path}")
+    print(f"solution {a.solution}: {sol.format} format, status {sol.status.value} ({sol.status_text})")
+    if not sol.has_values or sol.status in NO_POINT:
+        raise NoSolutionError(f"{a.solution}: no solution to decode: the solver reports "
+                              f"{sol.status.value} ({sol.status_text})")
+    names = column_names(vmap)
+    x = solution_vector(sol, names, a.solution)
+    check_finite(x, names, a.solution)  # even with --no-verify: NaN weights are no network
+    net = decode_network(vmap, x)
+    net.meta.update({"status": sol.status.value, "decoded_from": str(a.solution)})  # --no-verify: the file's claim
+    if not a.no_verify:
+        v = verify(vmap, x, net, status=sol.status.value, solver_objective=sol.objective, data_path=a.data,
+                   map_path=map_path)
+        if not v.ok:
+            check_same_model(sol, v.point_objective, a.solution)
+    net = net.with_scaling(scaling_of(vmap))  # the exported network takes raw features
+    print_lines(network_lines(net))
+    if not a.no_verify:
+        bound, source = sourced_bound(solver_status=sol.status, solver_objective=sol.objective,
+                                      solver_bound=sol.usable_bound(), floor=v.floor)
+        verdict = judge(v.network_loss, bound, relaxed=v.relaxed, source="solver", solver_objective=sol.objective,
+                        verified=v.ok, bound_source=source)
+        net.meta.update(decode_record(sol, a.solution, verdict, v, vmap["spec"]["text"]))
+        print("verdict on the decoded network:")
+        lines = decoded_verdict_lines(verdict, sol, v.ok)
+        if "recipe" in vmap:  # after the status: the loss, penalty and eps the model was built with
+            from ..io.recipe import Recipe, summary_lines
+            from ..io.varmap import map_spec
+            lines[1:1] = summary_lines([("", Recipe.from_record(vmap["recipe"], map_spec(vmap)))])
+        print_lines(lines)
+        print("verification:")
+        print_lines(verification_lines(v))
+        if not v.ok:
+            print("no weights written: the solution failed verification (--no-verify writes them anyway)")
+            n = len(v.problems) - 1
+            more = f" (and {n} more problem{'s' if n > 1 else ''})" if n else ""
+            raise VerificationError(f"{a.solution}: the solution failed verification: {v.problems[0]}{more}; "
+                                    "no weights written")
+    out = prepare_out_dir(a.out)
+    for p in export_atomically(net.export, out / _weights_stem(a.solution)):
+        print(f"wrote {p}")
+    return 0
+
+
+def _weights_stem(solution) -> str:
+    """The weights' name for a solution file: its name without its format suffix (and
+    ``.gz``): ``xor.sol`` -> ``xor``, ``xor.start.sol`` -> ``xor.start`` (a start never
+    overwrites the trained network's weights)."""
+    name = Path(solution).name.removesuffix(".gz")
+    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+    return stem or "solution"
+
+
+# -- eval -------------------------------------------------------------------------
+def cmd_eval(a) -> int:
+    from ..core.ensemble import load_model
+    from ..export.report import confusion_lines
+    from ..io.data import load_data
+    net = load_model(a.weights)
+    data = load_data(a.data, label=a.label, inputs_of=net)  # columns by name, in any order
+    pred = net.predict_index(data.X)
+    print(f"{a.data}: {len(data.y)} samples, accuracy {np.mean(pred == data.y):.4f}")
+    print_lines(confusion_lines(net.classes, data.y, pred))
+    return 0
+
+
+# -- export -----------------------------------------------------------------------
+def cmd_export(a) -> int:
+    from ..core.ensemble import load_model
+    from ..core.inputs import listed
+    from ..export.onnx_export import OPSET, save_onnx
+    net = load_model(a.weights)
+    path = save_onnx(net, a.onnx)
+    scaled = "" if net.scaling is None else f", input scaling {net.scaling.kind}"
+    order = "" if net.columns is None else f" (columns in this order: {listed(net.columns.features)})"
+    print(f"wrote {path} (ONNX opset {OPSET}: input X "
+          f"[N, {net.inputs}] doubles{order}{scaled}; outputs scores, label, class; "
+          f"classes {', '.join(map(str, net.classes))})")
+    return 0
+
+
+# -- report -----------------------------------------------------------------------
+def cmd_report(a) -> int:
+    from ..core.ensemble import load_model
+    from ..export.html_report import write_report
+    from ..io.data import load_data
+    net = load_model(a.weights)
+    data, test = (load_data(path, label=a.label, inputs_of=net) if path else None for path in (a.data, a.test))
+    out = write_report(net, a.output, data=data, test=test, source=str(a.weights))
+    print(f"wrote {out}")
+    return 0
+
+
+# -- data -------------------------------------------------------------------------
+def cmd_data(a) -> int:
+    from ..io.datasets import check_xor_args, write_csv, xor_data
+    from ..io.outputs import check_out_file
+    n, noise, seed = check_xor_args(a.n, a.noise, a.seed)
+    target = check_out_file(a.output)  # a missing folder is created, as for compile's -o
+    X, y = xor_data(n, noise=noise, seed=seed)
+    path = write_csv(target, X, y)
+    print(f"wrote {path}: {n} samples, label = parity of x1, x3, x5, label noise {noise:g}")
+    return 0

@@ -1,0 +1,128 @@
+"""``annc train`` on the command line: the training request of the flags, and what is printed.
+
+:func:`cmd_train` builds one :class:`~annc.training.request.TrainRequest` from the flags, whatever
+the mode (full, greedy, ``--select``, ``--ensemble ovo``, ``--batches K``), and runs it
+(:func:`annc.training.dispatch.run`, which checks it: the same checks and messages as
+``annc.train``).  Progress (:mod:`annc.app.progress`): a live line in a terminal, stamped
+lines and a heartbeat in a pipe or a log, nothing with ``-q``; the summary is printed
+once it has stopped.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .cli_commands import print_lines
+
+VERIFY_FAILED = 4
+
+
+def cmd_train(a) -> int:
+    from ..io.data import load_data
+    from ..io.spec import load_spec
+    from ..solve.compiler import with_scale
+    from ..solve.solvers import SolveOptions
+    from ..solve.solvers.base import Interrupt
+    from ..training.dispatch import run
+    from ..training.request import DECOMPOSED, TrainRequest, mode_of
+    from .progress import Reporter
+
+    spec = with_scale(load_spec(a.spec), a.scale)
+    mode = mode_of(spec, ensemble=a.ensemble, batches=a.batches, select=a.select, greedy=True if a.greedy else None)
+    decomposed = mode in DECOMPOSED
+    phase = f"{mode} training" if decomposed else "select" if a.select else "build"
+    # ovo and batches: the MIPs run elsewhere, a heartbeat only
+    with Reporter(quiet=a.quiet, time_limit=None if decomposed else a.time_limit, phase=phase) as rep:
+        data = load_data(a.data, label=a.label)
+        test = load_data(a.test, label=a.label, inputs_of=data) if a.test else None
+        opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads)
+        if not decomposed:
+            opts.progress = None if a.quiet else rep.progress
+            # the first Ctrl-C says what it does (on stderr, as the error messages)
+            opts.interrupt = Interrupt(log=lambda line: print(line, file=sys.stderr, flush=True))
+        request = TrainRequest(
+            spec, data, test, solver=a.solver, solver_cmd=a.solver_cmd, opts=opts, out_dir=a.out,
+            stem=Path(a.spec).stem, merge=not a.no_merge, greedy=True if a.greedy else None,
+            warm_start=not a.no_warm_start, max_nonzeros=a.max_nonzeros, refine=not a.no_refine,
+            select=a.select, select_fraction=a.select_fraction, select_seed=a.select_seed, ensemble=a.ensemble,
+            batches=a.batches, per_class=a.per_class, workers=a.workers, scheduler=a.scheduler, log=rep.log)
+        r = run(request)
+    if decomposed:
+        _decomposed_summary(mode, r, data, test)
+    else:
+        _summary(a, r, spec, data, test)
+    return _finish_train(a, r, data, test)
+
+
+def _summary(a, r, spec, data, test) -> None:
+    """The verdict of full, greedy or selected training: status, recipe, accuracies, verification."""
+    from ..export.report import network_lines, search_lines, verdict_lines, verification_lines
+    from ..io.recipe import summary_lines
+    if r.selection is not None:
+        print("selection:")
+        print_lines(r.selection.table_lines())
+    print("summary:")
+    # the status first, then the loss, penalty and eps in force and where each came from (annc.io.recipe)
+    recipes = [(s.name, s.compiled.recipe) for s in r.steps if s.compiled.recipe is not None]
+    if r.selection is not None:
+        recipes = [(name, rec.selected(spec)) for name, rec in recipes]
+    if len(r.steps) == 1:
+        s = r.steps[0]
+        verdict = verdict_lines(s.verdict, s.result, s.verification is not None and s.verification.ok)
+        print_lines(verdict[:1] + summary_lines(recipes) + verdict[1:])
+        print_lines(search_lines(s.verdict))
+    else:
+        print(f"  status             greedy, {len(r.steps)} MIPs: "
+              + "; ".join(s.verdict.status.value for s in r.steps) + " (each MIP's network; see below)")
+        print_lines(summary_lines(recipes))
+        for s in r.steps:
+            print(f"  {s.summary()}")
+    if r.interrupted:
+        print("  interrupted        by Ctrl-C: the best solution found was kept, decoded and verified")
+    if r.truncated:
+        print(f"  truncated          {r.truncated}")
+    print(f"  solve time         {r.seconds:.2f} s")
+    _accuracy_lines(r, data, test)
+    for s in r.steps:
+        print(f"verification of {s.name}:")
+        print_lines(verification_lines(s.verification))
+    if not a.quiet:
+        print_lines(network_lines(r.network))
+    if not r.verified:  # the verdict says so even with -q (the log said it as it happened)
+        print("no weights written: the solution failed verification; the model and its map are kept "
+              "for another solver")
+
+
+def _accuracy_lines(r, data, test) -> None:
+    print(f"  train accuracy     {r.train_accuracy:.4f} (forward pass, {len(data.y)} samples)")
+    if r.test_accuracy is not None:
+        print(f"  test accuracy      {r.test_accuracy:.4f} ({len(test.y)} samples)")
+    print(f"  non-zero weights   {r.network.nonzero_weights()}")
+
+
+def _decomposed_summary(kind: str, r, data, test) -> None:
+    """The verdict of an ovo ensemble or of batches (annc.training.decomposition)."""
+    from ..export.report import confusion_lines
+    print("summary:")
+    what = ("one-vs-one ensemble of" if kind == "ovo" else "batch training (a heuristic: no bound) with")
+    print(f"  status             {r.status.value} ({what} {len(r.members)} MIPs; the weakest of them)")
+    _accuracy_lines(r, data, test)
+    print(f"  wall time          {r.seconds:.1f} s")
+    for m in r.members:
+        print(f"  {m.name}: {m.describe}, {m.rows} rows, {m.seconds:.1f} s, verification "
+              f"{'passed' if m.verified else 'FAILED'}")
+    if test is not None:
+        print_lines(confusion_lines(r.network.classes, test.y, r.network.predict_index(test.X)))
+
+
+def _finish_train(a, r, data, test) -> int:
+    """The end of every ``annc train``: the report (``--report``; a network that fails
+    verification gets no weights and no report), the files written, the exit code."""
+    if a.report and r.verified:
+        from ..export.html_report import write_report
+        stem = Path(a.spec).stem
+        r.files.append(write_report(r.network, Path(a.out) / f"{stem}.report.html", data=data, test=test,
+                                    source=str(Path(a.out) / f"{stem}.weights.json")))
+    for p in r.files:
+        print(f"wrote {p}")
+    return 0 if r.verified else VERIFY_FAILED

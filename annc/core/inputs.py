@@ -1,0 +1,221 @@
+"""Reading the user's input files and arrays: one place for what can go wrong.
+
+Every reader (specs, CSV data, weights files) and every array entry point (the Python
+API, :func:`annc.io.problem.make_problem`) goes through these checks, so a missing file, a
+folder, an unreadable file or a non-numeric array gets the same kind of message from each,
+as the caller's own error type (``SpecError``, ``DataError``, ``WeightsError``, ...).
+
+Column names (:class:`Columns`, :func:`match_columns`): a network records the names of
+its training columns, and every reader of a table for a trained network (``annc eval``,
+``annc report``, ``annc decode --data``, ``annc train --test``, ``predict`` on a data
+frame, the scikit-learn estimator) finds its features by name through
+:func:`match_columns`, so a table whose columns come in another order gives the same
+predictions, and a missing or extra column is an error that names it.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import AnncError, AnncWarning, DataError, UsageError, WeightsError
+
+
+def read_bytes(path: str | Path, what: str, error: type[AnncError] = AnncError) -> bytes:
+    """The bytes of ``path``; ``error("<path>: <what> not found")`` and the like otherwise."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise error(f"{path}: {what} not found") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a folder, not a {what}") from None
+    except OSError as err:
+        raise error(f"{path}: cannot read {what} ({err.strerror or err})") from None
+
+
+def sample_arrays(X, y, name: str, error: type[AnncError]) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` as an N x d array of finite floats (N, d >= 1) and ``y`` as a 1-D array of N
+    labels; ``error`` naming ``name`` and what is wrong otherwise."""
+    try:
+        X = np.asarray(X)
+        if np.iscomplexobj(X):
+            raise TypeError("complex numbers")
+        X = X.astype(float)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise error(f"{name}: X must be a 2-D array of numbers ({e})") from None
+    try:
+        y = np.asarray(y)
+    except (TypeError, ValueError) as e:
+        raise error(f"{name}: y must be a 1-D array of labels ({e})") from None
+    if X.ndim != 2 or y.ndim != 1 or len(X) != len(y):
+        raise error(f"{name}: X must be 2-D and y 1-D with one label per row of X "
+                    f"(got shapes {X.shape} and {y.shape})")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise error(f"{name}: X has no {'samples' if X.shape[0] == 0 else 'feature columns'} "
+                    f"(shape {X.shape})")
+    if not np.all(np.isfinite(X)):
+        raise error(f"{name}: X has values that are not finite numbers")
+    return X, y
+
+
+# ---------------------------------------------------------------------------
+# Column names: what a network records of its training columns, and the one
+# function that matches a table's columns to them
+# ---------------------------------------------------------------------------
+
+def clipped(s: str, keep: int = 12) -> str:
+    """``s``, or its ends and its length if it is long."""
+    return s if len(s) <= 2 * keep + 3 else f"{s[:keep]}...{s[-keep:]} ({len(s)} characters)"
+
+
+def listed(items, most: int = 10, quote: bool = False) -> str:
+    """``a, b, c`` (the first ``most`` items, clipped, quoted with ``quote``, then how many more)."""
+    items = list(items)
+    text = ", ".join(repr(clipped(str(c))) if quote else clipped(str(c)) for c in items[:most])
+    return text + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The names of a network's training columns: its input ``features``, in the order
+    its first layer reads them, and the ``label`` column (None if not known).
+
+    Features are distinct, non-empty strings; a :class:`~annc.core.errors.UsageError` says
+    otherwise (readers of files re-raise it as their own error type)."""
+
+    features: tuple[str, ...]
+    label: str | None = None
+
+    def __post_init__(self):
+        if isinstance(self.features, str) or not all(isinstance(f, str) and f for f in self.features):
+            raise UsageError("feature names must be a list of non-empty strings")
+        features = tuple(self.features)
+        twice = sorted({f for f in features if features.count(f) > 1})
+        if twice:
+            raise UsageError(f"feature names must be distinct; repeated: {listed(twice)}")
+        if self.label is not None and not (isinstance(self.label, str) and self.label):
+            raise UsageError("the label name must be a non-empty string or None")
+        object.__setattr__(self, "features", features)
+
+    def to_dict(self) -> dict:
+        return {"features": list(self.features), "label": self.label}
+
+    @classmethod
+    def from_dict(cls, d) -> "Columns":
+        """The columns of a parsed weights file; :class:`~annc.core.errors.UsageError` when
+        ``d`` is not an object with a list ``features`` and a ``label`` (string or null)."""
+        if not isinstance(d, dict) or not set(d) <= {"features", "label"} or not isinstance(d.get("features"), list):
+            raise UsageError("columns must be an object with a list features and a label")
+        return cls(tuple(d["features"]), d.get("label"))
+
+    def arrays(self) -> dict:
+        """The ``.npz`` arrays: ``columns_features`` (strings) and ``columns_label`` ("" for None)."""
+        return {"columns_features": np.asarray(self.features, dtype=str),
+                "columns_label": np.asarray(self.label or "", dtype=str)}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict) -> "Columns | None":
+        """The columns of a ``.npz``'s arrays; None when it records none (an older file)."""
+        if "columns_features" not in arrays:
+            return None
+        features, label = arrays["columns_features"], arrays.get("columns_label", np.asarray(""))
+        if features.ndim != 1 or features.dtype.kind != "U" or label.ndim != 0 or label.dtype.kind != "U":
+            raise UsageError("columns_features must be a list of strings and columns_label a string")
+        return cls(tuple(str(f) for f in features), str(label) or None)
+
+
+def frame_columns(X) -> list[str] | None:
+    """The column names of a data frame (pandas, polars: anything with ``columns``) when
+    they are all strings; None for an array, or a frame of unnamed (integer) columns."""
+    names = getattr(X, "columns", None)
+    if names is None or isinstance(X, np.ndarray):
+        return None
+    names = list(names)
+    return names if names and all(isinstance(n, str) for n in names) else None
+
+
+def column_differences(names: list[str], features) -> tuple[list[str], list[str]]:
+    """``(missing, extra)``: the ``features`` not among ``names``, and the ``names`` not
+    among the ``features``, each in its own order."""
+    have, want = set(names), set(features)
+    return [f for f in features if f not in have], [n for n in names if n not in want]
+
+
+def match_columns(names: list[str] | None, columns: Columns | None, width: int,
+                  source: str) -> list[int] | None:
+    """Where a table's feature columns ``names`` (None: an array, which has no names)
+    hold the ``width`` features of a network that records ``columns`` (None: it records
+    none): their positions in ``names``, in the network's order; None for "as they are".
+
+    * both named: by name, in any order; a missing or extra column is a
+      :class:`~annc.core.errors.DataError` naming it (``source``: the file or ``X``);
+    * a network without names (a weights file of an older annc, a network trained on
+      arrays) and a named table: by position, with one :class:`~annc.core.errors.AnncWarning`,
+      and a ``DataError`` if the table is not ``width`` columns wide;
+    * an array: None (by position; the caller checks its shape).
+    """
+    if names is None:
+        return None
+    if columns is None:
+        if len(names) != width:
+            raise DataError(f"{source} has {len(names)} feature columns but the network takes {width} inputs")
+        warnings.warn(f"{source}: the network records no feature names (a weights file of an older annc, "
+                      "or trained on arrays): its columns are read by position", AnncWarning, stacklevel=3)
+        return None
+    missing, extra = column_differences(names, columns.features)
+    if missing or extra:
+        parts = [f"{what} column{'s' if len(cols) > 1 else ''} {listed(cols, quote=True)}"
+                 for what, cols in (("missing", missing), ("extra", extra)) if cols]
+        raise DataError(f"{source}: {'; '.join(parts)} (columns are matched by name to the training "
+                        f"features: {listed(columns.features)})")
+    return [names.index(f) for f in columns.features]
+
+
+# -- a network's inputs and their names -----------------------------------------------------------
+def input_matrix(X, width: int, columns: Columns | None) -> np.ndarray:
+    """``X`` as a float matrix of finite rows as wide as the input layer (``width``): a
+    data frame's columns found by name when the network records ``columns``
+    (:func:`annc.core.inputs.match_columns`), an array's as they are.  A
+    :class:`~annc.core.errors.UsageError` (wrong shape or type) or
+    :class:`~annc.core.errors.DataError` (NaN or inf, a missing or extra column) otherwise."""
+    order = match_columns(frame_columns(X), columns, width, "X")
+    try:
+        a = np.asarray(X, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise UsageError(f"X must be a matrix of numbers (samples x {width} features): {e}") from None
+    if order is not None:
+        a = a[:, order]
+    if a.ndim != 2 or a.shape[1] != width:
+        raise UsageError(f"X must be a matrix of shape (samples, {width}); got shape {a.shape}")
+    bad = np.argwhere(~np.isfinite(a))
+    if bad.size:
+        r, c = bad[0]
+        raise DataError(f"X row {r}, column {c}: {a[r, c]} is not a finite number")
+    return a
+
+
+def check_columns(columns: Columns | None, width: int | None, error: type, source: str) -> None:
+    """``error`` naming ``source`` unless ``columns`` (if any) names ``width`` features."""
+    if columns is not None and width is not None and len(columns.features) != width:
+        raise error(f"{source}: the columns name {len(columns.features)} features but the first layer "
+                    f"takes {width} inputs")
+
+
+def json_columns(d: dict, source: str) -> Columns | None:
+    """The ``columns`` field of a parsed weights file (None if absent: an older file)."""
+    if "columns" not in d:
+        return None
+    try:
+        return Columns.from_dict(d["columns"])
+    except UsageError as e:
+        raise WeightsError(f"{source}: field columns: {e}") from None
+
+
+def npz_columns(arrays: dict, source: str) -> Columns | None:
+    """The ``columns_*`` arrays of a ``.weights.npz`` (None if absent: an older file)."""
+    try:
+        return Columns.from_arrays(arrays)
+    except UsageError as e:
+        raise WeightsError(f"{source}: field columns: {e}") from None

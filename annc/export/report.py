@@ -1,0 +1,171 @@
+"""Text the command line prints: model statistics, verification, matrices, summaries."""
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+
+from ..core.network import TrainedNetwork
+from ..solve.verdict import FLOOR, Verdict
+from ..solve.verify import Verification
+
+
+def stats_lines(stats: dict) -> list[str]:
+    s = stats
+    m = s["big_m_range"]
+    return [
+        f"  columns   {s['columns']} ({s['binary']} binary, {s['integer']} integer, {s['continuous']} continuous)",
+        f"  rows      {s['rows']}",
+        f"  non-zeros {s['nonzeros']}",
+        f"  |coefficients| in [{s['coef_range'][0]:.3g}, {s['coef_range'][1]:.3g}]"
+        + (f", big-M in [{m[0]:.3g}, {m[1]:.3g}]" if m else ""),
+    ]
+
+
+def _num(v) -> str:
+    return "-" if v is None else format(v, ".9g")
+
+
+WIDTH = 100  # a verdict field's text wraps at this column
+LABEL = 19  # the verdict's label column, after two spaces of indent
+
+TRAIN_JUDGE_BY = "held-out accuracy (--test, --select)"
+DECODE_JUDGE_BY = "held-out accuracy (annc eval WEIGHTS TEST.csv)"
+RELAXED_NOTE = ("this model relaxes the products after ReLU layers (piecewise McCormick): the solver's "
+                "objective is the relaxation's value, not this network's loss; a proven relaxation optimum "
+                "is only a lower bound. `annc train` finishes exactly (best true network from the solver's "
+                "hidden layers), or use 'weights [lo, hi] grid K' for an exact model")
+
+
+def field_line(label: str, text: str) -> str:
+    """One verdict field: ``text`` after ``label`` in its column (one line, however long)."""
+    return f"  {label:<{LABEL}}{text}"
+
+
+def note_lines(label: str, text: str) -> list[str]:
+    """A note under ``label``: wrapped at :data:`WIDTH` (whole words), continuation lines
+    indented under the text."""
+    return textwrap.wrap(text, WIDTH, initial_indent=field_line(label, ""), subsequent_indent=" " * (LABEL + 2),
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def verdict_lines(v: Verdict, solver, verified: bool = True) -> list[str]:
+    """The verdict on the exported network of ``annc train`` (:mod:`annc.solve.verdict`), with
+    what the solver itself reported (``solver``: its SolveResult, or None), labelled as
+    the solver's."""
+    claim = None
+    if solver is not None:
+        model = "relaxation (McCormick products): a bound, not a network" if v.relaxed else "MIP"
+        claim = (f"{solver.describe()}; objective {_num(solver.objective)}"
+                 + (f", bound {_num(solver.bound)} (of the {model})" if verified else " (its claim)"))
+    return _verdict(v, claim, verified, TRAIN_JUDGE_BY)
+
+
+def decoded_verdict_lines(v: Verdict, sol, verified: bool = True) -> list[str]:
+    """The verdict on a decoded solution file's network (``sol``: the RawSolution), with
+    what the file says, and for a relaxed model what its objective is."""
+    claim = f"{sol.status.value} ({sol.status_text}), objective {_num(sol.objective)} (from the file)"
+    out = _verdict(v, claim, verified, DECODE_JUDGE_BY)
+    return out + (note_lines("note", RELAXED_NOTE) if v.relaxed else [])
+
+
+def _verdict(v: Verdict, claim: str | None, verified: bool, judge_by: str) -> list[str]:
+    """The verdict's fields, the solver's ``claim`` (if any) after the gap; a point that
+    failed verification gives no network, so no verdict: only the solver's claim."""
+    solver = [field_line("solver", claim)] if claim else []
+    if not verified:
+        return [field_line("status", "no network: the solution failed verification (below)"), *solver]
+    g = v.gap
+    gap = "-" if g is None else ("inf" if math.isinf(g) else f"{100 * g:.4f}%")
+    proof = ("proved: the objective meets the lower bound" if v.status.value == "optimal"
+             else "no proof of optimality: see the gap")
+    bound = _num(v.lower_bound) + (f" ({v.bound_source})" if v.bound_source else "")
+    out = [field_line("status", f"{v.status.value} ({proof})"),
+           field_line("objective", f"{_num(v.objective)} (the exported network's, annc's forward pass)"),
+           field_line("lower bound", bound), field_line("gap", gap), *solver]
+    if v.bound_says_nothing:
+        out += note_lines("bound note", bound_note(v, judge_by))
+    if v.source != "solver":
+        out.append(field_line("network from", f"the {v.source} (the solver's own network scored worse)"))
+    return out
+
+
+def search_lines(v: Verdict) -> list[str]:
+    """What annc's own search added (``v.search``, :mod:`annc.training.starts.incumbent`): the start
+    pool, the best linear separator, the certificate, and whether the MIP improved on them."""
+    s = getattr(v, "search", None)
+    if not s:
+        return []
+    pool = f"best of {len(s['pool'])} candidates {_num(s['pool_best'])}"
+    if s.get("best_linear") is not None:
+        pool += f"; best linear separator {_num(s['best_linear'])}"
+    out = [f"  start pool         {pool}",
+           f"  found by           {s['found_by']}"]
+    cert = s.get("certificate")
+    out.append("  certificate        " + (cert["text"] if cert else "none (no neighbourhood was proven)"))
+    if s.get("band_certificate"):
+        out.append("  band certificate   " + s["band_certificate"]["text"])
+    added = {"improved": "improved on every candidate of the start pool",
+             "certificate": "a proven neighbourhood certificate (no improvement on the start pool)",
+             "none": "nothing beyond the start pool"}[s["added"]]
+    out.append(f"  the MIP added      {added}")
+    if s.get("no_better_than_linear"):
+        out.append("  note               this network is no better than the best linear separator found")
+    if s.get("capped"):
+        out.append("  note               the time limit cut the search short: another run may end elsewhere")
+    return out
+
+
+def bound_note(v: Verdict, judge_by: str) -> str:
+    """Why a lower bound of 0 (or none) proves nothing, and how to judge the network instead."""
+    if v.lower_bound is None:
+        return f"there is no lower bound: nothing is proven about how good this network is: judge it by {judge_by}"
+    why = ("a solution file records no solver bound, and the formulation's floor is 0 on these data"
+           if v.bound_source == FLOOR else
+           "the LP relaxation of the big-M rows reaches 0 on these data")
+    return (f"the lower bound is 0: nothing is proven beyond 'the objective cannot be negative' ({why}), "
+            f"so the gap says nothing about how good this network is: judge it by {judge_by}")
+
+
+def verification_lines(v: Verification) -> list[str]:
+    out = [f"  training samples      {v.samples}"]
+    if v.solver_objective is not None:
+        out.append(f"  solver objective      {v.solver_objective:.9g}")
+    out += [
+        f"  objective of point    {v.point_objective:.9g}",
+        f"  loss of exported net  {v.network_loss:.9g}",
+        f"  training accuracy     {v.train_accuracy:.4f} (forward pass of the exported network)",
+    ]
+    if v.mccormick_gap is not None:
+        out.append(f"  accuracy of point     {v.solver_accuracy:.4f} (its outputs o: a solver's are relaxed, "
+                   "a network's lift exact)")
+        out.append(f"  McCormick gap         {v.mccormick_gap:.3g} (largest |z - alpha * h_relu|)")
+    for layer, (bad, total) in v.activation_mismatch.items():
+        out.append(f"  {f'layer {layer} activations':<22}{total - bad}/{total} equal to the solver's")
+    viol = v.violations
+    out.append("  violations            "
+               + ", ".join(f"{k} {viol[k]['max']:.2g}" for k in ("integrality", "bound", "row")))
+    out.append("  verification          " + ("passed" if v.ok else "FAILED"))
+    out += [f"    - {p}" for p in v.problems]
+    return out
+
+
+def network_lines(net: TrainedNetwork) -> list[str]:
+    out = [f"classes: {', '.join(str(c) for c in net.classes)}"]
+    with np.printoptions(precision=4, suppress=True, linewidth=120):
+        for i, L in enumerate(net.layers):
+            out.append(f"layer {i}: {L.activation}, {L.weight.shape[0]} inputs -> {L.units} units")
+            out.append("  weight =\n" + "\n".join("    " + r for r in str(L.weight).splitlines()))
+            out.append(f"  bias   = {L.bias}")
+    return out
+
+
+def confusion_lines(classes: list, y: np.ndarray, pred: np.ndarray) -> list[str]:
+    J = len(classes)
+    cm = np.zeros((J, J), dtype=int)
+    np.add.at(cm, (y, pred), 1)
+    width = max(6, *(len(str(c)) + 1 for c in classes))
+    head = "true\\pred".ljust(width + 3) + "".join(str(c).rjust(width) for c in classes)
+    rows = [str(c).ljust(width + 3) + "".join(str(v).rjust(width) for v in cm[i]) for i, c in enumerate(classes)]
+    return [head] + rows

@@ -1,0 +1,373 @@
+"""CSV data sets: numeric feature columns and one label column.
+
+Every problem raises :class:`~annc.core.errors.DataError` whose message starts with the
+file path and names the row (the 1-based line in the file; the header is line 1)
+and the column (its name and 1-based number).  Cell problems are collected and
+reported together (the first :data:`MAX_REPORTED` of them).
+"""
+from __future__ import annotations
+
+import csv
+import difflib
+import hashlib
+import io
+import math
+import re
+import shlex
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core.errors import DataError, UsageError
+from ..core.inputs import Columns, clipped, listed, match_columns, read_bytes
+from ..core.limits import LARGEST
+from .spec import located
+
+MAX_REPORTED = 20
+HINTED_REPORTED = 3  # cell problems shown after a hint that explains them all (--label)
+MAX_LABEL_DIGITS = 4000  # Python's int() refuses more than 4300 digits
+_INT_RE = re.compile(r"\s*[+-]?\d+\s*")
+
+
+@dataclass
+class Dataset:
+    X: np.ndarray  # float, N x d
+    y: np.ndarray  # int class index, N
+    classes: list  # class labels in stable order (ints sorted numerically, else strings sorted)
+    features: list[str]  # feature column names
+    label: str  # label column name
+    path: str
+    sha256: str  # hex digest of the file bytes
+    lines: np.ndarray | None = None  # N: the file's line of every sample (None: not from a file)
+    named: bool = True  # False: ``features`` are annc's own names (x1, x2, ... of an array)
+
+    @property
+    def inputs(self) -> int:
+        """The number of feature columns."""
+        return self.X.shape[1]
+
+    @property
+    def columns(self) -> Columns | None:
+        """The names of the feature and label columns, as a network trained on these data
+        records them; None when the features have no names of the user's (arrays)."""
+        return Columns(tuple(self.features), self.label) if self.named else None
+
+
+class Inputs(NamedTuple):
+    """What reads a table of data (as :func:`load_data`'s ``inputs_of`` takes it, like a
+    network, an ensemble or a training :class:`Dataset`): ``inputs`` features named
+    ``columns`` (None: names not recorded), and the ``classes``."""
+
+    inputs: int
+    columns: Columns | None
+    classes: list
+
+
+def array_digest(X: np.ndarray, y: np.ndarray) -> str:
+    """The fingerprint of an in-memory dataset (arrays given to the API, a greedy layer's
+    inputs, a selection split): SHA-256 of the bytes of ``X`` then of ``y``, in C order."""
+    return hashlib.sha256(np.ascontiguousarray(X).tobytes() + np.ascontiguousarray(y).tobytes()).hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# Reading the file
+# ---------------------------------------------------------------------------
+
+def _read_text(path: str) -> tuple[str, str]:
+    """The file's text and the sha256 of its bytes."""
+    raw = read_bytes(path, "data file", DataError)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise DataError(f"{path}: row {line}: not UTF-8 text (byte 0x{raw[err.start]:02x} at "
+                        f"offset {err.start}; save the file as UTF-8)") from None
+    return text, hashlib.sha256(raw).hexdigest()
+
+
+def _rows(text: str, path: str) -> list[tuple[int, list[str]]]:
+    """Non-blank CSV rows as (line number of the row's first line, cells)."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows, line = [], 1
+    try:
+        for cells in reader:
+            if any(c.strip() for c in cells):
+                rows.append((line, cells))
+            line = reader.line_num + 1
+    except csv.Error as err:
+        raise DataError(f"{path}: row {reader.line_num}: malformed CSV ({err})") from None
+    return rows
+
+
+def _header(line: int, cells: list[str], path: str) -> list[str]:
+    names = [c.strip() for c in cells]
+    problems = _Problems(path)
+    for i, name in enumerate(names, 1):
+        if not name:
+            problems.add(f"row {line}, column {i}: empty column name in the header")
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names, 1):
+        if name and name in seen:
+            problems.add(f"row {line}, column {i}: duplicate column name "
+                         f"'{clipped(name)}' (also column {seen[name]})")
+        seen.setdefault(name, i)
+    problems.raise_if_any()
+    if len(names) < 2:
+        hint = ""
+        if any(sep in cells[0] for sep in ";\t|"):
+            hint = " (annc reads comma-separated files)"
+        raise DataError(f"{path}: the header has a single column '{clipped(names[0])}'; need at "
+                        f"least one feature column and a label column{hint}")
+    return names
+
+
+def _label_index(names: list[str], label: str | None, path: str) -> int:
+    if label is None:
+        return len(names) - 1
+    if not isinstance(label, str):
+        raise UsageError(f"label must be a column name (a str), got {type(label).__name__}")
+    if label in names:
+        return names.index(label)
+    close = difflib.get_close_matches(label, names, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    raise DataError(f"{path}: no column named '{clipped(label)}'{hint}; the columns are: "
+                    + listed(names))
+
+
+# ---------------------------------------------------------------------------
+# Cells
+# ---------------------------------------------------------------------------
+
+class _Problems:
+    """Collects located cell problems; raises them all at once."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.messages: list[str] = []
+
+    def add(self, message: str) -> None:
+        self.messages.append(f"{self.path}: {message}")
+
+    def cell(self, row: int, name: str, column: int, message: str) -> None:
+        self.add(f"row {row}, column '{name}' ({column}): {message}")
+
+    def raise_if_any(self, hint: str | None = None) -> None:
+        """Raise the problems, if any: the first :data:`MAX_REPORTED`, or ``hint`` and the
+        first :data:`HINTED_REPORTED`, then how many more."""
+        if not self.messages:
+            return
+        shown = self.messages[:HINTED_REPORTED if hint else MAX_REPORTED]
+        more = len(self.messages) - len(shown)
+        if hint:
+            shown = [f"{self.path}: {hint}"] + shown
+        if more:
+            shown.append(f"{self.path}: ... and {more} more")
+        raise DataError("\n".join(shown))
+
+
+def _shown(s: str) -> str:
+    """A cell as quoted in a message (long ones clipped)."""
+    return repr(clipped(s))
+
+
+def _number(text: str) -> tuple[float | None, str | None]:
+    """(value, None) or (None, what is wrong with the cell).
+
+    A feature is a coefficient of the model (``x * alpha`` in layer 0's rows), so its
+    magnitude must stay below :data:`annc.core.limits.LARGEST` like every number of the model.
+    """
+    s = text.strip()
+    if not s:
+        return None, "empty cell"
+    try:
+        value = float(s) if "_" not in s else None  # float() would read 1_0 as 10
+    except ValueError:
+        value = None
+    if value is None:
+        return None, f"{_shown(s)} is not a number"
+    if not math.isfinite(value):
+        return None, f"{_shown(s)} is not a finite number"
+    if abs(value) >= LARGEST:
+        return None, (f"{_shown(s)} is too large: a feature is a coefficient of the model, and "
+                      f"every number of the model stays below {LARGEST:g} (rescale the column)")
+    return value, None
+
+
+def _long_integer(s: str) -> bool:
+    """An integer label too long for ``int()`` (more than :data:`MAX_LABEL_DIGITS` digits)."""
+    return len(s.strip().lstrip("+-")) > MAX_LABEL_DIGITS and bool(_INT_RE.fullmatch(s))
+
+
+def class_order(labels: list[str]) -> list:
+    """Ints sorted numerically when every label is an integer, else strings sorted."""
+    if all(_INT_RE.fullmatch(s) for s in labels):
+        return sorted({int(s) for s in labels})
+    return sorted({s.strip() for s in labels})
+
+
+def class_lookup(classes: list) -> dict:
+    """Map label text (and integer value, for integer classes) to the class index."""
+    lookup: dict = {}
+    for i, c in enumerate(classes):
+        lookup.setdefault(str(c).strip(), i)
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            lookup.setdefault(int(c), i)
+    return lookup
+
+
+def class_index(text: str, lookup: dict) -> int | None:
+    s = text.strip()
+    if s in lookup:
+        return lookup[s]
+    if _INT_RE.fullmatch(s) and not _long_integer(s) and int(s) in lookup:
+        return lookup[int(s)]
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+
+def load_data(path, label: str | None = None, classes: list | None = None, inputs_of=None) -> Dataset:
+    """Read a CSV with a header into a :class:`Dataset`.
+
+    The label column is the last one unless ``label`` names another.  With ``classes``
+    (e.g. the training classes, for a test set) labels are mapped through that list
+    and a label outside it is an error; otherwise the classes are the labels present.
+
+    With ``inputs_of`` (a trained network or ensemble, or the training Dataset of a test
+    set: anything with ``inputs``, ``columns`` and ``classes``) the file is read as its
+    input: the classes are its classes unless given, the label column is the one of its
+    recorded label name when the file has one (and ``label`` is None), and the feature
+    columns are found by :func:`annc.core.inputs.match_columns` (by name in any order, or by
+    position with a warning when it records no names), so ``X`` and ``features`` come in
+    its order.
+
+    When the label column was not named and every cell of the last column is a number
+    while some feature column holds only text, the error says which column looks like
+    the label and suggests ``--label``.
+    """
+    path = str(path)
+    text, digest = _read_text(path)
+    rows = _rows(text, path)
+    if not rows:
+        raise DataError(f"{path}: the file is empty (expected a header line and data rows)")
+    header_line, header_cells = rows[0]
+    names = _header(header_line, header_cells, path)
+    if inputs_of is not None:
+        classes = inputs_of.classes if classes is None else classes
+        recorded = inputs_of.columns
+        label = recorded.label if label is None and recorded is not None and recorded.label in names else label
+    li = _label_index(names, label, path)
+    feature_cols = _feature_columns(names, li, inputs_of, path)
+    if len(rows) == 1:
+        raise DataError(f"{path}: no data rows (only the header)")
+
+    problems = _Problems(path)
+    X = np.zeros((len(rows) - 1, len(feature_cols)))
+    labels: list[str] = []
+    good = []  # the rows whose label cell is usable, for the class mapping
+    for r, (line, cells) in enumerate(rows[1:]):
+        if len(cells) != len(names):
+            problems.add(f"row {line} has {len(cells)} cells, the header has {len(names)}")
+            labels.append("")
+            continue
+        for j, col in enumerate(feature_cols):
+            value, wrong = _number(cells[col])
+            if wrong:
+                problems.cell(line, names[col], col + 1, wrong)
+            else:
+                X[r, j] = value
+        labels.append(cells[li])
+        if not cells[li].strip():
+            problems.cell(line, names[li], li + 1, "empty cell")
+        elif _long_integer(cells[li]):
+            problems.cell(line, names[li], li + 1,
+                          f"label {_shown(cells[li].strip())} is an integer of more than "
+                          f"{MAX_LABEL_DIGITS} digits")
+        else:
+            good.append(r)
+    hint = None
+    if label is None and problems.messages:  # the label is the last column by default
+        hint = _label_hint(names, feature_cols, [cells for _, cells in rows[1:]])
+
+    if classes is None:
+        problems.raise_if_any(hint)
+        classes = class_order(labels)
+        if len(classes) < 2:
+            raise DataError(f"{path}: all {len(labels)} rows have label {classes[0]}; "
+                            "training needs at least two classes")
+    else:
+        classes = list(classes)
+    lookup = class_lookup(classes)
+    y = np.zeros(len(labels), dtype=np.int64)
+    for r in good:
+        index = class_index(labels[r], lookup)
+        if index is None:
+            problems.cell(rows[r + 1][0], names[li], li + 1,
+                          f"label {_shown(labels[r].strip())} is not one of the classes "
+                          + listed(classes))
+        else:
+            y[r] = index
+    problems.raise_if_any(hint)
+    return Dataset(X=X, y=y, classes=classes, features=[names[i] for i in feature_cols],
+                   label=names[li], path=path, sha256=digest,
+                   lines=np.array([line for line, _ in rows[1:]], dtype=np.int64))
+
+
+def _feature_columns(names: list[str], li: int, inputs_of, path: str) -> list[int]:
+    """The feature columns (every column but the label ``li``), in the order ``inputs_of``
+    reads them (:func:`annc.core.inputs.match_columns`) or, without it, in the file's."""
+    cols = [i for i in range(len(names)) if i != li]
+    if inputs_of is None:
+        return cols
+    order = match_columns([names[i] for i in cols], inputs_of.columns, inputs_of.inputs, path)
+    return cols if order is None else [cols[i] for i in order]
+
+
+def _label_hint(names: list[str], feature_cols: list[int], rows: list[list[str]]) -> str | None:
+    """When the label is the last column by default: if each of its cells is a number
+    while some feature column holds only text (such as class names), a hint that names
+    that column and suggests ``--label``; else None."""
+    rows = [cells for cells in rows if len(cells) == len(names)]
+    last = len(names) - 1
+    if not rows or any(_number(cells[last])[1] for cells in rows):
+        return None
+    text = [i for i in feature_cols if all(cells[i].strip() and _number(cells[i])[1] for cells in rows)]
+    if not text:
+        return None
+    which = ", ".join(f"'{clipped(names[i])}' ({i + 1})" for i in text[:5])
+    one = len(text) == 1
+    return (f"the last column '{clipped(names[last])}' holds numbers, and column{'' if one else 's'} {which} "
+            f"hold{'s' if one else ''} text such as {_shown(rows[0][text[0]].strip())}: if "
+            f"{'it is' if one else 'one of them is'} the label, pass --label "
+            + (shlex.quote(names[text[0]]) if one else "NAME") + " (label= in Python)")
+
+
+def _difference(got: int, want: int) -> str:
+    n = abs(got - want)
+    return f"{n} {'more' if got > want else 'fewer'} than the spec"
+
+
+def check_against_spec(spec, data: Dataset) -> None:
+    """Check the data has ``spec.inputs`` feature columns and ``spec.classes`` classes.
+
+    Each mismatch is reported at the spec line that says otherwise (``input`` or
+    ``output``; :func:`annc.io.spec.located`), as a :class:`DataError`."""
+    problems = []
+    d = len(data.features)
+    if d != spec.inputs:
+        problems.append(located(
+            spec, "input", None,
+            f"the spec says input {spec.inputs} but {data.path} has {d} feature "
+            f"column{'s' if d != 1 else ''} ({_difference(d, spec.inputs)})"))
+    k = len(data.classes)
+    if k != spec.classes:
+        problems.append(located(
+            spec, (), len(spec.hidden),
+            f"the spec says output {spec.classes} but {data.path} has {k} "
+            f"class{'es' if k != 1 else ''} ({_difference(k, spec.classes)}): "
+            + listed(data.classes)))
+    if problems:
+        raise DataError("\n".join(problems))

@@ -1,0 +1,74 @@
+"""What a solver driver is: a name, the capabilities it declares, its parameter names
+for annc's options, and ``solve(model, opts)``.
+
+As linopy's solver classes do, each driver says what it can do, so that callers ask
+the driver instead of keeping their own lists of solver names:
+
+=============  =================================================================
+``in_memory``  takes the model's arrays directly (no model file is written)
+``mip_start``  honours ``SolveOptions.start`` (a feasible point to start from)
+``progress``   calls ``SolveOptions.progress`` while it solves
+``interrupt``  a first Ctrl-C stops it *with* its incumbent (else the run stops
+               without a solution from this solver)
+=============  =================================================================
+
+**One option table.**  :data:`OPTIONS` lists annc's solver settings (attributes of
+:class:`~annc.solve.solvers.base.SolveOptions`) and their types.  A driver maps them to its
+solver's own parameter names in ``parameters`` (an option it leaves out is not passed:
+GLPK has no thread count) and, where the solver wants another unit, converts the value
+in ``conversions``; :meth:`Driver.settings` is the one loop over that table.
+
+``start_format`` names the MIP start file the solver reads (a ``format`` of
+:data:`annc.io.writers.startfiles.START_FILES`; None for none), which ``annc compile``
+writes beside the model and names the driver's ``title`` as its reader.
+
+A new solver is one module with a :class:`Driver` subclass, plus one line in the
+registry (:data:`annc.solve.solvers.SOLVERS`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import ClassVar
+
+from ...core.model import Model
+from .base import SolveOptions, SolveResult
+
+OPTIONS: Mapping[str, Callable] = {
+    "time_limit": float,  # seconds per solve (wall clock)
+    "gap": float,  # relative gap at which to stop
+    "threads": int,  # solver threads
+    "node_limit": int,  # branch-and-bound nodes per solve (a work limit, unlike time_limit: the same
+    # on any machine); GLPK has none
+}
+
+
+class Driver:
+    """A solver driver; subclasses set the class attributes and implement :meth:`solve`."""
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""  # the solver's name in messages ("HiGHS")
+    start_format: ClassVar[str | None] = None  # the start file (annc.io.writers.startfiles) the solver reads, if any
+    in_memory: ClassVar[bool] = False
+    mip_start: ClassVar[bool] = False
+    progress: ClassVar[bool] = False
+    interrupt: ClassVar[bool] = False
+    parameters: ClassVar[Mapping[str, str]] = {}  # option of OPTIONS -> the solver's parameter name
+    conversions: ClassVar[Mapping[str, Callable]] = {}  # option -> value in the solver's unit
+
+    def settings(self, opts: SolveOptions) -> list[tuple[str, object]]:
+        """``(parameter name, value)`` for each option of :data:`OPTIONS` that ``opts``
+        sets and this solver takes, in the table's order, the value in the solver's unit."""
+        out = []
+        for option, kind in OPTIONS.items():
+            value = getattr(opts, option)
+            if value is not None and option in self.parameters:
+                out.append((self.parameters[option], self.conversions.get(option, kind)(value)))
+        return out
+
+    def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
+        """Solve ``model``; the result's ``x`` is in the model's column order."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        able = [c for c in ("in_memory", "mip_start", "progress", "interrupt") if getattr(self, c)]
+        return f"<{type(self).__name__} {self.name!r}: {', '.join(able) or 'no capabilities'}>"

@@ -1,0 +1,64 @@
+"""Gurobi through gurobipy (see :mod:`.apis` for what the package drivers share).
+
+Progress comes from Gurobi's MIP and MIPSOL callbacks; Gurobi catches Ctrl-C itself
+and stops with status INTERRUPTED.  Each solve has its own environment (silent, which
+also silences the licence banner), disposed of with the model.
+"""
+from __future__ import annotations
+
+from ...core.model import Model
+from .apis import PackageDriver, Reporter, by_name, finite
+from .base import Clock, Interrupt, SolveOptions, SolveResult, verdict
+
+
+class GurobiDriver(PackageDriver):
+    name = "gurobi"
+    title = "Gurobi"
+    start_format = 'sol'  # the start file it reads (annc.io.writers.startfiles)
+    module = "gurobipy"
+    parameters = {"time_limit": "TimeLimit", "gap": "MIPGap", "threads": "Threads", "node_limit": "NodeLimit"}
+
+    def load(self, gp, path: str):
+        env = gp.Env(empty=True)
+        env.setParam("OutputFlag", 0)  # also silences the licence banner
+        env.start()
+        m = gp.read(path, env)
+        m._annc_env = env  # gurobipy keeps attributes whose names start with "_"
+        return m
+
+    def add_start(self, gp, m, start: dict) -> None:
+        for v in m.getVars():
+            v.Start = start.get(v.VarName, 0.0)
+
+    def run(self, gp, m, model: Model, opts: SolveOptions, intr: Interrupt) -> SolveResult:
+        clock = Clock()
+        report = Reporter(opts, clock)
+        C = gp.GRB.Callback
+
+        def cb(mod, where):
+            if where == C.MIPSOL:
+                report(mod.cbGet(C.MIPSOL_OBJBST), mod.cbGet(C.MIPSOL_OBJBND))
+            elif where == C.MIP:
+                report(mod.cbGet(C.MIP_OBJBST) if mod.cbGet(C.MIP_SOLCNT) else None, mod.cbGet(C.MIP_OBJBND))
+
+        intr.on_interrupt = m.terminate  # Interrupt.request() (e.g. from a progress callback)
+        try:
+            m.optimize(cb)  # Gurobi catches Ctrl-C itself and stops with status INTERRUPTED
+        finally:
+            intr.on_interrupt = None
+        S = gp.GRB.Status
+        has = m.SolCount > 0
+        obj = m.ObjVal if has else None
+        bound = finite(m.ObjBound) if m.IsMIP else obj
+        x = by_name(model, {v.VarName: v.X for v in m.getVars()}) if has else None
+        interrupted = m.Status == S.INTERRUPTED or intr.requested
+        intr.requested = intr.requested or interrupted
+        status, text = verdict(m.Status == S.OPTIMAL, has, obj, bound,
+                               "interrupted" if interrupted else f"gurobi status {m.Status}",
+                               infeasible=m.Status in (S.INFEASIBLE, S.INF_OR_UNBD),
+                               unbounded=m.Status == S.UNBOUNDED)
+        result = SolveResult(self.name, status, text, obj, bound, x, clock(), interrupted)
+        env = m._annc_env
+        m.dispose()
+        env.dispose()
+        return result

@@ -1,0 +1,152 @@
+"""HiGHS through highspy, in memory: the model's arrays go straight to ``passModel``.
+
+HiGHS's thread scheduler is process-wide: every run takes a lease on it
+(:mod:`.highs_scheduler`, which says the policy), so solves with different ``threads``
+in one process work in any order.
+
+Progress comes from HiGHS's MIP logging and improving-solution callbacks; Ctrl-C sets
+the interrupt flag that HiGHS polls, so it stops and keeps its incumbent.  A MIP start
+goes in through ``setSolution``.
+"""
+from __future__ import annotations
+
+import threading
+
+import highspy
+import numpy as np
+
+from ...core.errors import UsageError
+from ...core.model import Model
+from . import highs_scheduler as scheduler
+from .base import BOUND_EVERY, Clock, Progress, SolveOptions, SolveResult, interrupt_of, moved, verdict
+from .driver import Driver
+from .highs_scheduler import new_highs
+
+
+def to_highs_lp(model: Model) -> "highspy.HighsLp":
+    """The model as a ``HighsLp`` (minimise, objective offset = ``obj_const``).
+
+    The arrays go through ``Highs.passModel``'s array overload, which copies numpy
+    buffers in C++ (assigning them to ``HighsLp`` fields converts element by element:
+    ~4x slower on millions of non-zeros); ``getLp`` then hands the model back.
+    """
+    inf = highspy.kHighsInf
+    A = model.A.tocsc()
+    if not A.has_sorted_indices:
+        A = A.copy()
+        A.sort_indices()
+    i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)  # noqa: E731 - HighsInt
+    f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
+    h = new_highs()
+    status = h.passModel(
+        int(model.num_cols), int(model.num_rows), int(A.nnz), int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMinimize), float(model.obj_const), f64(model.obj),
+        f64(np.where(np.isinf(model.lb), -inf, model.lb)), f64(np.where(np.isinf(model.ub), inf, model.ub)),
+        f64(np.where(model.sense == "L", -inf, model.rhs)), f64(np.where(model.sense == "G", inf, model.rhs)),
+        i32(A.indptr), i32(A.indices), f64(A.data),
+        i32(np.where(model.integer, int(highspy.HighsVarType.kInteger), int(highspy.HighsVarType.kContinuous))))
+    if status == highspy.HighsStatus.kError:
+        raise ValueError("HiGHS refused the model's arrays")
+    return h.getLp()
+
+
+class HighsDriver(Driver):
+    name = "highs"
+    title = "HiGHS"
+    start_format = 'highs'  # the start file it reads (annc.io.writers.startfiles)
+    in_memory = mip_start = progress = interrupt = True
+    parameters = {"time_limit": "time_limit", "gap": "mip_rel_gap", "threads": "threads", "node_limit": "mip_max_nodes"}
+
+    def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
+        opts = opts.checked()  # HiGHS aborts the process on an absurd thread count: never pass one
+        h = new_highs()
+        for name, value in self.settings(opts):
+            if h.setOptionValue(name, value) == highspy.HighsStatus.kError:
+                raise UsageError(f"HiGHS refuses {name} = {value!r}")
+        h.passModel(to_highs_lp(model))
+        if opts.start is not None:
+            start = highspy.HighsSolution()
+            start.col_value = list(map(float, opts.start))
+            start.value_valid = True
+            h.setSolution(start)
+
+        clock, stop = Clock(), threading.Event()
+        last = [None, None, -BOUND_EVERY]  # incumbent, bound, when reported
+        root = []  # the dual bound when the root node is done (first report with a node count)
+
+        def report(e):
+            out = e.data_out
+            inc = out.mip_primal_bound if abs(out.mip_primal_bound) < 1e50 else None
+            bnd = out.mip_dual_bound if abs(out.mip_dual_bound) < 1e50 else None
+            if not root and out.mip_node_count >= 1 and bnd is not None:
+                root.append(bnd)
+            now = clock()
+            # every new incumbent; a moved bound alone at most every BOUND_EVERY seconds (the two
+            # callbacks report one incumbent in turn, its last digits re-evaluated: not a new one)
+            if opts.progress and (moved(inc, last[0]) or (moved(bnd, last[1]) and now - last[2] >= BOUND_EVERY)):
+                last[:] = [inc, bnd, now]
+                opts.progress(Progress(now, inc, bnd))
+
+        def poll(e):
+            if stop.is_set():
+                e.interrupt()
+
+        def poll_mip(e):  # polled through the search: the bound's moves between log lines
+            poll(e)
+            report(e)
+
+        h.cbMipLogging.subscribe(report)
+        h.cbMipImprovingSolution.subscribe(report)
+        # HiGHS polls these during the MIP search and during the LPs (the root LP of a big
+        # model can take long): a Ctrl-C is honoured wherever the solver is.
+        h.cbMipInterrupt.subscribe(poll_mip)
+        for cb in (h.cbSimplexInterrupt, h.cbIpmInterrupt):
+            cb.subscribe(poll)
+        intr = interrupt_of(opts)
+        # h.run() releases the GIL and runs in a worker thread, so the main thread stays
+        # free to run the Python SIGINT handler, which only sets the event HiGHS polls.
+        intr.on_interrupt = stop.set
+        failed: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                with scheduler.lease(opts.threads):  # threads is set above; see highs_scheduler
+                    h.run()
+            except BaseException as e:  # noqa: BLE001 - re-raised in the calling thread below
+                failed.append(e)
+
+        thread = threading.Thread(target=run, name="highs", daemon=True)
+        try:
+            with intr.armed():
+                if intr.requested:  # Ctrl-C before the solve started
+                    stop.set()
+                thread.start()
+                while thread.is_alive():
+                    thread.join(0.1)
+        except BaseException:  # a second Ctrl-C: let HiGHS stop before the interpreter unwinds
+            stop.set()
+            thread.join(10)
+            raise
+        finally:
+            intr.on_interrupt = None
+        if failed:  # not "no solution within the time limit": say what happened
+            raise failed[0]
+
+        status = h.getModelStatus()
+        info = h.getInfo()
+        MS = highspy.HighsModelStatus
+        has = info.primal_solution_status == 2  # kSolutionStatusFeasible
+        obj = info.objective_function_value if has else None
+        bound = info.mip_dual_bound if abs(info.mip_dual_bound) < 1e50 else None
+        if not model.integer.any() and status == MS.kOptimal and obj is not None:
+            bound = obj  # an LP (no integer column): HiGHS leaves mip_dual_bound at 0; the optimum is its bound
+        interrupted = intr.requested or status == MS.kInterrupt
+        st, text = verdict(status == MS.kOptimal, has, obj, bound,
+                           "interrupted" if interrupted else h.modelStatusToString(status).lower(),
+                           # annc's models box every column that the objective could push
+                           # to infinity, so "unbounded or infeasible" can only be infeasible
+                           infeasible=status in (MS.kInfeasible, MS.kUnboundedOrInfeasible),
+                           unbounded=status == MS.kUnbounded)
+        x = np.asarray(h.getSolution().col_value, dtype=float) if has else None
+        return SolveResult(self.name, st, text, obj, bound, x, clock(), interrupted,
+                           {"nodes": int(info.mip_node_count), "root_bound": root[0] if root else bound})

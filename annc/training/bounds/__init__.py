@@ -1,0 +1,56 @@
+"""Valid lower bounds on the optimum of a training problem, each with its name.
+
+The training problem is ``min_theta sum_n loss_n(theta) + pen(theta)`` with every
+``loss_n >= 0`` and ``pen >= 0``, over the networks of the spec: weights and biases in
+their boxes (on their grids, if any) whose step units' pre-activations avoid the gap
+``(0, eps)``, the class the MIP describes.  A :class:`Bound` is a number no such network
+beats, with the argument that proves it:
+
+* ``loss floor``: :func:`annc.formulations.floor` (rows with several classes: at most
+  one class per row is right);
+* ``conflict`` (:mod:`.conflict`): rows so close that no network with step units in its
+  first layer tells them apart; a least vertex cover of the conflicting sample groups;
+* ``support`` (:mod:`.support`): under an ``l0`` penalty, a network that reads few
+  features sees more conflicts, and one that reads none is constant;
+* ``subset`` and ``disjoint subsets`` (:mod:`.subset`): the problem on a few rows, solved
+  by HiGHS within a node limit (its dual bound, or its optimum when proven);
+* ``solver``: the dual bound of a solve of the whole MIP, when the caller has one.
+
+Each is tested against brute force on instances small enough to enumerate
+(``tests/test_bounds.py``).  :func:`best` picks the largest.
+"""
+from __future__ import annotations
+
+import math
+
+from ...formulations import floor
+from .bound import Bound, attainable, best
+from .conflict import conflict_bound
+from .subset import Work, restrict, subset_bounds
+from .support import support_bound
+
+__all__ = ["Bound", "Work", "attainable", "best", "conflict_bound", "lower_bounds", "restrict",
+           "subset_bounds", "support_bound"]
+
+
+def lower_bounds(problem, *, incumbent=None, solver_bound: float | None = None,
+                 work: Work | None = Work()) -> list[Bound]:
+    """Every bound of the module docstring that applies to ``problem``, in that order.
+
+    ``incumbent``: ``(weights, biases)`` of a network on the problem's (scaled) rows, which
+    picks the subsets (the rows it gets wrong); ``solver_bound``: the dual bound of a solve
+    of the whole MIP; ``work``: the sub-MIPs' budget (None: no sub-MIPs)."""
+    out = [Bound(attainable(problem, floor(problem)), "loss floor", "rows with several classes")]
+    conflict = conflict_bound(problem)
+    if conflict is not None:
+        out.append(conflict)
+    support = support_bound(problem, full=None if conflict is None else conflict.value)
+    if support is not None:
+        out.append(support)
+    if work is not None and work.subsets > 0:
+        out += subset_bounds(problem, incumbent=incumbent, subsets=work.subsets, rows=work.rows,
+                             node_limit=work.node_limit, time_cap=work.time_cap, seed=work.seed,
+                             symmetry=work.symmetry, disjoint=work.disjoint)
+    if solver_bound is not None and math.isfinite(solver_bound):
+        out.append(Bound(attainable(problem, solver_bound), "solver", "dual bound of the whole MIP"))
+    return out

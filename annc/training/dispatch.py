@@ -1,0 +1,66 @@
+""":func:`run`: one training request (:class:`~annc.training.request.TrainRequest`), whatever its mode.
+
+The command line, ``annc.train`` and ``MIPNetClassifier.fit`` all end here.  The request
+is checked once (:meth:`~annc.training.request.TrainRequest.checked`), then:
+
+* ``full`` and ``greedy``: :func:`annc.training.trainer.fit`;
+* ``select``: :func:`annc.training.selection.select` chooses the spec among candidates, each
+  trained by :func:`annc.training.trainer.train` on the fit part of the data (no files, no
+  progress line; a Ctrl-C stops that candidate and the search, not the final training),
+  in this process or as Dask tasks (``workers``, ``scheduler``); the chosen spec is then
+  trained on all the data by :func:`annc.training.trainer.fit`, which records the selection;
+* ``ovo`` and ``batches``: :func:`annc.training.decomposition.train_ovo` /
+  :func:`~annc.training.decomposition.train_batches`, whose Dask tasks train each sub-MIP by
+  :func:`annc.training.trainer.train`.
+
+Selection and decomposition receive that ``train`` function from here: neither imports
+:mod:`annc.training.trainer`.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..solve.solvers.base import Interrupt
+from .decomposition import train_batches, train_ovo
+from .request import TrainRequest
+from .selection import select
+from .trainer import fit, train
+
+__all__ = ["run"]
+
+
+def run(request: TrainRequest):
+    """Check ``request`` and train it: a :class:`~annc.training.results.TrainResult`, or for ovo and
+    batches a :class:`~annc.training.decomposition.DecomposedResult`."""
+    r = request.checked()
+    mode = r.mode
+    if mode == "ovo":
+        return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(r))
+    if mode == "batches":
+        return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(r))
+    if mode != "select":
+        return fit(r)
+    return fit(replace(r, spec=(chosen := _select(r)).spec), selection=chosen)
+
+
+def _decomposed(r: TrainRequest) -> dict:
+    return dict(test=r.test, solver=r.solver, opts=r.opts, workers=r.workers, scheduler=r.scheduler,
+                out_dir=r.out_dir, stem=r.stem, log=r.log)
+
+
+def _select(r: TrainRequest):
+    """The :class:`~annc.training.selection.Selection` of ``r``'s spec (each candidate gets the full time limit)."""
+    options = dict(solver=r.solver, stem=r.stem, merge=r.merge, greedy=r.greedy, warm_start=r.warm_start,
+                   max_nonzeros=r.max_nonzeros, refine=r.refine)
+    if r.workers is not None or r.scheduler is not None:  # one task per candidate, its own time limit
+        how = dict(workers=r.workers, scheduler=r.scheduler,
+                   options=dict(options, opts=replace(r.opts, progress=None, interrupt=None)))
+    else:
+        how = dict(train=lambda cand, fit_part, val: train(
+            cand, fit_part, test=val, out_dir=None, **options,  # no files, no progress lines;
+            # a Ctrl-C stops this candidate and the search, not the final training
+            opts=replace(r.opts, progress=None, interrupt=Interrupt(log=r.log))))
+    chosen = select(r.spec, r.data, grid=None if r.select is True else r.select, fraction=r.select_fraction,
+                    seed=r.select_seed, log=r.log, task=train, **how)
+    r.log(f"[select] training the chosen candidate ({chosen.label}) on all {len(r.data.y)} training rows")
+    return chosen

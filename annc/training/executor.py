@@ -1,0 +1,156 @@
+"""Independent tasks (sub-MIPs, sweep runs) on ``dask.distributed``: one code path from a
+laptop to a cluster.
+
+:class:`Executor` is a ``distributed.Client`` of either
+
+* a ``LocalCluster`` it starts and stops: ``workers`` worker processes with one thread
+  each (default: as many as the machine has cores, at most one per task), or
+* the existing cluster whose scheduler is at ``scheduler`` (``tcp://host:8786``),
+  started with ``dask scheduler`` and ``dask worker tcp://host:8786`` on any machines
+  that have annc installed.
+
+:meth:`Executor.run` submits ``fn(item)`` for every item and hands each result back to
+the caller as it finishes (``on_result``: progress streams back while the rest run).
+Every task carries its own options (a sub-MIP its own time limit).  A task whose worker
+dies (killed, out of memory) is rerun on another worker by the scheduler (up to
+``distributed.scheduler.allowed-failures`` times); a task that raises is retried
+``retries`` times, then its entry is a :class:`TaskFailed` saying why, so one bad
+sub-problem never loses the others.  Ctrl-C cancels what is left.
+
+Why Dask: it is pure Python and pip-installable; a ``LocalCluster`` of worker processes
+runs in the tests on two cores; and the same client code drives a real cluster, with
+the scheduler's rescheduling of lost tasks that a ``ProcessPoolExecutor`` lacks (a killed
+pool worker breaks the whole pool).  Worker processes get ``OPENBLAS_NUM_THREADS=1``: a
+task is one core.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ..core.errors import UsageError
+from ..core.log import silent
+
+CONNECT_TIMEOUT = 10  # seconds to reach a scheduler given by address
+WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+@dataclass
+class TaskFailed:
+    """A task that raised (after its retries) or whose workers kept dying: its result entry."""
+
+    index: int
+    name: str
+    message: str  # "ExceptionType: text"
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.message}"
+
+
+def check_workers(value) -> int | None:
+    """``None`` or a whole number of worker processes >= 1; :class:`UsageError` otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise UsageError(f"--workers (workers) must be a whole number >= 1, not {value!r}")
+    return value
+
+
+def check_scheduler(value) -> str | None:
+    """``None`` or a scheduler address such as ``tcp://10.0.0.5:8786``; :class:`UsageError` otherwise."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or any(c.isspace() for c in value.strip()):
+        raise UsageError(f"--scheduler (scheduler) must be an address such as tcp://127.0.0.1:8786, "
+                         f"not {value!r}")
+    return value.strip()
+
+
+class Executor:
+    """Runs independent tasks on a Dask cluster; a context manager (see the module docstring)."""
+
+    def __init__(self, workers: int | None = None, scheduler: str | None = None, *,
+                 log: Callable[[str], None] | None = None, connect_timeout: float = CONNECT_TIMEOUT):
+        self.workers = check_workers(workers)
+        self.scheduler = check_scheduler(scheduler)
+        if self.workers is not None and self.scheduler is not None:
+            raise UsageError("give either --workers (a local cluster) or --scheduler (an existing one), not both")
+        self.log = log or silent
+        self.connect_timeout = connect_timeout
+        self.client = self.cluster = None
+
+    def __enter__(self) -> "Executor":
+        import dask
+        from distributed import Client, LocalCluster
+        dask.config.set({"distributed.worker.daemon": False})  # a task may start processes (solvers)
+        if self.scheduler is not None:
+            try:
+                self.client = Client(self.scheduler, timeout=self.connect_timeout)
+            except ValueError as e:  # not an address at all
+                raise UsageError(f"--scheduler {self.scheduler!r} is not a Dask scheduler address such as "
+                                 f"tcp://127.0.0.1:8786 ({e})") from None
+            except (OSError, TimeoutError) as e:
+                raise UsageError(f"cannot reach the Dask scheduler at {self.scheduler} within "
+                                 f"{self.connect_timeout:g} s ({type(e).__name__}: {e})") from None
+            try:
+                self.client.wait_for_workers(1, timeout=3 * self.connect_timeout)
+            except (OSError, TimeoutError) as e:
+                self.__exit__()
+                raise UsageError(f"the Dask scheduler at {self.scheduler} has no worker: start one with "
+                                 f"'dask worker {self.scheduler}' ({type(e).__name__})") from None
+            n = len(self.client.scheduler_info().get("workers", {}))
+            self.log(f"[dask] connected to {self.scheduler} ({n} worker(s))")
+        else:
+            n = self.workers or os.cpu_count() or 1
+            try:
+                self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                            dashboard_address=":0", silence_logs=logging.ERROR,
+                                            env=dict(WORKER_ENV))
+            except RuntimeError as e:  # e.g. the worker processes cannot start (no __main__ guard)
+                raise UsageError(f"could not start a local Dask cluster of {n} worker(s): {e}") from None
+            self.client = Client(self.cluster)
+            self.log(f"[dask] local cluster of {n} worker process(es)")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for thing in (self.client, self.cluster):
+            if thing is not None:
+                try:
+                    thing.close()
+                except Exception:  # noqa: BLE001 - closing a cluster that is already gone
+                    pass
+        self.client = self.cluster = None
+
+    def run(self, fn: Callable, items: Sequence, *, names: Sequence[str] | None = None, retries: int = 1,
+            on_result: Callable[[int, object], None] | None = None) -> list:
+        """``fn(item)`` for every item, on the cluster; the results in item order (a
+        :class:`TaskFailed` where a task failed).  ``on_result(index, result)`` runs in
+        this process as each task finishes."""
+        from distributed import as_completed
+        if self.client is None:
+            raise UsageError("Executor.run outside its with-block")
+        items = list(items)
+        names = [f"task {i}" for i in range(len(items))] if names is None else list(names)
+        tag = uuid.uuid4().hex[:8]
+        futures = [self.client.submit(fn, item, key=f"annc-{tag}-{i}", retries=retries, pure=False)
+                   for i, item in enumerate(items)]
+        where = {f.key: i for i, f in enumerate(futures)}
+        results: list = [None] * len(items)
+        try:
+            for fut in as_completed(futures):
+                i = where[fut.key]
+                try:
+                    res = fut.result()
+                except Exception as e:  # noqa: BLE001 - the task's error, or KilledWorker
+                    res = TaskFailed(i, names[i], f"{type(e).__name__}: {e}")
+                results[i] = res
+                fut.release()
+                if on_result is not None:
+                    on_result(i, res)
+        except BaseException:
+            self.client.cancel([f for f in futures if not f.done()])
+            raise
+        return results

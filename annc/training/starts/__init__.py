@@ -1,0 +1,196 @@
+"""MIP starts: hidden layers from a short SGD run, the output layer from an exact MIP.
+
+The MIP's bound on XOR reaches the optimum early (the majority vote over the distinct
+inputs); what a solver struggles with is *finding* weights that realise it.  SGD finds
+hidden layers that do in a fraction of a second, but its weights are not a MIP point:
+they leave the weight box and ignore the eps gap.  :func:`sgd_start` repairs them:
+
+1. each binary unit's ``(alpha_k, beta_k)`` is scaled by a positive factor that puts
+   its largest entry at 90% of its box (the step ``1[pre >= 0]`` is unchanged); ReLU layers are
+   clipped to their boxes (:mod:`.repair`); a layer with a grid (``weights [lo, hi] grid K``)
+   then has each weight moved to the nearest grid value (SGD's are not on it), and with a
+   bias grid each bias is chosen among the grid's values in step 2;
+2. each unit's bias moves so that no row's pre-activation lies in the forbidden gap
+   ``(0, eps)``: the threshold goes to the gap of width ``>= eps`` between consecutive
+   pre-activations that flips the fewest activations (:mod:`.repair`);
+3. the output layer is the optimum of the exact output-layer-only MIP on the last
+   hidden layer's activations (as in the paper's Algorithm 2), solved by HiGHS
+   (:mod:`.seeding`) from SGD's own output layer, scaled into its box (one factor for
+   the layer keeps every argmax): so under a time limit it is never worse than SGD's;
+4. every other column (``h, q, z, lambda, o, omega, r``, the loss's and the penalty's)
+   is the formulation's lift of the network (:func:`annc.formulations.lift`), and the
+   point is checked against every row and bound of the model; a point that fails is
+   dropped (no start is better than a wrong one) (:func:`complete`);
+5. :func:`improve` then runs a fix-and-optimise local search on the full MIP (:mod:`.search`);
+   under an ``l0`` penalty each sweep begins with a greedy pass that drops weights one
+   at a time while the objective falls (one lift each, no solve: on the 10-class set of
+   ``bench/realdata.py`` it takes the start of split 0 from 120 non-zero weights to 84).
+
+:func:`mip_start` repeats 1-5 from other SGD seeds while the budget lasts and the point
+is above a lower bound of the optimum (:func:`annc.formulations.floor`: the ``nll`` loss
+floor, the majority-vote bound of ``errors`` and ``hinge``).  On the paper's XOR
+instance (1000 samples, 5-5-2) the first SGD point is 2-40% above the optimum; freeing
+the hidden layer under the fixed output layer closes that gap in one step of about a
+second (``bench/formulation_bench.py``).
+
+SGD trains binary and ReLU hidden layers (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`), all of
+one kind: a network with other hidden layers (``sign``, or a mix) gets no SGD start
+(:func:`sgd_start` returns None, and the solver starts on its own).
+
+These are search strategies, not formulations: they use the formulations' ``lift``,
+``floor`` and ``ACTIVATIONS`` and the one feasibility rule (:meth:`annc.core.model.Model.check`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.model import Model
+from ...formulations import floor as lower_bound
+from ...formulations import ordered
+from ...io.problem import TrainingProblem
+from ...solve.solvers.base import Progress
+from .finish import finish
+from .linear import separator_networks
+from .point import complete, feasible
+from .repair import repair_hidden, repair_network
+from .search import fix_layers, improve
+from .seeding import PRUNE_KEEP, output_layer, pruned, sgd_l1, sgd_start
+
+__all__ = ["Candidate", "StartSearch", "complete", "feasible", "finish", "fix_layers", "improve", "mip_start",
+           "network_start", "ordered", "output_layer", "pruned", "repair_hidden", "sgd_start", "start_pool",
+           "start_search"]
+
+
+SCREEN = 8  # SGD seeds of a ReLU net (on XOR 4 of 16 seeds of a 3-unit ReLU net find the parity rule); else SEEDS
+SEEDS = 2
+
+
+@dataclass
+class Candidate:
+    """A network of the start pool: where it comes from, its point and MIP objective."""
+
+    name: str
+    x: np.ndarray
+    objective: float
+    linear: bool = False  # a sparse linear separator (annc.training.starts.linear)
+
+
+@dataclass
+class StartSearch:
+    """What :func:`start_search` found: the start (None if none), the pool it came from,
+    and the best objective of the pool's linear separators (None: none in the pool)."""
+
+    x: np.ndarray | None
+    pool: list = field(default_factory=list)
+    start_objective: float | None = None  # the start after the local search
+    capped: bool = False
+
+    @property
+    def pool_best(self) -> Candidate | None:
+        return min(self.pool, key=lambda c: c.objective, default=None)
+
+    @property
+    def best_linear(self) -> Candidate | None:
+        return min((c for c in self.pool if c.linear), key=lambda c: c.objective, default=None)
+
+
+def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = None, cap: float | None = None,
+               interrupt=None, progress=None) -> tuple[list[Candidate], bool]:
+    """The pool of candidate starts, each a feasible point of ``model`` with its name:
+    SGD seeds ``0 .. seeds - 1`` (steps 1-4; for a penalised spec each seed pruned, and seed
+    0 also trained with the lasso) and the sparse linear separators of :mod:`.linear` placed in
+    the hidden units (step 3's exact output layer on each), in this order: SGD seed 0, the
+    separators, seed 0 with the lasso, the other seeds.  Every decision is a work limit (seeds,
+    epochs, node limits); ``cap`` seconds only stop it early, and the second value says
+    whether they did.  ``progress`` (a :class:`~annc.solve.solvers.base.Progress` callback) hears
+    of each candidate tried, with the best objective so far."""
+    relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
+    penalised = sgd_l1(problem.spec) > 0
+    seeds = seeds or (SCREEN if relu else SEEDS)
+    t0 = time.perf_counter()
+    pool: list[Candidate] = []
+
+    def stopped() -> bool:
+        return (interrupt is not None and interrupt.requested) or (
+            cap is not None and time.perf_counter() - t0 >= cap)
+
+    def tried(n: int) -> None:  # progress: n candidates tried, the best objective so far
+        if progress is not None:
+            best = min((c.objective for c in pool), default=None)
+            progress(Progress(time.perf_counter() - t0, None, None, phase="start pool", candidates=n, best=best))
+
+    def left() -> float | None:  # what is left of the cap: it caps a candidate's exact output layer
+        return None if cap is None else max(cap - (time.perf_counter() - t0), 0.1)
+
+    def sgd(seed: int, lasso: bool):
+        return lambda: sgd_start(model, problem, seed=seed, lasso=lasso, time_limit=left(),
+                                 prune=PRUNE_KEEP if penalised and not lasso else ())
+
+    def linear(weights, biases):
+        return lambda: network_start(model, problem, weights, biases, scale=False, time_limit=left())
+
+    # SGD seed 0 first (on the 10-class set its network beats every separator by a third, and a
+    # separator's exact output layer costs as much as an SGD run there), then the separators
+    # (the pool's floor: never trivial), then the lasso and the other seeds
+    makers = [("SGD seed 0", sgd(0, False), False)]
+    makers += [(name, linear(W, b), True) for name, W, b in separator_networks(problem)]
+    makers += [("SGD seed 0 with lasso", sgd(0, True), False)] if penalised else []
+    makers += [(f"SGD seed {seed}", sgd(seed, False), False) for seed in range(1, seeds)]
+    for n, (name, make, is_linear) in enumerate(makers, 1):
+        if stopped():
+            return pool, True
+        x = make()
+        if x is not None:
+            pool.append(Candidate(name, x, model.objective(x), linear=is_linear))
+        tried(n)
+    return pool, stopped()  # the cap may have cut the last candidate's output layer
+
+
+def network_start(model: Model, problem: TrainingProblem, weights: list, biases: list, *,
+                  scale: bool = True, time_limit: float | None = None) -> np.ndarray | None:
+    """A given network as a start: repaired into the box and off the eps gap
+    (:func:`~annc.training.starts.repair.repair_network`), with the exact output layer (step 3) from
+    its own (``time_limit`` seconds only cap that MIP); None if it cannot be repaired or
+    lifted.  ``scale=False`` keeps the hidden
+    units' scale (units an LP fitted with their margin)."""
+    repaired = repair_network(problem, weights, biases, scale=scale)
+    if repaired is None:
+        return None
+    W, b, H, Wo, bo = repaired
+    x = complete(model, problem, W + [Wo], b + [bo])
+    out = output_layer(problem, H, start=(Wo, bo) if x is not None else None, time_limit=time_limit)
+    y = None if out is None else complete(model, problem, W + [out[0]], b + [out[1]])
+    if y is None or (x is not None and model.objective(x) < model.objective(y)):
+        return x
+    return y
+
+
+def start_search(model: Model, problem: TrainingProblem, *, budget: float | None = None, interrupt=None,
+                 seeds: int | None = None, progress=None, hidden: bool = True) -> StartSearch:
+    """The MIP start: the best candidate of :func:`start_pool`, improved by the local search
+    (step 5, :func:`improve`); ``budget`` seconds only cap the search (its decisions are work
+    limits: the same inputs give the same start under any load).  ``progress`` as for
+    :func:`start_pool`; it also hears when the local search begins.  ``hidden=False``: the
+    local search frees only the output layer (:func:`improve`)."""
+    t0 = time.perf_counter()
+    pool, capped = start_pool(model, problem, seeds=seeds, cap=budget, interrupt=interrupt, progress=progress)
+    found = StartSearch(None, pool, capped=capped)
+    best = found.pool_best
+    if best is None:
+        return found
+    if progress is not None:
+        progress(Progress(time.perf_counter() - t0, None, None, phase="local search", best=best.objective))
+    left = None if budget is None else max(budget - (time.perf_counter() - t0), 0.0)
+    found.x = improve(model, problem, best.x, budget=left, floor=lower_bound(problem), interrupt=interrupt,
+                      hidden=hidden)
+    found.start_objective = model.objective(found.x)
+    return found
+
+
+def mip_start(model: Model, problem: TrainingProblem, *, budget: float | None = 20.0,
+              interrupt=None, seeds: int | None = None) -> np.ndarray | None:
+    """The point of :func:`start_search` (None if the pool is empty)."""
+    return start_search(model, problem, budget=budget, interrupt=interrupt, seeds=seeds).x

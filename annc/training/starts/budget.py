@@ -1,0 +1,102 @@
+"""The start budget: how long the MIP start's search may take, and the search under it.
+
+One rule for ``annc train`` (the start handed to the solver) and ``annc compile`` (the
+start written beside the model, :mod:`annc.io.writers.startfiles`):
+
+* the search (:func:`annc.training.starts.mip_start`: SGD seeding, then fix-and-optimise) gets
+  :data:`START_BUDGET` seconds, or a quarter of the time limit if that is less
+  (:func:`start_budget`); ``annc compile`` has no time limit, so it gets
+  :data:`START_BUDGET` unless ``--start-budget`` gives another budget;
+* under :data:`MIN_START_BUDGET` seconds (a time limit under 2 s) no start is tried:
+  that is not even time for one SGD run;
+* SGD trains networks whose hidden layers are all binary or all ReLU
+  (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`); any other network (no hidden layer, ``sign``
+  units, a mix) gets no start, and :func:`budgeted_start` says so without searching;
+* an annc error inside the search (the output-layer sub-MIP of :mod:`.seeding` refuses
+  a numeric ``M`` below its valid bound, which only ``--allow-small-m`` lets the full
+  model keep) means no start, with the error's first line as the reason: the model
+  itself is still valid.
+
+:func:`budgeted_start` returns ``(point or None, seconds, message)``: the message is one
+line for the ``log`` callback (``MIP start from a pool of N and local search ...``, or
+why there is none).  The point, when there is one, satisfies every row and bound of the
+model (:func:`annc.training.starts.complete` drops any point that does not); writers check it
+again before a file is written.
+"""
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from ...core.errors import AnncError
+from ...core.model import Model
+from ...io.problem import TrainingProblem
+from ..sgd import HIDDEN_ACTIVATIONS
+
+START_BUDGET = 20.0  # seconds for the MIP start's search, at most a quarter of a time limit
+MIN_START_BUDGET = 0.5  # below this (a time limit under 2 s) no start is tried
+
+
+class StartOutcome(NamedTuple):
+    """What :func:`budgeted_start` found: the point (None if none), the seconds the search
+    took, and a one-line message that says which."""
+
+    point: np.ndarray | None
+    seconds: float
+    message: str
+
+
+def start_budget(time_limit: float | None) -> float:
+    """Seconds for a local search (the MIP start, the exact finish): :data:`START_BUDGET`,
+    at most a quarter of ``time_limit``."""
+    return START_BUDGET if time_limit is None else min(START_BUDGET, time_limit / 4)
+
+
+def sgd_trains(problem: TrainingProblem) -> str | None:
+    """None if SGD seeding covers the network of ``problem``; else why not (for messages)."""
+    acts = [ls.activation for ls in problem.spec.hidden]
+    if not acts:
+        return "the network has no hidden layer, and the search starts from SGD's hidden layers"
+    if len(set(acts)) > 1:
+        return f"SGD seeding trains hidden layers of one activation, not a mix ({', '.join(sorted(set(acts)))})"
+    if acts[0] not in HIDDEN_ACTIVATIONS:
+        return (f"SGD seeding does not train {acts[0]} layers (only "
+                + " or ".join(HIDDEN_ACTIVATIONS) + ")")
+    return None
+
+
+def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float | None = None,
+                   interrupt=None, budget: float | None = None, progress=None) -> StartOutcome:
+    """The MIP start of :func:`annc.training.starts.mip_start` under the budget rules (module
+    docstring): ``budget`` seconds if given, else :func:`start_budget` of ``time_limit``."""
+    from . import start_search  # the package's search (it imports this module's siblings)
+    explicit = budget is not None
+    budget = float(budget) if explicit else start_budget(time_limit)
+    if budget < MIN_START_BUDGET:  # not even time for one SGD run
+        why = (f"a start budget of {budget:g} s is too short (at least {MIN_START_BUDGET:g} s)" if explicit
+               else "the time limit is too short")
+        return StartOutcome(None, 0.0, f"no MIP start: {why}")
+    why = sgd_trains(problem)
+    if why is not None:
+        return StartOutcome(None, 0.0, f"no MIP start: {why}")
+    t0 = time.perf_counter()
+    try:
+        found = start_search(model, problem, budget=budget, interrupt=interrupt, progress=progress)
+    except AnncError as e:  # e.g. a sub-MIP of the search refuses the spec's own numeric M
+        took = time.perf_counter() - t0
+        return StartOutcome(None, took, f"no MIP start: the search stopped ({took:.1f}s): "
+                                        f"{str(e).splitlines()[0]}")
+    took = time.perf_counter() - t0
+    x = found.x
+    if x is None:
+        return StartOutcome(None, took, f"no MIP start: the search found no feasible point ({took:.1f}s of a "
+                                     f"{budget:g} s budget)")
+    best = found.pool_best
+    linear = found.best_linear
+    return StartOutcome(x, took, f"MIP start from a pool of {len(found.pool)} and local search (best: {best.name}, "
+                                 f"{best.objective:.6g}"
+                                 + (f"; best linear separator {linear.objective:.6g}" if linear else "")
+                                 + f") and local search: objective {model.objective(x):.6g} ({took:.1f}s"
+                                 + (", cut short by the budget" if found.capped else "") + ")")

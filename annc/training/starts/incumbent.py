@@ -1,0 +1,148 @@
+"""The incumbent annc hands to the solver, and the record of how it was found.
+
+Before the full MIP is solved, :func:`search_incumbent` runs, on work limits:
+
+1. the start pool and local search (:func:`annc.training.starts.start_search`): SGD seeds and the
+   sparse linear separators of :mod:`.linear`, each with its exact output layer, the best
+   one improved by fix-and-optimise and weight dropping;
+2. the exact neighbourhood search (:mod:`.lns`) from that start, which improves it and
+   earns a certificate when every neighbourhood of a size is proven not to improve (and
+   one for the largest band of rows near the thresholds proven not to improve).
+
+:class:`SearchRecord` keeps what the verdict reports: the pool (names and objectives), the
+best linear separator's objective, the start's objective, the neighbourhood search's
+steps and certificate.  :meth:`SearchRecord.conclude` then compares the network the user
+gets (its own objective) with them: whether the MIP **improved** on every candidate of the
+pool, holds a **certificate** (of at least one hidden unit and the output layer), or
+added **none** of these; and whether the network is no better than the best linear
+separator found.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...core.model import Model
+from ...formulations import floor as loss_floor
+from ...io.problem import TrainingProblem
+from ...solve.solvers.base import Progress
+from . import lns
+from .budget import MIN_START_BUDGET, sgd_trains
+from .search import drop_weights
+
+IMPROVE_TOL = 1e-9
+
+
+@dataclass
+class SearchRecord:
+    x: np.ndarray | None = None
+    pool: list = field(default_factory=list)  # (name, objective) per candidate
+    best_linear: float | None = None
+    start_objective: float | None = None
+    found_by: str | None = None
+    certificate: lns.Certificate | None = None
+    band: lns.Certificate | None = None  # the largest band of rows proven for the incumbent
+    steps: list = field(default_factory=list)  # (neighbourhood, objective) per accepted LNS step
+    sub_mips: int = 0
+    capped: bool = False  # a wall-clock cap stopped a step before its work limit
+    seconds: float = 0.0
+    message: str = ""
+
+    @property
+    def pool_best(self) -> float | None:
+        return min((o for _, o in self.pool), default=None)
+
+    @property
+    def objective(self) -> float | None:
+        """The objective of the incumbent handed to the solver."""
+        return self.steps[-1][1] if self.steps else self.start_objective
+
+    def conclude(self, final: float, *, from_solver: bool) -> dict:
+        """``meta["search"]``: the record, judged against the exported network's objective
+        ``final`` (``from_solver``: the full MIP's solver found a better network than the
+        incumbent, so the certificate, which speaks of the incumbent, does not apply)."""
+        best = self.pool_best
+        improved = best is not None and final < best - IMPROVE_TOL
+        cert = None if from_solver or self.certificate is None else self.certificate
+        if from_solver:
+            found = "solver (the full MIP, from annc's incumbent)" if self.x is not None else "solver"
+        else:
+            found = self.found_by
+        added = ("improved" if improved else
+                 "certificate" if cert is not None and cert.size != "output" else "none")
+        return {
+            "start_objective": self.start_objective,
+            "pool": [{"name": n, "objective": o} for n, o in self.pool],
+            "pool_best": best,
+            "best_linear": self.best_linear,
+            "final_objective": final,
+            "found_by": found,
+            "certificate": None if cert is None else cert.to_dict(),
+            "band_certificate": None if from_solver or self.band is None else self.band.to_dict(),
+            "added": added,
+            "no_better_than_linear": self.best_linear is not None and final >= self.best_linear - IMPROVE_TOL,
+            "sub_mips": self.sub_mips,
+            "capped": self.capped,
+        }
+
+
+def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | None, interrupt=None,
+                     log=None, progress=None) -> SearchRecord:
+    """Steps 1-2 of the module docstring; ``budget`` seconds cap the whole of it (None:
+    no cap), and its decisions are work limits.  The record's ``x`` is None when no
+    start could be made (then nothing else ran).  ``progress`` (a
+    :class:`~annc.solve.solvers.base.Progress` callback) hears of each phase and candidate."""
+    from . import start_search
+    say = log or (lambda *_: None)
+    rec = SearchRecord()
+    if budget is not None and budget < MIN_START_BUDGET:
+        rec.message = "no MIP start: the time limit is too short"
+        return rec
+    why = sgd_trains(problem)
+    if why is not None:
+        rec.message = f"no MIP start: {why}"
+        return rec
+    t0 = time.perf_counter()
+    if progress is not None:
+        progress(Progress(0.0, None, None, phase="start pool", candidates=0, time_limit=budget))
+    exact = lns.applies(model, problem)  # then the neighbourhood search moves the hidden layers, in bands
+    found = start_search(model, problem, budget=None if budget is None else budget / 2, interrupt=interrupt,
+                         progress=progress, hidden=not exact)
+    rec.pool = [(c.name, c.objective) for c in found.pool]
+    lin = found.best_linear
+    rec.best_linear = None if lin is None else lin.objective
+    rec.capped = found.capped
+    if found.x is None:
+        rec.message = f"no MIP start: the search found no feasible point ({time.perf_counter() - t0:.1f}s)"
+        return rec
+    rec.x, rec.start_objective = found.x, model.objective(found.x)
+    best = found.pool_best
+    rec.found_by = (f"start pool: {best.name}" if rec.start_objective >= best.objective - IMPROVE_TOL
+                    else f"local search from {best.name}")
+    say(f"MIP start from a pool of {len(found.pool)} and local search: objective {rec.start_objective:.6g} "
+        f"(best of the pool: {best.name}, {best.objective:.6g}"
+        + (f"; best linear separator {lin.objective:.6g}" if lin else "") + ")")
+    if exact:
+        left = None if budget is None else max(budget - (time.perf_counter() - t0), 0.1)
+        polish = None
+        if problem.spec.penalty == "l0" and problem.spec.penalty_weight > 0:
+            def polish(y):  # within what is left of the cap (one lift per weight: minutes on 150k rows)
+                left = np.inf if budget is None else max(budget - (time.perf_counter() - t0), 0.0)
+                return drop_weights(model, problem, y, budget=left, interrupt=interrupt)
+        if progress is not None:
+            progress(Progress(time.perf_counter() - t0, None, None, phase="neighbourhood search",
+                              best=rec.start_objective))
+        r = lns.search(model, problem, rec.x, cap=left, floor=loss_floor(problem), interrupt=interrupt,
+                       log=say, polish=polish)
+        rec.x, rec.certificate, rec.steps, rec.sub_mips = r.x, r.certificate, r.improvements, r.sub_mips
+        rec.band = r.band
+        rec.capped = rec.capped or r.capped
+        if r.improvements:
+            rec.found_by = f"neighbourhood search: {r.improvements[-1][0]}"
+    rec.seconds = time.perf_counter() - t0
+    rec.message = (f"annc's search: objective {model.objective(rec.x):.6g}, found by {rec.found_by} ({rec.seconds:.1f}s"
+                   + (f", {rec.sub_mips} sub-MIPs" if rec.sub_mips else "")
+                   + (", cut short by the time limit" if rec.capped else "") + ")")
+    return rec

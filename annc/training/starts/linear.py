@@ -1,0 +1,213 @@
+"""Sparse linear separators as networks of the spec's class: the classic models in the start pool.
+
+A network whose first hidden layer has step units (``binary`` or ``sign``) contains every
+linear classifier: one unit computes ``h = 1[w.x + b >= eps]`` and the exact output layer
+turns ``h`` into the class.  So if a sparse linear model is as good as it gets on the
+data, annc's MIP start must contain it, and the constant network may win only when no
+such separator beats it.
+
+:func:`separators` fits, on the problem's (scaled) rows with their sample counts as
+weights, L1-regularised logistic regression over the path ``C`` in :data:`L1_PATH` and an
+L1 linear SVM (squared hinge) for ``C`` in :data:`SVM_PATH` (scikit-learn's liblinear,
+``random_state=0``: deterministic); for ``k > 2`` classes one-vs-rest, one separator per
+class, the most frequent classes first.  :func:`separator_networks` places them in the
+hidden units of the spec:
+
+* unit ``k`` of the first hidden layer carries separator ``k`` (its ``(w, b)`` scaled by a
+  positive factor into the box: a step unit does not change); units left over are off
+  (zero weights, the bias at its lower bound, which is ``<= 0``);
+* each later hidden layer passes the first ``K`` units on (weight 1 from unit ``k`` of the
+  layer before, bias ``-1/2``: on iff its input is on), or is off;
+* the output layer is left to the caller's exact output-layer MIP
+  (:func:`annc.training.starts.seeding.output_layer`), from an output layer that votes for the
+  separator's class.
+
+Each separator is moved into the box by the start's LP (:func:`in_box`): refitted to the
+labels on its support (a linear SVM with the MIP's box and margin); and the same LP on
+every input gives one more (the box-margin LP separator:
+dense, left to the start's weight dropping to thin out).  On dense data with a wide eps a
+sparse support often leaves rows inside the gap ``(0, eps)``, which the repair can only
+clear by switching the unit off on every row; the dense LP has the room to keep a margin.  Only step units carry a separator unchanged, so only a spec whose first
+hidden layer has step units gets these candidates.  Each candidate is then repaired off
+the eps gap (:func:`~annc.training.starts.repair.repair_network`) before it is lifted: the caller
+compares the candidates by the MIP objective of their lifts.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ...core.penalties import PENALTY
+from ...io.problem import TrainingProblem
+
+L1_PATH = (0.01, 0.1, 1.0, 10.0)  # C of L1 logistic regression (smaller: sparser)
+LP_L1 = (0.25, 1.0, 4.0)  # margin_lp's weight price, in units of the spec's l0 weight (or of 0.5)
+LP_SECONDS = 5.0  # a cap on one margin LP (about 20 ms on 400 rows and 30 inputs)
+SVM_PATH = (0.1, 1.0)  # C of the L1 linear SVM
+STEP = ("binary", "sign")  # first-layer units that carry a linear separator unchanged
+PASS_WEIGHT, PASS_BIAS = 1.0, -0.5  # a later layer's unit that copies a binary input
+
+
+def separators(problem: TrainingProblem) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """``(name, W, b)`` per model of the path: ``W`` is ``d x m`` (one column per
+    separator, ``m = 1`` for two classes, else one per class, most frequent first) and
+    ``b`` has ``m`` entries; a column says ``class c`` where ``X @ W[:, i] + b[i] > 0``."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+    X, y, weight = problem.class_rows()
+    J = len(problem.classes)
+    present = np.flatnonzero(problem.counts.sum(0) > 0)
+    if len(present) < 2:
+        return []
+    order = present[np.argsort(-problem.counts.sum(0)[present], kind="stable")]
+    targets = [order[0]] if J == 2 and len(present) == 2 else list(order)
+    models = [(f"L1 logistic regression C={C:g}",
+               lambda C=C: LogisticRegression(**_l1(), solver="liblinear", C=C, max_iter=2000,
+                                              random_state=0)) for C in L1_PATH]
+    models += [(f"L1 linear SVM C={C:g}",
+                lambda C=C: LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=C, max_iter=5000,
+                                      random_state=0)) for C in SVM_PATH]
+    out = []
+    for name, make in models:
+        W, b = [], []
+        for c in targets:
+            positive = (y == c) if len(targets) > 1 or J > 2 else (y != c)
+            # two classes: one separator that says "not the majority class"
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                m = make().fit(X, positive.astype(int), sample_weight=weight)
+            W.append(np.ravel(m.coef_))
+            b.append(float(np.ravel(m.intercept_)[0]))
+        out.append((name, np.column_stack(W), np.asarray(b)))
+    return out
+
+
+def _l1() -> dict:
+    """The L1 penalty in the words of the installed scikit-learn (``l1_ratio=1`` from 1.8
+    on, where ``penalty`` is deprecated; ``penalty="l1"`` before)."""
+    import sklearn
+    major, minor = (int(p) for p in sklearn.__version__.split(".")[:2])
+    return {"l1_ratio": 1.0} if (major, minor) >= (1, 8) else {"penalty": "l1"}
+
+
+def in_box(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, labels: list[np.ndarray]):
+    """Each separator ``(W[:, i], b[i])`` as a unit of the first hidden layer: refitted by the
+    start's LP (:func:`~annc.training.starts.repair.refit_unit`: weights on the separator's support
+    and the bias, in their boxes, with the activations clear of the eps gap on as many
+    samples as it can) to ``labels[i]`` (a boolean per row): a box-and-margin linear SVM on
+    that support.  A unit
+    the LP cannot fit keeps the separator scaled into 90% of its box."""
+    from .repair import fit_box, refit_unit
+    ls, eps = problem.spec.hidden[0], problem.spec.eps
+    W2, b2 = np.zeros_like(W, dtype=float), np.zeros_like(b, dtype=float)
+    for i in range(W.shape[1]):
+        on = labels[i]
+        support = W[:, i] if np.any(W[:, i]) else np.ones(W.shape[0])
+        fit = refit_unit(problem.X, on, support, eps, ls.weight_bounds, ls.bias_bounds, problem.row_samples)
+        if fit is None:
+            wb = fit_box(np.r_[W[:, i], b[i]], ls.weight_bounds, ls.bias_bounds)
+            fit = wb[:-1], wb[-1]
+        W2[:, i], b2[i] = fit
+    return W2, b2
+
+
+def margin_lp(problem: TrainingProblem, on: np.ndarray, l1: float):
+    """A first-layer unit fitted to the boolean pattern ``on`` (per row) by an LP that keeps
+    its activations clear of the eps gap and pays for its weights: with ``m = eps/10``,
+
+        min  sum_n c_n xi_n + l1 * sum_i (w+_i + w-_i)
+        s.t. X_n (w+ - w-) + b >= eps + m - xi_n   (on rows)
+             X_n (w+ - w-) + b <= -m + xi_n        (off rows),   w+, w- >= 0 in the box,
+
+    ``c_n`` the samples on row n.  The L1 term is the LP's stand-in for the l0 penalty
+    (a weight in ``[-1, 1]`` that the data need costs about ``l1``): it keeps the unit
+    sparse *and* wide-margined, where a sparse support chosen first (by logistic
+    regression) often leaves rows inside the gap.  ``(w, b)``, or None without an optimum."""
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+    ls, eps = problem.spec.hidden[0], problem.spec.eps
+    X, rows = problem.X, problem.row_samples
+    n, d, m = X.shape[0], X.shape[1], eps / 10
+    sign = np.where(on, 1.0, -1.0)[:, None]
+    A = sp.csr_matrix(-sign * X)
+    lhs = sp.hstack([A, -A, sp.csr_matrix(-sign), -sp.identity(n)], format="csr")
+    rhs = np.where(on, -(eps + m), -m)
+    cost = np.r_[np.full(2 * d, l1), 0.0, rows]
+    (wl, wu), bb = ls.weight_bounds, ls.bias_bounds
+    bounds = [(0, max(wu, 0.0))] * d + [(0, max(-wl, 0.0))] * d + [tuple(bb)] + [(0, None)] * n
+    res = linprog(cost, A_ub=lhs, b_ub=rhs, bounds=bounds, method="highs",
+                  options={"time_limit": LP_SECONDS})
+    if res.status != 0 or res.x is None:
+        return None
+    w = res.x[:d] - res.x[d:2 * d]
+    w[np.abs(w) < 1e-9] = 0.0
+    return w, float(res.x[2 * d])
+
+
+def placed(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, targets_first: list[int]):
+    """The separators ``(W, b)`` in the spec's hidden layers and an output layer voting for
+    their classes: ``(weights, biases)`` of every layer (see the module docstring); the
+    separators beyond the first layer's width are left out."""
+    spec = problem.spec
+    units = [ls.units for ls in spec.hidden]
+    m = min(W.shape[1], units[0])
+    weights, biases = [], []
+    n_in = spec.inputs
+    for layer, ls in enumerate(spec.hidden):
+        Wl, bl = np.zeros((n_in, ls.units)), np.full(ls.units, min(ls.bias_bounds[0], 0.0))
+        if layer == 0:
+            Wl[:, :m], bl[:m] = W[:, :m], b[:m]
+        else:
+            k = min(m, ls.units, n_in)
+            Wl[np.arange(k), np.arange(k)], bl[:k] = PASS_WEIGHT, PASS_BIAS
+        weights.append(Wl)
+        biases.append(bl)
+        n_in = ls.units
+    J = len(problem.classes)
+    Wo, bo = np.zeros((n_in, J)), np.zeros(J)
+    for i, c in enumerate(targets_first[:min(m, n_in)]):
+        Wo[i, c] = 1.0
+    if W.shape[1] == 1 and len(targets_first) > 1:  # two classes: off votes for the majority
+        bo[targets_first[1]] = 0.5
+    weights.append(Wo)
+    biases.append(bo)
+    return weights, biases
+
+
+def separator_networks(problem: TrainingProblem) -> list[tuple[str, list, list]]:
+    """``(name, weights, biases)`` of every separator network of :func:`separators`, in
+    the spec's layers (:func:`placed`); empty when the spec has no hidden layer or the
+    data have one class."""
+    if not problem.spec.hidden:
+        return []
+    counts = problem.counts.sum(0)
+    present = np.flatnonzero(counts > 0)
+    order = list(present[np.argsort(-counts[present], kind="stable")])
+    if problem.spec.hidden[0].activation not in STEP:
+        return []
+    seps = separators(problem)
+    if not seps:
+        return []
+    major = problem.counts.argmax(1)  # each row's most frequent class
+    m = seps[0][1].shape[1]  # every separator has one column per target class
+    if m == 1:  # two classes, "not the majority class": unit on -> the other class
+        targets, labels = ([order[1], order[0]] if len(order) > 1 else order), [major != order[0]]
+    else:
+        targets, labels = order, [major == c for c in order[:m]]
+    out = []
+    price = problem.spec.penalty_weight if PENALTY[problem.spec.penalty].weighted else 0.5
+    for f in LP_L1:
+        fits = [margin_lp(problem, lab, f * price) for lab in labels]
+        if all(fit is not None for fit in fits):
+            Wm = np.column_stack([fit[0] for fit in fits])
+            bm = np.array([fit[1] for fit in fits])
+            out.append((f"sparse margin LP (weight price {f * price:g})", *placed(problem, Wm, bm, targets)))
+    _, W, b = seps[0]  # the LP on every input: a box-and-margin linear SVM, the support the LP's own
+    named = [(f"{name}, refitted to the labels", W, b) for name, W, b in seps]
+    named.append(("box-margin LP separator on all inputs", np.ones_like(W), np.zeros_like(b)))
+    for name, W, b in named:
+        Wb, bb = in_box(problem, W, b, labels)
+        out.append((name, *placed(problem, Wb, bb, targets)))
+    return out

@@ -1,0 +1,96 @@
+"""Adaptive refinement of the McCormick partitions: both bounds of a relaxed model, alternately.
+
+A ReLU net's MIP relaxes each product ``a q'`` over a partition of the weight box
+(:mod:`annc.formulations.relu`).  Any partition gives a valid relaxation, so every
+relaxation's bound (its optimum, or a solver's dual bound) is a lower bound on the
+training loss of every network; and every network, scored by its own forward pass,
+is an upper bound.  As Alpine.jl's adaptive multivariate partitioning does, each round
+
+1. re-partitions every relaxed weight's box around the last relaxation's weights, with
+   a narrower middle piece each round (:func:`annc.formulations.relu.refined`): the
+   envelope is exact at a piece's end and tight near it, so the relaxation's point comes
+   closer to a network;
+2. solves that relaxation from the best network so far (a lower bound ``lb``);
+3. finishes exactly from its point (:func:`annc.training.starts.finish`: the solver's hidden
+   layers, the exact output layer, fix-and-optimise) for a network (an upper bound);
+
+until ``best - lb`` is within the tolerance, the rounds or the time run out, or Ctrl-C.
+The lower bound reported is the largest over all relaxations solved.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+
+from ...core.model import Model
+from ...formulations import formulate
+from ...formulations.relu import refined
+from ...io.problem import TrainingProblem
+from .finish import finish
+from .point import complete, hidden_network
+
+SHRINK = 4.0  # each round's middle piece is this much narrower than the last
+
+
+@dataclass
+class Refinement:
+    """What refinement found: the best network's (weights, biases), its loss, the best lower
+    bound, and one ``(round, lower bound, best loss)`` per round."""
+
+    weights: list
+    biases: list
+    loss: float
+    lower_bound: float
+    rounds: list
+
+
+def _partitions(model: Model, problem: TrainingProblem, x: np.ndarray, width: float) -> dict:
+    """Breakpoints around the weights at ``x`` for every layer whose products are relaxed."""
+    spec, out = problem.spec, {}
+    for L in model.layout.layers:
+        if L.relaxed:
+            lo, hi = spec.layers[L.index].weight_bounds
+            out[L.index] = refined(x[L.weight], lo, hi, spec.partitions, width * (hi - lo))
+    return out
+
+
+def refine(model: Model, problem: TrainingProblem, x: np.ndarray, best: np.ndarray, lower_bound: float, *,
+           solve: Callable, time_limit: float, rounds: int = 8, tolerance: Callable[[float], float],
+           interrupt=None, log: Callable[[str], None] = lambda line: None) -> Refinement:
+    """Refine from the relaxation's point ``x`` and the best exact point ``best`` (both of
+    ``model``, whose lower bound is ``lower_bound``); ``solve(model, opts_time_limit, start)``
+    solves one relaxation (a SolveResult).  ``tolerance(loss)`` is the gap that counts as
+    closed.  Spends at most ``time_limit`` seconds (plus the round in progress)."""
+    t0 = time.perf_counter()
+    W, b = hidden_network(model, best)
+    loss, lb, history = model.objective(best), lower_bound, []
+    width = 1.0 / problem.spec.partitions
+    for k in range(1, rounds + 1):
+        left = time_limit - (time.perf_counter() - t0)
+        if loss - lb <= tolerance(loss) or left <= 0.5 or (interrupt is not None and interrupt.requested):
+            break
+        width /= SHRINK
+        pb = replace(problem, partitions=_partitions(model, problem, x, width))
+        m = formulate(pb, name=f"{model.name}.refine{k}")
+        start = complete(m, pb, W, b)
+        r = solve(m, left / 2, start)
+        if r.bound is not None and math.isfinite(r.bound):
+            lb = max(lb, r.bound)
+        elif r.status.value == "optimal" and r.objective is not None:
+            lb = max(lb, r.objective)
+        if r.x is not None:
+            x = r.x
+            left = time_limit - (time.perf_counter() - t0)
+            y = finish(m, pb, r.x, candidates=[start], budget=max(min(left, 20.0), 0.5), floor=lb,
+                       interrupt=interrupt)
+            if y is not None and m.objective(y) < loss - 1e-9 * max(1.0, abs(loss)):
+                W, b = hidden_network(m, y)
+                loss = m.objective(y)
+        history.append((k, lb, loss))
+        log(f"refinement round {k}: lower bound {lb:.6g}, best network {loss:.6g} "
+            f"({time.perf_counter() - t0:.1f}s)")
+    return Refinement(W, b, loss, lb, history)

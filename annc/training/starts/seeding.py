@@ -1,0 +1,170 @@
+"""SGD seeding (steps 1-4 of :mod:`annc.training.starts`): a short SGD run (and, for a penalised
+spec, magnitude-pruned versions of it), repaired, the best of them by the MIP objective
+with its own or a refitted output layer, then the exact output layer from that one."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ...core.model import Model
+from ...core.penalties import penalty_weight
+from ...io.problem import TrainingProblem, make_problem
+from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
+from .point import complete
+from .repair import box_output, repair_network, unit_relative
+
+OUTPUT_NODES = 5000  # branch-and-bound nodes of the exact output-layer MIP (a work limit)
+SGD_FLOPS = 2e9  # budget for the SGD run: epochs = SGD_FLOPS / (samples * weights), capped
+
+
+def sgd_trains(spec) -> bool:
+    """Whether SGD trains ``spec``'s hidden layers: all of one activation of
+    :data:`annc.training.sgd.HIDDEN_ACTIVATIONS`."""
+    acts = {ls.activation for ls in spec.hidden}
+    return len(acts) == 1 and acts <= set(HIDDEN_ACTIVATIONS)
+
+
+def sgd_epochs(problem: TrainingProblem) -> int:
+    """Epochs of the SGD seed: ``SGD_FLOPS / (samples * weights)``, within [100, 10000]."""
+    sizes = [problem.spec.inputs] + [ls.units for ls in problem.spec.layers]
+    n_weights = sum(a * b for a, b in zip(sizes, sizes[1:]))
+    return int(np.clip(SGD_FLOPS / (problem.num_samples * n_weights), 100, 10000))
+
+
+def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False):
+    """The SGD network of the seed (:func:`annc.training.sgd.train_sgd` on the problem's samples,
+    :func:`sgd_epochs` epochs, with the lasso of :func:`sgd_l1` when ``lasso``); the spec's
+    hidden layers must be ones SGD trains (:func:`sgd_trains`)."""
+    spec = problem.spec
+    X, y, w = problem.class_rows()  # the samples' full-batch loss, on distinct rows
+    return train_sgd(X, y, [ls.units for ls in spec.hidden], spec.hidden[0].activation,
+                     classes=list(range(len(problem.classes))), epochs=sgd_epochs(problem), seed=seed,
+                     l1=sgd_l1(spec) if lasso else 0.0, sample_weight=w)
+
+
+def sgd_l1(spec) -> float:
+    """The lasso weight of the SGD seed: the spec's penalty weight when it penalises weights
+    (``l0`` or ``l1``), else 0.  SGD then sets weights to exactly 0 (proximal steps,
+    :func:`annc.training.sgd.train_sgd`), and the start, and the solver from it, begin sparse: the MIP
+    objective values each weight at ``penalty_weight`` against whole errors, too little for a
+    solver to prune within a time limit on its own."""
+    return penalty_weight(spec)
+
+
+PRUNE_KEEP = (0.5, 0.5)  # each pruning keeps half of the hidden weights left: 50%, then 25%
+
+
+def pruned(problem: TrainingProblem, net, keep: float, *, epochs: int, seed: int = 0):
+    """``net`` with only the largest ``keep`` fraction of each hidden layer's non-zero weights left
+    non-zero, retrained with the others held at 0 for ``epochs`` epochs (magnitude pruning
+    and retraining, the classic route to a sparse network).
+
+    A step unit's weights can be scaled freely, so magnitudes are compared after dividing
+    each unit's column by its largest ``|w|``; the output layer is not pruned (the exact
+    output-layer MIP chooses its weights, and their penalty, itself)."""
+    mask = []
+    for L in net.layers[:-1]:
+        W, score = np.abs(L.weight), unit_relative(L.weight)
+        n_keep = int(np.ceil(keep * np.count_nonzero(W)))  # ties: the first in row-major order
+        kept = np.zeros(W.size, dtype=bool)
+        kept[np.argsort(-score.ravel(), kind="stable")[:n_keep]] = True
+        mask.append(kept.reshape(W.shape) & (W > 0))
+    mask.append(np.ones_like(net.layers[-1].weight, dtype=bool))
+    acts = {L.activation for L in net.layers[:-1]}
+    X, y, w = problem.class_rows()
+    return train_sgd(X, y, [L.units for L in net.layers[:-1]], acts.pop(),
+                     classes=net.classes, epochs=epochs, seed=seed, init=net, mask=mask, sample_weight=w)
+
+
+def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int = 0, seed: int = 0):
+    """An output layer fitted by softmax regression (scikit-learn's ``LogisticRegression``,
+    lbfgs, deterministic; the rows weighted by their samples) on the *repaired* hidden
+    outputs ``H`` (rows of the problem), moved into its box
+    (:func:`~annc.training.starts.repair.box_output`); ``epochs`` and ``seed`` are not used (an SGD
+    run of that many epochs did this before, at a hundred times the cost).  Moving each unit off the eps gap
+    flips activations (on ``make_classification`` with 10 classes and 420 distinct rows, 18%
+    of them), so the output layer SGD trained with the old ones can fit the new ones badly
+    (there 66% of the rows right before the repair, 40% after); one refitted on them costs
+    a fraction of a second and no solve."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    u, j = np.nonzero(problem.counts)
+    J = len(problem.classes)
+    present = np.unique(j)
+    W, b = np.zeros((H.shape[1], J)), np.zeros(J)
+    if len(present) < 2:
+        b[present] = 1.0
+        return box_output(problem, W, b)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = LogisticRegression(C=100.0, max_iter=1000).fit(H[u], j, sample_weight=problem.counts[u, j])
+    coef, icpt = np.atleast_2d(m.coef_), np.ravel(m.intercept_)
+    if len(present) == 2:  # one score for the second class: split it between the two
+        coef, icpt = np.vstack([-coef / 2, coef / 2]), np.r_[-icpt / 2, icpt / 2]
+    W[:, present], b[present] = coef.T, icpt
+    b[np.setdiff1d(np.arange(J), present)] = -1.0  # classes absent from the data never win
+    return box_output(problem, W, b)
+
+
+def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float | None = None, start=None,
+                 node_limit: int = OUTPUT_NODES):
+    """Step 3: the optimal output layer for hidden activations ``H`` (rows of the problem),
+    or the best the solver finds in ``node_limit`` nodes (``time_limit`` seconds only cap
+    it), from ``start = (W, b)`` (an output layer in its box) when given: the result is
+    then never worse than ``start``."""
+    from ...formulations import formulate
+    from ...solve.solvers import SolveOptions, solve
+    sub = replace(problem.spec, inputs=H.shape[1], hidden=(), training="full")
+    pb = make_problem(sub, H[problem.sample_row], problem.y, problem.classes)
+    m = formulate(pb, name="start")
+    x0 = None if start is None else complete(m, pb, [start[0]], [start[1]])
+    r = solve(m, "highs", SolveOptions(time_limit=time_limit, node_limit=node_limit, start=x0))
+    if r.x is None:
+        return None
+    out = m.layout.layers[0]
+    return r.x[out.weight], r.x[out.bias]
+
+
+def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: bool = True,
+              prune: tuple = (), time_limit: float | None = None) -> np.ndarray | None:
+    """A feasible start for ``model`` (steps 1-4), or None.  None also when the hidden
+    layers are not all of one activation that SGD trains (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`).
+    ``lasso``: SGD adds the lasso of :func:`sgd_l1` (nothing when the spec has no penalty).
+    ``prune``: also the networks :func:`pruned` to each of these fractions in turn.
+
+    Each network (SGD's, then each pruned one) is repaired with its own output layer
+    (:func:`~annc.training.starts.repair.repair_network`) and with one refitted on its repaired
+    hidden outputs (:func:`refit_output`), which cost no solve; the one of lowest
+    MIP objective then gets the exact output layer (step 3, ``time_limit`` seconds, from
+    its own output layer; ``time_limit`` seconds only cap it), and the better of the two points is
+    returned."""
+    if not sgd_trains(problem.spec):
+        return None
+    epochs = sgd_epochs(problem)
+    nets = [sgd_net(problem, seed=seed, lasso=lasso)]
+    for keep in prune:
+        nets.append(pruned(problem, nets[-1], keep, epochs=max(epochs // 2, 1), seed=seed))
+    best, first = None, None  # (objective, point, hidden weights, biases, H, output layer)
+    for candidate in nets:
+        repaired = repair_network(problem, [L.weight for L in candidate.layers], [L.bias for L in candidate.layers])
+        if repaired is None:
+            continue
+        W, b, H, Wo, bo = repaired
+        for out in ((Wo, bo), refit_output(problem, H, epochs=epochs, seed=seed)):
+            x = complete(model, problem, W + [out[0]], b + [out[1]])
+            here = (np.inf if x is None else model.objective(x), x, W, b, H, out)
+            first = first or here
+            if x is not None and (best is None or here[0] < best[0]):
+                best = here
+    best = best or first  # no network's own output layer fits: the exact one from no start
+    if best is None:
+        return None
+    _, x, W, b, H, start = best
+    out = output_layer(problem, H, time_limit=time_limit, start=start if x is not None else None)
+    y = None if out is None else complete(model, problem, W + [out[0]], b + [out[1]])
+    if y is None or (x is not None and model.objective(x) < model.objective(y)):
+        return x
+    return y

@@ -1,0 +1,302 @@
+"""``annc train``: compile, solve, decode and verify in one go; greedy layer-wise training.
+
+Full training solves one MIP for the whole network.  Greedy training (the paper's
+Algorithms 1 and 2) solves one MIP per hidden layer: layer ``l`` plus a throw-away
+output layer, trained on the forward pass of the decoded layers before it (standard
+semantics, not the solver's rounded variables).  When the last hidden layer is ReLU
+the output layer is then retrained by the exact output-layer-only MIP (Algorithm 2);
+otherwise the output layer of the last MIP is kept (Algorithm 1).  Time limits apply
+to each MIP.  The chain of MIPs is :mod:`annc.training.chain` (which ``annc experiment`` uses
+too); this module gives it the per-MIP trainer :func:`_solve_step` (files, MIP start).
+
+Ctrl-C (one shared :class:`~annc.solve.solvers.base.Interrupt` for the whole run) stops the
+running solver, which keeps its incumbent; that incumbent is decoded and verified as
+usual.  In greedy training no further layer is trained after an interrupt: the
+network is the layers trained so far plus the output layer of the last MIP that has a
+solution (a complete, verified network, maybe shallower than the spec, or without
+Algorithm 2's exact output layer; ``meta["truncated"]`` says so).  A Ctrl-C before any
+solution exists aborts (``KeyboardInterrupt``) unless a solver is running; a solver
+stopped before its first incumbent gives :class:`~annc.core.errors.NoSolutionError`.
+
+**Files.**  A run checks everything before it writes anything
+(:meth:`annc.training.request.TrainRequest.checked`: the options, the solver, the file name, the
+data and the test data against the spec, the output folder).  It then writes, in the output folder,
+each MIP's model and map (and the CSV of a greedy layer's inputs, or of data given as
+arrays, which the map names) together (:func:`~annc.solve.compiler.write_artifacts`), any
+file a file-based solver leaves there (its solution file), and at the end the weights
+(``<stem>.weights.json`` / ``.npz``, through temporary files).  What stays when a run
+fails:
+
+* no solution (exit 3, :class:`~annc.core.errors.NoSolutionError`): the model and map of the
+  MIP that has none (with the CSV its map names), complete and valid for another
+  solver; the message names them.  Nothing else: no weights, no solution files, and
+  in greedy training none of the files of the layers trained before;
+* a solution that fails verification (exit 4): no weights; the same rule keeps the
+  model and map of the (first) MIP whose solution failed;
+* any other error or an abort (a second Ctrl-C): nothing this run wrote.
+
+The command line, the Python API (:mod:`annc.app.api`) and the estimator all build one
+:class:`~annc.training.request.TrainRequest`, and :func:`annc.training.dispatch.run` trains it: its full
+and greedy modes come here (:func:`fit`); the files of a run are :mod:`annc.training.runfiles`,
+its result :mod:`annc.training.results`.
+
+Nothing here prints: progress goes to the ``log`` callback (silent by default), which
+the command line sets to ``print``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ..core.errors import NoSolutionError
+from ..core.log import silent
+from ..core.network import TrainedNetwork
+from ..formulations import floor
+from ..io.data import Dataset
+from ..io.outputs import export_atomically
+from ..io.solutions import Status
+from ..io.spec import NetworkSpec
+from ..solve.compiler import Compiled, build, write_artifacts
+from ..solve.decode import decode_network
+from ..solve.solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, solve
+from ..solve.solvers.base import Interrupt, Progress
+from ..solve.verdict import judge, sourced_bound
+from ..solve.verify import check
+from .bounds import Work, best, lower_bounds
+from .chain import Step, run_chain
+from .relaxed import conclude_relaxed
+from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
+from .results import TrainResult, accuracy, result_of
+from .runfiles import RunFiles as _RunFiles
+from .runfiles import changed_files as _changed_files
+from .runfiles import csv_backing
+from .starts.budget import MIN_START_BUDGET, start_budget
+from .starts.incumbent import search_incumbent
+from .starts.margin import resolve
+from .starts.point import hidden_network
+
+__all__ = ["TrainResult", "accuracy", "check_train_args", "csv_backing", "fit", "silent", "train"]
+
+SEARCH_SHARE = 0.75  # of the time limit, at most, for annc's own search before the full MIP
+REFINE_ROUNDS = 8  # at most, of adaptive refinement after a relaxed solve (annc.training.starts.refine)
+
+
+# -- solving ----------------------------------------------------------------------
+def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -> NoSolutionError:
+    if res.status == Status.INFEASIBLE:
+        why = ("the MIP is infeasible: no weights within the spec's bounds satisfy its constraints "
+               "on these data (widen 'weights'/'bias', lower 'eps', or check the data)")
+    elif res.status == Status.UNBOUNDED:
+        why = f"the MIP is unbounded ({res.status_text})"
+    elif res.interrupted:
+        why = "interrupted before the solver found any solution"
+    elif opts.time_limit is not None:
+        why = (f"no solution found within the time limit of {opts.time_limit:g} s "
+               f"({res.status_text}); raise --time-limit, or try another solver")
+    else:
+        why = f"no solution found ({res.status_text})"
+    return NoSolutionError(f"[{name}] {solver}: {why}: no network to export")
+
+
+def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
+                out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
+                warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
+    data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
+    _phase(opts, "build")
+    started = time.perf_counter()
+    spec, recipe = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)  # the recipe, made concrete once
+    c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, recipe=recipe)
+    asked = opts  # the user's options: what messages quote
+    if opts.time_limit is not None:  # the build (and the eps rule's SGD run) spends the time limit too
+        opts = replace(opts, time_limit=max(opts.time_limit - (time.perf_counter() - started),
+                                            min(opts.time_limit, 1.0)))
+    for w in c.model.warnings:
+        log(f"warning: {w}")
+    for setting in c.recipe.settings:  # the loss, penalty and eps in force, and where each came from
+        log(f"[{name}] {setting.sentence()}")
+    st = c.model.stats()
+    log(f"[{name}] {st['columns']} columns ({st['binary']} binary), {st['rows']} rows, "
+        f"{st['nonzeros']} non-zeros; solving with {solver}")
+    step_files: list[Path] = []
+    step_opts = opts
+    if out_dir is not None:
+        step_files = write_artifacts(c, out_dir, name, data_csv=csv)
+        files.add(step_files, artifacts_of=name)
+        # file-based solvers reuse the MPS just written and leave their solution file
+        # beside it, where `annc decode` finds the matching map
+        step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
+    t0 = time.perf_counter()
+    record = None
+    if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
+        step_opts, record = _with_start(name, c, step_opts, log)
+    if refine and c.model.layout.relaxed and step_opts.time_limit is not None:  # half is left to refine it
+        step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
+    before = _changed_files(out_dir, f"{name}.")
+    trace: list[list] = []
+    step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
+    _phase(opts, "solve", None if record is None else record.objective, step_opts.time_limit)  # best: the start
+    try:
+        res = solve(c.model, solver, step_opts)
+    finally:  # what the solver wrote (a solution file, a log), even if it failed
+        solver_files = sorted(_changed_files(out_dir, f"{name}.", before))
+        files.add(solver_files)
+    step_files += [p for p in solver_files if p not in step_files]
+    if res.x is not None and opts.interrupt is not None:
+        opts.interrupt.has_solution = True  # from now on a Ctrl-C keeps what there is
+    if res.x is None:
+        raise _no_solution(name, solver, res, asked)
+    _phase(opts, "finish")
+    net = decode_network(c.varmap, res.x)
+    ver = check(c, res.x, net, status=res.status.value, solver_objective=res.objective)
+    source = "solver"
+    bound, bound_source = sourced_bound(solver_status=res.status, solver_objective=res.objective,
+                                        solver_bound=res.bound, floor=floor(c.problem))
+    if ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
+        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, opts, t0, log=lambda line: log(
+            f"[{name}] {line}"))
+    if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
+        left = None if opts.time_limit is None else opts.time_limit - (time.perf_counter() - t0)
+        net, ver, source, bound = conclude_relaxed(
+            name, c, res, ver, net, bound, start=step_opts.start, solver=solver, opts=opts, time_left=left,
+            budget=start_budget(opts.time_limit), log=log, rounds=REFINE_ROUNDS if refine else 0)
+    verdict = judge(ver.network_loss, bound, relaxed=c.model.layout.relaxed, source=source, rel_tol=opts.gap,
+                    solver_objective=res.objective, verified=ver.ok,
+                    bound_source=bound_source if not c.model.layout.relaxed else None)
+    if record is not None and record.x is not None and ver.ok:
+        from_solver = source == "solver" and ver.network_loss < record.objective - 1e-6
+        verdict.search = record.conclude(ver.network_loss, from_solver=from_solver)
+    trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
+    return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace)
+
+
+BOUND_WORK = Work(subsets=4, rows=8, node_limit=200, time_cap=None)  # the subset bounds' sub-MIPs
+
+
+def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, opts: SolveOptions, t0: float, log: Callable):
+    """The best of ``bound`` (from ``source``) and annc's own valid lower bounds
+    (:func:`annc.training.bounds.lower_bounds`: the conflict, support and subset bounds, with the
+    solver's network picking the subsets), with its source; the subset sub-MIPs run under
+    :data:`BOUND_WORK` (work limits) and, as a cap only, what is left of the time limit."""
+    left = None if opts.time_limit is None else max(opts.time_limit - (time.perf_counter() - t0), 1.0)
+    W, b = hidden_network(c.model, x)
+    found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None,
+                              work=replace(BOUND_WORK, time_cap=left)))
+    if found is not None and (bound is None or found.value > bound + 1e-9):
+        log(f"lower bound {found.value:.6g} ({found.source}: {found.detail})")
+        return found.value, f"{found.source}: {found.detail}"
+    return bound, source
+
+
+def _phase(opts: SolveOptions, phase: str, best: float | None = None, time_limit: float | None = None):
+    """Tell ``opts.progress`` (the command line's progress line) that ``phase`` begins."""
+    if opts.progress is not None:
+        opts.progress(Progress(0.0, None, None, phase=phase, best=best, time_limit=time_limit))
+
+
+TRACE_EVERY = 0.25  # seconds between trace points that only move the bound
+TRACE_MAX = 5000  # points kept per MIP (the final one is always added)
+
+
+def _finite_or_none(v) -> float | None:
+    return float(v) if v is not None and np.isfinite(v) else None
+
+
+def _recorder(trace: list, progress: Callable | None) -> Callable:
+    """A progress callback that appends ``[seconds, incumbent, bound]`` (None where the
+    solver has none, or it is not finite) to ``trace``, then calls ``progress`` if any:
+    the incumbent and bound over time that ``meta["steps"][k]["trace"]`` records."""
+    def record(p) -> None:
+        point = [round(p.elapsed, 3), _finite_or_none(p.incumbent), _finite_or_none(p.bound)]
+        # every new incumbent; a moved bound alone at most every TRACE_EVERY seconds
+        if not trace or point[1] != trace[-1][1] or point[0] - trace[-1][0] >= TRACE_EVERY:
+            if len(trace) < TRACE_MAX:
+                trace.append(point)
+        if progress is not None:
+            progress(p)
+    return record
+
+
+def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable):
+    """``opts`` with annc's incumbent as the MIP start (:func:`~annc.training.starts.incumbent.search_incumbent`:
+    the start pool, local search and exact neighbourhood search, capped at
+    :data:`SEARCH_SHARE` of the time limit: its decisions are work limits, the cap only
+    stops it), and the search's record; the time it took comes off the time limit (which
+    then still leaves the solver a quarter of it)."""
+    limit = opts.time_limit
+    cap = None if limit is None else SEARCH_SHARE * limit
+    record = search_incumbent(c.model, c.problem, budget=cap, interrupt=opts.interrupt,
+                              log=lambda line: log(f"[{name}] {line}"), progress=opts.progress)
+    log(f"[{name}] {record.message}")
+    if record.x is None:
+        return opts, record
+    left = None if limit is None else max(limit - record.seconds, limit / 4)
+    return replace(opts, start=record.x, time_limit=left), record
+
+
+def _train_mips(spec: NetworkSpec, data: Dataset, stem: str, greedy: bool, intr: Interrupt, kw: dict,
+                log: Callable) -> tuple[list[Step], TrainedNetwork, str | None]:
+    """Solve the MIP of full training, or those of greedy training (:func:`~annc.training.chain.run_chain`,
+    each MIP by :func:`_solve_step`): ``(steps, network, why the network is truncated or None)``."""
+    with intr.armed():
+        return run_chain(spec, data, stem, greedy=greedy, interrupt=intr, log=log,
+                         solve=lambda name, sub, d: _solve_step(name, sub, d, **kw))
+
+
+def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solver: str = DEFAULT,
+          opts: SolveOptions | None = None, out_dir: str | Path | None = "out", stem: str | None = None,
+          merge: bool = True, greedy: bool | None = None, log: Callable = silent,
+          warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> TrainResult:
+    """Train ``spec`` on ``data`` by full or greedy training; see the module docstring.
+
+    Checks everything first (:meth:`annc.training.request.TrainRequest.checked`), then :func:`fit`.
+    Selection, ovo and batches are modes of :func:`annc.training.dispatch.run` (``annc.train``).
+    """
+    request = TrainRequest(spec, data, test, solver=solver, opts=opts, out_dir=out_dir, stem=stem, merge=merge,
+                           greedy=greedy, log=log, warm_start=warm_start, max_nonzeros=max_nonzeros, refine=refine)
+    return fit(request.checked())
+
+
+def fit(request: TrainRequest, selection=None) -> TrainResult:
+    """Full or greedy training of a checked request (:meth:`~annc.training.request.TrainRequest.checked`).
+
+    ``selection`` (the :class:`annc.training.selection.Selection` that chose ``request.spec``, if
+    any) goes into ``.selection`` and the network's ``meta["selection"]`` (so every
+    weights file).  Raises :class:`~annc.core.errors.NoSolutionError` when a MIP ends without a
+    solution (infeasible, or stopped before an incumbent was found); the message names
+    the model and map that are kept.
+    """
+    r, opts, log = request, request.opts, request.log
+    out = Path(r.out_dir) if r.out_dir is not None else None
+    greedy = r.spec.training == "greedy" if r.greedy is None else r.greedy
+    greedy = bool(greedy and r.spec.hidden)
+    files = _RunFiles()
+    kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
+              refine=r.refine, files=files, max_nonzeros=r.max_nonzeros)
+    try:
+        steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)
+        result = result_of(net, steps, r.data, r.test, solver=r.solver, greedy=greedy, truncated=truncated,
+                           interrupted=opts.interrupt.requested)
+        if selection is not None:
+            result.selection = selection
+            net.meta["selection"] = selection.to_dict()
+        if out is not None and result.verified:
+            result.files = files.paths + export_atomically(net.export, out / r.stem)
+        elif out is not None:  # no weights for a network that fails verification
+            failed = next(s.name for s in steps if not (s.verification and s.verification.ok))
+            result.files = files.keep_only(failed)
+            log(f"[{failed}] the solution fails verification: no weights written; kept the model and "
+                "its map for another solver: " + ", ".join(map(str, result.files)))
+    except NoSolutionError as e:
+        kept = files.keep_only(files.latest)
+        if not kept:
+            raise
+        raise NoSolutionError(f"{e}\nkept the model and its map for another solver: "
+                              + ", ".join(map(str, kept))) from None
+    except BaseException:
+        files.keep_only(None)
+        raise
+    return result
