@@ -284,12 +284,6 @@ def _columns(f: _Fields, vmap: dict, spec) -> None:
         raise f.error("data.features", f"names {len(features)} columns but the spec has input {spec.inputs}")
 
 
-def map_inputs(vmap: dict) -> int:
-    """The number of input features of a (validated) map's model."""
-    first = vmap["layers"][0]["weight"]
-    return next(t["shape"][0] for t in vmap["tensors"] if t["name"] == first)
-
-
 def columns_of(vmap: dict) -> Columns | None:
     """The names of the training columns a (validated) map records; None for data
     without names (arrays)."""

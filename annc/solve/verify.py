@@ -22,7 +22,7 @@ from ..core.network import TrainedNetwork
 from ..formulations import ACTIVATIONS, floor, network_loss
 from ..io.data import Dataset, Inputs, array_digest, load_data
 from ..io.spec import parse_spec
-from ..io.varmap import columns_of, file_digest, map_inputs, names_digest, scaling_of
+from ..io.varmap import columns_of, file_digest, map_spec, names_digest, scaling_of
 from .compiler import Compiled, build
 
 
@@ -85,7 +85,7 @@ def _training_data(vmap: dict, path: Path, where: str) -> Dataset:
     except OSError as e:
         raise AnncError(f"cannot verify: cannot read training data {path} ({e.strerror or e})") from None
     other = f"cannot verify: {path} is not the data the model was compiled from"
-    inputs_of = None if same_file else Inputs(map_inputs(vmap), columns_of(vmap), vmap["classes"])
+    inputs_of = None if same_file else Inputs(map_spec(vmap).inputs, columns_of(vmap), vmap["classes"])
     try:
         data = load_data(path, label=vmap["options"].get("label"), classes=vmap["classes"], inputs_of=inputs_of)
     except DataError as e:
