@@ -33,10 +33,13 @@ def solve_cbc(mps, sol):
                    check=True, capture_output=True)
 
 
-def solve_glpk(mps, sol):
+def solve_glpk(mps, sol, gap=None):
+    """GLPK on ``mps``; with ``gap``, it stops at the first incumbent within that relative gap
+    (a rule of its search, not of the clock)."""
     exe = shutil.which("glpsol")
     assert exe, "glpsol missing: CI must install glpk-utils"
-    subprocess.run([exe, "--freemps", str(mps), "-w", str(sol)], check=True, capture_output=True)
+    subprocess.run([exe, "--freemps", str(mps), "-w", str(sol)] + ([] if gap is None else ["--mipgap", str(gap)]),
+                   check=True, capture_output=True)
 
 
 def solve_highs(mps, sol):
