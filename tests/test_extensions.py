@@ -4,7 +4,9 @@ activation (with its ONNX export) are each one new module plus its registration.
 The modules are in ``tests/extensions/``, written against annc's public pieces only:
 ``sqhinge.py`` (the squared hinge with its margin), ``coo.py`` (the model as text
 triplets), ``flip.py`` (``1 - 1[pre >= 0]``).  Each test registers one at run time with
-``monkeypatch`` (so it is gone after the test: these are throwaway entries) and drives it
+one line (:func:`annc.formulations.register` for a loss or an activation, which also puts
+the module's facts in their table; one ``MODEL_FORMATS`` entry for a format), undone after
+the test (these are throwaway entries), and drives it
 end to end through the spec language, the compiler, the command line, a solve with
 verification, selection, the estimator's spec and the ONNX export, none of which was
 edited for it.  docs/architecture.md ("What a change touches") lists the same places
@@ -21,7 +23,7 @@ from hypothesis import strategies as st
 
 import annc
 from annc import formulations
-from annc.core import activations, losses
+from annc.core import losses
 from annc.io import writers
 from annc.io.datasets import xor_data
 from annc.formulations import formulate
@@ -33,16 +35,30 @@ from extensions import coo, flip, sqhinge
 from test_formulation_registry import check_lift, instances
 
 
-def register_loss(monkeypatch, module):
-    """A loss's registration: its formulation and its facts."""
-    monkeypatch.setitem(formulations.LOSSES, module.LOSS.name, module)
-    monkeypatch.setitem(losses.LOSS, module.LOSS.name, module.LOSS)
+@pytest.fixture
+def register(request):
+    """A formulation module's one registration line, :func:`annc.formulations.register`, undone
+    after the test (these are throwaway entries)."""
+    done = set()
+
+    def add(module):
+        if module not in done:  # a property test registers once for all its examples
+            done.add(module)
+            request.addfinalizer(formulations.register(module))
+    return add
 
 
-def register_activation(monkeypatch, module):
-    """An activation's registration: its formulation and its facts (with its ONNX hook)."""
-    monkeypatch.setitem(formulations.ACTIVATIONS, module.ACTIVATION.name, module)
-    monkeypatch.setitem(activations.HIDDEN, module.ACTIVATION.name, module.ACTIVATION)
+def test_a_registration_is_refused_twice_and_undone():
+    undo = formulations.register(sqhinge)
+    try:
+        assert formulations.LOSSES["sqhinge"] is sqhinge and losses.LOSS["sqhinge"] is sqhinge.LOSS
+        with pytest.raises(ValueError, match="'sqhinge' is taken"):
+            formulations.register(sqhinge)
+    finally:
+        undo()
+    assert "sqhinge" not in formulations.LOSSES and "sqhinge" not in losses.LOSS
+    with pytest.raises(ValueError, match="exactly one of"):
+        formulations.register(coo)
 
 
 def assert_size_is_the_model_size(spec, X, y):
@@ -59,8 +75,8 @@ XOR = "input 5\nhidden 3 binary\noutput 2\nweights [-1, 1]\nbias [-1, 1]\neps 0.
 
 
 # -- a loss with an argument: the squared hinge with its margin -------------------------------------
-def test_a_new_loss_with_its_margin(monkeypatch):
-    register_loss(monkeypatch, sqhinge)
+def test_a_new_loss_with_its_margin(register):
+    register(sqhinge)
     spec = parse_spec(XOR + "loss sqhinge 0.5\n")
     assert spec.loss == "sqhinge" and spec.margin == 0.5
     assert "loss sqhinge 0.5" in format_spec(spec) and parse_spec(format_spec(spec)) == spec
@@ -84,9 +100,9 @@ def test_a_new_loss_with_its_margin(monkeypatch):
                                                                   HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_the_new_loss_lifts_and_its_value_is_the_objective(monkeypatch, data):
+def test_the_new_loss_lifts_and_its_value_is_the_objective(register, data):
     """The registry's property test (tests/test_formulation_registry.py) on the new loss."""
-    register_loss(monkeypatch, sqhinge)
+    register(sqhinge)
     check_lift("binary", "sqhinge", data.draw(st.sampled_from(["none", "l1", "l0"])), data.draw(instances("binary")))
 
 
@@ -113,10 +129,10 @@ def test_a_new_model_format(monkeypatch, tmp_path):
 
 
 # -- a hidden activation with its ONNX export -------------------------------------------------------
-def test_a_new_activation_trains_verifies_and_exports_to_onnx(monkeypatch):
+def test_a_new_activation_trains_verifies_and_exports_to_onnx(register):
     ort = pytest.importorskip("onnxruntime")
     from annc.export.onnx_export import to_onnx
-    register_activation(monkeypatch, flip)
+    register(flip)
     spec = parse_spec(XOR.replace("binary", "flip") + "loss errors\n")
     assert "hidden 3 flip" in format_spec(spec)
     X, y = xor_data(24, noise=0.1, seed=0)
@@ -133,7 +149,7 @@ def test_a_new_activation_trains_verifies_and_exports_to_onnx(monkeypatch):
                                                                   HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_the_new_activation_lifts_and_its_value_is_the_objective(monkeypatch, data):
-    register_activation(monkeypatch, flip)
+def test_the_new_activation_lifts_and_its_value_is_the_objective(register, data):
+    register(flip)
     loss = data.draw(st.sampled_from(sorted(formulations.LOSSES)))
     check_lift("flip", loss, "l0", data.draw(instances("flip")))

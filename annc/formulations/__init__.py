@@ -31,11 +31,11 @@ from ..io.spec import located, where
 from . import grid, output
 from .common import LayerInput, LayerLayout, Layout, Lowering, data_affine, parameters
 from .lift import floor, lift, network_loss, ordered
-from .registry import ACTIVATIONS, LOSSES, PENALTIES
+from .registry import ACTIVATIONS, LOSSES, PENALTIES, register
 from .symmetry import add_order
 
 __all__ = ["ACTIVATIONS", "LOSSES", "PENALTIES", "Layout", "LayerLayout", "export_bias_shifts", "floor",
-           "formulate", "lift", "network_loss", "ordered"]
+           "formulate", "lift", "network_loss", "ordered", "register"]
 
 INTEGRALITY_TOL = 1e-6
 
