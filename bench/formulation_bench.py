@@ -37,7 +37,7 @@ from annc.formulations import formulate
 from annc.solve.compiler import layer_table
 from annc.io.problem import make_problem
 from annc.solve.solvers import SolveOptions, solve
-from annc.io.spec import parse_spec
+from annc.io.spec import format_spec, parse_spec
 from annc.training.starts import mip_start
 
 NETS = {
@@ -92,7 +92,8 @@ def run(net: str, variant: str, seed: int, time_limit: float) -> dict:
     if r.x is not None:
         vmap = {"tensors": [{"name": b.name, "shape": list(b.shape), "start": b.start}
                             for b in model.var_blocks],
-                "layers": layer_table(spec), "classes": [0, 1], "spec": {"source": net}, "model": {}}
+                "layers": layer_table(spec), "classes": [0, 1], "spec": {"source": net, "text": format_spec(spec)},
+                "model": {}, "data": {"features": None}}
         acc = float(np.mean(decode_network(vmap, r.x).predict_index(Xte) == yte))
     return {"net": net, "variant": variant, "seed": seed, "status": r.status.value,
             "seconds": round(total, 2), "objective": r.objective, "bound": r.bound,

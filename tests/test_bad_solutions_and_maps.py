@@ -310,6 +310,7 @@ MAP_EDITS = [
      "the spec recorded in this map does not parse"),
     (_set(["spec", "text"], "input 5\nhidden 6 binary\noutput 2\neps 0.01\n"),
      "the spec recorded in this map (input 5, binary 6, linear 2) disagrees with its layers"),
+    (_set(["spec", "text"], "input 5\nhidden 5 binary\noutput 2\n"), "the spec recorded in this map names no eps"),
     (_set(["schema"], "annc-map/0"), "not an annc variable map of schema annc-map/1"),
 ]
 

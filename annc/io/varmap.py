@@ -11,12 +11,11 @@ objective sense and constant; and for every tensor its role, layer, shape and fi
 column.  Column names follow :mod:`annc.core.names`, so the map regenerates every name in
 column order without storing them.
 
-**One copy of each fact.**  eps (and the loss's and penalty's arguments) live in the
-spec's text only: :func:`map_spec` parses it, the exported biases' shift follows from it
-(:func:`annc.formulations.export_bias_shifts`), and ``recipe`` records where each setting
-came from, not its value (:meth:`annc.io.recipe.Recipe.from_record`).  Maps written by
-earlier versions also carry ``eps``, ``layers[i].bias_shift`` and the recipe's values;
-they are derived copies, and loading ignores them.
+**One copy of each fact.**  eps and the loss's and penalty's arguments live in the spec's
+text only (:func:`map_spec`); the exported biases' shift follows from it
+(:func:`annc.formulations.export_bias_shifts`), and ``recipe`` says where each setting came
+from (:meth:`annc.io.recipe.Recipe.from_record`).  Older maps' ``eps``,
+``layers[i].bias_shift`` and recipe values are derived copies, ignored on load.
 
 The optional ``start`` field records the MIP start that ``annc compile`` wrote beside
 the model (:func:`annc.solve.compiler.start_record`)::
@@ -44,6 +43,7 @@ from ..core.model import Block, Model
 from ..core.names import BLOCK_RE, name_table, table_strings
 from ..core.scaling import Scaling
 from .recipe import NAMES, SOURCES
+from .spec import parse_spec
 from .writers.startfiles import START_FILES
 
 SCHEMA = "annc-map/1"
@@ -379,21 +379,22 @@ def map_spec(vmap: dict):
     """The spec a (validated) map records, parsed: the one place the map keeps eps, and the
     loss and penalty with their arguments (:func:`annc.formulations.export_bias_shifts`
     derives the exported biases' shift from it)."""
-    from .spec import parse_spec
     return parse_spec(vmap["spec"]["text"], f"{vmap['spec']['source']} (recorded in the map)")
 
 
 def _recorded_spec(f: _Fields, text: str):
-    """The spec text of the map, parsed; errors name the map."""
-    from .spec import parse_spec
+    """The spec text of the map, parsed and concrete (it names its eps); errors name the map."""
     try:
-        return parse_spec(text, f"{f.path} (spec.text)")
+        spec = parse_spec(text, f"{f.path} (spec.text)")
     except SpecError as e:
         raise MapError(f"{f.path}: the spec recorded in this map does not parse:\n{e}") from None
     except (AnncError, RecursionError, ValueError, OverflowError, MemoryError) as e:
         raise MapError(f"{f.path}: the spec recorded in this map cannot be used: {e}") from None
+    if not spec.eps_auto:
+        return spec
+    raise MapError(f"{f.path}: the spec recorded in this map names no eps "
+                   "(a map records the eps its model was built with)")
 
 
 def _describe(layers: list[tuple[str, int]]) -> str:
     return ", ".join(f"{act} {n}" for act, n in layers)
-

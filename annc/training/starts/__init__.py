@@ -26,12 +26,15 @@ they leave the weight box and ignore the eps gap.  :func:`sgd_start` repairs the
    at a time while the objective falls (one lift each, no solve: on the 10-class set of
    ``bench/realdata.py`` it takes the start of split 0 from 120 non-zero weights to 84).
 
-:func:`mip_start` repeats 1-5 from other SGD seeds while the budget lasts and the point
-is above a lower bound of the optimum (:func:`annc.formulations.floor`: the ``nll`` loss
-floor, the majority-vote bound of ``errors`` and ``hinge``).  On the paper's XOR
-instance (1000 samples, 5-5-2) the first SGD point is 2-40% above the optimum; freeing
-the hidden layer under the fixed output layer closes that gap in one step of about a
-second (``bench/formulation_bench.py``).
+:func:`start_search` (and :func:`mip_start`, its point) runs 1-4 for each candidate of
+the pool (:func:`start_pool`: SGD seeds and sparse linear separators) and 5 on the best
+of them, once; the search stops early at a lower bound of the optimum
+(:func:`annc.formulations.floor`: the ``nll`` loss floor, the majority-vote bound of
+``errors`` and ``hinge``).  It does not restart from other seeds: on the paper's XOR
+instance (1000 samples, 5-5-2, ``bench/formulation_bench.py``) it reaches the optimum on
+seeds 0 and 1, but seed 2's best candidate (2.72) is a local optimum of fix-and-optimise.
+``annc train`` adds the band neighbourhoods of :mod:`.lns` (:mod:`.incumbent`), which
+prove all three seeds optimal.
 
 SGD trains binary and ReLU hidden layers (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`), all of
 one kind: a network with other hidden layers (``sign``, or a mix) gets no SGD start
