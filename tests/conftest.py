@@ -59,3 +59,12 @@ def highs_read(path=None, lp=None) -> dict:
         "obj": np.array(lp.col_cost_), "offset": lp.offset_, "sense": lp.sense_,
         "row_lo": np.array(lp.row_lower_), "row_up": np.array(lp.row_upper_), "A": A.tocsr(),
     }
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """The order the tests ran in (pytest-random-order, on by default: pyproject.toml's
+    addopts), printed even under -q, which hides the plugin's header: a failure that
+    depends on order is repeated with this seed."""
+    seed = str(getattr(config.option, "random_order_seed", "") or "")
+    if getattr(config.option, "random_order_enabled", False) and seed:
+        terminalreporter.write_line(f"test order: --random-order-seed={seed.removeprefix('default:')}")
