@@ -108,9 +108,8 @@ def targets(target: str, names: tuple) -> list[str]:
     if depth == 2:  # from annc.<layer> import <unit or name>, ...: a name of no unit is the package's own
         layer = target.split(".")[1]
         return sorted({f"{target}.{n}" if f"{layer}.{n}" in UNITS else target for n in names})
-    if depth == 1:  # from annc import x
-        return ["annc"] if set(names) <= ROOT_CONSTANTS | {"train", "compile", "export_onnx"} else \
-            [f"annc.{n}" for n in names]
+    if depth == 1:  # from annc import x: a layer package, or a name the package binds (annc.train, ...)
+        return sorted({f"annc.{n}" if n in LAYER and n != TOP else "annc" for n in names})
     return [target]
 
 

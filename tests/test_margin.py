@@ -40,8 +40,8 @@ def noise(n=200, seed=0):
 
 def built(text, data):
     """The compiled model of ``text`` on ``data``, its recipe resolved as every entry point does."""
-    spec, recipe = resolve(as_spec(text), as_data(data))
-    return build(spec, as_data(data), recipe=recipe)
+    spec, recipe, prepared = resolve(as_spec(text), as_data(data))
+    return build(spec, as_data(data), recipe=recipe, prepared=prepared)
 
 
 def test_separated_clusters_get_the_wide_margin_and_the_map_records_it():
@@ -61,8 +61,12 @@ def test_the_compiler_refuses_a_recipe_still_to_resolve():
     the compiler: build refuses the spec until it is concrete."""
     with pytest.raises(UsageError, match="resolve the spec first"):
         build(as_spec(DEFAULT), as_data(clusters()))
-    spec, recipe = resolve(as_spec(DEFAULT + "eps 0.05\n"), as_data(clusters()))  # an eps named: as it is
-    assert spec.eps == 0.05 and recipe.eps.source != DATA
+    spec, recipe, prepared = resolve(as_spec(DEFAULT + "eps 0.05\n"), as_data(clusters()))  # an eps named: as it is
+    assert spec.eps == 0.05 and recipe.eps.source != DATA and prepared is None  # nothing prepared: build does it
+    spec, recipe, prepared = resolve(as_spec(DEFAULT), as_data(clusters()))  # prepared once, for this spec only
+    assert prepared.problem.spec is spec and build(spec, as_data(clusters()), prepared=prepared).spec.eps == WIDE
+    with pytest.raises(ValueError, match="prepared for another spec"):
+        build(as_spec(DEFAULT + "eps 0.05\n"), as_data(clusters()), prepared=prepared)
 
 
 def test_compile_by_the_cli_and_the_api_choose_alike(tmp_path):

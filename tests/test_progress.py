@@ -63,8 +63,8 @@ def test_the_data_choose_eps_with_a_reason(xor32):
     from annc.solve.compiler import build
     from annc.io.data import load_data
     from annc.training.starts.margin import NARROW, NU, WIDE, choose_eps, default_eps, resolve
-    spec, recipe = resolve(parse_spec(MINIMAL, "m.ann"), load_data(xor32))
-    c = build(spec, load_data(xor32), recipe=recipe)
+    spec, recipe, prepared = resolve(parse_spec(MINIMAL, "m.ann"), load_data(xor32))
+    c = build(spec, load_data(xor32), recipe=recipe, prepared=prepared)
     assert c.recipe.eps.source == DATA and c.spec.eps in (WIDE, NARROW)
     assert c.recipe.eps.value == f"{c.spec.eps:g}" and c.varmap["recipe"]["eps"]["source"] == DATA
     assert default_eps(c.problem) == c.spec.eps  # the same choice, without its reason

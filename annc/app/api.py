@@ -210,9 +210,9 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     s = with_scale(as_spec(spec), scale)
     stem = check_name(name if name is not None else _stem_of(spec, s))
     d, csv = csv_backing(as_data(data, label=label), out, f"{stem}.data")
-    s, recipe = resolve(s, d, merge=merge, max_nonzeros=max_nonzeros)
+    s, recipe, prepared = resolve(s, d, merge=merge, max_nonzeros=max_nonzeros)
     c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
-              recipe=recipe)
+              recipe=recipe, prepared=prepared)
     attach_start(c, budgeted_start if start else None, budget=start_budget)
     if out is not None:
         write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, data_csv=csv, start=c.start,

@@ -107,6 +107,13 @@ class Prepared:
     scaled: Dataset
     problem: TrainingProblem
 
+    def for_spec(self, spec: NetworkSpec) -> "Prepared":
+        """The same data for ``spec``, the prepared spec with another eps (:func:`resolve`
+        chooses it): the numbers checked again, as they depend on eps, and the problem's
+        spec replaced (nothing else of the problem depends on the spec)."""
+        check_numbers(spec, self.scaled)
+        return replace(self, problem=replace(self.problem, spec=spec))
+
 
 def prepare(spec: NetworkSpec, data: Dataset, *, merge: bool = True, max_nonzeros: int | None = None) -> Prepared:
     """Validate ``data`` against ``spec``, refuse a model over ``max_nonzeros`` (counted in
@@ -125,7 +132,7 @@ def prepare(spec: NetworkSpec, data: Dataset, *, merge: bool = True, max_nonzero
 
 def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool = True,
           allow_small_m: bool = False, max_nonzeros: int | None = None,
-          recipe: Recipe | None = None) -> Compiled:
+          recipe: Recipe | None = None, prepared: Prepared | None = None) -> Compiled:
     """Validate ``data`` against ``spec`` and build the training MIP (no files).
 
     ``spec`` must be concrete: a spec of the default recipe that names no eps
@@ -137,15 +144,19 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
     without one it is read off ``spec`` (:func:`annc.io.recipe.recipe_of`).
 
     The features are scaled as the spec's ``scale`` says and the model's size and numbers
-    are checked first (:func:`prepare`): the MIP, its big-M values and its number checks are
-    those of the scaled data; the map records the scaling under ``scaling``.
+    are checked first (:func:`prepare`; ``prepared``, the data :func:`resolve` prepared for
+    this very ``spec``, is used as it is): the MIP, its big-M values and its number checks
+    are those of the scaled data; the map records the scaling under ``scaling``.
     """
     if spec.eps_auto:
         raise UsageError(f"{spec.source}: the default recipe chooses eps on the training data, and it has not been "
                          "chosen yet: resolve the spec first (annc.training.starts.margin.resolve(spec, data)), "
                          "or write an eps in the spec")
     recipe = recipe or recipe_of(spec)
-    prepared = prepare(spec, data, merge=merge, max_nonzeros=max_nonzeros)
+    if prepared is None:
+        prepared = prepare(spec, data, merge=merge, max_nonzeros=max_nonzeros)
+    elif prepared.problem.spec is not spec:
+        raise ValueError(f"{spec.source}: the data were prepared for another spec")
     scaling, problem = prepared.scaling, prepared.problem
     model = formulate(problem, name=name, allow_small_m=allow_small_m)
     options = {"merge": merge, "allow_small_m": allow_small_m, "label": data.label}
@@ -241,8 +252,8 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
                   resolve: Callable | None = None, log: Callable = silent) -> Compiled:
     """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
     and with a ``start`` search (:func:`annc.training.starts.budget.budgeted_start`) the start files
-    (module docstring).  ``resolve(spec, data, merge=, max_nonzeros=) -> (spec, recipe)`` makes
-    the spec concrete (:func:`annc.training.starts.margin.resolve`, passed in by the entry
+    (module docstring).  ``resolve(spec, data, merge=, max_nonzeros=) -> (spec, recipe,
+    prepared)`` makes the spec concrete (:func:`annc.training.starts.margin.resolve`, passed in by the entry
     point: this layer does not import the search); without it a spec whose eps the data
     choose is refused (:func:`build`).  Everything is checked before the search, and the
     search ends before the first byte is written."""
@@ -254,11 +265,11 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
     out = check_out_dir(out_dir)
     spec = with_scale(load_spec(spec_path), scale)
     data = load_data(data_path, label=label)
-    recipe = None
+    recipe = prepared = None
     if resolve is not None:
-        spec, recipe = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
+        spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
     c = build(spec, data, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
-              recipe=recipe)
+              recipe=recipe, prepared=prepared)
     for setting in c.recipe.settings:  # what is in force, and where it came from
         log(setting.sentence())
     attach_start(c, start, budget=start_budget, log=log)

@@ -108,8 +108,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
     _phase(opts, "build")
     started = time.perf_counter()
-    spec, recipe = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)  # the recipe, made concrete once
-    c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, recipe=recipe)
+    # the recipe made concrete once, on the data prepared once
+    spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
+    c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, recipe=recipe, prepared=prepared)
     asked = opts  # the user's options: what messages quote
     if opts.time_limit is not None:  # the build (and the eps rule's SGD run) spends the time limit too
         opts = replace(opts, time_limit=max(opts.time_limit - (time.perf_counter() - started),

@@ -31,6 +31,7 @@ the default recipe and names none, with the :class:`~annc.io.recipe.Recipe` that
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -39,7 +40,7 @@ from ...io.data import Dataset
 from ...io.problem import TrainingProblem
 from ...io.recipe import Recipe, recipe_of
 from ...io.spec import NetworkSpec
-from ...solve.compiler import prepare
+from ...solve.compiler import Prepared, prepare
 from .repair import SCALED, refit_unit
 from .seeding import sgd_net, sgd_trains
 
@@ -107,13 +108,25 @@ def default_eps(problem: TrainingProblem) -> float:
     return choose_eps(problem).eps
 
 
-def resolve(spec: NetworkSpec, data: Dataset, *, merge: bool = True,
-            max_nonzeros: int | None = None) -> tuple[NetworkSpec, Recipe]:
+class Resolved(NamedTuple):
+    """A spec made concrete on its data (:func:`resolve`): the spec, its recipe, and the data
+    prepared for it (checked, scaled, merged: :func:`annc.solve.compiler.prepare`), or None
+    when nothing had to be chosen.  :func:`annc.solve.compiler.build` takes the three, so
+    the data are prepared once."""
+
+    spec: NetworkSpec
+    recipe: Recipe
+    prepared: Prepared | None
+
+
+def resolve(spec: NetworkSpec, data: Dataset, *, merge: bool = True, max_nonzeros: int | None = None) -> Resolved:
     """The concrete spec of ``spec`` on ``data`` and its recipe: a spec of the default recipe
     that names no eps (``eps_auto``) gets the eps :func:`choose_eps` takes on the training
     problem of the scaled data (checked first, as the compiler checks it:
     :func:`annc.solve.compiler.prepare`); any other spec is returned as it is."""
     if not spec.eps_auto:
-        return spec, recipe_of(spec)
-    chosen = choose_eps(prepare(spec, data, merge=merge, max_nonzeros=max_nonzeros).problem)
-    return replace(spec, eps=float(chosen), eps_auto=False), recipe_of(spec, chosen)
+        return Resolved(spec, recipe_of(spec), None)
+    prepared = prepare(spec, data, merge=merge, max_nonzeros=max_nonzeros)
+    chosen = choose_eps(prepared.problem)
+    concrete = replace(spec, eps=float(chosen), eps_auto=False)
+    return Resolved(concrete, recipe_of(spec, chosen), prepared.for_spec(concrete))
