@@ -144,6 +144,25 @@ def _xor(n_samples=300, n_noise=8, flip=0.05, seed=0):
     return X, y
 
 
+def _fair():
+    """statsmodels' ``fair`` (6,366 survey rows, real): the label is ``affairs > 0``; ``occupation``
+    and ``occupation_husb`` (codes 1-6) one-hot, the six other answers as they are."""
+    import pandas as pd
+    import statsmodels.api as sm
+    d = sm.datasets.fair.load_pandas().data
+    y = (d.pop("affairs") > 0).astype(int).to_numpy()
+    X = pd.get_dummies(d, columns=["occupation", "occupation_husb"], dtype=float)
+    return X.to_numpy(float), y
+
+
+def _anes96():
+    """statsmodels' ``anes96`` (944 rows of the 1996 American National Election Study, real):
+    the label is the vote (Clinton / Dole); the ten other columns as they are."""
+    import statsmodels.api as sm
+    d = sm.datasets.anes96.load_pandas().data
+    return d.drop(columns=["vote"]).to_numpy(float), d["vote"].to_numpy(int)
+
+
 SETS = {
     "breast_cancer": (lambda: load_breast_cancer(return_X_y=True), 4),
     "moons": (lambda: make_moons(n_samples=300, noise=0.25, random_state=0), 4),
@@ -155,6 +174,12 @@ SETS = {
     # few rows, many dimensions (the kind of set where annc ended at the constant classifier)
     "sparse60": (lambda: _classification(150, 2, n_features=60, n_informative=5), 4),
     "xor": (lambda: _xor(), 4),  # parity of two features plus 8 noise features
+    # real sets that ship inside PyPI packages (statsmodels' datasets)
+    "anes96": (_anes96, 4),
+    # thousands of rows (issue 39): a 2-feature nonlinear set, a real survey set, a 10-class set
+    "moons10k": (lambda: make_moons(n_samples=10000, noise=0.3, random_state=0), 4),
+    "fair": (_fair, 4),
+    "class10_3k": (lambda: _classification(3000, 10, n_features=20, n_informative=10), 8),
 }
 
 # -- annc recipes: lines appended to the default spec (multi-line text, no ';') -------------

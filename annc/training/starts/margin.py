@@ -41,12 +41,31 @@ from ...io.problem import TrainingProblem
 from ...io.recipe import Recipe, recipe_of
 from ...io.spec import NetworkSpec
 from ...solve.compiler import Prepared, prepare
-from .repair import SCALED, refit_unit
+from .repair import SCALED, fit_box, flips, refit_unit, threshold
 from .seeding import sgd_net, sgd_trains
 
 WIDE = 0.1  # the margin taken when the data admit it
 NARROW = 0.001  # else: a clearance, as on data whose classes overlap near every hyperplane
 NU = 0.02  # the largest share of training samples a unit may leave in the wide gap
+FINER = (1e-4, 1e-5)  # dense data: the narrow gap holds rows near every hyperplane (module docstring)
+FLIP_SHARE = 0.005  # the largest share of samples a unit may flip to clear the gap (moving its bias alone)
+
+
+def gap_flips(problem: TrainingProblem, net, eps: float) -> float:
+    """The largest share of ``problem``'s training samples that a hidden unit of ``net`` flips when
+    its bias alone moves it clear of the gap ``(0, eps)`` (each unit scaled into its box first, as the
+    start's repair does: :func:`~annc.training.starts.repair.fit_box` and
+    :func:`~annc.training.starts.repair.threshold`); 1.0 when some unit cannot be cleared."""
+    act, rows, worst = problem.X, problem.row_samples, 0.0
+    for ls, L in zip(problem.spec.hidden, net.layers[:-1]):
+        pre = act @ L.weight + L.bias
+        for k in range(pre.shape[1]):
+            wb = fit_box(np.r_[L.weight[:, k], L.bias[k]], ls.weight_bounds, ls.bias_bounds)
+            p = act @ wb[:-1] + wb[-1]
+            nb = threshold(p, wb[-1], eps, *ls.bias_bounds)
+            worst = max(worst, flips(p >= 0, p, wb[-1], nb, eps, rows) / rows.sum())
+        act = ACTIVATIONS[ls.activation].lift_units(pre, 0.0)[1]
+    return min(worst, 1.0)
 
 
 def margin_errors(problem: TrainingProblem, net, eps: float) -> list[float]:
@@ -99,6 +118,13 @@ def choose_eps(problem: TrainingProblem) -> EpsChoice:
     if worst <= NU:
         return EpsChoice(WIDE, f"SGD's units keep all but {worst:.1%} of the samples clear of the gap "
                                f"(at most {NU:.0%})", worst)
+    flipped = gap_flips(problem, net, NARROW)
+    if flipped > FLIP_SHARE:  # dense rows: no gap of eps NARROW near a hyperplane
+        for eps in FINER:
+            if gap_flips(problem, net, eps) <= FLIP_SHARE or eps == FINER[-1]:
+                return EpsChoice(eps, f"the rows are dense: clearing the gap of eps {NARROW:g} flips "
+                                      f"{flipped:.1%} of the samples at a unit of SGD's network (more than "
+                                      f"{FLIP_SHARE:.1%}), eps {eps:g} flips at most that", worst)
     return EpsChoice(NARROW, f"a unit of SGD's network leaves {worst:.1%} of the samples in the gap of "
                              f"eps {WIDE:g} (more than {NU:.0%})", worst)
 

@@ -3,6 +3,7 @@ spec, magnitude-pruned versions of it), repaired, the best of them by the MIP ob
 with its own or a refitted output layer, then the exact output layer from that one."""
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -10,11 +11,13 @@ import numpy as np
 from ...core.model import Model
 from ...core.penalties import penalty_weight
 from ...io.problem import TrainingProblem, make_problem
+from ..anneal import best_annealed
 from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
 from .point import complete
 from .repair import box_output, repair_network, unit_relative
 
 OUTPUT_NODES = 5000  # branch-and-bound nodes of the exact output-layer MIP (a work limit)
+ANNEAL_SEEDS = 4  # seeds of the annealed sigmoids (annc.training.anneal); the best by training accuracy
 SGD_FLOPS = 2e9  # budget for the SGD run: epochs = SGD_FLOPS / (samples * weights), capped
 
 
@@ -147,13 +150,43 @@ def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: b
     nets = [sgd_net(problem, seed=seed, lasso=lasso)]
     for keep in prune:
         nets.append(pruned(problem, nets[-1], keep, epochs=max(epochs // 2, 1), seed=seed))
+    return nets_start(model, problem, nets, time_limit=time_limit)
+
+
+def annealed_trains(spec) -> bool:
+    """Whether :mod:`annc.training.anneal` trains ``spec``'s hidden layers: all ``binary``."""
+    return bool(spec.hidden) and all(ls.activation == "binary" for ls in spec.hidden)
+
+
+def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEAL_SEEDS,
+                   time_limit: float | None = None) -> np.ndarray | None:
+    """A feasible start from the annealed sigmoids of :mod:`annc.training.anneal` (the best of
+    ``seeds`` seeds by training accuracy, on the problem's distinct rows weighted by their
+    samples), rounded to step units and finished as :func:`sgd_start` finishes SGD's network
+    (repair, refitted or exact output layer); None unless every hidden layer is binary.
+    ``time_limit`` seconds only cap it."""
+    if not annealed_trains(problem.spec):
+        return None
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    X, y, w = problem.class_rows()
+    net, _ = best_annealed(X, y, [ls.units for ls in problem.spec.hidden], len(problem.classes),
+                           sample_weight=w, seeds=range(seeds), deadline=deadline)
+    left = None if deadline is None else max(deadline - time.perf_counter(), 0.1)
+    return nets_start(model, problem, [net], time_limit=left)
+
+
+def nets_start(model: Model, problem: TrainingProblem, nets: list, *,
+               time_limit: float | None = None) -> np.ndarray | None:
+    """The best start of trained networks ``nets`` (of the problem's classes by index): each
+    repaired with its own output layer and with a refitted one, the best of them by MIP
+    objective then given the exact output layer (``time_limit`` seconds only cap it)."""
     best, first = None, None  # (objective, point, hidden weights, biases, H, output layer)
     for candidate in nets:
         repaired = repair_network(problem, [L.weight for L in candidate.layers], [L.bias for L in candidate.layers])
         if repaired is None:
             continue
         W, b, H, Wo, bo = repaired
-        for out in ((Wo, bo), refit_output(problem, H, epochs=epochs, seed=seed)):
+        for out in ((Wo, bo), refit_output(problem, H)):
             x = complete(model, problem, W + [out[0]], b + [out[1]])
             here = (np.inf if x is None else model.objective(x), x, W, b, H, out)
             first = first or here
