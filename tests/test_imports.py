@@ -28,13 +28,13 @@ PACKAGE = ROOT / "annc"
 # (docs/architecture.md, whose table tests/test_docs.py checks against this list)
 LAYERS: list[tuple[str, set[str]]] = [
     ("core", {"errors", "names", "log", "activations", "losses", "penalties", "inputs", "limits", "feasibility",
-              "model", "builder", "network", "scaling", "ensemble"}),
+              "model", "builder", "network", "scaling", "ensemble", "deadline"}),
     ("io", {"spec", "data", "datasets", "outputs", "problem", "magnitudes", "recipe", "writers", "solutions",
             "varmap"}),
     ("formulations", {"binary", "common", "errors", "grid", "hinge", "l0", "l1", "lift", "nll", "nopenalty", "output",
                       "registry", "relu", "sign", "symmetry"}),
     ("solve", {"compiler", "solvers", "decode", "verify", "verdict"}),
-    ("training", {"starts", "bounds", "sgd", "chain", "relaxed", "request", "runfiles", "results", "trainer",
+    ("training", {"starts", "bounds", "sgd", "anneal", "chain", "relaxed", "request", "runfiles", "results", "trainer",
                   "splits", "select_grid", "selection", "decomposition", "dispatch", "executor"}),
     ("export", {"report", "report_drawing", "html_report", "onnx_export"}),
     ("app", {"api", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator"}),

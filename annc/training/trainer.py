@@ -45,13 +45,13 @@ the command line sets to ``print``.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from ..core.deadline import FLOOR, Deadline
 from ..core.errors import NoSolutionError
 from ..core.log import silent
 from ..core.network import TrainedNetwork
@@ -107,14 +107,13 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
                 warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
     data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
     _phase(opts, "build")
-    started = time.perf_counter()
+    deadline = Deadline(opts.time_limit)  # every step below takes its time from it
     # the recipe made concrete once, on the data prepared once
     spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
     c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, recipe=recipe, prepared=prepared)
     asked = opts  # the user's options: what messages quote
     if opts.time_limit is not None:  # the build (and the eps rule's SGD run) spends the time limit too
-        opts = replace(opts, time_limit=max(opts.time_limit - (time.perf_counter() - started),
-                                            min(opts.time_limit, 1.0)))
+        opts = replace(opts, time_limit=deadline.until_finish())
     for w in c.model.warnings:
         log(f"warning: {w}")
     for setting in c.recipe.settings:  # the loss, penalty and eps in force, and where each came from
@@ -130,10 +129,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         # file-based solvers reuse the MPS just written and leave their solution file
         # beside it, where `annc decode` finds the matching map
         step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
-    t0 = time.perf_counter()
     record = None
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
-        step_opts, record = _with_start(name, c, step_opts, log)
+        step_opts, record = _with_start(name, c, step_opts, deadline, log)
     if refine and c.model.layout.relaxed and step_opts.time_limit is not None:  # half is left to refine it
         step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
     before = _changed_files(out_dir, f"{name}.")
@@ -157,10 +155,10 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     bound, bound_source = sourced_bound(solver_status=res.status, solver_objective=res.objective,
                                         solver_bound=res.bound, floor=floor(c.problem))
     if ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
-        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, opts, t0, log=lambda line: log(
+        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, deadline, log=lambda line: log(
             f"[{name}] {line}"))
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
-        left = None if opts.time_limit is None else opts.time_limit - (time.perf_counter() - t0)
+        left = deadline.left()
         net, ver, source, bound = conclude_relaxed(
             name, c, res, ver, net, bound, start=step_opts.start, solver=solver, opts=opts, time_left=left,
             budget=start_budget(opts.time_limit), log=log, rounds=REFINE_ROUNDS if refine else 0)
@@ -177,12 +175,13 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
 BOUND_WORK = Work(subsets=4, rows=8, node_limit=200, time_cap=None)  # the subset bounds' sub-MIPs
 
 
-def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, opts: SolveOptions, t0: float, log: Callable):
+def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, deadline: Deadline, log: Callable):
     """The best of ``bound`` (from ``source``) and annc's own valid lower bounds
     (:func:`annc.training.bounds.lower_bounds`: the conflict, support and subset bounds, with the
     solver's network picking the subsets), with its source; the subset sub-MIPs run under
     :data:`BOUND_WORK` (work limits) and, as a cap only, what is left of the time limit."""
-    left = None if opts.time_limit is None else max(opts.time_limit - (time.perf_counter() - t0), 1.0)
+    left = deadline.left()
+    left = None if left is None else max(left, FLOOR)
     W, b = hidden_network(c.model, x)
     found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None,
                               work=replace(BOUND_WORK, time_cap=left)))
@@ -221,21 +220,19 @@ def _recorder(trace: list, progress: Callable | None) -> Callable:
     return record
 
 
-def _with_start(name: str, c: Compiled, opts: SolveOptions, log: Callable):
+def _with_start(name: str, c: Compiled, opts: SolveOptions, deadline: Deadline, log: Callable):
     """``opts`` with annc's incumbent as the MIP start (:func:`~annc.training.starts.incumbent.search_incumbent`:
     the start pool, local search and exact neighbourhood search, capped at
     :data:`SEARCH_SHARE` of the time limit: its decisions are work limits, the cap only
-    stops it), and the search's record; the time it took comes off the time limit (which
-    then still leaves the solver a quarter of it)."""
-    limit = opts.time_limit
-    cap = None if limit is None else SEARCH_SHARE * limit
+    stops it), and the search's record; the solver then has what the search left, less the
+    finish's reserve (:class:`~annc.core.deadline.Deadline`)."""
+    cap = None if deadline.limit is None else SEARCH_SHARE * deadline.until_finish()
     record = search_incumbent(c.model, c.problem, budget=cap, interrupt=opts.interrupt,
                               log=lambda line: log(f"[{name}] {line}"), progress=opts.progress)
     log(f"[{name}] {record.message}")
     if record.x is None:
         return opts, record
-    left = None if limit is None else max(limit - record.seconds, limit / 4)
-    return replace(opts, start=record.x, time_limit=left), record
+    return replace(opts, start=record.x, time_limit=deadline.until_finish()), record
 
 
 def _train_mips(spec: NetworkSpec, data: Dataset, stem: str, greedy: bool, intr: Interrupt, kw: dict,
