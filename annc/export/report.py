@@ -84,6 +84,11 @@ def _verdict(v: Verdict, claim: str | None, verified: bool, judge_by: str) -> li
     out = [field_line("status", f"{v.status.value} ({proof})"),
            field_line("objective", f"{_num(v.objective)} (the exported network's, annc's forward pass)"),
            field_line("lower bound", bound), field_line("gap", gap), *solver]
+    if v.compression:
+        k = v.compression
+        out.append(field_line("large data", f"the MIP ran on {k['representatives']:,} weighted representatives of "
+                              f"{k['rows']:,} distinct rows ({k['method']}): objective {_num(k['objective'])}, "
+                              f"lower bound {_num(k['bound'])} there (not bounds of the full problem)"))
     if v.bound_says_nothing:
         out += note_lines("bound note", bound_note(v, judge_by))
     if v.source != "solver":

@@ -47,6 +47,7 @@ class Verdict:
     solver_objective: float | None = None  # the solver's objective at its point (a relaxation's, if relaxed)
     bound_source: str | None = None  # SOLVER_BOUND, SOLVER_CLAIM or FLOOR; None: not said
     search: dict | None = None  # what annc's own search found (annc.training.starts.incumbent.SearchRecord.conclude)
+    compression: dict | None = None  # the MIP ran on weighted representatives (annc.training.compress)
 
     @property
     def gap(self) -> float | None:
@@ -131,4 +132,5 @@ def verdict_record(v: Verdict) -> dict:
             "lower_bound": v.lower_bound, "gap": g if g is None or math.isfinite(g) else "inf",
             "relaxed": v.relaxed, "network_from": v.source, "bound_says_nothing": v.bound_says_nothing,
             **({"bound_source": v.bound_source} if v.bound_source else {}),
-            **({"search": v.search} if v.search else {})}
+            **({"search": v.search} if v.search else {}),
+            **({"compression": v.compression} if v.compression else {})}

@@ -92,9 +92,15 @@ def _loss_grad(weights, biases, X, Y, w, k):
 
 def train_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=None, seed: int = 0,
                    steps: int = STEPS, batch: int = BATCH, lr: float = LR, sharpness=SHARPNESS,
-                   deadline: float | None = None) -> TrainedNetwork:
+                   deadline: float | None = None, init: TrainedNetwork | None = None,
+                   mask: list | None = None) -> TrainedNetwork:
     """One seed of the annealed training (module docstring); returns the rounded step network
-    (hidden layers ``binary``, classes ``0 .. n_classes - 1``)."""
+    (hidden layers ``binary``, classes ``0 .. n_classes - 1``).
+
+    ``init`` (a network of this shape) starts from its weights instead of the data-dependent
+    initialisation; ``mask`` (one 0/1 array per weight matrix) holds the weights where it is 0
+    at exactly 0 (zeroed first, their gradient masked): pruning, then retraining at the
+    sharpness given (:func:`pruned_annealed`)."""
     X = np.asarray(X, float)
     yidx = np.asarray(yidx, int)
     n = len(X)
@@ -102,6 +108,12 @@ def train_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=
     rng = np.random.default_rng([seed, 7])
     sizes = [X.shape[1], *[int(h) for h in hidden], n_classes]
     weights, biases = _init(X, sizes, rng)
+    if init is not None:
+        weights = [L.weight.astype(float).copy() for L in init.layers]
+        biases = [L.bias.astype(float).copy() for L in init.layers]
+    masks = None if mask is None else [np.asarray(m) != 0 for m in mask]
+    if masks is not None:
+        weights = [np.where(m, W, 0.0) for W, m in zip(weights, masks)]
     Y_all = np.zeros((n, n_classes))
     Y_all[np.arange(n), yidx] = 1.0
     params = weights + biases
@@ -122,6 +134,8 @@ def train_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=
             idx = rng.choice(n, size=batch, p=prob)
             Xb, Yb, wb = X[idx], Y_all[idx], np.full(batch, 1.0 / batch)
         _, gW, gb = _loss_grad(weights, biases, Xb, Yb, wb, k)
+        if masks is not None:
+            gW = [g * m for g, m in zip(gW, masks)]
         step = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
         for p, mi, vi, g in zip(params, m, v, gW + gb):
             mi *= b1
@@ -134,7 +148,44 @@ def train_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=
     layers.append(Layer("linear", weights[-1].copy(), biases[-1].copy()))
     return TrainedNetwork(classes=list(range(n_classes)), layers=layers, meta={
         "method": "annealed sigmoid", "seed": seed, "steps": done, "of_steps": steps, "batch": min(batch, n),
-        "sharpness": [k0, k1], "lr": lr})
+        "sharpness": [k0, k1], "lr": lr, "masked": mask is not None})
+
+
+KEEP = (0.5, 0.5)  # each pruning keeps half of the hidden weights left: 50%, then 25%
+
+
+def keep_mask(net: TrainedNetwork, keep: float) -> list[np.ndarray]:
+    """The mask that keeps the largest ``keep`` share of each hidden layer's non-zero weights
+    (each unit's column divided by its largest ``|w|`` first: a step unit's weights scale
+    freely, so only these ratios say which is small; ties: the first in row-major order) and
+    the whole output layer."""
+    mask = []
+    for L in net.layers[:-1]:
+        W = np.abs(L.weight)
+        top = W.max(axis=0, keepdims=True)
+        score = np.divide(W, top, out=np.zeros_like(W), where=top > 0)
+        kept = np.zeros(W.size, dtype=bool)
+        kept[np.argsort(-score.ravel(), kind="stable")[:int(np.ceil(keep * np.count_nonzero(W)))]] = True
+        mask.append(kept.reshape(W.shape) & (W > 0))
+    return mask + [np.ones_like(net.layers[-1].weight, dtype=bool)]
+
+
+def pruned_annealed(X, yidx, net: TrainedNetwork, *, sample_weight=None, keeps=KEEP, steps: int = STEPS // 2,
+                    batch: int = BATCH, deadline: float | None = None) -> list[TrainedNetwork]:
+    """``net`` pruned by :func:`keep_mask` to each share of ``keeps`` in turn (each of the
+    last), each retrained with the pruned weights held at 0 for ``steps`` steps at the final
+    sharpness ``k_1`` (magnitude pruning then retraining, the classic route to a sparse
+    network): the sparser networks a weight penalty may prefer."""
+    out, last = [], net
+    for keep in keeps:
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        last = train_annealed(X, yidx, [L.units for L in net.layers[:-1]], len(net.classes),
+                              sample_weight=sample_weight, steps=steps, batch=batch, init=last,
+                              mask=keep_mask(last, keep), sharpness=(SHARPNESS[1], SHARPNESS[1]),
+                              deadline=deadline)
+        out.append(last)
+    return out
 
 
 def weighted_accuracy(net: TrainedNetwork, X, yidx, sample_weight=None) -> float:

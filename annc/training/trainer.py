@@ -68,6 +68,7 @@ from ..solve.verdict import judge, sourced_bound
 from ..solve.verify import check
 from .bounds import Work, best, lower_bounds
 from .chain import Step, run_chain
+from .compress import full_verdict, representatives
 from .relaxed import conclude_relaxed
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
@@ -105,9 +106,13 @@ def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -
 def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
                 out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
                 warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
-    data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
     _phase(opts, "build")
     deadline = Deadline(opts.time_limit)  # every step below takes its time from it
+    full, compressed = data, representatives(data, merge=merge)  # large data: the MIP on representatives
+    if compressed is not None:
+        data, compression = compressed
+        log(f"[{name}] {compression.message()}")
+    data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
     # the recipe made concrete once, on the data prepared once
     spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
     c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, recipe=recipe, prepared=prepared)
@@ -155,8 +160,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     bound, bound_source = sourced_bound(solver_status=res.status, solver_objective=res.objective,
                                         solver_bound=res.bound, floor=floor(c.problem))
     if ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
-        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, deadline, log=lambda line: log(
-            f"[{name}] {line}"))
+        on = "on the representatives: " if compressed is not None else ""  # not a bound of the full problem
+        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, deadline,
+                                              log=lambda line: log(f"[{name}] {on}{line}"))
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
         left = deadline.left()
         net, ver, source, bound = conclude_relaxed(
@@ -168,6 +174,10 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     if record is not None and record.x is not None and ver.ok:
         from_solver = source == "solver" and ver.network_loss < record.objective - 1e-6
         verdict.search = record.conclude(ver.network_loss, from_solver=from_solver)
+    if compressed is not None and ver.ok:  # the verdict is the full problem's, the MIP's kept beside it
+        verdict = full_verdict(c, net, full, verdict, compression, rel_tol=opts.gap)
+        log(f"[{name}] on all {compression.samples:,} samples: objective {verdict.objective:.6g} (the "
+            f"{compression.representatives:,} representatives': {ver.network_loss:.6g})")
     trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
     return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace)
 

@@ -11,7 +11,7 @@ import numpy as np
 from ...core.model import Model
 from ...core.penalties import penalty_weight
 from ...io.problem import TrainingProblem, make_problem
-from ..anneal import best_annealed
+from ..anneal import best_annealed, pruned_annealed
 from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
 from .point import complete
 from .repair import box_output, repair_network, unit_relative
@@ -163,7 +163,9 @@ def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEA
     """A feasible start from the annealed sigmoids of :mod:`annc.training.anneal` (the best of
     ``seeds`` seeds by training accuracy, on the problem's distinct rows weighted by their
     samples), rounded to step units and finished as :func:`sgd_start` finishes SGD's network
-    (repair, refitted or exact output layer); None unless every hidden layer is binary.
+    (repair, refitted or exact output layer); under a weight penalty also its pruned networks
+    (:func:`~annc.training.anneal.pruned_annealed`), the MIP objective choosing.  None unless every
+    hidden layer is binary.
     ``time_limit`` seconds only cap it."""
     if not annealed_trains(problem.spec):
         return None
@@ -171,8 +173,11 @@ def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEA
     X, y, w = problem.class_rows()
     net, _ = best_annealed(X, y, [ls.units for ls in problem.spec.hidden], len(problem.classes),
                            sample_weight=w, seeds=range(seeds), deadline=deadline)
+    nets = [net]
+    if sgd_l1(problem.spec) > 0:  # a weight penalty: the pruned networks too, the objective chooses
+        nets += pruned_annealed(X, y, net, sample_weight=w, deadline=deadline)
     left = None if deadline is None else max(deadline - time.perf_counter(), 0.1)
-    return nets_start(model, problem, [net], time_limit=left)
+    return nets_start(model, problem, nets, time_limit=left)
 
 
 def nets_start(model: Model, problem: TrainingProblem, nets: list, *,

@@ -1,0 +1,56 @@
+"""Weighted representatives (:mod:`annc.training.compress`): the MIP of large data is built on
+cluster centres, and the verdict is about the exported network on every training row.
+
+The end-to-end test lowers the size at which annc compresses (to 300 distinct rows), so that a
+600-row set takes the large-data path in seconds; its verdict is then checked against an
+objective recomputed here, independently, by a plain numpy forward pass over all rows."""
+from functools import partial
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+
+import annc.training.trainer as trainer
+from annc.app.api import as_data, train_api
+from annc.training.compress import FULL_FLOOR, representatives
+
+
+def moons(n, seed=0):
+    return make_moons(n_samples=n, noise=0.3, random_state=seed)
+
+
+def test_small_data_is_not_compressed():
+    assert representatives(as_data(moons(500)), large=1000) is None
+    assert representatives(as_data(moons(500)), large=100, merge=False) is None  # the user asked for every row
+
+
+def test_each_row_becomes_a_centre_of_its_own_class():
+    X, y = moons(2000)
+    data = as_data((X, y))
+    out, how = representatives(data, k=100, large=1000)
+    assert how.samples == 2000 and how.rows == 2000 and how.representatives <= 100
+    assert np.array_equal(out.y, data.y) and out.X.shape == data.X.shape
+    centres = np.unique(out.X, axis=0)
+    assert len(centres) == how.representatives
+    for c in centres:  # a centre stands for rows of one class only, and lies among them
+        rows = np.all(out.X == c, axis=1)
+        assert len(set(out.y[rows])) == 1
+        assert np.allclose(c, data.X[rows].mean(axis=0))
+    again, _ = representatives(data, k=100, large=1000)
+    assert np.array_equal(again.X, out.X)  # seeded, work-limited: the same every time
+
+
+def test_the_verdict_is_the_full_problems(monkeypatch):
+    X, y = moons(600)
+    monkeypatch.setattr(trainer, "representatives", partial(representatives, k=40, large=300))
+    r = train_api("input 2\nhidden 2 binary\noutput 2\n", (X, y), time_limit=10, threads=1, out_dir=None)
+    v = r.verdict
+    assert v.compression["rows"] == 600 and v.compression["representatives"] <= 40
+    net = r.network
+    errors = int(np.sum(net.predict(X) != y))  # the exported network, on every training row
+    assert v.objective == pytest.approx(errors + 0.5 * net.nonzero_weights())
+    assert r.train_accuracy == pytest.approx(1 - errors / len(y))
+    assert v.bound_source == FULL_FLOOR and v.lower_bound <= v.objective
+    # the representatives' own objective and bound are kept, named, and never the full problem's
+    assert v.compression["objective"] is not None
+    assert v.status.value == ("optimal" if v.objective <= v.lower_bound + 1e-6 else "feasible")
