@@ -54,3 +54,11 @@ def test_the_verdict_is_the_full_problems(monkeypatch):
     # the representatives' own objective and bound are kept, named, and never the full problem's
     assert v.compression["objective"] is not None
     assert v.status.value == ("optimal" if v.objective <= v.lower_bound + 1e-6 else "feasible")
+
+
+def test_a_user_is_told_at_the_start_when_the_data_is_large():
+    from annc.training.compress import ADVISE_ROWS, size_advice
+    assert size_advice(ADVISE_ROWS, 2) is None
+    said = size_advice(ADVISE_ROWS + 1, 3)
+    assert "--batches" in said and "--ensemble ovo" in said and "representatives" in said
+    assert "--ensemble ovo" not in size_advice(ADVISE_ROWS + 1, 2)

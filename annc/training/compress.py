@@ -34,6 +34,7 @@ from ..io.data import Dataset, array_digest
 from ..io.problem import make_problem
 from ..solve.verdict import Verdict, judge
 
+ADVISE_ROWS = 1_000  # distinct training rows above which annc says what one MIP of them means
 LARGE_ROWS = 10_000  # distinct training rows above which the MIP is built on representatives
 REPRESENTATIVES = 4_000  # rows of that MIP, at most
 KMEANS_STEPS = 5  # Lloyd iterations of the clustering (a work limit)
@@ -59,6 +60,18 @@ class Compression:
     def to_dict(self) -> dict:
         return {"samples": self.samples, "rows": self.rows, "representatives": self.representatives,
                 "method": self.method, "objective": self.objective, "bound": self.bound}
+
+
+def size_advice(rows: int, classes: int) -> str | None:
+    """What a user should know at the start about a MIP of ``rows`` distinct rows (None: nothing):
+    above :data:`ADVISE_ROWS` the search, not the solver, finds the network, and what to try."""
+    if rows <= ADVISE_ROWS:
+        return None
+    more = "; for many classes, --ensemble ovo (one small MIP per pair)" if classes > 2 else ""
+    return (f"{rows:,} distinct training rows: a MIP of this size is rarely solved or bounded within minutes, "
+            "so annc's own search (annealed start, neighbourhoods) finds the network; "
+            f"above {LARGE_ROWS:,} rows the MIP is built on {REPRESENTATIVES:,} weighted representatives. "
+            f"To try: --batches K (one MIP per batch){more}")
 
 
 def distinct_rows(X: np.ndarray) -> int:

@@ -68,7 +68,7 @@ from ..solve.verdict import judge, sourced_bound
 from ..solve.verify import check
 from .bounds import Work, best, lower_bounds
 from .chain import Step, run_chain
-from .compress import full_verdict, representatives
+from .compress import full_verdict, representatives, size_advice
 from .relaxed import conclude_relaxed
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
@@ -123,6 +123,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         log(f"warning: {w}")
     for setting in c.recipe.settings:  # the loss, penalty and eps in force, and where each came from
         log(f"[{name}] {setting.sentence()}")
+    advice = None if compressed is not None else size_advice(c.problem.num_rows, len(c.problem.classes))
+    if advice:
+        log(f"[{name}] {advice}")
     st = c.model.stats()
     log(f"[{name}] {st['columns']} columns ({st['binary']} binary), {st['rows']} rows, "
         f"{st['nonzeros']} non-zeros; solving with {solver}")
