@@ -177,6 +177,15 @@ def frame_columns(X) -> list[str] | None:
     return names if names and all(isinstance(n, str) for n in names) else None
 
 
+def all_numbers(X) -> bool:
+    """Whether every cell of the table ``X`` reads as a number (no text column)."""
+    try:
+        np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def column_differences(names: list[str], features) -> tuple[list[str], list[str]]:
     """``(missing, extra)``: the ``features`` not among ``names``, and the ``names`` not
     among the ``features``, each in its own order."""
@@ -248,7 +257,7 @@ def _encoded_input(X, order, width: int, columns: Columns) -> np.ndarray:
     if order is not None:
         return encode_cells(np.asarray(X, dtype=object)[:, order], sources, "X")
     a = np.asarray(X) if not isinstance(X, list) else np.asarray(X, dtype=object)
-    if a.ndim == 2 and a.dtype.kind in "biuf" and a.shape[1] == width and width != len(sources):
+    if a.ndim == 2 and a.dtype.kind in "biuf" and a.shape[1] == width:  # numbers only: no category text
         return input_matrix(a, width, None)
     if a.ndim != 2 or a.shape[1] != len(sources):
         raise UsageError(f"X must be raw rows of {len(sources)} cells ({listed(columns.raw)}; text columns as "
