@@ -86,6 +86,10 @@ def check_categories(categories: dict, features: tuple) -> tuple:
         if names[0] not in features or tuple(features[features.index(names[0]):][:len(names)]) != tuple(names):
             raise ValueError(f"column {column!r}: the features must hold its one-hot inputs "
                              f"{', '.join(names[:3])}{', ...' if len(names) > 3 else ''}, in order and together")
+        stray = [f for f in features if f.startswith(column + SEP) and f not in names]
+        if stray:
+            raise ValueError(f"column {column!r}: feature {stray[0]!r} is named as one of its categories' inputs "
+                             "but is not one of them")
         pairs.append((column, cats))
     return tuple(sorted(pairs))
 
