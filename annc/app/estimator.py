@@ -301,7 +301,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
 
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self, "network_")
-        text = self.network_.columns is not None and bool(self.network_.columns.categories)
+        columns = getattr(self.network_, "columns", None)
+        text = columns is not None and bool(columns.categories)  # text columns: raw cells, encoded by the network
         X = validate_data(self, self._in_fit_order(X), reset=False, accept_sparse=False,
                           dtype=None if text else np.float64)
         return np.asarray(self.network_.scores(X), dtype=float)
