@@ -226,14 +226,33 @@ def test_a_spec_that_counts_the_csv_columns_is_told_what_to_write(trained, tmp_p
     assert code == 2 and "Traceback" not in err and not (tmp_path / "out").exists()
     assert ("has 5 feature columns once its text is one-hot encoded (2 more than the spec): write input 5 "
             "(2 numeric columns and 'occupation' encoded as 3 one-hot columns)") in err
+    import annc
+    with pytest.raises(DataError, match="write input 5"):
+        annc.train(spec, trained["train"], time_limit=1)
+
+
+def test_onnx_refuses_a_text_column_named_like_the_graph(tmp_path):
+    pytest.importorskip("onnx")
+    from annc.core.errors import UsageError
+    from annc.core.network import Layer
+    columns = Columns(("a", "scores=x", "scores=y"), None, {"scores": ["x", "y"]})
+    net = TrainedNetwork([0, 1], [Layer("linear", np.eye(3)[:, :2], np.zeros(2))], columns=columns)
+    weights = net.save(tmp_path / "clash")[0]
+    code, out, err = run_cli("export", weights, "--onnx", tmp_path / "clash.onnx")
+    assert code == 2 and "text column 'scores' is also a name in the graph" in err and "Traceback" not in err
+    with pytest.raises(UsageError, match="rename the column"):
+        from annc.export.onnx_export import to_onnx
+        to_onnx(net)
 
 
 def test_a_column_of_numbers_and_text_is_not_categories(tmp_path):
     path = _write(tmp_path / "mixed.csv", [["1", "a", "2", "0"], ["2", "3", "1", "1"], ["3", "b", "1", "1"]])
     with pytest.raises(DataError, match=r"row 2, column 'occupation' \(2\): 'a' is not a number"):
         load_data(path)
-    code, out, err = run_cli("eval", "nothing.weights.json", path)
-    assert code == 2 and "Traceback" not in err
+    spec = tmp_path / "net.ann"
+    spec.write_text("input 3\noutput 2\n")
+    code, out, err = run_cli("train", spec, path, "-o", tmp_path / "out")
+    assert code == 2 and "'a' is not a number" in err and "Traceback" not in err and not (tmp_path / "out").exists()
 
 
 def test_an_empty_cell_of_a_text_column_is_an_error(tmp_path, trained):
