@@ -115,6 +115,7 @@ def test_train_summary_counts_the_test_rows_as_by_hand(trained):
     for which in ("train", "test"):
         acc = np.mean(_by_hand(trained["json"], trained[which]) == _labels(trained[which]))
         assert re.search(rf"{which} accuracy +{acc:.4f} ", trained["out"])
+    assert "text columns       'occupation' (3 categories): one-hot encoded; the label is column 'label'" in trained["out"]
 
 
 @pytest.mark.parametrize("weights", ["json", "npz"])

@@ -156,9 +156,9 @@ def to_onnx(net):
     inputs, x = _inputs(g, net, helper, TensorProto)
     x = _scaling(g, x, net.scaling)
     if isinstance(net, Ensemble):
-        scores, d = _vote(g, x, net), net.inputs
+        scores = _vote(g, x, net)
     else:
-        scores, d = _layers(g, x, net, "scores"), net.layers[0].weight.shape[0]
+        scores = _layers(g, x, net, "scores")
     kept = g.op("ArgMax", [scores], axis=1, keepdims=1, select_last_index=0)
     g.op("Squeeze", [kept, g.const("axis1", np.asarray([1], dtype=np.int64))], "label")
     classes = list(net.classes)
