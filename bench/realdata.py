@@ -481,8 +481,8 @@ def _ordered(records, key, order):
 
 def table(records) -> str:
     out = [("| set | H | method | test acc. % (mean ± std) | mean non-zero weights | statuses "
-            "| median gap | median time (s) |"),
-           "|---|---|---|---|---|---|---|---|"]
+            "| median gap | median time (s) | max time (s) | mean train acc. % |"),
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for name in _ordered(records, "set", SETS):
         for method in _ordered([r for r in records if r["set"] == name], "method", METHODS):
             rs = [r for r in records if r["set"] == name and r["method"] == method]
@@ -490,8 +490,14 @@ def table(records) -> str:
             nnz = _means(rs)[1]
             out.append(f"| {name} | {rs[0]['H']} | {method} | {_mean_std(accs)} | "
                        f"{'-' if nnz is None else f'{nnz:.1f}'} | {_statuses(rs)} | {_median_gap(rs)} | "
-                       f"{statistics.median(r['seconds'] for r in rs):.1f} |")
+                       f"{statistics.median(r['seconds'] for r in rs):.1f} | {max(r['seconds'] for r in rs):.1f} | "
+                       f"{_train_mean(rs)} |")
     return "\n".join(out)
+
+
+def _train_mean(rs) -> str:
+    accs = [r["train_accuracy"] for r in rs if r.get("train_accuracy") is not None]
+    return "-" if not accs else f"{100 * statistics.mean(accs):.1f}"
 
 
 def _chance(name: str) -> float:
@@ -599,7 +605,8 @@ def search_table(records) -> str:
                        f"{_f(_median(r.get('objective') for r in rs))} | {_counts(r.get('found_by') for r in rs)} | "
                        f"{ad} | {sum(_lb_positive(r) for r in rs)} of {len(rs)} | "
                        f"{_counts(r.get('bound_source') for r in rs)} | "
-                       f"{statistics.median(r['seconds'] for r in rs):.1f} |")
+                       f"{statistics.median(r['seconds'] for r in rs):.1f} | {max(r['seconds'] for r in rs):.1f} | "
+                       f"{_train_mean(rs)} |")
     return "\n".join(out)
 
 

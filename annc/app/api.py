@@ -19,7 +19,8 @@ from typing import Callable
 import numpy as np
 
 from ..core.errors import DataError, UsageError
-from ..core.inputs import Columns, frame_columns, match_columns, sample_arrays
+from ..core.inputs import (Columns, all_numbers, encode_cells, fit_encoding, frame_columns, match_columns,
+                           sample_arrays)
 from ..io.data import Dataset, array_digest, class_index, class_lookup, class_order, load_data
 from ..io.outputs import check_out_dir
 from ..io.spec import NetworkSpec, load_spec, parse_spec
@@ -133,15 +134,34 @@ def as_data(data, *, label: str | None = None, classes: list | None = None, name
         if order is not None:  # a data frame's columns, by name, before its cells are read
             names = [names[i] for i in order]
             X = X[names]
+        if names is not None and ((like is not None and like.categories) or not all_numbers(X)):
+            return _text_data(X, y, label=label, classes=classes, name=name, names=names, like=like)
         return _array_data(X, y, label=label, classes=classes, name=name, names=names)
     raise UsageError("data must be a Dataset, a CSV path or a pair (X, y), "
                      f"not {type(data).__name__}")
 
 
+def _text_data(X, y, *, label, classes, name: str, names: list[str], like: Dataset | None) -> Dataset:
+    """:func:`as_data` of a data frame with text columns (:mod:`annc.core.categories`):
+    encoded as ``like`` encodes its own (a test set), or as its training data."""
+    cells = np.asarray(X, dtype=object)
+    if like is not None and like.columns is not None and like.categories:
+        X, columns = encode_cells(cells, like.columns.sources, name), like.columns
+    else:
+        X, columns = fit_encoding(cells, names, label or _series_name(y), name)
+    data = _array_data(X, y, label=columns.label or label, classes=classes, name=name, names=list(columns.features))
+    return replace(data, categories=dict(columns.categories))
+
+
 def _in_order_of(data: Dataset, like: Dataset) -> Dataset:
     """``data`` with its feature columns in the order of ``like``'s, found by name
-    (:func:`annc.core.inputs.match_columns`)."""
-    order = match_columns(data.features if data.named else None, like.columns, like.inputs, data.path)
+    (:func:`annc.core.inputs.match_columns`; one-hot inputs by their names, when both
+    encode the same text columns the same way)."""
+    if data.categories != like.categories:
+        raise DataError(f"{data.path}: its text columns are not encoded as the training data's "
+                        f"({data.categories or 'none'} and {like.categories or 'none'})")
+    named = like.columns if like.columns is None else Columns(like.columns.features, like.label)
+    order = match_columns(data.features if data.named else None, named, like.inputs, data.path)
     if order is None:
         return data
     return replace(data, X=data.X[:, order], features=[data.features[i] for i in order])

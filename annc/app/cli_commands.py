@@ -154,8 +154,12 @@ def cmd_export(a) -> int:
     path = save_onnx(net, a.onnx)
     scaled = "" if net.scaling is None else f", input scaling {net.scaling.kind}"
     order = "" if net.columns is None else f" (columns in this order: {listed(net.columns.features)})"
-    print(f"wrote {path} (ONNX opset {OPSET}: input X "
-          f"[N, {net.inputs}] doubles{order}{scaled}; outputs scores, label, class; "
+    inputs = f"input X [N, {net.inputs}] doubles{order}"
+    if net.columns is not None and net.columns.categories:  # text columns: string inputs, one-hot encoded in the graph
+        numeric = [name for name, cats in net.columns.sources if cats is None]
+        inputs = (f"inputs X [N, {len(numeric)}] doubles (columns in this order: {listed(numeric)}) and "
+                  + ", ".join(f"{c} [N] strings" for c, _ in net.columns.categories) + " (one-hot encoded in the graph)")
+    print(f"wrote {path} (ONNX opset {OPSET}: {inputs}{scaled}; outputs scores, label, class; "
           f"classes {', '.join(map(str, net.classes))})")
     return 0
 

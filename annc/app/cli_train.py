@@ -98,6 +98,9 @@ def _accuracy_lines(r, data, test) -> None:
     if r.test_accuracy is not None:
         print(f"  test accuracy      {r.test_accuracy:.4f} ({len(test.y)} samples)")
     print(f"  non-zero weights   {r.network.nonzero_weights()}")
+    if data.categories:  # said once, with the label column, as a text label column would now be read as a feature
+        text = ", ".join(f"'{c}' ({len(k)} categories)" for c, k in data.categories.items())
+        print(f"  text columns       {text}: one-hot encoded; the label is column '{data.label}'")
 
 
 def _decomposed_summary(kind: str, r, data, test) -> None:

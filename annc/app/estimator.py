@@ -51,6 +51,7 @@ quarter of ``time_limit``, at most 20 s): such fits are only as repeatable as th
 from __future__ import annotations
 
 import numbers
+from dataclasses import replace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -59,10 +60,10 @@ from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.errors import UsageError
-from ..core.inputs import Columns, column_differences, frame_columns
+from ..core.inputs import Columns, all_numbers, column_differences, fit_encoding, frame_columns
 from ..core.losses import with_argument
 from ..training.dispatch import run
-from .api import train_request
+from .api import as_data, train_request
 
 __all__ = ["MIPNetClassifier"]
 
@@ -256,17 +257,24 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         ``status_`` (the verdict: ``"optimal"`` or ``"feasible"``) and the other fitted
         attributes.  annc's errors (:class:`annc.core.errors.AnncError`) propagate.
         """
-        X, y = validate_data(self, X, y, accept_sparse=False, dtype=np.float64, ensure_min_samples=1)
+        text = frame_columns(X) is not None and not all_numbers(X)  # a data frame with text columns
+        X, y = validate_data(self, X, y, accept_sparse=False, dtype=None if text else np.float64, ensure_min_samples=1)
         names = getattr(self, "feature_names_in_", None)  # set by validate_data for a data frame
         # Columns refuses repeated names: now, not after the training
         columns = None if names is None else Columns(tuple(str(n) for n in names))
+        if text:  # one-hot encoded (annc.core.categories); the network records the encoding
+            X, columns = fit_encoding(np.asarray(X, dtype=object), [str(n) for n in names], None, "X")
         check_classification_targets(y)
         classes, y_index = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the data, "
                              f"but the data contain only one class: {classes[0]!r}")
         spec = self._spec_text(X.shape[1], len(classes))
-        result = run(train_request(spec, (X, y_index.astype(np.int64).reshape(-1)), time_limit=self.time_limit,
+        data = (X, y_index.astype(np.int64).reshape(-1))
+        if text:  # the one-hot inputs are not scaled (annc.core.scaling): the data say which they are
+            data = replace(as_data(data), features=list(columns.features), named=True,
+                           categories=dict(columns.categories))
+        result = run(train_request(spec, data, time_limit=self.time_limit,
                                    solver=self.solver, threads=self.threads, gap=self.gap, out_dir=None))
         network = result.network
         network.columns = columns  # the weights files it saves record the names
@@ -293,7 +301,10 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
 
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self, "network_")
-        X = validate_data(self, self._in_fit_order(X), reset=False, accept_sparse=False, dtype=np.float64)
+        columns = getattr(self.network_, "columns", None)
+        text = columns is not None and bool(columns.categories)  # text columns: raw cells, encoded by the network
+        X = validate_data(self, self._in_fit_order(X), reset=False, accept_sparse=False,
+                          dtype=None if text else np.float64)
         return np.asarray(self.network_.scores(X), dtype=float)
 
     def decision_function(self, X):

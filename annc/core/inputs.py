@@ -14,12 +14,14 @@ predictions, and a missing or extra column is an error that names it.
 """
 from __future__ import annotations
 
+import json
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from .categories import category_of, check_categories, is_number, onehot_name, source_columns, text_categories
 from .errors import AnncError, AnncWarning, DataError, UsageError, WeightsError
 
 
@@ -80,13 +82,17 @@ def listed(items, most: int = 10, quote: bool = False) -> str:
 @dataclass(frozen=True)
 class Columns:
     """The names of a network's training columns: its input ``features``, in the order
-    its first layer reads them, and the ``label`` column (None if not known).
+    its first layer reads them, the ``label`` column (None if not known), and the text
+    columns it one-hot encodes (``categories``: each column's name and its categories,
+    whose inputs ``column=category`` follow each other in ``features``:
+    :mod:`annc.core.categories`; a dict or pairs, kept as sorted pairs).
 
     Features are distinct, non-empty strings; a :class:`~annc.core.errors.UsageError` says
     otherwise (readers of files re-raise it as their own error type)."""
 
     features: tuple[str, ...]
     label: str | None = None
+    categories: tuple = ()
 
     def __post_init__(self):
         if isinstance(self.features, str) or not all(isinstance(f, str) and f for f in self.features):
@@ -97,23 +103,51 @@ class Columns:
             raise UsageError(f"feature names must be distinct; repeated: {listed(twice)}")
         if self.label is not None and not (isinstance(self.label, str) and self.label):
             raise UsageError("the label name must be a non-empty string or None")
+        cats = self.categories
+        try:
+            cats = check_categories(dict(cats) if not isinstance(cats, dict) else cats, features)
+        except (TypeError, ValueError) as e:
+            raise UsageError(f"categories: {e}") from None
         object.__setattr__(self, "features", features)
+        object.__setattr__(self, "categories", cats)
+
+    @property
+    def sources(self) -> list[tuple[str, tuple | None]]:
+        """The table's columns behind the features: ``(name, None)`` for a numeric column,
+        ``(name, categories)`` for a text column, in the order of the features."""
+        return source_columns(self.features, self.categories)
+
+    @property
+    def raw(self) -> tuple[str, ...]:
+        """The names of the table's feature columns (a text column once), in input order."""
+        return tuple(name for name, _ in self.sources) if self.categories else self.features
+
+    @property
+    def onehot(self) -> np.ndarray:
+        """Which features are one-hot inputs of a text column (never scaled: :mod:`annc.core.scaling`)."""
+        names = {onehot_name(c, k) for c, cats in self.categories for k in cats}
+        return np.array([f in names for f in self.features], dtype=bool)
 
     def to_dict(self) -> dict:
-        return {"features": list(self.features), "label": self.label}
+        cats = {"categories": {c: list(k) for c, k in self.categories}} if self.categories else {}
+        return {"features": list(self.features), "label": self.label, **cats}
 
     @classmethod
     def from_dict(cls, d) -> "Columns":
         """The columns of a parsed weights file; :class:`~annc.core.errors.UsageError` when
-        ``d`` is not an object with a list ``features`` and a ``label`` (string or null)."""
-        if not isinstance(d, dict) or not set(d) <= {"features", "label"} or not isinstance(d.get("features"), list):
-            raise UsageError("columns must be an object with a list features and a label")
-        return cls(tuple(d["features"]), d.get("label"))
+        ``d`` is not an object with a list ``features``, a ``label`` (string or null) and
+        optional ``categories`` (an object: column -> list of categories)."""
+        if not isinstance(d, dict) or not set(d) <= {"features", "label", "categories"} \
+                or not isinstance(d.get("features"), list) or not isinstance(d.get("categories", {}), dict):
+            raise UsageError("columns must be an object with a list features, a label and optional categories")
+        return cls(tuple(d["features"]), d.get("label"), d.get("categories", {}))
 
     def arrays(self) -> dict:
-        """The ``.npz`` arrays: ``columns_features`` (strings) and ``columns_label`` ("" for None)."""
+        """The ``.npz`` arrays: ``columns_features`` (strings), ``columns_label`` ("" for None)
+        and, with text columns, ``columns_categories`` (their categories, as JSON)."""
+        cats = {"columns_categories": np.asarray(json.dumps(self.to_dict()["categories"]))} if self.categories else {}
         return {"columns_features": np.asarray(self.features, dtype=str),
-                "columns_label": np.asarray(self.label or "", dtype=str)}
+                "columns_label": np.asarray(self.label or "", dtype=str), **cats}
 
     @classmethod
     def from_arrays(cls, arrays: dict) -> "Columns | None":
@@ -123,7 +157,14 @@ class Columns:
         features, label = arrays["columns_features"], arrays.get("columns_label", np.asarray(""))
         if features.ndim != 1 or features.dtype.kind != "U" or label.ndim != 0 or label.dtype.kind != "U":
             raise UsageError("columns_features must be a list of strings and columns_label a string")
-        return cls(tuple(str(f) for f in features), str(label) or None)
+        cats = arrays.get("columns_categories", np.asarray("{}"))
+        try:
+            cats = json.loads(str(cats)) if cats.ndim == 0 and cats.dtype.kind == "U" else None
+        except ValueError:
+            cats = None
+        if not isinstance(cats, dict):
+            raise UsageError("columns_categories must be a JSON object: column -> list of categories")
+        return cls(tuple(str(f) for f in features), str(label) or None, cats)
 
 
 def frame_columns(X) -> list[str] | None:
@@ -134,6 +175,15 @@ def frame_columns(X) -> list[str] | None:
         return None
     names = list(names)
     return names if names and all(isinstance(n, str) for n in names) else None
+
+
+def all_numbers(X) -> bool:
+    """Whether every cell of the table ``X`` reads as a number (no text column)."""
+    try:
+        np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def column_differences(names: list[str], features) -> tuple[list[str], list[str]]:
@@ -164,13 +214,13 @@ def match_columns(names: list[str] | None, columns: Columns | None, width: int,
         warnings.warn(f"{source}: the network records no feature names (a weights file of an older annc, "
                       "or trained on arrays): its columns are read by position", AnncWarning, stacklevel=3)
         return None
-    missing, extra = column_differences(names, columns.features)
+    missing, extra = column_differences(names, columns.raw)
     if missing or extra:
         parts = [f"{what} column{'s' if len(cols) > 1 else ''} {listed(cols, quote=True)}"
                  for what, cols in (("missing", missing), ("extra", extra)) if cols]
         raise DataError(f"{source}: {'; '.join(parts)} (columns are matched by name to the training "
-                        f"features: {listed(columns.features)})")
-    return [names.index(f) for f in columns.features]
+                        f"features: {listed(columns.raw)})")
+    return [names.index(f) for f in columns.raw]
 
 
 # -- a network's inputs and their names -----------------------------------------------------------
@@ -181,6 +231,8 @@ def input_matrix(X, width: int, columns: Columns | None) -> np.ndarray:
     :class:`~annc.core.errors.UsageError` (wrong shape or type) or
     :class:`~annc.core.errors.DataError` (NaN or inf, a missing or extra column) otherwise."""
     order = match_columns(frame_columns(X), columns, width, "X")
+    if columns is not None and columns.categories:
+        return _encoded_input(X, order, width, columns)
     try:
         a = np.asarray(X, dtype=float)
     except (TypeError, ValueError) as e:
@@ -194,6 +246,81 @@ def input_matrix(X, width: int, columns: Columns | None) -> np.ndarray:
         r, c = bad[0]
         raise DataError(f"X row {r}, column {c}: {a[r, c]} is not a finite number")
     return a
+
+
+def _encoded_input(X, order, width: int, columns: Columns) -> np.ndarray:
+    """:func:`input_matrix` for a network with text columns: a data frame's columns (by
+    name, ``order``) or raw rows as wide as the table (one cell per column, by position)
+    encoded (:func:`encode_cells`); an array of numbers as wide as the input layer is
+    taken as already encoded."""
+    sources = columns.sources
+    if order is not None:
+        return encode_cells(np.asarray(X, dtype=object)[:, order], sources, "X")
+    a = np.asarray(X) if not isinstance(X, list) else np.asarray(X, dtype=object)
+    if a.ndim == 2 and a.dtype.kind in "biuf" and a.shape[1] == width:  # numbers only: no category text
+        return input_matrix(a, width, None)
+    if a.ndim != 2 or a.shape[1] != len(sources):
+        raise UsageError(f"X must be raw rows of {len(sources)} cells ({listed(columns.raw)}; text columns as "
+                         f"text), a data frame with these columns, or {width} already encoded numbers per row; "
+                         f"got shape {a.shape}")
+    return encode_cells(a.astype(object), sources, "X")
+
+
+def encode_cells(cells: np.ndarray, sources: list, source: str, rows=None) -> np.ndarray:
+    """The input matrix of a table of raw ``cells`` (N x columns, objects) whose columns are
+    ``sources`` (:attr:`Columns.sources`): a numeric column's cells as numbers, a text
+    column's as its one-hot inputs (:mod:`annc.core.categories`).  A
+    :class:`~annc.core.errors.DataError` lists the cells that are not numbers, not finite,
+    or categories not seen in training, each with its row (``rows``: the row of each
+    sample, by default 0, 1, ...) and column."""
+    n = cells.shape[0]
+    rows = range(n) if rows is None else rows
+    out = np.zeros((n, sum(1 if cats is None else len(cats) for _, cats in sources)))
+    problems, at = [], 0
+    for j, (name, cats) in enumerate(sources):
+        where = [f"{source} row {r}, column '{clipped(name)}'" for r in rows]
+        if cats is None:
+            for r, v in enumerate(cells[:, j]):
+                x = float(v) if is_number(v) else None
+                if x is None or not np.isfinite(x):
+                    problems.append(f"{where[r]}: {clipped(str(v))!r} is not a{' finite' if x is not None else ''} number")
+                else:
+                    out[r, at] = x
+            at += 1
+            continue
+        index = {k: i for i, k in enumerate(cats)}
+        for r, v in enumerate(cells[:, j]):
+            k = None if v is None or is_number(v) else index.get(category_of(v))
+            if k is None:
+                problems.append(f"{where[r]}: {unseen(name, category_of(v), cats)}")
+            else:
+                out[r, at + k] = 1.0
+        at += len(cats)
+    if problems:
+        more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise DataError("\n".join(problems[:20]) + more)
+    return out
+
+
+def unseen(column: str, value: str, categories) -> str:
+    """What is wrong with a category ``value`` of the text column ``column`` not among its
+    training ``categories``."""
+    return (f"category {clipped(value)!r} was not seen in training (the categories of "
+            f"'{clipped(column)}' are {listed(categories, quote=True)}; annc does not encode an unseen category)")
+
+
+def fit_encoding(cells: np.ndarray, names: list[str], label: str | None, source: str) -> tuple[np.ndarray, Columns]:
+    """The training encoding of a table of raw ``cells`` (N x columns, objects) with column
+    ``names``: every column none of whose cells is a number is a text column
+    (:func:`annc.core.categories.text_categories`); returns the input matrix and the
+    :class:`Columns` that record the encoding."""
+    sources = [(name, text_categories(cells[:, j])) for j, name in enumerate(names)]
+    features = [f for name, cats in sources for f in ([name] if cats is None else [onehot_name(name, k) for k in cats])]
+    try:
+        columns = Columns(tuple(features), label, {name: cats for name, cats in sources if cats is not None})
+    except UsageError as e:
+        raise DataError(f"{source}: the columns of X: {e}") from None
+    return encode_cells(cells, sources, source), columns
 
 
 def check_columns(columns: Columns | None, width: int | None, error: type, source: str) -> None:

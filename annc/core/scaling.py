@@ -13,6 +13,9 @@ training data only, feature by feature::
   mean 0 and variance 1 on the training data;
 * ``none``: the identity (``center = 0``, ``width = 1``).
 
+The one-hot inputs of a text column (:mod:`annc.core.categories`) are never scaled: they
+keep ``center = 0`` and ``width = 1`` under every kind, so they stay 0/1.
+
 A feature constant on the training data gets ``width = 1`` (it is only shifted), so the
 map is always defined and invertible.  The MIP is built on the scaled data (so the
 weight and bias boxes of the spec, ``[-1, 1]`` by default, apply to scaled features, and
@@ -89,10 +92,16 @@ class Scaling:
         return cls(d["kind"], np.array(d["center"], dtype=float), np.array(d["width"], dtype=float))
 
 
-def fit_scaling(kind: str, X: np.ndarray) -> Scaling:
-    """The :class:`Scaling` of ``kind`` fitted on the training features ``X`` (samples x features)."""
+def fit_scaling(kind: str, X: np.ndarray, fixed=None) -> Scaling:
+    """The :class:`Scaling` of ``kind`` fitted on the training features ``X`` (samples x
+    features); the features of the boolean mask ``fixed`` (one-hot inputs of text columns:
+    :mod:`annc.core.categories`) keep ``center 0`` and ``width 1``, whatever the kind."""
     X = np.asarray(X, dtype=float)
     n = X.shape[1]
+    if fixed is not None and np.any(fixed):
+        fitted = fit_scaling(kind, X)
+        keep = np.asarray(fixed, dtype=bool)
+        return Scaling(kind, np.where(keep, 0.0, fitted.center), np.where(keep, 1.0, fitted.width))
     if kind == "none" or X.shape[0] == 0:
         return Scaling(kind, np.zeros(n), np.ones(n))
     if kind == "minmax":

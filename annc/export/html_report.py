@@ -26,6 +26,7 @@ records (never from a solver's claim presented as more than it is):
   as in :mod:`annc.io.problem`, the loss and penalty of the recorded spec,
   :func:`annc.formulations.network_loss`), next to the objective the weights file
   records; both are the same number when ``--data`` is the training data;
+* the text columns one-hot encoded, with their categories (:mod:`annc.core.categories`);
 * the input scaling (``x' = (x - center) / width``, which the forward pass applies) and
   the spec text.
 
@@ -271,11 +272,12 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
     evals = [e for e in (evaluate(net, data, "train") if data is not None else None,
                          evaluate(net, test, "test") if test is not None else None) if e is not None]
     scaling = None
+    features = data.features if data is not None else (list(net.columns.features) if net.columns else None)
     if net.scaling is not None:
         scaling = {"kind": net.scaling.kind,
-                   "rows": [(i + 1, _fmt(float(c)), _fmt(float(w)))
+                   "rows": [(features[i] if features else i + 1, _fmt(float(c)), _fmt(float(w)))
                             for i, (c, w) in enumerate(zip(net.scaling.center, net.scaling.width))][:MAX_HEAT]}
-    features = data.features if data is not None else (list(net.columns.features) if net.columns else None)
+    categories = [(c, ", ".join(k)) for c, k in net.columns.categories] if net.columns is not None else []
     if ensemble:
         drawings = [{"title": f"member {k + 1}: {net.classes[i]} vs {net.classes[j]}", "drawing": drawing(m, features)}
                     for k, (m, (i, j)) in enumerate(zip(net.members, net.pairs)) if k < MAX_MEMBERS_DRAWN]
@@ -293,7 +295,7 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
         "spec_path": meta.get("spec", "-"), "spec_text": meta.get("spec_text") or "",
         "model_file": meta.get("model"), "recomputed": None if ensemble else recomputed_objective(net, data),
         "accuracy_recorded": _fmt(meta.get("train_accuracy")) if "train_accuracy" in meta else None,
-        "classes": [str(c) for c in net.classes], "steps": steps, "evals": evals, "scaling": scaling,
+        "classes": [str(c) for c in net.classes], "steps": steps, "evals": evals, "scaling": scaling, "categories": categories,
         "architecture": architecture, "nonzero": net.nonzero_weights(),
         "weights": int(sum(L.weight.size for m in (net.members if ensemble else [net]) for L in m.layers)),
         "drawings": drawings, "members_cut": len(net.members) - len(drawings) if ensemble else 0,

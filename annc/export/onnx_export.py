@@ -24,6 +24,15 @@ matrix product may sum its terms in another order, which moves a score by roundi
 that rounding.  Sums of small integers are exact in any order, so a pre-activation that
 is exactly 0 (where a step unit switches on) is 0 in both.
 
+**Text columns** (:mod:`annc.core.categories`): a network that one-hot encodes text columns
+takes ``X`` as its numeric columns only (``N x d_numeric`` doubles, in the network's order
+of them) and one string input per text column, named after the column (``N`` strings: the
+categories, stripped of blanks as annc reads them); an ``OneHotEncoder`` node of the
+``ai.onnx.ml`` domain encodes each (``zeros=0``: a category not seen in training is an
+error of the runtime, as it is annc's), and ``Concat`` then ``Gather`` put the inputs in
+the network's order.  The metadata's ``categories`` (JSON) records each text column's
+categories.
+
 The input is positional: column ``j`` of ``X`` is the network's feature ``j``; unlike
 annc's own readers (:func:`annc.core.inputs.match_columns`), an ONNX runtime does not match
 names.  When the network records its training columns' names they are in the input's
@@ -51,6 +60,7 @@ from ..core.network import TrainedNetwork
 from ..io.outputs import atomic_write, check_out_file
 
 OPSET = 17
+ML_DOMAIN, ML_OPSET = "ai.onnx.ml", 3  # OneHotEncoder, for text columns
 
 
 class _Graph:
@@ -143,11 +153,12 @@ def to_onnx(net):
         raise UsageError(f"ONNX export takes a TrainedNetwork or an Ensemble, not {type(net).__name__}")
     _check(net)
     g = _Graph()
-    x = _scaling(g, "X", net.scaling)
+    inputs, x = _inputs(g, net, helper, TensorProto)
+    x = _scaling(g, x, net.scaling)
     if isinstance(net, Ensemble):
-        scores, d = _vote(g, x, net), net.inputs
+        scores = _vote(g, x, net)
     else:
-        scores, d = _layers(g, x, net, "scores"), net.layers[0].weight.shape[0]
+        scores = _layers(g, x, net, "scores")
     kept = g.op("ArgMax", [scores], axis=1, keepdims=1, select_last_index=0)
     g.op("Squeeze", [kept, g.const("axis1", np.asarray([1], dtype=np.int64))], "label")
     classes = list(net.classes)
@@ -159,20 +170,72 @@ def to_onnx(net):
     c = len(classes)
     graph = helper.make_graph(
         g.nodes, "annc_ensemble" if isinstance(net, Ensemble) else "annc_network",
-        [helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", d], _input_doc(net))],
+        inputs,
         [helper.make_tensor_value_info("scores", TensorProto.DOUBLE, ["N", c]),
          helper.make_tensor_value_info("label", TensorProto.INT64, ["N"]),
          helper.make_tensor_value_info("class", class_type, ["N"])],
         g.inits)
     model = helper.make_model(graph, producer_name="annc", producer_version=__version__,
-                              opset_imports=[helper.make_opsetid("", OPSET)])
+                              opset_imports=[helper.make_opsetid("", OPSET)]
+                              + ([helper.make_opsetid(ML_DOMAIN, ML_OPSET)] if _categories(net) else []))
     model.ir_version = min(model.ir_version, 8)  # readable by onnxruntime releases of the last years
     props = {"classes": json.dumps([_plain(c) for c in classes]), "annc_version": __version__}
     if net.columns is not None:
         props["features"] = json.dumps(list(net.columns.features))
+    if _categories(net):
+        props["categories"] = json.dumps(net.columns.to_dict()["categories"])
+        _check_names(graph, [i.name for i in inputs[1 if inputs[0].name == "X" else 0:]])
     helper.set_model_props(model, props)
     onnx.checker.check_model(model, full_check=True)
     return model
+
+
+def _categories(net) -> bool:
+    return net.columns is not None and bool(net.columns.categories)
+
+
+def _inputs(g: _Graph, net, helper, TensorProto) -> tuple[list, str]:
+    """The graph's inputs and the name of the network's input matrix.  Without text columns,
+    ``X`` itself; with them, ``X`` holds the numeric columns and each text column is a
+    string input of its own, encoded by ``OneHotEncoder`` (ai.onnx.ml) and put back in the
+    network's order (``Concat``, ``Gather``)."""
+    d = net.inputs
+    if not _categories(net):
+        return [helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", d], _input_doc(net))], "X"
+    sources = net.columns.sources
+    numeric = [name for name, cats in sources if cats is None]
+    infos, parts = [], []
+    if numeric:
+        infos.append(helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", len(numeric)],
+                                                   "numeric columns, by position: " + ", ".join(numeric)))
+        parts.append("X")
+    at, where = len(numeric), {}
+    for name, cats in sources:
+        if cats is None:
+            continue
+        infos.append(helper.make_tensor_value_info(name, TensorProto.STRING, ["N"], "categories of the text column "
+                                                   f"{name} (one per row; unseen ones are an error): " + ", ".join(cats)))
+        onehot = g.op("OneHotEncoder", [name], domain=ML_DOMAIN, cats_strings=list(cats), zeros=0)
+        parts.append(g.op("Cast", [onehot], to=TensorProto.DOUBLE))
+        where[name], at = at, at + len(cats)
+    order, n = [], 0
+    for name, cats in sources:  # the position in the Concat of every input of the network, in its order
+        if cats is None:
+            order.append(n)
+            n += 1
+        else:
+            order += range(where[name], where[name] + len(cats))
+    concat = g.op("Concat", parts, axis=1)
+    return infos, g.op("Gather", [concat, g.const("inputs", np.asarray(order, dtype=np.int64))], "X_encoded", axis=1)
+
+
+def _check_names(graph, names: list[str]) -> None:
+    """A :class:`UsageError` when a text column's input name is also a name in the graph."""
+    taken = {o for node in graph.node for o in node.output} | {i.name for i in graph.initializer} | {"X"}
+    clash = [n for n in names if n in taken]
+    if clash:
+        raise UsageError(f"ONNX export: the text column {clash[0]!r} is also a name in the graph "
+                         "(its input is named after the column): rename the column")
 
 
 def _input_doc(net) -> str:

@@ -1,4 +1,4 @@
-"""CSV data sets: numeric feature columns and one label column.
+"""CSV data sets: feature columns (numbers, or text: one-hot encoded, :mod:`annc.core.categories`) and a label.
 
 Every problem raises :class:`~annc.core.errors.DataError` whose message starts with the
 file path and names the row (the 1-based line in the file; the header is line 1)
@@ -14,13 +14,14 @@ import io
 import math
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
+from ..core.categories import category_of, column_kinds, encoding_summary, onehot_name
 from ..core.errors import DataError, UsageError
-from ..core.inputs import Columns, clipped, listed, match_columns, read_bytes
+from ..core.inputs import Columns, clipped, listed, match_columns, read_bytes, unseen
 from ..core.limits import LARGEST
 from .spec import located
 
@@ -41,6 +42,7 @@ class Dataset:
     sha256: str  # hex digest of the file bytes
     lines: np.ndarray | None = None  # N: the file's line of every sample (None: not from a file)
     named: bool = True  # False: ``features`` are annc's own names (x1, x2, ... of an array)
+    categories: dict = field(default_factory=dict)  # text column -> its categories (annc.core.categories)
 
     @property
     def inputs(self) -> int:
@@ -51,7 +53,7 @@ class Dataset:
     def columns(self) -> Columns | None:
         """The names of the feature and label columns, as a network trained on these data
         records them; None when the features have no names of the user's (arrays)."""
-        return Columns(tuple(self.features), self.label) if self.named else None
+        return Columns(tuple(self.features), self.label, self.categories) if self.named else None
 
 
 class Inputs(NamedTuple):
@@ -265,7 +267,11 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
         raise DataError(f"{path}: no data rows (only the header)")
 
     problems = _Problems(path)
-    X = np.zeros((len(rows) - 1, len(feature_cols)))
+    recorded = None if inputs_of is None else (inputs_of.columns.categories if inputs_of.columns is not None else ())
+    kinds = column_kinds(names, feature_cols, [cells for _, cells in rows[1:] if len(cells) == len(names)], recorded)
+    at = np.cumsum([0] + [1 if k is None else len(k) for k in kinds])
+    lookups = [None if k is None else {c: i for i, c in enumerate(k)} for k in kinds]
+    X = np.zeros((len(rows) - 1, int(at[-1])))
     labels: list[str] = []
     good = []  # the rows whose label cell is usable, for the class mapping
     for r, (line, cells) in enumerate(rows[1:]):
@@ -274,11 +280,19 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
             labels.append("")
             continue
         for j, col in enumerate(feature_cols):
+            if lookups[j] is not None:  # a text column: its one-hot inputs
+                k = lookups[j].get(category_of(cells[col]))
+                if k is None:
+                    problems.cell(line, names[col], col + 1, "empty cell" if not cells[col].strip()
+                                  else unseen(names[col], category_of(cells[col]), kinds[j]))
+                else:
+                    X[r, at[j] + k] = 1.0
+                continue
             value, wrong = _number(cells[col])
             if wrong:
                 problems.cell(line, names[col], col + 1, wrong)
             else:
-                X[r, j] = value
+                X[r, at[j]] = value
         labels.append(cells[li])
         if not cells[li].strip():
             problems.cell(line, names[li], li + 1, "empty cell")
@@ -311,9 +325,16 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
         else:
             y[r] = index
     problems.raise_if_any(hint)
-    return Dataset(X=X, y=y, classes=classes, features=[names[i] for i in feature_cols],
-                   label=names[li], path=path, sha256=digest,
-                   lines=np.array([line for line, _ in rows[1:]], dtype=np.int64))
+    features = [f for j, i in enumerate(feature_cols)
+                for f in ([names[i]] if kinds[j] is None else [onehot_name(names[i], k) for k in kinds[j]])]
+    categories = {names[i]: kinds[j] for j, i in enumerate(feature_cols) if kinds[j] is not None}
+    try:
+        Columns(tuple(features), names[li], categories)
+    except UsageError as e:  # a one-hot input's name is also a column's
+        raise DataError(f"{path}: the one-hot encoding of the text columns: {e}") from None
+    return Dataset(X=X, y=y, classes=classes, features=features, label=names[li], path=path, sha256=digest,
+                   lines=np.array([line for line, _ in rows[1:]], dtype=np.int64), categories=categories)
+
 
 
 def _feature_columns(names: list[str], li: int, inputs_of, path: str) -> list[int]:
@@ -351,7 +372,8 @@ def _difference(got: int, want: int) -> str:
 
 
 def check_against_spec(spec, data: Dataset) -> None:
-    """Check the data has ``spec.inputs`` feature columns and ``spec.classes`` classes.
+    """Check the data has ``spec.inputs`` feature columns (after one-hot encoding its text
+    columns: the message then says what to write) and ``spec.classes`` classes.
 
     Each mismatch is reported at the spec line that says otherwise (``input`` or
     ``output``; :func:`annc.io.spec.located`), as a :class:`DataError`."""
@@ -361,13 +383,18 @@ def check_against_spec(spec, data: Dataset) -> None:
         problems.append(located(
             spec, "input", None,
             f"the spec says input {spec.inputs} but {data.path} has {d} feature "
-            f"column{'s' if d != 1 else ''} ({_difference(d, spec.inputs)})"))
+            f"column{'s' if d != 1 else ''}{' once its text is one-hot encoded' * bool(data.categories)} "
+            f"({_difference(d, spec.inputs)})"
+            + (f": write input {d} ({encoding_summary(data.features, data.categories)})" if data.categories else "")))
     k = len(data.classes)
     if k != spec.classes:
+        text = [c for c, cats in data.categories.items() if len(cats) == spec.classes] or list(data.categories)
+        hint = (f"; column '{clipped(text[0])}' holds text: if it is the label, pass --label {shlex.quote(text[0])} "
+                "(label= in Python)") if text else ""
         problems.append(located(
             spec, (), len(spec.hidden),
             f"the spec says output {spec.classes} but {data.path} has {k} "
             f"class{'es' if k != 1 else ''} ({_difference(k, spec.classes)}): "
-            + listed(data.classes)))
+            + listed(data.classes) + hint))
     if problems:
         raise DataError("\n".join(problems))

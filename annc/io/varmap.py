@@ -279,7 +279,7 @@ def _columns(f: _Fields, vmap: dict, spec) -> None:
     try:
         columns = columns_of(vmap)
     except UsageError as e:
-        raise f.error("data.features", f"is not a list of column names: {e}") from None
+        raise f.error("data.features", f"is not a list of column names (with data.categories): {e}") from None
     if columns is not None and len(features) != spec.inputs:
         raise f.error("data.features", f"names {len(features)} columns but the spec has input {spec.inputs}")
 
@@ -287,8 +287,8 @@ def _columns(f: _Fields, vmap: dict, spec) -> None:
 def columns_of(vmap: dict) -> Columns | None:
     """The names of the training columns a (validated) map records; None for data
     without names (arrays)."""
-    data = vmap["data"]
-    return Columns(tuple(data["features"]), data.get("label")) if data.get("features") is not None else None
+    data, cats = vmap["data"], vmap["data"].get("categories") or {}
+    return Columns(tuple(data["features"]), data.get("label"), cats) if data.get("features") is not None else None
 
 
 def scaling_of(vmap: dict):

@@ -124,7 +124,7 @@ def prepare(spec: NetworkSpec, data: Dataset, *, merge: bool = True, max_nonzero
     check_against_spec(spec, data)
     check_size(data_size(spec, data.X, merge=merge), max_nonzeros,
                f"the model of {spec.source} on {data.path}")
-    scaling = fit_scaling(spec.scale, data.X)
+    scaling = fit_scaling(spec.scale, data.X, data.columns.onehot if data.columns is not None else None)
     scaled = replace(data, X=scaling.apply(data.X))
     check_numbers(spec, scaled)
     return Prepared(scaling, scaled, make_problem(spec, scaled.X, data.y, data.classes, merge=merge))
@@ -165,7 +165,8 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
         options=options, layers=layer_table(spec), model_file={}, scaling=scaling,
         data={"file": str(Path(data.path).resolve()), "sha256": data.sha256,
               "content_sha256": array_digest(data.X, data.y), "samples": len(data.y), "rows": problem.num_rows,
-              "features": list(data.features) if data.named else None, "label": data.label},
+              "features": list(data.features) if data.named else None, "label": data.label,
+              **({"categories": {c: list(k) for c, k in data.categories.items()}} if data.categories else {})},
     )
     varmap["recipe"] = recipe.to_record()
     return Compiled(spec, data, problem, model, varmap, scaling=scaling, recipe=recipe)

@@ -178,7 +178,7 @@ def _check(spec: NetworkSpec, data: Dataset, opts: SolveOptions | None, train) -
 
 def _scaled(spec: NetworkSpec, data: Dataset):
     """The scaling fitted on all the training rows, and the data it scales."""
-    scaling = fit_scaling(spec.scale, data.X)
+    scaling = fit_scaling(spec.scale, data.X, data.columns.onehot if data.columns is not None else None)
     X = np.ascontiguousarray(scaling.apply(data.X), dtype=float)
     return scaling, replace(data, X=X, sha256=array_digest(X, data.y))
 
@@ -186,7 +186,7 @@ def _scaled(spec: NetworkSpec, data: Dataset):
 def _rows(data: Dataset, rows: np.ndarray, y: np.ndarray, classes: list, name: str) -> Dataset:
     X = np.ascontiguousarray(data.X[rows], dtype=float)
     return Dataset(X, np.asarray(y, dtype=int), list(classes), list(data.features), data.label, name,
-                   array_digest(X, np.asarray(y, dtype=int)))
+                   array_digest(X, np.asarray(y, dtype=int)), categories=dict(data.categories))
 
 
 def _finish(kind, net, members, data, test, out_dir, stem, seconds) -> DecomposedResult:
