@@ -6,7 +6,8 @@ commands are :mod:`annc.app.cli_commands` and :mod:`annc.app.cli_train` (and
 
 Exit codes: 0 success; 2 bad input (spec, data, solution file, map, weights file,
 options, output folder); 3 no solution (infeasible, unbounded, none found); 4 a
-solution that fails verification; 70 an internal error (a bug in annc: the message
+solution that fails verification; 5 an environment limit (a size-limited licence, a
+solver not installed); 70 an internal error (a bug in annc: the message
 says so, ``ANNC_TRACEBACK=1`` shows the traceback); 130 aborted by a second Ctrl-C.
 """
 from __future__ import annotations
