@@ -14,9 +14,11 @@ running solver, which keeps its incumbent; that incumbent is decoded and verifie
 usual.  In greedy training no further layer is trained after an interrupt: the
 network is the layers trained so far plus the output layer of the last MIP that has a
 solution (a complete, verified network, maybe shallower than the spec, or without
-Algorithm 2's exact output layer; ``meta["truncated"]`` says so).  A Ctrl-C before any
-solution exists aborts (``KeyboardInterrupt``) unless a solver is running; a solver
-stopped before its first incumbent gives :class:`~annc.core.errors.NoSolutionError`.
+Algorithm 2's exact output layer; ``meta["truncated"]`` says so).  A first Ctrl-C at any
+point is a request (:class:`~annc.solve.solvers.base.Interrupt`): in the start pool it ends the
+pool after its first candidate, which the searches and the solver then keep; a run stopped
+before any solution exists gives :class:`~annc.core.errors.NoSolutionError` (exit 3).  Only a
+second Ctrl-C aborts (``KeyboardInterrupt``).
 
 **Files.**  A run checks everything before it writes anything
 (:meth:`annc.training.request.TrainRequest.checked`: the options, the solver, the file name, the
