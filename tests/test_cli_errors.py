@@ -115,3 +115,18 @@ def test_missing_files(tmp_path, good_csv):
     code, _, err = run_cli("compile", "--no-start", SPECS / "xor.ann", tmp_path / "nope.csv", "-o", tmp_path / "out")
     assert code == 2 and "nope.csv" in err and "not found" in err
     assert _files(tmp_path / "out") == []
+
+
+def test_label_guess_with_far_more_classes_hints_at_label(tmp_path):
+    """The label in the first column: the last one (numbers) gives far more classes than
+    the spec's output, and the message names the column taken and suggests --label."""
+    rows = ["label,a,b,c"] + [f"{i % 2},{i * 0.37 % 1:.3f},{i * 0.11 % 1:.3f},{i * 0.013:.3f}" for i in range(60)]
+    csv = tmp_path / "first.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    spec = tmp_path / "net.ann"
+    spec.write_text("input 3\nhidden 2 binary\noutput 2\n")
+    code, _, err = run_cli("compile", spec, csv, "-o", tmp_path / "out")
+    assert code == 2 and "Traceback" not in err
+    assert "taken from column 'c'" in err and "column 'label' has 2 distinct values" in err
+    assert "pass --label label" in err
+    assert not (tmp_path / "out").exists()

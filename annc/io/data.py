@@ -350,6 +350,20 @@ def _difference(got: int, want: int) -> str:
     return f"{n} {'more' if got > want else 'fewer'} than the spec"
 
 
+def _label_guess(want: int, data: Dataset) -> str:
+    """When the label column gives far more classes than the spec's ``output`` (twice as
+    many or more): a hint that names the column taken as the label, any feature column with
+    exactly ``want`` distinct values, and ``--label``."""
+    if len(data.classes) < max(2 * want, want + 2) or data.label is None:
+        return ""
+    fits = [name for j, name in enumerate(data.features) if len(np.unique(data.X[:, j])) == want]
+    other = (f"; column{'s' if len(fits) > 1 else ''} {', '.join(repr(clipped(n)) for n in fits[:3])} "
+             f"ha{'ve' if len(fits) > 1 else 's'} {want} distinct values") if fits else ""
+    name = shlex.quote(fits[0]) if len(fits) == 1 else "NAME"
+    return (f". The label was taken from column '{clipped(data.label)}' (the last column unless --label "
+            f"names another){other}: if the label is another column, pass --label {name} (label= in Python)")
+
+
 def check_against_spec(spec, data: Dataset) -> None:
     """Check the data has ``spec.inputs`` feature columns and ``spec.classes`` classes.
 
@@ -368,6 +382,6 @@ def check_against_spec(spec, data: Dataset) -> None:
             spec, (), len(spec.hidden),
             f"the spec says output {spec.classes} but {data.path} has {k} "
             f"class{'es' if k != 1 else ''} ({_difference(k, spec.classes)}): "
-            + listed(data.classes)))
+            + listed(data.classes) + _label_guess(spec.classes, data)))
     if problems:
         raise DataError("\n".join(problems))
