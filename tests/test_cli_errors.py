@@ -130,3 +130,23 @@ def test_label_guess_with_far_more_classes_hints_at_label(tmp_path):
     assert "taken from column 'c'" in err and "column 'label' has 2 distinct values" in err
     assert "pass --label label" in err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", ["train", "compile"])
+def test_spec_and_data_swapped_is_one_short_message(tmp_path, good_csv, command):
+    spec = tmp_path / "net.ann"
+    spec.write_text("input 2\nhidden 2 binary\noutput 2\n")
+    code, _, err = run_cli(command, good_csv, spec, "-o", tmp_path / "out")
+    assert code == 2 and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and "look swapped" in err and "errors in spec" not in err, err
+    assert f"give {spec} {good_csv}" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_spec_and_data_swapped_in_python(tmp_path, good_csv):
+    import annc
+    from annc.core.errors import UsageError
+    spec = tmp_path / "net.ann"
+    spec.write_text("input 2\nhidden 2 binary\noutput 2\n")
+    with pytest.raises(UsageError, match="look swapped"):
+        annc.train(str(good_csv), str(spec), out_dir=tmp_path / "out")

@@ -19,7 +19,7 @@ VERIFY_FAILED = 4
 
 def cmd_train(a) -> int:
     from ..io.data import load_data
-    from ..io.spec import load_spec
+    from ..io.spec import load_spec_of
     from ..solve.compiler import with_scale
     from ..solve.solvers import SolveOptions
     from ..solve.solvers.base import Interrupt
@@ -27,7 +27,7 @@ def cmd_train(a) -> int:
     from ..training.request import DECOMPOSED, TrainRequest, mode_of
     from .progress import Reporter
 
-    spec = with_scale(load_spec(a.spec), a.scale)
+    spec = with_scale(load_spec_of(a.spec, a.data), a.scale)
     mode = mode_of(spec, ensemble=a.ensemble, batches=a.batches, select=a.select, greedy=True if a.greedy else None)
     decomposed = mode in DECOMPOSED
     phase = f"{mode} training" if decomposed else "select" if a.select else "build"
