@@ -84,6 +84,10 @@ def _verdict(v: Verdict, claim: str | None, verified: bool, judge_by: str) -> li
     out = [field_line("status", f"{v.status.value} ({proof})"),
            field_line("objective", f"{_num(v.objective)} (the exported network's, annc's forward pass)"),
            field_line("lower bound", bound), field_line("gap", gap), *solver]
+    if v.dead_weights:
+        n, before = v.dead_weights
+        out.append(field_line("dead weights", f"{n} dropped from hidden units that no output reads (objective "
+                                               f"{_num(before)} before; the same predictions)"))
     if v.bound_says_nothing:
         out += note_lines("bound note", bound_note(v, judge_by))
     if v.source != "solver":

@@ -47,6 +47,7 @@ class Verdict:
     solver_objective: float | None = None  # the solver's objective at its point (a relaxation's, if relaxed)
     bound_source: str | None = None  # SOLVER_BOUND, SOLVER_CLAIM or FLOOR; None: not said
     search: dict | None = None  # what annc's own search found (annc.training.starts.incumbent.SearchRecord.conclude)
+    dead_weights: tuple[int, float] | None = None  # (weights dropped from dead hidden units, objective before)
 
     @property
     def gap(self) -> float | None:

@@ -70,6 +70,7 @@ from ..solve.verdict import judge, sourced_bound
 from ..solve.verify import check
 from .bounds import Work, best, lower_bounds
 from .chain import Step, run_chain
+from .deadweights import drop_dead_weights
 from .relaxed import conclude_relaxed
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
@@ -166,12 +167,22 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         net, ver, source, bound = conclude_relaxed(
             name, c, res, ver, net, bound, start=step_opts.start, solver=solver, opts=opts, time_left=left,
             budget=start_budget(opts.time_limit), log=log, rounds=REFINE_ROUNDS if refine else 0)
+    found_loss = ver.network_loss  # the network found, before its dead weights are dropped
+    if ver.ok and c.problem.spec.hidden:
+        dropped = drop_dead_weights(c, net, ver, status=res.status.value, solver_objective=res.objective)
+        if dropped is not None:
+            net, ver, n = dropped
+            net.meta["dead_weights_dropped"] = n
+            log(f"[{name}] dropped {n} weight{'s' if n != 1 else ''} into hidden units that no output reads: "
+                f"objective {found_loss:.6g} -> {ver.network_loss:.6g}")
     verdict = judge(ver.network_loss, bound, relaxed=c.model.layout.relaxed, source=source, rel_tol=opts.gap,
                     solver_objective=res.objective, verified=ver.ok,
                     bound_source=bound_source if not c.model.layout.relaxed else None)
     if record is not None and record.x is not None and ver.ok:
-        from_solver = source == "solver" and ver.network_loss < record.objective - 1e-6
-        verdict.search = record.conclude(ver.network_loss, from_solver=from_solver)
+        from_solver = source == "solver" and found_loss < record.objective - 1e-6
+        verdict.search = record.conclude(found_loss, from_solver=from_solver)
+    if found_loss > ver.network_loss:
+        verdict.dead_weights = (net.meta["dead_weights_dropped"], found_loss)
     trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
     return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace)
 
