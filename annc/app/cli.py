@@ -71,7 +71,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--start-budget", type=float, metavar="S", default=None,
                    help="seconds for the MIP start's search (SGD, then fix-and-optimise; default 20)")
     c.add_argument("--no-start", action="store_true",
-                   help="write no MIP start files (<stem>.start.mst, .sol, .highs, .slx, .cbc)")
+                   help="write no MIP start files (<stem>.start.mst, .sol, .scip.sol, .highs, .slx, .cbc)")
     _max_nonzeros_option(c)
     _scale_option(c)
     c.set_defaults(func=cmd_compile)

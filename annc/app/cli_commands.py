@@ -125,9 +125,10 @@ def cmd_decode(a) -> int:
 
 def _weights_stem(solution) -> str:
     """The weights' name for a solution file: its name without its format suffix (and
-    ``.gz``): ``xor.sol`` -> ``xor``, ``xor.start.sol`` -> ``xor.start`` (a start never
-    overwrites the trained network's weights)."""
+    ``.gz``): ``xor.sol`` -> ``xor``, ``xor.start.sol`` and ``xor.start.scip.sol`` ->
+    ``xor.start`` (a start never overwrites the trained network's weights)."""
     name = Path(solution).name.removesuffix(".gz")
+    name = name.removesuffix(".scip.sol") + ".sol" if name.endswith(".scip.sol") else name
     stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
     return stem or "solution"
 
