@@ -83,7 +83,8 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--data", help="training data (default: the file recorded in the map; its columns may come "
                    "in another order)")
     d.add_argument("--no-verify", action="store_true")
-    d.add_argument("-o", "--out", default="out")
+    d.add_argument("-o", "--out", default=None, help="folder for the weights (default: the map's folder, "
+                   "beside the map used)")
     d.set_defaults(func=cmd_decode)
 
     e = sub.add_parser("eval", help="accuracy and confusion matrix of a weights file on a CSV")

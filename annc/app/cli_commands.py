@@ -73,13 +73,18 @@ def cmd_decode(a) -> int:
     from ..io.varmap import column_names, load_map, scaling_of
     from ..solve.verify import verify
 
-    check_out_dir(a.out)  # before any work: a folder that cannot take the weights is an error now
+    if a.out is not None:
+        check_out_dir(a.out)  # before any work: a folder that cannot take the weights is an error now
     sol = read_solution(a.solution, a.format)
     if a.map:
         vmap, map_path = load_map(a.map), Path(a.map)
     else:
-        vmap, map_path = find_map(sol, a.solution, [Path("out"), Path(a.out), Path(a.solution).parent])
+        vmap, map_path = find_map(sol, a.solution, [Path("out")] + ([Path(a.out)] if a.out else [])
+                                  + [Path(a.solution).parent])
         print(f"using map {map_path}")
+    if a.out is None:  # the weights go beside the map they are decoded with
+        a.out = str(map_path.parent)
+        check_out_dir(a.out)
     print(f"solution {a.solution}: {sol.format} format, status {sol.status.value} ({sol.status_text})")
     if not sol.has_values or sol.status in NO_POINT:
         raise NoSolutionError(f"{a.solution}: no solution to decode: the solver reports "
