@@ -76,6 +76,8 @@ def test_compile_writes_every_start_file_and_records_it(big):
     assert re.search(r"MIP start objective [0-9.]+.*lower bound [0-9.]+", stdout), stdout
     for s in SUFFIXES:
         assert f"wrote {out / f'xor.start.{s}'} (MIP start for" in stdout
+    assert f"wrote {out / 'xor.start.scip.sol'} (MIP start for SCIP)" in stdout
+    assert f"wrote {out / 'xor.start.sol'} (MIP start for Gurobi)" in stdout
     assert "no start file for GLPK: glpsol takes no MIP start" in stdout
 
 

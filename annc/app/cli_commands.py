@@ -51,9 +51,9 @@ def cmd_compile(a) -> int:
     else:
         print(f"  MIP start none: {c.start_message.removeprefix('no MIP start: ')}")
     print(f"wrote {c.model_path}")
-    readers = {f".{f.suffix}": start_readers(f, SOLVERS.values()) for f in START_FILES}
-    for path in c.start_paths:
-        print(f"wrote {path} (MIP start for {readers[path.suffix]})")
+    readers = {f".start.{f.suffix}": start_readers(f, SOLVERS.values()) for f in START_FILES}
+    for path in c.start_paths:  # by the whole ending: .start.sol is Gurobi's, .start.scip.sol SCIP's
+        print(f"wrote {path} (MIP start for {readers[next(e for e in readers if path.name.endswith(e))]})")
     print(f"wrote {c.map_path}")
     if c.start_paths:
         print(GLPK_NOTE)
