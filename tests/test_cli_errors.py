@@ -150,3 +150,16 @@ def test_spec_and_data_swapped_in_python(tmp_path, good_csv):
     spec.write_text("input 2\nhidden 2 binary\noutput 2\n")
     with pytest.raises(UsageError, match="look swapped"):
         annc.train(str(good_csv), str(spec), out_dir=tmp_path / "out")
+
+
+def test_compile_accepts_quiet(tmp_path, good_csv):
+    """``annc compile -q`` (as ``train -q``): the summary and the files written, no progress
+    and no build lines."""
+    spec = tmp_path / "net.ann"
+    spec.write_text("input 5\nhidden 2 binary\noutput 2\n")
+    code, out, err = run_cli("compile", "-q", "--no-start", spec, good_csv, "-o", tmp_path / "out")
+    assert code == 0, err
+    assert "compiled" in out and f"wrote {tmp_path / 'out' / 'net.mps'}" in out
+    assert "build" not in out and "by the default recipe" not in out, out
+    code, loud, _ = run_cli("compile", "--no-start", spec, good_csv, "-o", tmp_path / "out2")
+    assert code == 0 and "by the default recipe" in loud

@@ -70,6 +70,8 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--allow-small-m", action="store_true", help="keep a numeric M below the valid bound")
     c.add_argument("--start-budget", type=float, metavar="S", default=None,
                    help="seconds for the MIP start's search (SGD, then fix-and-optimise; default 20)")
+    c.add_argument("-q", "--quiet", action="store_true", help="print only the summary and the files written: "
+                   "no progress, no recipe or build lines (warnings go to stderr)")
     c.add_argument("--no-start", action="store_true",
                    help="write no MIP start files (<stem>.start.mst, .sol, .scip.sol, .highs, .slx, .cbc)")
     _max_nonzeros_option(c)

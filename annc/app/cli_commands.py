@@ -32,7 +32,7 @@ def cmd_compile(a) -> int:
         rep.progress(Progress(0.0, None, None, phase="start pool", candidates=0))
         return budgeted_start(model, problem, budget=budget, progress=rep.progress)
 
-    with Reporter(time_limit=a.start_budget or START_BUDGET, phase="build") as rep:
+    with Reporter(quiet=a.quiet, time_limit=a.start_budget or START_BUDGET, phase="build") as rep:
         rep.progress(Progress(0.0, None, None, phase="build"))
         c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                           allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
