@@ -121,6 +121,20 @@ def search_lines(v: Verdict) -> list[str]:
     return out
 
 
+def time_line(wall: float | None, parts: dict) -> str:
+    """The verdict's ``wall time`` field: the run's wall time, then each part that took time
+    (``parts``: seconds by name, in order, as :meth:`annc.training.results.TrainResult.times`
+    gives them) and what is left (reading the data, files, the export)."""
+    shown = [f"{name} {seconds:.2f} s" for name, seconds in parts.items() if seconds >= 0.005]
+    total = sum(parts.values())
+    if wall is None:
+        return field_line("time", f"{total:.2f} s (" + ", ".join(shown) + ")")
+    rest = wall - total
+    if rest >= 0.005:
+        shown.append(f"the rest {rest:.2f} s")
+    return field_line("wall time", f"{wall:.2f} s (" + ", ".join(shown) + ")")
+
+
 def bound_note(v: Verdict, judge_by: str) -> str:
     """Why a lower bound of 0 (or none) proves nothing, and how to judge the network instead."""
     if v.lower_bound is None:

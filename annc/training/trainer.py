@@ -127,6 +127,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         f"{st['nonzeros']} non-zeros; solving with {solver}")
     step_files: list[Path] = []
     step_opts = opts
+    times = {}
     if out_dir is not None:
         step_files = write_artifacts(c, out_dir, name, data_csv=csv)
         files.add(step_files, artifacts_of=name)
@@ -134,18 +135,22 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         # beside it, where `annc decode` finds the matching map
         step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
     t0 = time.perf_counter()
+    times["build"] = t0 - started
     record = None
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
         step_opts, record = _with_start(name, c, step_opts, log)
+        times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
     if refine and c.model.layout.relaxed and step_opts.time_limit is not None:  # half is left to refine it
         step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
     before = _changed_files(out_dir, f"{name}.")
     trace: list[list] = []
     step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
     _phase(opts, "solve", None if record is None else record.objective, step_opts.time_limit)  # best: the start
+    solve_started = time.perf_counter()
     try:
         res = solve(c.model, solver, step_opts)
     finally:  # what the solver wrote (a solution file, a log), even if it failed
+        times["full MIP"] = time.perf_counter() - solve_started
         solver_files = sorted(_changed_files(out_dir, f"{name}.", before))
         files.add(solver_files)
     step_files += [p for p in solver_files if p not in step_files]
@@ -154,14 +159,17 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     if res.x is None:
         raise _no_solution(name, solver, res, asked)
     _phase(opts, "finish")
+    finish_started = time.perf_counter()
     net = decode_network(c.varmap, res.x)
     ver = check(c, res.x, net, status=res.status.value, solver_objective=res.objective)
     source = "solver"
     bound, bound_source = sourced_bound(solver_status=res.status, solver_objective=res.objective,
                                         solver_bound=res.bound, floor=floor(c.problem))
     if ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
+        bounds_started = time.perf_counter()
         bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, opts, t0, log=lambda line: log(
             f"[{name}] {line}"))
+        times["bounds"] = time.perf_counter() - bounds_started
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
         left = None if opts.time_limit is None else opts.time_limit - (time.perf_counter() - t0)
         net, ver, source, bound = conclude_relaxed(
@@ -184,7 +192,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     if found_loss > ver.network_loss:
         verdict.dead_weights = (net.meta["dead_weights_dropped"], found_loss)
     trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
-    return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace)
+    times["finish"] = time.perf_counter() - finish_started - times.get("bounds", 0.0)
+    times["step"] = time.perf_counter() - started
+    return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace, times)
 
 
 BOUND_WORK = Work(subsets=4, rows=8, node_limit=200, time_cap=None)  # the subset bounds' sub-MIPs
@@ -290,6 +300,7 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
     files = _RunFiles()
     kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
               refine=r.refine, files=files, max_nonzeros=r.max_nonzeros)
+    started = time.perf_counter()
     try:
         steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)
         result = result_of(net, steps, r.data, r.test, solver=r.solver, greedy=greedy, truncated=truncated,
@@ -304,6 +315,7 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
             result.files = files.keep_only(failed)
             log(f"[{failed}] the solution fails verification: no weights written; kept the model and "
                 "its map for another solver: " + ", ".join(map(str, result.files)))
+        result.wall = time.perf_counter() - started
     except NoSolutionError as e:
         kept = files.keep_only(files.latest)
         if not kept:
