@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("formulations", {"binary", "common", "errors", "grid", "hinge", "l0", "l1", "lift", "nll", "nopenalty", "output",
                       "registry", "relu", "sign", "symmetry"}),
     ("solve", {"compiler", "solvers", "decode", "verify", "verdict"}),
-    ("training", {"starts", "bounds", "sgd", "chain", "relaxed", "request", "runfiles", "results", "trainer",
+    ("training", {"starts", "bounds", "sgd", "chain", "relaxed", "deadweights", "request", "runfiles", "results", "trainer",
                   "splits", "select_grid", "selection", "decomposition", "dispatch", "executor"}),
     ("export", {"report", "report_drawing", "html_report", "onnx_export"}),
     ("app", {"api", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator"}),
