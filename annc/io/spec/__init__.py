@@ -55,8 +55,8 @@ def load_spec(path) -> NetworkSpec:
 
 
 def load_spec_of(path, data) -> NetworkSpec:
-    """:func:`load_spec` for a command that takes ``SPEC DATA``: a spec that does not parse,
-    while it looks like a CSV file (or ``data`` looks like a spec), is one short
+    """:func:`load_spec` for a command that takes ``SPEC DATA``: a spec that does not parse
+    while it looks like a CSV file (named ``.csv``, or a first line with commas) is one short
     :class:`~annc.core.errors.UsageError` saying the arguments look swapped, instead of
     one spec error per line of the CSV."""
     try:
@@ -87,9 +87,9 @@ def _swapped(spec, data) -> str | None:
         bool(spec_lines) and "," in spec_lines[0] and not spec_lines[0].startswith(_KEYS))
     data_spec = data is not None and (str(data).lower().endswith(".ann") or (
         bool(data_lines) and data_lines[0].split(maxsplit=1)[0] in _KEYS))
-    if not (spec_csv or data_spec):
+    if not spec_csv:  # a spec with mistakes of its own: its errors say more
         return None
-    what = " and ".join(p for p, ok in ((f"{spec} looks like a CSV data file", spec_csv),
-                                        (f"{data} like a .ann spec", data_spec)) if ok)
-    order = f" (give {data} {spec})" if spec_csv and data_spec else ""
-    return f"{what}: the arguments look swapped; the spec comes first, then the data: SPEC DATA{order}"
+    also = f" and {data} like a .ann spec" if data_spec else ""
+    order = f" (give {data} {spec})" if data_spec else ""
+    return (f"{spec} looks like a CSV data file{also}: the arguments look swapped; the spec comes first, "
+            f"then the data: SPEC DATA{order}")
