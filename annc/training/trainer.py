@@ -157,7 +157,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     if res.x is not None and opts.interrupt is not None:
         opts.interrupt.has_solution = True  # from now on a Ctrl-C keeps what there is
     if res.x is None:
-        raise _no_solution(name, solver, res, asked)
+        err = _no_solution(name, solver, res, asked)
+        err.interrupted = bool(res.interrupted)  # a Ctrl-C before any network: selection stops its search
+        raise err
     _phase(opts, "finish")
     finish_started = time.perf_counter()
     net = decode_network(c.varmap, res.x)
@@ -320,8 +322,9 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
         kept = files.keep_only(files.latest)
         if not kept:
             raise
-        raise NoSolutionError(f"{e}\nkept the model and its map for another solver: "
-                              + ", ".join(map(str, kept))) from None
+        err = NoSolutionError(f"{e}\nkept the model and its map for another solver: " + ", ".join(map(str, kept)))
+        err.interrupted = getattr(e, "interrupted", False)
+        raise err from None
     except BaseException:
         files.keep_only(None)
         raise
