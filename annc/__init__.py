@@ -25,6 +25,76 @@ __version__ = "0.1.0"
 
 _API = ("compile", "train", "export_onnx")
 
+# the public names a user may import from the top level, each from the module that holds it
+# (bound on first use, as the API); CHANGELOG.md says what moved
+_NAMES = {
+    "TrainedNetwork": "core.network", "Layer": "core.network", "Ensemble": "core.ensemble",
+    "load_model": "core.ensemble", "Scaling": "core.scaling",
+    "NetworkSpec": "io.spec", "parse_spec": "io.spec", "load_spec": "io.spec", "load_data": "io.data",
+    "Dataset": "io.data", "read_solution": "io.solutions", "load_map": "io.varmap",
+    **{name: "core.errors" for name in (
+        "AnncError", "AnncWarning", "SpecError", "DataError", "SolutionError", "NoSolutionError", "ModelError",
+        "MapError", "WeightsError", "UsageError", "OutputError", "SizeError", "VerificationError",
+        "TruncatedSolutionError", "EnvironmentLimitError")},
+}
+
+# the modules of releases before the layer packages (annc/<module>.py), and where each is now:
+# ``import annc.network`` still works, with a DeprecationWarning (not ``annc.train``: that
+# name is the API function)
+_MOVED = {
+    **{m: f"core.{m}" for m in ("activations", "builder", "ensemble", "errors", "feasibility", "inputs", "limits",
+                                "log", "losses", "model", "names", "network", "penalties", "scaling")},
+    **{m: f"io.{m}" for m in ("data", "datasets", "magnitudes", "outputs", "problem", "recipe", "varmap", "spec",
+                              "writers", "solutions")},
+    **{m: f"solve.{m}" for m in ("compiler", "decode", "verdict", "verify", "solvers")},
+    **{m: f"training.{m}" for m in ("chain", "decomposition", "dispatch", "executor", "relaxed", "request",
+                                    "results", "runfiles", "select_grid", "selection", "sgd", "splits", "starts",
+                                    "bounds")},
+    **{m: f"export.{m}" for m in ("html_report", "onnx_export", "report", "report_drawing")},
+    **{m: f"app.{m}" for m in ("api", "cli", "cli_commands", "cli_train", "estimator", "progress", "experiment")},
+}
+
+
+class _OldPaths:
+    """A meta-path finder for the module paths of :data:`_MOVED`: ``annc.<old>`` (and what is
+    below it) is the module at its new path, the same object, imported on first use."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        head, _, rest = fullname.partition(".")
+        old, _, below = rest.partition(".")
+        if head != __name__ or old not in _MOVED:
+            return None
+        import importlib.util
+        new = f"{__name__}.{_MOVED[old]}" + (f".{below}" if below else "")
+        return importlib.util.spec_from_loader(fullname, _Alias(fullname, new))
+
+
+class _Alias:
+    def __init__(self, old: str, new: str):
+        self.old, self.new = old, new
+
+    def create_module(self, spec):
+        import importlib
+        import warnings
+        warnings.warn(f"{self.old} moved to {self.new} (see CHANGELOG.md); import it from there, or the "
+                      "public names from annc itself", DeprecationWarning, stacklevel=2)
+        return importlib.import_module(self.new)
+
+    def exec_module(self, module) -> None:
+        pass  # the module at its new path, already run
+
+
+def _install_old_paths() -> None:
+    import sys
+    if not any(isinstance(f, type) and f.__name__ == "_OldPaths" and getattr(f, "__module__", "") == __name__
+               for f in sys.meta_path):
+        sys.meta_path.insert(0, _OldPaths)  # before the path finder, which would load a moved
+        # package's modules a second time under the old name
+
+
+_install_old_paths()
+
 
 def __getattr__(name: str):
     if name in _API:
@@ -36,11 +106,16 @@ def __getattr__(name: str):
         from .app.estimator import MIPNetClassifier
         globals()[name] = MIPNetClassifier
         return MIPNetClassifier
+    if name in _NAMES:
+        import importlib
+        value = getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'annc' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_API) | {"MIPNetClassifier"})
+    return sorted(set(globals()) | set(_API) | {"MIPNetClassifier"} | set(_NAMES))
 
 
-__all__ = ["__version__", "compile", "train", "export_onnx"]
+__all__ = ["__version__", "compile", "train", "export_onnx", "MIPNetClassifier", *_NAMES]

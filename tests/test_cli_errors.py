@@ -115,3 +115,51 @@ def test_missing_files(tmp_path, good_csv):
     code, _, err = run_cli("compile", "--no-start", SPECS / "xor.ann", tmp_path / "nope.csv", "-o", tmp_path / "out")
     assert code == 2 and "nope.csv" in err and "not found" in err
     assert _files(tmp_path / "out") == []
+
+
+def test_label_guess_with_far_more_classes_hints_at_label(tmp_path):
+    """The label in the first column: the last one (numbers) gives far more classes than
+    the spec's output, and the message names the column taken and suggests --label."""
+    rows = ["label,a,b,c"] + [f"{i % 2},{i * 0.37 % 1:.3f},{i * 0.11 % 1:.3f},{i * 0.013:.3f}" for i in range(60)]
+    csv = tmp_path / "first.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    spec = tmp_path / "net.ann"
+    spec.write_text("input 3\nhidden 2 binary\noutput 2\n")
+    code, _, err = run_cli("compile", spec, csv, "-o", tmp_path / "out")
+    assert code == 2 and "Traceback" not in err
+    assert "taken from column 'c'" in err and "column 'label' has 2 distinct values" in err
+    assert "pass --label label" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", ["train", "compile"])
+def test_spec_and_data_swapped_is_one_short_message(tmp_path, good_csv, command):
+    spec = tmp_path / "net.ann"
+    spec.write_text("input 2\nhidden 2 binary\noutput 2\n")
+    code, _, err = run_cli(command, good_csv, spec, "-o", tmp_path / "out")
+    assert code == 2 and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and "look swapped" in err and "errors in spec" not in err, err
+    assert f"give {spec} {good_csv}" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_spec_and_data_swapped_in_python(tmp_path, good_csv):
+    import annc
+    from annc.core.errors import UsageError
+    spec = tmp_path / "net.ann"
+    spec.write_text("input 2\nhidden 2 binary\noutput 2\n")
+    with pytest.raises(UsageError, match="look swapped"):
+        annc.train(str(good_csv), str(spec), out_dir=tmp_path / "out")
+
+
+def test_compile_accepts_quiet(tmp_path, good_csv):
+    """``annc compile -q`` (as ``train -q``): the summary and the files written, no progress
+    and no build lines."""
+    spec = tmp_path / "net.ann"
+    spec.write_text("input 5\nhidden 2 binary\noutput 2\n")
+    code, out, err = run_cli("compile", "-q", "--no-start", spec, good_csv, "-o", tmp_path / "out")
+    assert code == 0, err
+    assert "compiled" in out and f"wrote {tmp_path / 'out' / 'net.mps'}" in out
+    assert "build" not in out and "by the default recipe" not in out, out
+    code, loud, _ = run_cli("compile", "--no-start", spec, good_csv, "-o", tmp_path / "out2")
+    assert code == 0 and "by the default recipe" in loud

@@ -5,7 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from annc.io.data import MAX_REPORTED, check_against_spec, load_data
+from annc.io.data import MAX_REPORTED, load_data
+from annc.io.datacheck import check_against_spec
 from annc.core.errors import DataError
 from annc.io.spec import parse_spec
 

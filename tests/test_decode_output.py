@@ -211,3 +211,26 @@ def test_a_failed_verification_counts_its_other_problems_in_words(decoded, tmp_p
                              "-o", tmp_path / "w")
     assert code == 4 and "verification          FAILED" in out
     assert err.count("\n") == 1 and "(and 1 more problem);" in err
+
+
+def test_decode_writes_beside_the_map_by_default(tmp_path, monkeypatch):
+    """``annc decode SOL --map ext/x.map.json`` without ``-o`` writes the weights beside the
+    map (not to ./out); the folders of a failed map search are listed once each."""
+    import shutil
+    ext = tmp_path / "ext"
+    data = _csv(tmp_path / "wine_like.csv")
+    (tmp_path / "small.ann").write_text(SPEC)
+    code, _, err = run_cli("compile", "--start-budget", "5", tmp_path / "small.ann", data, "-o", ext)
+    assert code == 0, err
+    elsewhere = tmp_path / "work"
+    elsewhere.mkdir()
+    sol = elsewhere / "run.sol"
+    shutil.copy(ext / "small.start.highs", sol)
+    monkeypatch.chdir(elsewhere)
+    code, out, err = run_cli("decode", sol, "--map", ext / "small.map.json")
+    assert code == 0, out + err
+    assert (ext / "run.weights.json").is_file() and f"wrote {ext / 'run.weights.json'}" in out
+    assert not (elsewhere / "out").exists()
+    # no map found: "out or ." once each, not "out or out or ."
+    code, _, err = run_cli("decode", "run.sol")
+    assert code == 2 and "no variable map in out or . matches" in err, err

@@ -95,3 +95,57 @@ def test_errors_page_lists_every_exit_code():
     raised = {cls.exit_code for cls in vars(errors).values()
               if isinstance(cls, type) and issubclass(cls, errors.AnncError)}
     assert raised | {0, INTERNAL_ERROR, 130} == codes  # 130: a second Ctrl-C (annc/app/cli.py:main)
+
+
+# -- sample verdicts: the docs show fields the code prints ---------------------------------------
+FIELD = re.compile(r"^  (\S(?:\S| (?! ))*)  +\S")  # "  label    text": the label, up to two spaces
+
+
+def _verdict_samples():
+    """(page, block) for every fenced block of the docs and the README that shows a verdict
+    (a ``summary:`` line, or a ``status`` field)."""
+    pages = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    for page in pages:
+        for block in re.findall(r"```[a-z]*\n(.*?)```", page.read_text(), re.S):
+            if re.search(r"^  status {5,}\S", block, re.M):
+                yield page.name, block
+
+
+def _fields(block: str) -> list[str]:
+    """The verdict's field labels in a sample, in order (up to the verification block)."""
+    block = block.split("\nverification")[0]
+    return [m.group(1) for line in block.splitlines() if (m := FIELD.match(line))
+            and len(line) - len(line.lstrip()) == 2]
+
+
+def test_docs_sample_verdicts_show_only_fields_annc_prints():
+    from annc.export.report import VERDICT_FIELDS
+    samples = list(_verdict_samples())
+    assert {"README.md", "tutorial.md"} <= {page for page, _ in samples}
+    for page, block in samples:
+        fields = _fields(block)
+        unknown = [f for f in fields if f not in VERDICT_FIELDS]
+        assert not unknown, f"{page}: the sample verdict shows {unknown}, which annc no longer prints"
+        if "summary:" in block or "found by" in fields:  # annc train's order
+            order = [VERDICT_FIELDS.index(f) for f in fields]
+            assert order == sorted(order), f"{page}: the sample's fields are out of order: {fields}"
+        # annc train names where its lower bound comes from: a bare "lower bound 0" is an old sample
+        bound = re.search(r"^  lower bound +(.*)$", block, re.M)
+        if bound and "summary:" in block:
+            assert "(" in bound.group(1), f"{page}: the sample's lower bound names no source: {bound.group(0)}"
+
+
+def test_a_real_verdict_prints_only_the_listed_fields(tmp_path):
+    """The list the samples are checked against is what annc train prints."""
+    from annc.export.report import VERDICT_FIELDS
+    from conftest import run_cli
+    from annc.io.datasets import write_csv, xor_data
+    X, y = xor_data(80, noise=0.1, seed=0)
+    csv = write_csv(tmp_path / "xor.csv", X, y)
+    code, out, err = run_cli("train", SPECS / "xor.ann", csv, "--test", csv,
+                             "-q", "-o", tmp_path / "out")
+    assert code == 0, err
+    fields = _fields(out.split("summary:\n", 1)[1])
+    assert set(fields) <= set(VERDICT_FIELDS), set(fields) - set(VERDICT_FIELDS)
+    order = [VERDICT_FIELDS.index(f) for f in fields]
+    assert order == sorted(order) and {"status", "objective", "wall time", "test accuracy"} <= set(fields)

@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -125,3 +126,19 @@ def test_a_malformed_scheduler_address_is_a_usage_error():
     with pytest.raises(UsageError, match="not a Dask scheduler address"):
         with Executor(scheduler="not-an-address", connect_timeout=2):
             pass
+
+
+def test_no_loop_thread_with_a_deadline(monkeypatch):
+    """Under load, distributed's own loop thread missed its fixed 10 s start (LoopRunner:
+    ``assert loop is not None``): the executor hands the client and the cluster its own
+    running loop, so distributed starts no loop thread of its own."""
+    import distributed.utils
+
+    class NoThread:
+        def __init__(self, *a, **k):
+            raise AssertionError("distributed started a loop thread with a 10 s deadline")
+
+    monkeypatch.setattr(distributed.utils, "_CollectErrorThread", NoThread)
+    with Executor(workers=1) as ex:
+        assert ex.run(tasks.square, [3]) == [9]
+    assert not [t for t in threading.enumerate() if t.name == "annc dask loop"]  # stopped with the executor

@@ -76,6 +76,8 @@ def test_compile_writes_every_start_file_and_records_it(big):
     assert re.search(r"MIP start objective [0-9.]+.*lower bound [0-9.]+", stdout), stdout
     for s in SUFFIXES:
         assert f"wrote {out / f'xor.start.{s}'} (MIP start for" in stdout
+    assert f"wrote {out / 'xor.start.scip.sol'} (MIP start for SCIP)" in stdout
+    assert f"wrote {out / 'xor.start.sol'} (MIP start for Gurobi)" in stdout
     assert "no start file for GLPK: glpsol takes no MIP start" in stdout
 
 
@@ -135,15 +137,30 @@ def test_scip_reads_its_start(big):
     m = Model()
     m.hideOutput()
     m.readProblem(mps)
-    sol = m.readSolFile(str(out / "xor.start.sol"))
+    sol = m.readSolFile(str(out / "xor.start.scip.sol"))
     assert m.checkSol(sol, original=True)
     assert m.getSolObjVal(sol) == pytest.approx(obj, rel=1e-9)
     m.freeSol(sol)
-    m.readSol(str(out / "xor.start.sol"))  # as the shell's "read x.start.sol": the first incumbent
+    m.readSol(str(out / "xor.start.scip.sol"))  # as the shell's "read x.start.sol": the first incumbent
     m.setParam("limits/solutions", 1)
     m.setParam("lp/threads", 1)
     m.optimize()
     assert m.getNSols() >= 1 and m.getObjVal() <= obj + 1e-6 * max(1.0, abs(obj))  # never worse than the start
+
+
+def test_scip_reads_its_start_without_a_warning(big, capfd):
+    """SCIP read the ``#`` comments of ``.start.sol`` as a variable (``unknown variable <#> in
+    line 1``): its own file, ``.start.scip.sol``, gives no warning, and every column is set."""
+    from pyscipopt import Model
+    mps, out, obj = _mps(big)
+    m = Model()
+    m.readProblem(mps)
+    capfd.readouterr()
+    sol = m.readSolFile(str(out / "xor.start.scip.sol"))
+    said = capfd.readouterr()
+    assert "unknown variable" not in said.out + said.err and "warning" not in (said.out + said.err).lower(), said
+    assert m.checkSol(sol, original=True) and m.getSolObjVal(sol) == pytest.approx(obj, rel=1e-9)
+    m.freeSol(sol)
 
 
 def test_gurobi_reads_its_start(big, tmp_path):

@@ -105,7 +105,8 @@ def test_every_driver_reads_a_known_start_file_and_every_start_file_has_a_reader
         assert driver.start_format is None or driver.start_format in START_FORMATS, (name, driver.start_format)
     for f in START_FILES:
         assert start_readers(f, SOLVERS.values()), f"no driver reads the start file .{f.suffix}"
-    assert start_readers(START_FORMATS["sol"], SOLVERS.values()) == "SCIP, Gurobi"
+    assert start_readers(START_FORMATS["sol"], SOLVERS.values()) == "Gurobi"
+    assert start_readers(START_FORMATS["scip-sol"], SOLVERS.values()) == "SCIP"
 
 
 # -- meta["search"]: stored once, read from where it is (and from older files) ---------------------

@@ -23,7 +23,7 @@ from ..core.inputs import (Columns, all_numbers, encode_cells, fit_encoding, fra
                            sample_arrays)
 from ..io.data import Dataset, array_digest, class_index, class_lookup, class_order, load_data
 from ..io.outputs import check_out_dir
-from ..io.spec import NetworkSpec, load_spec, parse_spec
+from ..io.spec import NetworkSpec, load_spec_of, parse_spec
 from ..solve.compiler import (Compiled, attach_start, build, check_compile_options, check_name, check_scale, with_scale,
                               write_artifacts)
 from ..solve.solvers import SolveOptions
@@ -93,17 +93,20 @@ def _no_nul(path, what: str):
     return path
 
 
-def as_spec(spec) -> NetworkSpec:
-    """A :class:`NetworkSpec` from a spec, a ``.ann`` path, or ``.ann`` source text."""
+def as_spec(spec, data=None) -> NetworkSpec:
+    """A :class:`NetworkSpec` from a spec, a ``.ann`` path, or ``.ann`` source text; with
+    ``data`` (the data argument beside it), a spec file that does not parse while the two
+    look swapped says so (:func:`annc.io.spec.load_spec_of`)."""
     if isinstance(spec, NetworkSpec):
         return spec
+    data = data if isinstance(data, (str, os.PathLike)) else None
     if isinstance(spec, os.PathLike) and isinstance(os.fspath(spec), str):
-        return load_spec(_no_nul(spec, "spec"))
+        return load_spec_of(_no_nul(spec, "spec"), data)
     if isinstance(spec, str):
         if "\n" in spec or "\0" in spec or (not os.path.exists(spec)
                                             and spec.lstrip().startswith(("input", "#"))):
             return parse_spec(spec, "<spec>")
-        return load_spec(spec)
+        return load_spec_of(spec, data)
     raise UsageError(f"spec must be a NetworkSpec, a path or .ann text, not {type(spec).__name__}")
 
 
@@ -227,7 +230,7 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
                           start_budget=start_budget)
     check_scale(scale)
     out = check_out_dir(out_dir) if out_dir is not None else None
-    s = with_scale(as_spec(spec), scale)
+    s = with_scale(as_spec(spec, data), scale)
     stem = check_name(name if name is not None else _stem_of(spec, s))
     d, csv = csv_backing(as_data(data, label=label), out, f"{stem}.data")
     s, recipe, prepared = resolve(s, d, merge=merge, max_nonzeros=max_nonzeros)
@@ -254,7 +257,7 @@ def train_request(spec, data, test=None, *, solver: str | None = None, solver_cm
     (:func:`as_spec`, :func:`as_data`), the input scaling applied to the spec."""
     check_compile_options(label=label, max_nonzeros=max_nonzeros)
     check_scale(scale)
-    s = with_scale(as_spec(spec), scale)
+    s = with_scale(as_spec(spec, data), scale)
     d = as_data(data, label=label)
     t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d)
     opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, progress=progress)

@@ -6,7 +6,8 @@ commands are :mod:`annc.app.cli_commands` and :mod:`annc.app.cli_train` (and
 
 Exit codes: 0 success; 2 bad input (spec, data, solution file, map, weights file,
 options, output folder); 3 no solution (infeasible, unbounded, none found); 4 a
-solution that fails verification; 70 an internal error (a bug in annc: the message
+solution that fails verification; 5 an environment limit (a size-limited licence, a
+solver not installed); 70 an internal error (a bug in annc: the message
 says so, ``ANNC_TRACEBACK=1`` shows the traceback); 130 aborted by a second Ctrl-C.
 """
 from __future__ import annotations
@@ -69,8 +70,10 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--allow-small-m", action="store_true", help="keep a numeric M below the valid bound")
     c.add_argument("--start-budget", type=float, metavar="S", default=None,
                    help="seconds for the MIP start's search (SGD, then fix-and-optimise; default 20)")
+    c.add_argument("-q", "--quiet", action="store_true", help="print only the summary and the files written: "
+                   "no progress, no recipe or build lines (warnings go to stderr)")
     c.add_argument("--no-start", action="store_true",
-                   help="write no MIP start files (<stem>.start.mst, .sol, .highs, .slx, .cbc)")
+                   help="write no MIP start files (<stem>.start.mst, .sol, .scip.sol, .highs, .slx, .cbc)")
     _max_nonzeros_option(c)
     _scale_option(c)
     c.set_defaults(func=cmd_compile)
@@ -82,7 +85,8 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--data", help="training data (default: the file recorded in the map; its columns may come "
                    "in another order)")
     d.add_argument("--no-verify", action="store_true")
-    d.add_argument("-o", "--out", default="out")
+    d.add_argument("-o", "--out", default=None, help="folder for the weights (default: the map's folder, "
+                   "beside the map used)")
     d.set_defaults(func=cmd_decode)
 
     e = sub.add_parser("eval", help="accuracy and confusion matrix of a weights file on a CSV")

@@ -32,7 +32,7 @@ def cmd_compile(a) -> int:
         rep.progress(Progress(0.0, None, None, phase="start pool", candidates=0))
         return budgeted_start(model, problem, budget=budget, progress=rep.progress)
 
-    with Reporter(time_limit=a.start_budget or START_BUDGET, phase="build") as rep:
+    with Reporter(quiet=a.quiet, time_limit=a.start_budget or START_BUDGET, phase="build") as rep:
         rep.progress(Progress(0.0, None, None, phase="build"))
         c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                           allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
@@ -51,9 +51,9 @@ def cmd_compile(a) -> int:
     else:
         print(f"  MIP start none: {c.start_message.removeprefix('no MIP start: ')}")
     print(f"wrote {c.model_path}")
-    readers = {f".{f.suffix}": start_readers(f, SOLVERS.values()) for f in START_FILES}
-    for path in c.start_paths:
-        print(f"wrote {path} (MIP start for {readers[path.suffix]})")
+    readers = {f".start.{f.suffix}": start_readers(f, SOLVERS.values()) for f in START_FILES}
+    for path in c.start_paths:  # by the whole ending: .start.sol is Gurobi's, .start.scip.sol SCIP's
+        print(f"wrote {path} (MIP start for {readers[next(e for e in readers if path.name.endswith(e))]})")
     print(f"wrote {c.map_path}")
     if c.start_paths:
         print(GLPK_NOTE)
@@ -73,13 +73,18 @@ def cmd_decode(a) -> int:
     from ..io.varmap import column_names, load_map, scaling_of
     from ..solve.verify import verify
 
-    check_out_dir(a.out)  # before any work: a folder that cannot take the weights is an error now
+    if a.out is not None:
+        check_out_dir(a.out)  # before any work: a folder that cannot take the weights is an error now
     sol = read_solution(a.solution, a.format)
     if a.map:
         vmap, map_path = load_map(a.map), Path(a.map)
     else:
-        vmap, map_path = find_map(sol, a.solution, [Path("out"), Path(a.out), Path(a.solution).parent])
+        vmap, map_path = find_map(sol, a.solution, [Path("out")] + ([Path(a.out)] if a.out else [])
+                                  + [Path(a.solution).parent])
         print(f"using map {map_path}")
+    if a.out is None:  # the weights go beside the map they are decoded with
+        a.out = str(map_path.parent)
+        check_out_dir(a.out)
     print(f"solution {a.solution}: {sol.format} format, status {sol.status.value} ({sol.status_text})")
     if not sol.has_values or sol.status in NO_POINT:
         raise NoSolutionError(f"{a.solution}: no solution to decode: the solver reports "
@@ -125,9 +130,10 @@ def cmd_decode(a) -> int:
 
 def _weights_stem(solution) -> str:
     """The weights' name for a solution file: its name without its format suffix (and
-    ``.gz``): ``xor.sol`` -> ``xor``, ``xor.start.sol`` -> ``xor.start`` (a start never
-    overwrites the trained network's weights)."""
+    ``.gz``): ``xor.sol`` -> ``xor``, ``xor.start.sol`` and ``xor.start.scip.sol`` ->
+    ``xor.start`` (a start never overwrites the trained network's weights)."""
     name = Path(solution).name.removesuffix(".gz")
+    name = name.removesuffix(".scip.sol") + ".sol" if name.endswith(".scip.sol") else name
     stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
     return stem or "solution"
 

@@ -19,7 +19,7 @@ VERIFY_FAILED = 4
 
 def cmd_train(a) -> int:
     from ..io.data import load_data
-    from ..io.spec import load_spec
+    from ..io.spec import load_spec_of
     from ..solve.compiler import with_scale
     from ..solve.solvers import SolveOptions
     from ..solve.solvers.base import Interrupt
@@ -27,7 +27,7 @@ def cmd_train(a) -> int:
     from ..training.request import DECOMPOSED, TrainRequest, mode_of
     from .progress import Reporter
 
-    spec = with_scale(load_spec(a.spec), a.scale)
+    spec = with_scale(load_spec_of(a.spec, a.data), a.scale)
     mode = mode_of(spec, ensemble=a.ensemble, batches=a.batches, select=a.select, greedy=True if a.greedy else None)
     decomposed = mode in DECOMPOSED
     phase = f"{mode} training" if decomposed else "select" if a.select else "build"
@@ -56,7 +56,7 @@ def cmd_train(a) -> int:
 
 def _summary(a, r, spec, data, test) -> None:
     """The verdict of full, greedy or selected training: status, recipe, accuracies, verification."""
-    from ..export.report import network_lines, search_lines, verdict_lines, verification_lines
+    from ..export.report import network_lines, search_lines, time_line, verdict_lines, verification_lines
     from ..io.recipe import summary_lines
     if r.selection is not None:
         print("selection:")
@@ -81,7 +81,7 @@ def _summary(a, r, spec, data, test) -> None:
         print("  interrupted        by Ctrl-C: the best solution found was kept, decoded and verified")
     if r.truncated:
         print(f"  truncated          {r.truncated}")
-    print(f"  solve time         {r.seconds:.2f} s")
+    print(time_line(r.wall, r.times()))
     _accuracy_lines(r, data, test)
     for s in r.steps:
         print(f"verification of {s.name}:")

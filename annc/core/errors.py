@@ -94,6 +94,15 @@ class SizeError(ModelError):
     """A model that would pass a size limit; the message names the size it would have."""
 
 
+class EnvironmentLimitError(AnncError):
+    """A limit of the machine or of a solver's installation, not of the input and not a bug
+    in annc (exit 5): a size-limited licence that refuses the model, a solver that refuses
+    it for its size, a solver package or program that is not installed.  The message names
+    the limit and what to use instead (HiGHS, bundled and without a size limit)."""
+
+    exit_code = 5
+
+
 class VerificationError(AnncError):
     """A solution that fails verification (exit 4): nothing is written for it."""
 

@@ -29,6 +29,13 @@ def _num(v) -> str:
 
 WIDTH = 100  # a verdict field's text wraps at this column
 LABEL = 19  # the verdict's label column, after two spaces of indent
+# every field the verdict of annc train / annc decode (and of ovo and batches) can print, in
+# the order annc train prints them; tests/test_docs.py checks the docs' sample verdicts and a
+# real run against it, so a sample cannot show a field that no longer exists
+VERDICT_FIELDS = ("status", "loss", "penalty", "eps", "objective", "lower bound", "gap", "solver", "bound note",
+                  "network from", "dead weights", "start pool", "found by", "certificate", "band certificate",
+                  "the MIP added", "note", "interrupted", "truncated", "wall time", "train accuracy",
+                  "test accuracy", "non-zero weights")
 
 TRAIN_JUDGE_BY = "held-out accuracy (--test, --select)"
 DECODE_JUDGE_BY = "held-out accuracy (annc eval WEIGHTS TEST.csv)"
@@ -89,6 +96,10 @@ def _verdict(v: Verdict, claim: str | None, verified: bool, judge_by: str) -> li
         out.append(field_line("large data", f"the MIP ran on {k['representatives']:,} weighted representatives of "
                               f"{k['rows']:,} distinct rows ({k['method']}): objective {_num(k['objective'])}, "
                               f"lower bound {_num(k['bound'])} there (not bounds of the full problem)"))
+    if v.dead_weights:
+        n, before = v.dead_weights
+        out.append(field_line("dead weights", f"{n} dropped from hidden units that no output reads (objective "
+                                               f"{_num(before)} before; the same predictions)"))
     if v.bound_says_nothing:
         out += note_lines("bound note", bound_note(v, judge_by))
     if v.source != "solver":
@@ -120,6 +131,20 @@ def search_lines(v: Verdict) -> list[str]:
     if s.get("capped"):
         out.append("  note               the time limit cut the search short: another run may end elsewhere")
     return out
+
+
+def time_line(wall: float | None, parts: dict) -> str:
+    """The verdict's ``wall time`` field: the run's wall time, then each part that took time
+    (``parts``: seconds by name, in order, as :meth:`annc.training.results.TrainResult.times`
+    gives them) and what is left (reading the data, files, the export)."""
+    shown = [f"{name} {seconds:.2f} s" for name, seconds in parts.items() if seconds >= 0.005]
+    total = sum(parts.values())
+    if wall is None:
+        return field_line("time", f"{total:.2f} s (" + ", ".join(shown) + ")")
+    rest = wall - total
+    if rest >= 0.005:
+        shown.append(f"the rest {rest:.2f} s")
+    return field_line("wall time", f"{wall:.2f} s (" + ", ".join(shown) + ")")
 
 
 def bound_note(v: Verdict, judge_by: str) -> str:

@@ -364,37 +364,3 @@ def _label_hint(names: list[str], feature_cols: list[int], rows: list[list[str]]
             f"hold{'s' if one else ''} text such as {_shown(rows[0][text[0]].strip())}: if "
             f"{'it is' if one else 'one of them is'} the label, pass --label "
             + (shlex.quote(names[text[0]]) if one else "NAME") + " (label= in Python)")
-
-
-def _difference(got: int, want: int) -> str:
-    n = abs(got - want)
-    return f"{n} {'more' if got > want else 'fewer'} than the spec"
-
-
-def check_against_spec(spec, data: Dataset) -> None:
-    """Check the data has ``spec.inputs`` feature columns (after one-hot encoding its text
-    columns: the message then says what to write) and ``spec.classes`` classes.
-
-    Each mismatch is reported at the spec line that says otherwise (``input`` or
-    ``output``; :func:`annc.io.spec.located`), as a :class:`DataError`."""
-    problems = []
-    d = len(data.features)
-    if d != spec.inputs:
-        problems.append(located(
-            spec, "input", None,
-            f"the spec says input {spec.inputs} but {data.path} has {d} feature "
-            f"column{'s' if d != 1 else ''}{' once its text is one-hot encoded' * bool(data.categories)} "
-            f"({_difference(d, spec.inputs)})"
-            + (f": write input {d} ({encoding_summary(data.features, data.categories)})" if data.categories else "")))
-    k = len(data.classes)
-    if k != spec.classes:
-        text = [c for c, cats in data.categories.items() if len(cats) == spec.classes] or list(data.categories)
-        hint = (f"; column '{clipped(text[0])}' holds text: if it is the label, pass --label {shlex.quote(text[0])} "
-                "(label= in Python)") if text else ""
-        problems.append(located(
-            spec, (), len(spec.hidden),
-            f"the spec says output {spec.classes} but {data.path} has {k} "
-            f"class{'es' if k != 1 else ''} ({_difference(k, spec.classes)}): "
-            + listed(data.classes) + hint))
-    if problems:
-        raise DataError("\n".join(problems))

@@ -40,12 +40,13 @@ from ..core.log import silent
 from ..core.model import Model
 from ..core.scaling import SCALINGS, Scaling, fit_scaling
 from ..formulations import formulate
-from ..io.data import Dataset, array_digest, check_against_spec, load_data
+from ..io.data import Dataset, array_digest, load_data
+from ..io.datacheck import check_against_spec
 from ..io.magnitudes import check_numbers
 from ..io.outputs import Staging, check_out_dir, prepare_out_dir, remove_files, write_to
 from ..io.problem import TrainingProblem, make_problem
 from ..io.recipe import Recipe, recipe_of
-from ..io.spec import NetworkSpec, format_spec, load_spec
+from ..io.spec import NetworkSpec, format_spec, load_spec_of
 from ..io.varmap import build_map, file_digest
 from ..io.writers import FORMATS, MODEL_FORMATS, write_model
 from ..io.writers.pulp import write_with_pulp
@@ -264,7 +265,7 @@ def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", labe
     check_scale(scale)
     stem = check_name(Path(spec_path).stem)
     out = check_out_dir(out_dir)
-    spec = with_scale(load_spec(spec_path), scale)
+    spec = with_scale(load_spec_of(spec_path, data_path), scale)
     data = load_data(data_path, label=label)
     recipe = prepared = None
     if resolve is not None:

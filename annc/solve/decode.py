@@ -33,6 +33,13 @@ def _matches(sol: RawSolution, vmap: dict, names: list[str]) -> bool:
             and all(pos[k] == i for k, i in sol.positions.items()))
 
 
+def _resolved(folder) -> str:
+    try:
+        return str(Path(folder).resolve())
+    except (OSError, RuntimeError):
+        return str(folder)
+
+
 def find_map(sol: RawSolution, sol_path: str | Path, search: list[str | Path]) -> tuple[dict, Path]:
     """The one map in ``search`` folders whose columns match ``sol``; errors otherwise.
 
@@ -56,7 +63,10 @@ def find_map(sol: RawSolution, sol_path: str | Path, search: list[str | Path]) -
                 continue
             if _matches(sol, vmap, column_names(vmap)):
                 found.append((vmap, p))
-    where = " or ".join(str(f) for f in search)
+    folders = {}  # each folder once, as first given ("out or ." rather than "out or out or .")
+    for f in search:
+        folders.setdefault(_resolved(f), str(f))
+    where = " or ".join(folders.values())
     if not found:
         why = "".join(f"\n  skipped {reason.splitlines()[0]}" for reason in skipped[:5])
         if len(skipped) > 5:

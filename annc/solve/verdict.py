@@ -48,6 +48,7 @@ class Verdict:
     bound_source: str | None = None  # SOLVER_BOUND, SOLVER_CLAIM or FLOOR; None: not said
     search: dict | None = None  # what annc's own search found (annc.training.starts.incumbent.SearchRecord.conclude)
     compression: dict | None = None  # the MIP ran on weighted representatives (annc.training.compress)
+    dead_weights: tuple[int, float] | None = None  # (weights dropped from dead hidden units, objective before)
 
     @property
     def gap(self) -> float | None:

@@ -65,6 +65,7 @@ class Step:
     accuracy: float | None = None  # training accuracy of this MIP's own network (on its inputs)
     verdict: Verdict | None = None  # what is proven about this MIP's exported network
     trace: list = field(default_factory=list)  # [seconds, incumbent, bound] as the solver reported them
+    times: dict = field(default_factory=dict)  # seconds of each part of this MIP (TIME_PARTS), and "step" in all
 
     def summary(self) -> str:
         """One line: the verdict on the network, time, accuracy, verification."""

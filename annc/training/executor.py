@@ -22,11 +22,20 @@ runs in the tests on two cores; and the same client code drives a real cluster, 
 the scheduler's rescheduling of lost tasks that a ``ProcessPoolExecutor`` lacks (a killed
 pool worker breaks the whole pool).  Worker processes get ``OPENBLAS_NUM_THREADS=1``: a
 task is one core.
+
+A local cluster and its client run on one event loop that the executor starts in its own
+thread (:class:`_LoopThread`) and hands to both.  Left to itself, each of them starts a loop
+thread of its own and gives it a fixed 10 s to come up (``distributed.utils.LoopRunner``:
+``start_evt.wait(timeout=10)``, then ``assert loop is not None``), a deadline that a thread
+starved of CPU on a busy machine misses: the executor waits for its loop to run, or for its
+thread to end with an error, with no deadline.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import threading
 import uuid
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -69,6 +78,43 @@ def check_scheduler(value) -> str | None:
     return value.strip()
 
 
+class _LoopThread:
+    """A running event loop (a tornado ``IOLoop`` over asyncio) in a daemon thread, for
+    ``distributed``'s ``loop=``; :meth:`stop` ends it."""
+
+    def __init__(self):
+        self.loop = None
+        self._stop: asyncio.Event | None = None
+        self._error: BaseException | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="annc dask loop", daemon=True)
+        self._thread.start()
+        # no deadline: the loop comes up or its thread ends (then with its error)
+        while not self._ready.wait(1.0) and self._thread.is_alive():
+            pass
+        if self.loop is None:
+            raise RuntimeError(f"the Dask event loop did not start: {self._error!r}")
+
+    def _run(self) -> None:
+        from tornado.ioloop import IOLoop
+
+        async def main() -> None:
+            self.loop, self._stop = IOLoop.current(), asyncio.Event()
+            self._ready.set()
+            await self._stop.wait()
+        try:
+            asyncio.run(main())
+        except BaseException as e:  # noqa: BLE001 - reported by __init__ if the loop never ran
+            self._error = e
+        finally:
+            self._ready.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.loop is not None and self._thread.is_alive():
+            self.loop.add_callback(self._stop.set)
+            self._thread.join(timeout)
+
+
 class Executor:
     """Runs independent tasks on a Dask cluster; a context manager (see the module docstring)."""
 
@@ -80,13 +126,15 @@ class Executor:
             raise UsageError("give either --workers (a local cluster) or --scheduler (an existing one), not both")
         self.log = log or silent
         self.connect_timeout = connect_timeout
-        self.client = self.cluster = None
+        self.client = self.cluster = self._loop = None
 
     def __enter__(self) -> "Executor":
         import dask
         from distributed import Client, LocalCluster
         dask.config.set({"distributed.worker.daemon": False})  # a task may start processes (solvers)
         if self.scheduler is not None:
+            # distributed's own loop here: a client that fails to connect is half made, and
+            # its __del__ would later close it on a loop the executor had stopped
             try:
                 self.client = Client(self.scheduler, timeout=self.connect_timeout)
             except ValueError as e:  # not an address at all
@@ -105,13 +153,16 @@ class Executor:
             self.log(f"[dask] connected to {self.scheduler} ({n} worker(s))")
         else:
             n = self.workers or os.cpu_count() or 1
+            self._loop = _LoopThread()  # the one loop of the cluster and its client (module docstring)
+            loop = self._loop.loop
             try:
                 self.cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                             dashboard_address=":0", silence_logs=logging.ERROR,
-                                            env=dict(WORKER_ENV))
+                                            env=dict(WORKER_ENV), loop=loop)
             except RuntimeError as e:  # e.g. the worker processes cannot start (no __main__ guard)
+                self.__exit__()
                 raise UsageError(f"could not start a local Dask cluster of {n} worker(s): {e}") from None
-            self.client = Client(self.cluster)
+            self.client = Client(self.cluster, loop=loop)
             self.log(f"[dask] local cluster of {n} worker process(es)")
         return self
 
@@ -122,7 +173,9 @@ class Executor:
                     thing.close()
                 except Exception:  # noqa: BLE001 - closing a cluster that is already gone
                     pass
-        self.client = self.cluster = None
+        if self._loop is not None:
+            self._loop.stop()
+        self.client = self.cluster = self._loop = None
 
     def run(self, fn: Callable, items: Sequence, *, names: Sequence[str] | None = None, retries: int = 1,
             on_result: Callable[[int, object], None] | None = None) -> list:

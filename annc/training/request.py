@@ -25,7 +25,8 @@ import numpy as np
 
 from ..core.errors import UsageError
 from ..core.log import silent
-from ..io.data import Dataset, check_against_spec
+from ..io.data import Dataset
+from ..io.datacheck import check_against_spec
 from ..io.outputs import check_out_dir
 from ..io.spec import NetworkSpec
 from ..solve.compiler import check_name

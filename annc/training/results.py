@@ -18,6 +18,13 @@ from ..solve.verdict import Verdict, verdict_record
 from .chain import Step, weakest
 
 
+# the parts of a MIP's wall time (Step.times): the build (with the eps rule's SGD run and the
+# files), annc's start pool (with its local search), the neighbourhood search, the solver on
+# the full MIP, annc's lower bounds, and the finish (decode, verify, a relaxed model's
+# exact finish, dead weights)
+TIME_PARTS = ("build", "start pool", "search", "full MIP", "bounds", "finish")
+
+
 @dataclass
 class TrainResult:
     network: TrainedNetwork
@@ -29,6 +36,7 @@ class TrainResult:
     interrupted: bool = False
     truncated: str | None = None  # why a greedy network is shallower than its spec
     selection: object | None = None  # with select: the annc.training.selection.Selection that chose the spec
+    wall: float | None = None  # seconds of the whole run (fit: every MIP, its files and the export)
 
     @property
     def status(self) -> Status:
@@ -44,7 +52,12 @@ class TrainResult:
 
     @property
     def seconds(self) -> float:
+        """The solver's seconds, over every MIP (the full MIPs only: see :meth:`times`)."""
         return sum(s.result.seconds for s in self.steps)
+
+    def times(self) -> dict:
+        """Seconds of each part of the run, summed over its MIPs (:data:`TIME_PARTS`), in that order."""
+        return {part: sum(s.times.get(part, 0.0) for s in self.steps) for part in TIME_PARTS}
 
     @property
     def verified(self) -> bool:
@@ -84,5 +97,6 @@ def step_meta(s: Step) -> dict:
     return {"name": s.name, **verdict_record(s.verdict),
             "solver": {"status": s.result.status.value, "describe": s.result.describe(),
                        "objective": s.result.objective, "bound": s.result.bound},
-            "seconds": round(s.result.seconds, 3), "verified": bool(s.verification and s.verification.ok),
+            "seconds": round(s.result.seconds, 3), "times": {k: round(v, 3) for k, v in s.times.items()},
+            "verified": bool(s.verification and s.verification.ok),
             "trace": s.trace}

@@ -216,6 +216,7 @@ def _train_sequentially(cands, fit: Dataset, val: Dataset, train: Callable, rows
             result = train(cand, fit, val)
         except NoSolutionError as e:
             rows[i].error = str(e) or "no solution"
+            interrupted = bool(getattr(e, "interrupted", False))  # a Ctrl-C before this run had a network
         else:
             interrupted = _record(rows[i], result)
         _log_row(log, i + 1, len(cands), rows[i])

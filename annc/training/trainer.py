@@ -14,9 +14,11 @@ running solver, which keeps its incumbent; that incumbent is decoded and verifie
 usual.  In greedy training no further layer is trained after an interrupt: the
 network is the layers trained so far plus the output layer of the last MIP that has a
 solution (a complete, verified network, maybe shallower than the spec, or without
-Algorithm 2's exact output layer; ``meta["truncated"]`` says so).  A Ctrl-C before any
-solution exists aborts (``KeyboardInterrupt``) unless a solver is running; a solver
-stopped before its first incumbent gives :class:`~annc.core.errors.NoSolutionError`.
+Algorithm 2's exact output layer; ``meta["truncated"]`` says so).  A first Ctrl-C at any
+point is a request (:class:`~annc.solve.solvers.base.Interrupt`): in the start pool it ends the
+pool after its first candidate, which the searches and the solver then keep; a run stopped
+before any solution exists gives :class:`~annc.core.errors.NoSolutionError` (exit 3).  Only a
+second Ctrl-C aborts (``KeyboardInterrupt``).
 
 **Files.**  A run checks everything before it writes anything
 (:meth:`annc.training.request.TrainRequest.checked`: the options, the solver, the file name, the
@@ -45,6 +47,7 @@ the command line sets to ``print``.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
@@ -69,6 +72,7 @@ from ..solve.verify import check
 from .bounds import Work, best, lower_bounds
 from .chain import Step, run_chain
 from .compress import full_verdict, representatives, size_advice
+from .deadweights import drop_dead_weights
 from .relaxed import conclude_relaxed
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
@@ -108,6 +112,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
                 warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
     _phase(opts, "build")
     deadline = Deadline(opts.time_limit)  # every step below takes its time from it
+    started = deadline.start
     full, compressed = data, representatives(data, merge=merge)  # large data: the MIP on representatives
     if compressed is not None:
         data, compression = compressed
@@ -131,58 +136,81 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         f"{st['nonzeros']} non-zeros; solving with {solver}")
     step_files: list[Path] = []
     step_opts = opts
+    times = {}
     if out_dir is not None:
         step_files = write_artifacts(c, out_dir, name, data_csv=csv)
         files.add(step_files, artifacts_of=name)
         # file-based solvers reuse the MPS just written and leave their solution file
         # beside it, where `annc decode` finds the matching map
         step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
+    t0 = time.perf_counter()
+    times["build"] = t0 - started
     record = None
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
         step_opts, record = _with_start(name, c, step_opts, deadline, log)
+        times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
     if refine and c.model.layout.relaxed and step_opts.time_limit is not None:  # half is left to refine it
         step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
     before = _changed_files(out_dir, f"{name}.")
     trace: list[list] = []
     step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
     _phase(opts, "solve", None if record is None else record.objective, step_opts.time_limit)  # best: the start
+    solve_started = time.perf_counter()
     try:
         res = solve(c.model, solver, step_opts)
     finally:  # what the solver wrote (a solution file, a log), even if it failed
+        times["full MIP"] = time.perf_counter() - solve_started
         solver_files = sorted(_changed_files(out_dir, f"{name}.", before))
         files.add(solver_files)
     step_files += [p for p in solver_files if p not in step_files]
     if res.x is not None and opts.interrupt is not None:
         opts.interrupt.has_solution = True  # from now on a Ctrl-C keeps what there is
     if res.x is None:
-        raise _no_solution(name, solver, res, asked)
+        err = _no_solution(name, solver, res, asked)
+        err.interrupted = bool(res.interrupted)  # a Ctrl-C before any network: selection stops its search
+        raise err
     _phase(opts, "finish")
+    finish_started = time.perf_counter()
     net = decode_network(c.varmap, res.x)
     ver = check(c, res.x, net, status=res.status.value, solver_objective=res.objective)
     source = "solver"
     bound, bound_source = sourced_bound(solver_status=res.status, solver_objective=res.objective,
                                         solver_bound=res.bound, floor=floor(c.problem))
     if ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
+        bounds_started = time.perf_counter()
         on = "on the representatives: " if compressed is not None else ""  # not a bound of the full problem
         bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, deadline,
                                               log=lambda line: log(f"[{name}] {on}{line}"))
+        times["bounds"] = time.perf_counter() - bounds_started
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
         left = deadline.left()
         net, ver, source, bound = conclude_relaxed(
             name, c, res, ver, net, bound, start=step_opts.start, solver=solver, opts=opts, time_left=left,
             budget=start_budget(opts.time_limit), log=log, rounds=REFINE_ROUNDS if refine else 0)
+    found_loss = ver.network_loss  # the network found, before its dead weights are dropped
+    if ver.ok and c.problem.spec.hidden:
+        dropped = drop_dead_weights(c, net, ver, status=res.status.value, solver_objective=res.objective)
+        if dropped is not None:
+            net, ver, n = dropped
+            net.meta["dead_weights_dropped"] = n
+            log(f"[{name}] dropped {n} weight{'s' if n != 1 else ''} into hidden units that no output reads: "
+                f"objective {found_loss:.6g} -> {ver.network_loss:.6g}")
     verdict = judge(ver.network_loss, bound, relaxed=c.model.layout.relaxed, source=source, rel_tol=opts.gap,
                     solver_objective=res.objective, verified=ver.ok,
                     bound_source=bound_source if not c.model.layout.relaxed else None)
     if record is not None and record.x is not None and ver.ok:
-        from_solver = source == "solver" and ver.network_loss < record.objective - 1e-6
-        verdict.search = record.conclude(ver.network_loss, from_solver=from_solver)
+        from_solver = source == "solver" and found_loss < record.objective - 1e-6
+        verdict.search = record.conclude(found_loss, from_solver=from_solver)
+    if found_loss > ver.network_loss:
+        verdict.dead_weights = (net.meta["dead_weights_dropped"], found_loss)
     if compressed is not None and ver.ok:  # the verdict is the full problem's, the MIP's kept beside it
         verdict = full_verdict(c, net, full, verdict, compression, rel_tol=opts.gap)
         log(f"[{name}] on all {compression.samples:,} samples: objective {verdict.objective:.6g} (the "
             f"{compression.representatives:,} representatives': {ver.network_loss:.6g})")
     trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
-    return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace)
+    times["finish"] = time.perf_counter() - finish_started - times.get("bounds", 0.0)
+    times["step"] = time.perf_counter() - started
+    return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace, times)
 
 
 BOUND_WORK = Work(subsets=4, rows=8, node_limit=200, time_cap=None)  # the subset bounds' sub-MIPs
@@ -287,6 +315,7 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
     files = _RunFiles()
     kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
               refine=r.refine, files=files, max_nonzeros=r.max_nonzeros)
+    started = time.perf_counter()
     try:
         steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)
         result = result_of(net, steps, r.data, r.test, solver=r.solver, greedy=greedy, truncated=truncated,
@@ -301,12 +330,14 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
             result.files = files.keep_only(failed)
             log(f"[{failed}] the solution fails verification: no weights written; kept the model and "
                 "its map for another solver: " + ", ".join(map(str, result.files)))
+        result.wall = time.perf_counter() - started
     except NoSolutionError as e:
         kept = files.keep_only(files.latest)
         if not kept:
             raise
-        raise NoSolutionError(f"{e}\nkept the model and its map for another solver: "
-                              + ", ".join(map(str, kept))) from None
+        err = NoSolutionError(f"{e}\nkept the model and its map for another solver: " + ", ".join(map(str, kept)))
+        err.interrupted = getattr(e, "interrupted", False)
+        raise err from None
     except BaseException:
         files.keep_only(None)
         raise

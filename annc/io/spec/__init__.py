@@ -25,7 +25,7 @@ from .syntax import read_statements, too_long, undecodable
 from .types import (HIDDEN_ACTIVATIONS, LAYER_SETTINGS, LOSSES, PENALTIES, SYMMETRIES, TOP_SETTINGS, TRAININGS,
                     LayerSpec, NetworkSpec, Position)
 
-__all__ = ["parse_spec", "load_spec", "format_spec", "locate", "located", "where",
+__all__ = ["parse_spec", "load_spec", "load_spec_of", "format_spec", "locate", "located", "where",
            "NetworkSpec", "LayerSpec", "Position", "TOP_SETTINGS", "LAYER_SETTINGS",
            "HIDDEN_ACTIVATIONS", "LOSSES", "TRAININGS", "PENALTIES", "SYMMETRIES"]
 
@@ -52,3 +52,44 @@ def load_spec(path) -> NetworkSpec:
     except UnicodeDecodeError as err:
         raise SpecError([undecodable(raw, err, str(path))]) from None
     return parse_spec(text, str(path))
+
+
+def load_spec_of(path, data) -> NetworkSpec:
+    """:func:`load_spec` for a command that takes ``SPEC DATA``: a spec that does not parse
+    while it looks like a CSV file (named ``.csv``, or a first line with commas) is one short
+    :class:`~annc.core.errors.UsageError` saying the arguments look swapped, instead of
+    one spec error per line of the CSV."""
+    try:
+        return load_spec(path)
+    except SpecError as e:
+        message = _swapped(path, data)
+        if message is None:
+            raise
+        raise UsageError(message) from e
+
+
+_KEYS = ("input", "hidden", "output")
+
+
+def _head(path, size: int = 4096) -> list[str]:
+    """The first lines of a file that are neither blank nor ``#`` comments ([] if unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read(size).decode("utf-8", "replace")
+    except (OSError, TypeError, ValueError):
+        return []
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _swapped(spec, data) -> str | None:
+    spec_lines, data_lines = _head(spec), ([] if data is None else _head(data))
+    spec_csv = str(spec).lower().endswith((".csv", ".csv.gz")) or (
+        bool(spec_lines) and "," in spec_lines[0] and not spec_lines[0].startswith(_KEYS))
+    data_spec = data is not None and (str(data).lower().endswith(".ann") or (
+        bool(data_lines) and data_lines[0].split(maxsplit=1)[0] in _KEYS))
+    if not spec_csv:  # a spec with mistakes of its own: its errors say more
+        return None
+    also = f" and {data} like a .ann spec" if data_spec else ""
+    order = f" (give {data} {spec})" if data_spec else ""
+    return (f"{spec} looks like a CSV data file{also}: the arguments look swapped; the spec comes first, "
+            f"then the data: SPEC DATA{order}")

@@ -30,11 +30,18 @@ quoted or escaped.  The formats, each as its solver writes it:
   Gurobi's ``.mst`` is a different, plain-text format: Gurobi reads ``.start.sol``.
 
 ``.start.sol``: ``name value`` lines after ``#`` comments, as Gurobi writes a ``.sol``
-(Gurobi ``Model.read``; SCIP ``readSol`` / ``readSolFile``, ``read`` in its shell,
-which skips the comments)::
+(Gurobi ``Model.read``)::
 
     # annc MIP start of model xor: every column
     # Objective value = 0.94
+    a0_0_0 -0.42
+
+``.start.scip.sol``: SCIP's own solution format (``readSolFile`` / ``readSol``, ``read`` in
+its shell, which picks its reader by the ``.sol`` ending), as ``writeSol`` writes it: SCIP
+reads ``.start.sol``'s ``#`` comments as a variable ``#`` and warns ``unknown variable <#>``,
+while Gurobi refuses SCIP's ``objective value:`` line, so each has its own file::
+
+    objective value: 0.94
     a0_0_0 -0.42
 
 ``.start.highs``: HiGHS's raw solution file (style 0, as ``writeSolution(f, 0)``
@@ -116,6 +123,11 @@ def _sol(model_name: str, names: list, values: list, objective: float) -> str:
     return "\n".join(head + [f"{n} {v}" for n, v in zip(names, values)] + [""])
 
 
+def _scip(model_name: str, names: list, values: list, objective: float) -> str:
+    head = [f"objective value: {_num(objective)}"]
+    return "\n".join(head + [f"{n} {v}" for n, v in zip(names, values)] + [""])
+
+
 def _highs(model_name: str, names: list, values: list, objective: float) -> str:
     head = ["Model status", "Unknown", "", "# Primal solution values", "Feasible",
             f"Objective {_num(objective)}", f"# Columns {len(names)}"]
@@ -136,6 +148,7 @@ def _cbc(model_name: str, names: list, values: list, objective: float) -> str:
 START_FILES = (
     StartFormat("mst", "cplex-mst", _mst),
     StartFormat("sol", "sol", _sol),
+    StartFormat("scip.sol", "scip-sol", _scip),
     StartFormat("highs", "highs", _highs),
     StartFormat("slx", "xpress-slx", _slx),
     StartFormat("cbc", "cbc-mipstart", _cbc),

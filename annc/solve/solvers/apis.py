@@ -20,7 +20,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...core.errors import AnncError
+from ...core.errors import EnvironmentLimitError
 from ...core.model import Model
 from ...io.solutions import Status
 from ...io.writers import write_model
@@ -38,6 +38,7 @@ class PackageDriver(Driver):
 
     mip_start = progress = interrupt = True
     module: ClassVar[str] = ""  # the package to import (and to pip install); default: the name
+    licence: ClassVar[str] = ""  # the size limit of the free licence pip installs, in words
 
     def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
         lib = need(self.module or self.name)
@@ -51,7 +52,20 @@ class PackageDriver(Driver):
         start = start_values(model, opts)
         if start is not None:
             self.add_start(lib, problem, start)
-        return self.run(lib, problem, model, opts, intr)
+        try:
+            return self.run(lib, problem, model, opts, intr)
+        except Exception as e:  # noqa: BLE001 - a size limit becomes annc's own error; the rest is re-raised
+            if not self.size_limited(lib, e):
+                raise
+            raise EnvironmentLimitError(
+                f"{self.title} refuses this model for its size ({model.num_cols:,} columns, {model.num_rows:,} rows): "
+                f"{self.licence or 'a size-limited licence'}; use --solver highs (bundled, no size limit) "
+                "or a full licence") from None
+
+    def size_limited(self, lib: ModuleType, error: Exception) -> bool:
+        """Whether ``error``, raised by the solve, is the solver refusing the model for its
+        size (a size-limited licence); such an error is an environment limit, not a bug."""
+        return False
 
     def load(self, lib: ModuleType, path: str):
         """The solver's problem object, read from the MPS file at ``path``, silenced."""
@@ -93,7 +107,8 @@ def need(module: str):
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise AnncError(f"solver package {module} is not installed (pip install {module})") from None
+        raise EnvironmentLimitError(f"solver package {module} is not installed (pip install {module}), "
+                                    "or use --solver highs (bundled)") from None
 
 
 def by_name(model: Model, values: dict) -> np.ndarray:

@@ -211,21 +211,30 @@ def verdict(proved_optimal: bool, has_solution: bool, obj, bound, limit_text: st
 
 
 class Interrupt:
-    """Ctrl-C while solving: the first SIGINT asks the solver to stop (keeping its
-    incumbent), a second one aborts (``KeyboardInterrupt``).
+    """Ctrl-C while training or solving: the first SIGINT asks the run to stop and keep
+    the best solution found so far, a second one aborts (``KeyboardInterrupt``).
 
     One object can be shared by several solves (``SolveOptions.interrupt``, as greedy
-    training does) and armed around all of them: arming is re-entrant.  Each driver sets
-    ``on_interrupt`` (called in the main thread, from the signal handler) while its solver
-    runs.  A Ctrl-C while no solver runs is kept as a request (the next solve stops at
-    once) if there is already something to keep (``has_solution``, e.g. the layers of
-    a greedy run trained so far); with nothing to keep it aborts, as Ctrl-C usually does.
+    training and the start pool do) and armed around all of them: arming is re-entrant.
+    Each driver sets ``on_interrupt`` (called in the main thread, from the signal handler)
+    while its solver runs.  A first Ctrl-C while no solver runs is kept as a request,
+    which every step of the run checks (the start pool ends after its current candidate,
+    the searches stop, the next solve stops at once and keeps its MIP start): the run then
+    ends with the best network found so far, or, if it has none yet (``has_solution`` is
+    False), with "no solution" (:class:`~annc.core.errors.NoSolutionError`, exit 3).
+
+    A solve that arms its own ``Interrupt`` inside an armed one (a sub-MIP of the start
+    pool with no shared interrupt) passes the signal on to the enclosing one, so the run
+    hears of a Ctrl-C that arrives during any sub-MIP; the sub-MIP itself stops only if the
+    run already has a solution (else it may be the step that finds the first one).
 
     ``log`` receives the line that tells the user what the first Ctrl-C does (the
     command-line layer passes a function that prints it; by default nothing is said).
     """
 
     MESSAGE = "\ninterrupt: stopping and keeping the best solution found (Ctrl-C again to abort)"
+    NOTHING_YET = ("\ninterrupt: stopping; no network has been found yet, so the run will end with no "
+                   "solution (exit 3) unless the current step finds one (Ctrl-C again to abort)")
 
     def __init__(self, log: Callable[[str], None] | None = None):
         self.log = log
@@ -240,15 +249,17 @@ class Interrupt:
         if self.on_interrupt:
             self.on_interrupt()
 
+    def signalled(self) -> None:
+        """A SIGINT: the first one is a :meth:`request` (with the line for ``log``), the
+        second aborts."""
+        if self.requested:
+            raise KeyboardInterrupt
+        if self.log:
+            self.log(self.MESSAGE if self.has_solution or self.on_interrupt else self.NOTHING_YET)
+        self.request()
+
     @contextmanager
     def armed(self):
-        def handler(signum, frame):
-            if self.requested or (self.on_interrupt is None and not self.has_solution):
-                raise KeyboardInterrupt
-            if self.log:
-                self.log(self.MESSAGE)
-            self.request()
-
         if self._depth:  # already armed by an enclosing solve or training run
             self._depth += 1
             try:
@@ -257,7 +268,19 @@ class Interrupt:
                 self._depth -= 1
             return
         try:
-            old = signal.signal(signal.SIGINT, handler)
+            old = signal.getsignal(signal.SIGINT)
+            outer = getattr(old, "interrupt", None)  # an enclosing run's Interrupt, armed
+
+            def handler(signum, frame):
+                if isinstance(outer, Interrupt) and outer is not self:
+                    outer.signalled()  # the enclosing run hears it (a second Ctrl-C aborts here)
+                    if outer.has_solution:  # this sub-MIP stops, unless it may give the run its first network
+                        self.request()
+                else:
+                    self.signalled()
+
+            handler.interrupt = self
+            signal.signal(signal.SIGINT, handler)
         except ValueError:  # not the main thread: leave SIGINT alone
             yield self
             return

@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 
-from ...core.errors import AnncError
+from ...core.errors import EnvironmentLimitError
 from .base import SolveOptions
 from .external import NUMBER, ProgramDriver
 
@@ -45,7 +45,8 @@ def cbc_path() -> str:
         path = found()
         if path and os.access(path, os.X_OK):
             return os.path.realpath(path)
-    raise AnncError('CBC not found: pip install "pulp[cbc]" (the cbcbox package), or put cbc on PATH')
+    raise EnvironmentLimitError('CBC not found: pip install "pulp[cbc]" (the cbcbox package), or put cbc on '
+                                'PATH, or use --solver highs (bundled)')
 
 
 def _cbcbox_path() -> str | None:

@@ -19,6 +19,11 @@ class CplexDriver(PackageDriver):
     start_format = 'cplex-mst'  # the start file it reads (annc.io.writers.startfiles)
     parameters = {"time_limit": "timelimit", "gap": "mip.tolerances.mipgap", "threads": "threads",
                   "node_limit": "mip.limits.nodes"}
+    licence = "the Community Edition (the pip package) allows 1,000 variables and 1,000 constraints"
+    SIZE_LIMIT = 1016  # CPXERR_RESTRICTED_VERSION: "Community Edition. Problem size limits exceeded"
+
+    def size_limited(self, cplex, error: Exception) -> bool:
+        return isinstance(error, cplex.exceptions.CplexError) and self.SIZE_LIMIT in getattr(error, "args", ())[2:3]
 
     def load(self, cplex, path: str):
         c = cplex.Cplex()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import shutil
 
-from ...core.errors import AnncError
+from ...core.errors import EnvironmentLimitError
 from .base import SolveOptions
 from .external import NUMBER, ProgramDriver
 
@@ -48,7 +48,8 @@ class GlpkDriver(ProgramDriver):
     def command(self, opts: SolveOptions) -> list[str]:
         exe = shutil.which("glpsol")
         if not exe:
-            raise AnncError("glpsol is not on PATH (Debian/Ubuntu: apt-get install glpk-utils)")
+            raise EnvironmentLimitError("glpsol is not on PATH (Debian/Ubuntu: apt-get install glpk-utils), "
+                                        "or use --solver highs (bundled)")
         options = [str(word) for setting in self.settings(opts) for word in setting]
         return [exe, "--freemps", "{model}", "-w", "{sol}", *options]
 

@@ -17,6 +17,11 @@ class GurobiDriver(PackageDriver):
     start_format = 'sol'  # the start file it reads (annc.io.writers.startfiles)
     module = "gurobipy"
     parameters = {"time_limit": "TimeLimit", "gap": "MIPGap", "threads": "Threads", "node_limit": "NodeLimit"}
+    licence = "the pip package's size-limited licence allows 2,000 variables and 2,000 constraints"
+    SIZE_LIMIT = 10010  # GRB_ERROR_SIZE_LIMIT_EXCEEDED
+
+    def size_limited(self, gp, error: Exception) -> bool:
+        return isinstance(error, gp.GurobiError) and getattr(error, "errno", None) == self.SIZE_LIMIT
 
     def load(self, gp, path: str):
         env = gp.Env(empty=True)

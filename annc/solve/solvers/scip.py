@@ -13,7 +13,7 @@ from .base import Clock, Interrupt, SolveOptions, SolveResult, verdict
 class ScipDriver(PackageDriver):
     name = "scip"
     title = "SCIP"
-    start_format = 'sol'  # the start file it reads (annc.io.writers.startfiles)
+    start_format = 'scip-sol'  # the start file it reads (annc.io.writers.startfiles)
     module = "pyscipopt"
     parameters = {"time_limit": "limits/time", "gap": "limits/gap", "threads": "parallel/maxnthreads",
                   "node_limit": "limits/nodes"}

@@ -21,6 +21,10 @@ class XpressDriver(PackageDriver):
     title = "Xpress"
     start_format = 'xpress-slx'  # the start file it reads (annc.io.writers.startfiles)
     parameters = {"time_limit": "timelimit", "gap": "miprelstop", "threads": "threads", "node_limit": "maxnode"}
+    licence = "the community licence (the pip package) allows 5,000 rows and columns together"
+
+    def size_limited(self, xp, error: Exception) -> bool:  # "?120 Error: Problem has too many rows and columns"
+        return "too many rows and columns" in str(error) or str(error).lstrip().startswith("?120 ")
 
     def load(self, xp, path: str):
         with warnings.catch_warnings():  # the community licence notice

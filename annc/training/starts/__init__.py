@@ -108,7 +108,8 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     the hidden units (step 3's exact output layer on each), in this order: SGD seed 0, the
     separators, seed 0 with the lasso, the other seeds.  Every decision is a work limit (seeds,
     epochs, node limits); ``cap`` seconds only stop it early, and the second value says
-    whether they did.  ``progress`` (a :class:`~annc.solve.solvers.base.Progress` callback) hears
+    whether they did.  A Ctrl-C (``interrupt`` requested) ends the pool after its first candidate
+    (the run keeps the best network so far, and there is none before).  ``progress`` (a :class:`~annc.solve.solvers.base.Progress` callback) hears
     of each candidate tried, with the best objective so far."""
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
     penalised = sgd_l1(problem.spec) > 0
@@ -116,8 +117,8 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     t0 = time.perf_counter()
     pool: list[Candidate] = []
 
-    def stopped() -> bool:
-        return (interrupt is not None and interrupt.requested) or (
+    def stopped() -> bool:  # a Ctrl-C stops the pool once it has a candidate to keep
+        return (interrupt is not None and interrupt.requested and bool(pool)) or (
             cap is not None and time.perf_counter() - t0 >= cap)
 
     def tried(n: int) -> None:  # progress: n candidates tried, the best objective so far
@@ -152,6 +153,8 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
         x = make()
         if x is not None:
             pool.append(Candidate(name, x, model.objective(x), linear=is_linear))
+            if interrupt is not None:
+                interrupt.has_solution = True  # a feasible point: from now on a Ctrl-C keeps the best
         tried(n)
     return pool, stopped()  # the cap may have cut the last candidate's output layer
 

@@ -48,6 +48,7 @@ class SearchRecord:
     sub_mips: int = 0
     capped: bool = False  # a wall-clock cap stopped a step before its work limit
     seconds: float = 0.0
+    pool_seconds: float = 0.0  # the start pool and its local search; the rest of ``seconds`` is the LNS
     message: str = ""
 
     @property
@@ -110,6 +111,7 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
     exact = lns.applies(model, problem)  # then the neighbourhood search moves the hidden layers, in bands
     found = start_search(model, problem, budget=None if budget is None else budget / 2, interrupt=interrupt,
                          progress=progress, hidden=not exact)
+    rec.pool_seconds = rec.seconds = time.perf_counter() - t0
     rec.pool = [(c.name, c.objective) for c in found.pool]
     lin = found.best_linear
     rec.best_linear = None if lin is None else lin.objective

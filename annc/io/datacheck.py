@@ -1,0 +1,62 @@
+"""The data against its spec: the number of feature columns (after one-hot encoding) and of
+classes, each mismatch reported at the spec line that says otherwise, with what to write or
+which column may be the label."""
+from __future__ import annotations
+
+import shlex
+
+import numpy as np
+
+from ..core.categories import encoding_summary
+from ..core.errors import DataError
+from ..core.inputs import clipped, listed
+from .data import Dataset
+from .spec import located
+
+
+def _difference(got: int, want: int) -> str:
+    n = abs(got - want)
+    return f"{n} {'more' if got > want else 'fewer'} than the spec"
+
+
+def _label_guess(want: int, data: Dataset) -> str:
+    """When the label column gives far more classes than the spec's ``output`` (twice as
+    many or more): a hint that names the column taken as the label, any feature column with
+    exactly ``want`` distinct values, and ``--label``."""
+    if len(data.classes) < max(2 * want, want + 2) or data.label is None:
+        return ""
+    fits = [name for j, name in enumerate(data.features) if len(np.unique(data.X[:, j])) == want]
+    other = (f"; column{'s' if len(fits) > 1 else ''} {', '.join(repr(clipped(n)) for n in fits[:3])} "
+             f"ha{'ve' if len(fits) > 1 else 's'} {want} distinct values") if fits else ""
+    name = shlex.quote(fits[0]) if len(fits) == 1 else "NAME"
+    return (f". The label was taken from column '{clipped(data.label)}' (the last column unless --label "
+            f"names another){other}: if the label is another column, pass --label {name} (label= in Python)")
+
+
+def check_against_spec(spec, data: Dataset) -> None:
+    """Check the data has ``spec.inputs`` feature columns (after one-hot encoding its text
+    columns: the message then says what to write) and ``spec.classes`` classes.
+
+    Each mismatch is reported at the spec line that says otherwise (``input`` or
+    ``output``; :func:`annc.io.spec.located`), as a :class:`DataError`."""
+    problems = []
+    d = len(data.features)
+    if d != spec.inputs:
+        problems.append(located(
+            spec, "input", None,
+            f"the spec says input {spec.inputs} but {data.path} has {d} feature "
+            f"column{'s' if d != 1 else ''}{' once its text is one-hot encoded' * bool(data.categories)} "
+            f"({_difference(d, spec.inputs)})"
+            + (f": write input {d} ({encoding_summary(data.features, data.categories)})" if data.categories else "")))
+    k = len(data.classes)
+    if k != spec.classes:
+        text = [c for c, cats in data.categories.items() if len(cats) == spec.classes] or list(data.categories)
+        hint = (f"; column '{clipped(text[0])}' holds text: if it is the label, pass --label {shlex.quote(text[0])} "
+                "(label= in Python)") if text else ""
+        problems.append(located(
+            spec, (), len(spec.hidden),
+            f"the spec says output {spec.classes} but {data.path} has {k} "
+            f"class{'es' if k != 1 else ''} ({_difference(k, spec.classes)}): "
+            + listed(data.classes) + hint + _label_guess(spec.classes, data)))
+    if problems:
+        raise DataError("\n".join(problems))
