@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.categories import category_of, column_kinds, encoding_summary, onehot_name
+from ..core.categories import category_of, column_kinds, onehot_name
 from ..core.errors import DataError, UsageError
 from ..core.inputs import Columns, clipped, listed, match_columns, read_bytes, unseen
 from ..core.limits import LARGEST
