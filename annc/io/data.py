@@ -23,7 +23,6 @@ from ..core.categories import category_of, column_kinds, onehot_name
 from ..core.errors import DataError, UsageError
 from ..core.inputs import Columns, clipped, listed, match_columns, read_bytes, unseen
 from ..core.limits import LARGEST
-from .spec import located
 
 MAX_REPORTED = 20
 HINTED_REPORTED = 3  # cell problems shown after a hint that explains them all (--label)
