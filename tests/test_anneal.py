@@ -80,3 +80,14 @@ def test_the_pool_starts_from_annealed_step_units_and_beats_every_line():
     annealed = pool[0].objective
     assert annealed < min(p.objective for p in pool if p.linear)
     assert annealed < 0.15 * len(y)  # fewer than 15% errors (with the penalty): a linear separator errs on ~14%
+
+
+def test_the_annealed_start_needs_samples_per_weight():
+    """It uses every weight: with fewer than ANNEAL_SAMPLES_PER_WEIGHT samples per weight it is left out."""
+    from annc.training.starts.seeding import ANNEAL_SAMPLES_PER_WEIGHT, annealed_applies
+    text = "input 2\nhidden 4 binary\noutput 2\neps 0.01\n"  # 16 weights
+    few, many = (make_moons(n_samples=n, noise=0.3, random_state=0) for n in (ANNEAL_SAMPLES_PER_WEIGHT * 16 - 1,
+                                                                              ANNEAL_SAMPLES_PER_WEIGHT * 16))
+    assert not annealed_applies(build(as_spec(text), as_data(few)).problem)
+    assert annealed_applies(build(as_spec(text), as_data(many)).problem)
+    assert not annealed_applies(build(as_spec(text.replace("binary", "relu")), as_data(many)).problem)

@@ -12,6 +12,7 @@ from sklearn.datasets import make_moons
 
 import annc.training.trainer as trainer
 from annc.app.api import as_data, train_api
+from annc.export.report import verdict_lines
 from annc.training.compress import FULL_FLOOR, representatives
 
 
@@ -54,6 +55,10 @@ def test_the_verdict_is_the_full_problems(monkeypatch):
     # the representatives' own objective and bound are kept, named, and never the full problem's
     assert v.compression["objective"] is not None
     assert v.status.value == ("optimal" if v.objective <= v.lower_bound + 1e-6 else "feasible")
+    lines = verdict_lines(v, r.steps[0].result)  # what annc train prints: the representatives named as such
+    large = [line for line in lines if line.strip().startswith("large data")]
+    assert len(large) == 1 and "not bounds of the full problem" in " ".join(lines)
+    assert r.network.meta["steps"][0]["compression"]["representatives"] == v.compression["representatives"]
 
 
 def test_a_user_is_told_at_the_start_when_the_data_is_large():

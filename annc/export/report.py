@@ -32,7 +32,8 @@ LABEL = 19  # the verdict's label column, after two spaces of indent
 # every field the verdict of annc train / annc decode (and of ovo and batches) can print, in
 # the order annc train prints them; tests/test_docs.py checks the docs' sample verdicts and a
 # real run against it, so a sample cannot show a field that no longer exists
-VERDICT_FIELDS = ("status", "loss", "penalty", "eps", "objective", "lower bound", "gap", "solver", "bound note",
+VERDICT_FIELDS = ("status", "loss", "penalty", "eps", "objective", "lower bound", "gap", "solver", "large data",
+                  "bound note",
                   "network from", "dead weights", "start pool", "found by", "certificate", "band certificate",
                   "the MIP added", "note", "interrupted", "truncated", "wall time", "train accuracy",
                   "test accuracy", "non-zero weights")
@@ -96,14 +97,14 @@ def _verdict(v: Verdict, claim: str | None, verified: bool, judge_by: str) -> li
         out.append(field_line("large data", f"the MIP ran on {k['representatives']:,} weighted representatives of "
                               f"{k['rows']:,} distinct rows ({k['method']}): objective {_num(k['objective'])}, "
                               f"lower bound {_num(k['bound'])} there (not bounds of the full problem)"))
-    if v.dead_weights:
-        n, before = v.dead_weights
-        out.append(field_line("dead weights", f"{n} dropped from hidden units that no output reads (objective "
-                                               f"{_num(before)} before; the same predictions)"))
     if v.bound_says_nothing:
         out += note_lines("bound note", bound_note(v, judge_by))
     if v.source != "solver":
         out.append(field_line("network from", f"the {v.source} (the solver's own network scored worse)"))
+    if v.dead_weights:
+        n, before = v.dead_weights
+        out.append(field_line("dead weights", f"{n} dropped from hidden units that no output reads (objective "
+                                               f"{_num(before)} before; the same predictions)"))
     return out
 
 
@@ -151,7 +152,9 @@ def bound_note(v: Verdict, judge_by: str) -> str:
     """Why a lower bound of 0 (or none) proves nothing, and how to judge the network instead."""
     if v.lower_bound is None:
         return f"there is no lower bound: nothing is proven about how good this network is: judge it by {judge_by}"
-    why = ("a solution file records no solver bound, and the formulation's floor is 0 on these data"
+    why = ("the MIP ran on weighted representatives, whose bounds hold for them only, and the loss floor of "
+           "every row is 0" if v.compression else
+           "a solution file records no solver bound, and the formulation's floor is 0 on these data"
            if v.bound_source == FLOOR else
            "the LP relaxation of the big-M rows reaches 0 on these data")
     return (f"the lower bound is 0: nothing is proven beyond 'the objective cannot be negative' ({why}), "

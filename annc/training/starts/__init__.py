@@ -60,7 +60,7 @@ from .linear import separator_networks
 from .point import complete, feasible
 from .repair import repair_hidden, repair_network
 from .search import fix_layers, improve
-from .seeding import PRUNE_KEEP, annealed_start, annealed_trains, output_layer, pruned, sgd_l1, sgd_start
+from .seeding import PRUNE_KEEP, annealed_applies, annealed_start, output_layer, pruned, sgd_l1, sgd_start
 
 __all__ = ["Candidate", "StartSearch", "complete", "feasible", "finish", "fix_layers", "improve", "mip_start",
            "network_start", "ordered", "output_layer", "pruned", "repair_hidden", "sgd_start", "start_pool",
@@ -142,7 +142,7 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     # SGD seed 0 first (on the 10-class set its network beats every separator by a third, and a
     # separator's exact output layer costs as much as an SGD run there), then the separators
     # (the pool's floor: never trivial), then the lasso and the other seeds
-    makers = [("annealed sigmoids", annealed, False)] if annealed_trains(problem.spec) else []
+    makers = [("annealed sigmoids", annealed, False)] if annealed_applies(problem) else []
     makers += [("SGD seed 0", sgd(0, False), False)]
     makers += [(name, linear(W, b), True) for name, W, b in separator_networks(problem)]
     makers += [("SGD seed 0 with lasso", sgd(0, True), False)] if penalised else []
