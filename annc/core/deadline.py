@@ -5,12 +5,11 @@ recipe's eps, the build, annc's own search, the user's solver, the bounds and th
 asks the deadline what is left instead of doing its own time arithmetic:
 
 * :meth:`Deadline.left` is ``max(t_0 + T - now, 0)`` (None: no limit);
-* :meth:`Deadline.share` is a fraction of what is left (the search takes
-  ``SEARCH_SHARE`` of it, the solver what the search leaves);
-* :meth:`Deadline.until` is what is left less a reserve for the steps that must still run
+* :meth:`Deadline.until_finish` is what is left less a reserve for the steps that must still run
   after (decoding, verifying and scoring the network: :data:`FINISH_SHARE` of the limit,
   at least :data:`FINISH_MIN` seconds), never below :data:`FLOOR` seconds, so that a solver
-  asked for a time still gets a positive one.
+  asked for a time still gets a positive one (the trainer's search takes ``SEARCH_SHARE`` of
+  it, the solver what the search leaves).
 
 Decisions are work limits; the deadline only caps.  A step that cannot be interrupted
 must be sized by work so that it fits: the deadline says how much is left, not how much
@@ -33,22 +32,12 @@ class Deadline:
     limit: float | None
     start: float = field(default_factory=time.perf_counter)
 
-    @property
-    def at(self) -> float | None:
-        """The ``time.perf_counter()`` value at which the run ends (None: never)."""
-        return None if self.limit is None else self.start + self.limit
-
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
     def left(self) -> float | None:
         """Seconds left (never negative); None without a limit."""
         return None if self.limit is None else max(self.limit - self.elapsed(), 0.0)
-
-    def share(self, fraction: float) -> float | None:
-        """``fraction`` of what is left (None without a limit)."""
-        left = self.left()
-        return None if left is None else fraction * left
 
     def reserve(self) -> float:
         """Seconds kept for the finish: :data:`FINISH_SHARE` of the limit, at least :data:`FINISH_MIN`."""
@@ -58,6 +47,3 @@ class Deadline:
         """What is left less :meth:`reserve`, at least :data:`FLOOR` (None without a limit)."""
         left = self.left()
         return None if left is None else max(left - self.reserve(), FLOOR)
-
-    def passed(self) -> bool:
-        return self.limit is not None and self.elapsed() >= self.limit

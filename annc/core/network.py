@@ -228,6 +228,27 @@ class TrainedNetwork:
         return cls.from_dict(d, str(path))
 
 
+def unit_relative(W: np.ndarray) -> np.ndarray:
+    """``|W|`` with each unit's column divided by its largest entry (0 for an all-zero
+    column): a step unit's weights scale freely, so only these ratios say which is small."""
+    A = np.abs(np.asarray(W, float))
+    top = A.max(axis=0, keepdims=True)
+    return np.divide(A, top, out=np.zeros_like(A), where=top > 0)
+
+
+def keep_mask(net: "TrainedNetwork", keep: float) -> list[np.ndarray]:
+    """The mask (one boolean array per weight matrix) that keeps the largest ``keep`` share of
+    each hidden layer's non-zero weights, compared by :func:`unit_relative` (ties: the first in
+    row-major order), and the whole output layer: magnitude pruning of a step network."""
+    mask = []
+    for L in net.layers[:-1]:
+        W, score = np.abs(L.weight), unit_relative(L.weight)
+        kept = np.zeros(W.size, dtype=bool)
+        kept[np.argsort(-score.ravel(), kind="stable")[:int(np.ceil(keep * np.count_nonzero(W)))]] = True
+        mask.append(kept.reshape(W.shape) & (W > 0))
+    return mask + [np.ones_like(net.layers[-1].weight, dtype=bool)]
+
+
 def layer_arrays(layers: list[Layer], prefix: str = "") -> dict:
     """The ``.npz`` arrays of ``layers``: ``<prefix>layer<i>_weight|_bias|_activation``."""
     arrays = {}

@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from ..core.network import Layer, TrainedNetwork
+from ..core.network import Layer, TrainedNetwork, keep_mask
 
 STEPS = 3000  # Adam steps of one seed
 BATCH = 1024  # rows per step at most (the whole data when smaller): the work per step is bounded
@@ -152,22 +152,6 @@ def train_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=
 
 
 KEEP = (0.5, 0.5)  # each pruning keeps half of the hidden weights left: 50%, then 25%
-
-
-def keep_mask(net: TrainedNetwork, keep: float) -> list[np.ndarray]:
-    """The mask that keeps the largest ``keep`` share of each hidden layer's non-zero weights
-    (each unit's column divided by its largest ``|w|`` first: a step unit's weights scale
-    freely, so only these ratios say which is small; ties: the first in row-major order) and
-    the whole output layer."""
-    mask = []
-    for L in net.layers[:-1]:
-        W = np.abs(L.weight)
-        top = W.max(axis=0, keepdims=True)
-        score = np.divide(W, top, out=np.zeros_like(W), where=top > 0)
-        kept = np.zeros(W.size, dtype=bool)
-        kept[np.argsort(-score.ravel(), kind="stable")[:int(np.ceil(keep * np.count_nonzero(W)))]] = True
-        mask.append(kept.reshape(W.shape) & (W > 0))
-    return mask + [np.ones_like(net.layers[-1].weight, dtype=bool)]
 
 
 def pruned_annealed(X, yidx, net: TrainedNetwork, *, sample_weight=None, keeps=KEEP, steps: int = STEPS // 2,

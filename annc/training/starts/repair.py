@@ -41,14 +41,6 @@ def _largest_factor(x: np.ndarray, lo, hi) -> float:
     return max(float(np.min(ratio, initial=np.inf)), 0.0)
 
 
-def unit_relative(W: np.ndarray) -> np.ndarray:
-    """``|W|`` with each unit's column divided by its largest entry (0 for an all-zero
-    column): a step unit's weights scale freely, so only these ratios say which is small."""
-    A = np.abs(np.asarray(W, float))
-    top = A.max(axis=0, keepdims=True)
-    return np.divide(A, top, out=np.zeros_like(A), where=top > 0)
-
-
 def box_factor(w: np.ndarray, wb, bb) -> float:
     """The factor :func:`fit_box` scales ``w = (alpha_k, beta_k)`` by (90% of the largest
     positive factor keeping it in its boxes; 1 for a zero vector)."""

@@ -23,10 +23,11 @@ from dataclasses import replace
 import numpy as np
 
 from ...core.model import Model
+from ...core.network import unit_relative
 from ...formulations import ACTIVATIONS
 from ...io.problem import TrainingProblem
 from .point import complete, feasible, hidden_network
-from .repair import layer_inputs, off_gap, refit_unit, refits, unit_relative
+from .repair import layer_inputs, off_gap, refit_unit, refits
 
 
 def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:

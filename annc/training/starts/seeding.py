@@ -9,12 +9,13 @@ from dataclasses import replace
 import numpy as np
 
 from ...core.model import Model
+from ...core.network import keep_mask
 from ...core.penalties import penalty_weight
 from ...io.problem import TrainingProblem, make_problem
 from ..anneal import best_annealed, pruned_annealed
 from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
 from .point import complete
-from .repair import box_output, repair_network, unit_relative
+from .repair import box_output, repair_network
 
 OUTPUT_NODES = 5000  # branch-and-bound nodes of the exact output-layer MIP (a work limit)
 ANNEAL_SEEDS = 4  # seeds of the annealed sigmoids (annc.training.anneal); the best by training accuracy
@@ -30,9 +31,13 @@ def sgd_trains(spec) -> bool:
 
 def sgd_epochs(problem: TrainingProblem) -> int:
     """Epochs of the SGD seed: ``SGD_FLOPS / (samples * weights)``, within [100, 10000]."""
-    sizes = [problem.spec.inputs] + [ls.units for ls in problem.spec.layers]
-    n_weights = sum(a * b for a, b in zip(sizes, sizes[1:]))
-    return int(np.clip(SGD_FLOPS / (problem.num_samples * n_weights), 100, 10000))
+    return int(np.clip(SGD_FLOPS / (problem.num_samples * spec_weights(problem.spec)), 100, 10000))
+
+
+def spec_weights(spec) -> int:
+    """The number of weights of ``spec``'s network (every layer's inputs times units; biases not counted)."""
+    sizes = [spec.inputs] + [ls.units for ls in spec.layers]
+    return sum(a * b for a, b in zip(sizes, sizes[1:]))
 
 
 def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False):
@@ -66,14 +71,7 @@ def pruned(problem: TrainingProblem, net, keep: float, *, epochs: int, seed: int
     A step unit's weights can be scaled freely, so magnitudes are compared after dividing
     each unit's column by its largest ``|w|``; the output layer is not pruned (the exact
     output-layer MIP chooses its weights, and their penalty, itself)."""
-    mask = []
-    for L in net.layers[:-1]:
-        W, score = np.abs(L.weight), unit_relative(L.weight)
-        n_keep = int(np.ceil(keep * np.count_nonzero(W)))  # ties: the first in row-major order
-        kept = np.zeros(W.size, dtype=bool)
-        kept[np.argsort(-score.ravel(), kind="stable")[:n_keep]] = True
-        mask.append(kept.reshape(W.shape) & (W > 0))
-    mask.append(np.ones_like(net.layers[-1].weight, dtype=bool))
+    mask = keep_mask(net, keep)
     acts = {L.activation for L in net.layers[:-1]}
     X, y, w = problem.class_rows()
     return train_sgd(X, y, [L.units for L in net.layers[:-1]], acts.pop(),
@@ -170,10 +168,8 @@ def annealed_applies(problem: TrainingProblem) -> bool:
     and 84 weights, 51.1% to 46.9% on a 10-class set of 420 rows and 240 weights), with more it
     found what SGD did not (two moons of 210 rows and 16 weights: 80.0% to 92.8%; 7,000 rows:
     85% to 91%).  Choosing the penalty by cross-validation is the general answer (issue 36)."""
-    spec = problem.spec
-    sizes = [spec.inputs] + [ls.units for ls in spec.layers]
-    weights = sum(a * b for a, b in zip(sizes, sizes[1:]))
-    return annealed_trains(spec) and problem.num_samples >= ANNEAL_SAMPLES_PER_WEIGHT * weights
+    return (annealed_trains(problem.spec)
+            and problem.num_samples >= ANNEAL_SAMPLES_PER_WEIGHT * spec_weights(problem.spec))
 
 
 def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEAL_SEEDS,
