@@ -48,10 +48,22 @@ _MOVED = {
                               "writers", "solutions")},
     **{m: f"solve.{m}" for m in ("compiler", "decode", "verdict", "verify", "solvers")},
     **{m: f"training.{m}" for m in ("chain", "decomposition", "dispatch", "executor", "relaxed", "request",
-                                    "results", "runfiles", "select_grid", "selection", "sgd", "splits", "starts",
-                                    "bounds")},
+                                    "results", "runfiles", "select_grid", "selection", "sgd", "splits", "bounds")},
+    "starts": "training.search", "relaxed": "training.finish.relaxed",
     **{m: f"export.{m}" for m in ("html_report", "onnx_export", "report", "report_drawing")},
     **{m: f"app.{m}" for m in ("api", "cli", "cli_commands", "cli_train", "estimator", "progress", "experiment")},
+}
+
+
+# modules that moved inside a layer (training/starts/ split into pool/, search/ and finish/):
+# the whole old dotted path below ``annc.`` and its new one
+_MOVED_DEEP = {
+    "training.starts": "training.search",
+    **{f"training.starts.{m}": f"training.pool.{m}" for m in ("point", "repair", "linear", "seeding")},
+    "training.starts.search": "training.search.local", "training.starts.lns": "training.search.lns",
+    "training.starts.incumbent": "training.search.incumbent", "training.starts.budget": "training.search.start",
+    "training.starts.finish": "training.finish.exact", "training.starts.refine": "training.finish.refine",
+    "training.starts.margin": "training.margin", "training.relaxed": "training.finish.relaxed",
 }
 
 
@@ -63,10 +75,17 @@ class _OldPaths:
     def find_spec(fullname, path=None, target=None):
         head, _, rest = fullname.partition(".")
         old, _, below = rest.partition(".")
-        if head != __name__ or old not in _MOVED:
+        if head != __name__:
             return None
         import importlib.util
-        new = f"{__name__}.{_MOVED[old]}" + (f".{below}" if below else "")
+        if rest in _MOVED_DEEP:
+            new = f"{__name__}.{_MOVED_DEEP[rest]}"
+        elif old in _MOVED and not (old == "starts" and below):
+            new = f"{__name__}.{_MOVED[old]}" + (f".{below}" if below else "")
+        elif old == "starts" and f"training.starts.{below}" in _MOVED_DEEP:
+            new = f"{__name__}.{_MOVED_DEEP['training.starts.' + below]}"
+        else:
+            return None
         return importlib.util.spec_from_loader(fullname, _Alias(fullname, new))
 
 

@@ -4,7 +4,7 @@ Sets: sklearn's breast_cancer, make_moons(300, noise 0.3), make_classification (
 samples, 6 features, 3 classes); a stratified 70/30 split (seed 0), the training part
 min-max scaled as annc scales it; spec ``input d / hidden 4 binary / output k``, loss
 ``errors``, penalty ``l0 0.5``, eps 0.1 and 0.001.  An incumbent network comes from
-annc's MIP start (:func:`annc.training.starts.mip_start`, a short budget): its objective is the
+annc's MIP start (:func:`annc.training.search.mip_start`, a short budget): its objective is the
 upper bound the gap is measured against.  Then, each timed on its own: the loss floor,
 the conflict bound, the support bound, the subset bounds (``WORK``), and the dual bound
 of the whole MIP after ``WHOLE_NODES`` nodes.  Last, the subset bound with each
@@ -32,8 +32,8 @@ from annc.io.problem import make_problem
 from annc.core.scaling import fit_scaling
 from annc.solve.solvers import SolveOptions, solve
 from annc.io.spec import parse_spec
-from annc.training.starts import mip_start
-from annc.training.starts.point import hidden_network
+from annc.training.search import mip_start
+from annc.training.pool.point import hidden_network
 
 OUT = Path(__file__).resolve().parent / "bounds_results.md"
 START_BUDGET = 3.0  # seconds of MIP start per set (it may overrun: see its docstring)

@@ -38,7 +38,7 @@ from annc.solve.compiler import layer_table
 from annc.io.problem import make_problem
 from annc.solve.solvers import SolveOptions, solve
 from annc.io.spec import format_spec, parse_spec
-from annc.training.starts import mip_start
+from annc.training.search import mip_start
 
 NETS = {
     "xor": ("5-5-2", [5]),

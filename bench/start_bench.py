@@ -136,10 +136,10 @@ def _cbc(model, start, limit):
 # -- the run -------------------------------------------------------------------------------
 def compile_instance(net: str, seed: int, work: Path) -> dict:
     """``annc data xor --n 1000 --seed S`` then ``annc compile`` with its start, in-process."""
-    from annc.solve.compiler import compile_files
+    from annc.training.compiling import compile_files
     from annc.io.datasets import write_csv, xor_data
     from annc.formulations import floor
-    from annc.training.starts.budget import budgeted_start
+    from annc.training.search.start import budgeted_start
     folder = work / f"{net}_s{seed}"
     X, y = xor_data(1000, noise=0.1, seed=seed)
     data = write_csv(folder / "xor.csv", X, y)

@@ -1,5 +1,5 @@
 """Annealed sigmoids (:mod:`annc.training.anneal`), the start pool's seed for step units, and the
-recipe's eps on dense rows (:func:`annc.training.starts.margin.choose_eps`).
+recipe's eps on dense rows (:func:`annc.training.margin.choose_eps`).
 
 The data are built so that the answers hold for any run: four clusters in the XOR pattern
 need two step units and no linear separator fits them; 3,000 rows of noisy moons are dense
@@ -14,8 +14,8 @@ from sklearn.datasets import make_moons
 from annc.app.api import as_data, as_spec
 from annc.solve.compiler import build
 from annc.training.anneal import best_annealed, train_annealed, weighted_accuracy
-from annc.training.starts import start_pool
-from annc.training.starts.margin import FINER, FLIP_SHARE, NARROW, gap_flips, resolve
+from annc.training.pool import start_pool
+from annc.training.margin import FINER, FLIP_SHARE, NARROW, gap_flips, resolve
 
 
 def xor_clusters(n=50, seed=0):
@@ -64,7 +64,7 @@ def test_dense_rows_get_a_finer_eps_that_clears_the_gap():
     spec, recipe, prepared = resolve(as_spec("input 2\nhidden 4 binary\noutput 2\n"), as_data((X, y)))
     assert spec.eps in FINER and spec.eps < NARROW
     assert "dense" in recipe.eps.reason
-    from annc.training.starts.seeding import sgd_net
+    from annc.training.pool.seeding import sgd_net
     net = sgd_net(prepared.problem, seed=0)
     assert gap_flips(prepared.problem, net, NARROW) > FLIP_SHARE
 
@@ -84,7 +84,7 @@ def test_the_pool_starts_from_annealed_step_units_and_beats_every_line():
 
 def test_the_annealed_start_needs_samples_per_weight():
     """It uses every weight: with fewer than ANNEAL_SAMPLES_PER_WEIGHT samples per weight it is left out."""
-    from annc.training.starts.seeding import ANNEAL_SAMPLES_PER_WEIGHT, annealed_applies
+    from annc.training.pool.seeding import ANNEAL_SAMPLES_PER_WEIGHT, annealed_applies
     text = "input 2\nhidden 4 binary\noutput 2\neps 0.01\n"  # 16 weights
     few, many = (make_moons(n_samples=n, noise=0.3, random_state=0) for n in (ANNEAL_SAMPLES_PER_WEIGHT * 16 - 1,
                                                                               ANNEAL_SAMPLES_PER_WEIGHT * 16))

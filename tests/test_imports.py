@@ -34,7 +34,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("formulations", {"binary", "common", "errors", "grid", "hinge", "l0", "l1", "lift", "nll", "nopenalty", "output",
                       "registry", "relu", "sign", "symmetry"}),
     ("solve", {"compiler", "solvers", "decode", "verify", "verdict"}),
-    ("training", {"starts", "bounds", "sgd", "anneal", "compress", "chain", "relaxed", "deadweights", "request", "runfiles", "results", "trainer",
+    ("training", {"context", "pool", "search", "finish", "margin", "compiling", "bounds", "sgd", "anneal", "compress", "chain",
+                  "deadweights", "request", "runfiles", "results", "trainer",
                   "splits", "select_grid", "selection", "decomposition", "dispatch", "executor"}),
     ("export", {"report", "report_drawing", "html_report", "onnx_export"}),
     ("app", {"api", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator"}),
@@ -45,8 +46,13 @@ ONLY_BELOW = {"io.writers": {"io.outputs"}, "io.solutions": set()}
 NEVER = {
     "formulations": {"io.writers", "io.varmap"},  # a formulation is rows, not a file
     "solve.solvers": {"solve.compiler", "solve.decode", "io.varmap", "solve.verify"},  # a driver turns a model into a point
-    "training.bounds": {"training.starts", "training.trainer", "training.chain", "training.decomposition",
-                        "training.selection"},  # bounds, not search
+    "training.bounds": {"training.search", "training.finish", "training.trainer", "training.chain",
+                        "training.decomposition", "training.selection"},  # bounds, not search
+    # the start pool, then the searches that improve its networks, then the finish after a solve
+    "training.pool": {"training.search", "training.finish", "training.trainer"},
+    "training.search": {"training.finish", "training.trainer"},
+    "training.context": {"training.pool", "training.search", "training.finish", "training.bounds",
+                         "training.trainer"},
 }
 ROOT_CONSTANTS = {"__version__"}  # names any layer may take from the package (its top level imports nothing)
 
@@ -319,8 +325,8 @@ def test_annc_train_and_compile_are_the_api_functions():
      "solve.solvers never imports solve.decode"),
     ("annc.training.trainer", "from ..app.api import train\n", False, "layer 6 (app) above layer 4 (training)"),
     ("annc.solve.verify", "from .. import training\n", False, "layer 4 (training) above layer 3 (solve)"),
-    ("annc.training.bounds.support", "from ..starts import start_search\n", False,
-     "training.bounds never imports training.starts"),
+    ("annc.training.bounds.support", "from ..search import start_search\n", False,
+     "training.bounds never imports training.search"),
     ("annc.io.varmap", "from annc import train\n", False, "layer 7 (annc) above layer 1 (io)"),
     ("annc.core.model", "from .newthing import x\n", False, "core.newthing has no layer"),
     ("annc.core.newthing", "from .model import Model\n", False, "core.newthing has no layer"),

@@ -1,5 +1,5 @@
-"""The exact neighbourhood search (annc.training.starts.lns) and the start pool's linear separators
-(annc.training.starts.linear): every certificate is checked by brute force on instances small
+"""The exact neighbourhood search (annc.training.search.lns) and the start pool's linear separators
+(annc.training.pool.linear): every certificate is checked by brute force on instances small
 enough to enumerate, and the pool never loses to its best linear separator."""
 import itertools
 
@@ -9,8 +9,8 @@ import pytest
 from annc.app.api import as_spec, as_data
 from annc.solve.compiler import build
 from annc.formulations import network_loss
-from annc.training.starts import lns, start_search
-from annc.training.starts.point import complete, hidden_network
+from annc.training.search import lns, start_search
+from annc.training.pool.point import complete, hidden_network
 
 GRID = np.array([-1.0, 0.0, 1.0])  # weights and biases on the grid {-1, 0, 1}: every network enumerable
 SPEC = ("input 2\nhidden 2 binary\noutput 2\nweights [-1, 1] grid 3\nbias [-1, 1] grid 3\n"
@@ -59,7 +59,7 @@ def test_a_unit_certificate_holds_by_brute_force(seed):
     W, b = hidden_network(m, r.x)
     assert _objective(pb, W, b) == pytest.approx(r.objective)  # the point is the network it claims
     assert r.objective <= m.objective(x0) + 1e-9
-    assert r.certificate is not None and r.certificate.size in ("unit", "pair")
+    assert r.certificate is not None and r.certificate.key in ("unit", "pair")
     for unit in range(2):
         assert _best_in_unit_neighbourhood(pb, W, b, unit) >= r.objective - 1e-6
 
@@ -122,7 +122,7 @@ def test_a_band_certificate_holds_by_brute_force(seed):
     r = lns.search(m, pb, x0, band=2)
     W, b = hidden_network(m, r.x)
     assert _objective(pb, W, b) == pytest.approx(r.objective)
-    assert r.band is not None and r.band.size == "band" and 2 <= r.band.rows <= pb.num_rows
+    assert r.band is not None and r.band.key == "band" and 2 <= r.band.rows <= pb.num_rows
     rows = lns.band_rows(m, pb, r.x, r.band.rows)
     assert len(rows) == r.band.rows
     assert _best_in_band(pb, W, b, rows) >= r.objective - 1e-6

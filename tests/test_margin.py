@@ -1,4 +1,4 @@
-"""The default recipe's eps, chosen on the training data (:mod:`annc.training.starts.margin`).
+"""The default recipe's eps, chosen on the training data (:mod:`annc.training.margin`).
 
 Data are built so that the answer holds for any SGD run: two clusters 0.6 apart along a
 diagonal admit a gap of 0.1 around any separating unit; labels drawn at random do not
@@ -18,8 +18,8 @@ from annc.io.recipe import DATA
 from annc.io.spec import format_spec, parse_spec
 from annc.io.varmap import map_spec
 from annc.solve.compiler import build
-from annc.training.starts.margin import NARROW, NU, WIDE, margin_errors, resolve
-from annc.training.starts.seeding import sgd_net
+from annc.training.margin import NARROW, NU, WIDE, margin_errors, resolve
+from annc.training.pool.seeding import sgd_net
 
 DEFAULT = "input 4\nhidden 2 binary\noutput 2\n"
 

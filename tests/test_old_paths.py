@@ -14,7 +14,7 @@ from conftest import ROOT
 @pytest.mark.parametrize("old, new", [("annc.network", "annc.core.network"), ("annc.errors", "annc.core.errors"),
                                       ("annc.cli", "annc.app.cli"), ("annc.spec", "annc.io.spec"),
                                       ("annc.solvers.highs", "annc.solve.solvers.highs"),
-                                      ("annc.starts.search", "annc.training.starts.search"),
+                                      ("annc.starts.search", "annc.training.search.local"),
                                       ("annc.api", "annc.app.api"), ("annc.verdict", "annc.solve.verdict")])
 def test_an_old_module_path_is_the_moved_module_with_a_warning(old, new):
     import warnings

@@ -14,9 +14,11 @@ from annc.formulations import formulate
 from annc.io.problem import make_problem
 from annc.training.sgd import train_sgd
 from annc.io.spec import parse_spec
-from annc.training.starts import complete, mip_start, output_layer, pruned, sgd_start
-from annc.training.starts.point import hidden_network
-from annc.training.starts.repair import off_gap, repair_network
+from annc.training.pool import complete, output_layer, pruned, sgd_start
+from annc.training.context import RunContext
+from annc.training.search import mip_start
+from annc.training.pool.point import hidden_network
+from annc.training.pool.repair import off_gap, repair_network
 
 
 def blobs(n=120, d=4, k=3, seed=0):
@@ -97,7 +99,7 @@ def test_the_exact_output_layer_from_a_start_is_never_worse():
     net = train_sgd(pb.X_samples, pb.y, [4], "binary", epochs=400, seed=0)
     W, b, H, Wo, bo = repair_network(pb, [L.weight for L in net.layers], [L.bias for L in net.layers])
     x0 = complete(m, pb, W + [Wo], b + [bo])
-    out = output_layer(pb, H, time_limit=0.5, start=(Wo, bo))  # too short to prove anything
+    out = output_layer(pb, H, RunContext.create(limit=0.5), start=(Wo, bo))  # too short to prove anything
     assert out is not None
     x1 = complete(m, pb, W + [out[0]], b + [out[1]])
     assert x1 is not None
@@ -108,7 +110,7 @@ def test_the_exact_output_layer_from_a_start_is_never_worse():
 def test_sgd_starts_with_and_without_pruning_are_feasible(prune):
     X, y = blobs(seed=1)
     m, pb = problem(SPEC, X, y)
-    x = sgd_start(m, pb, seed=0, lasso=False, prune=prune, time_limit=2.0)
+    x = sgd_start(m, pb, seed=0, lasso=False, prune=prune, ctx=RunContext.create(limit=2.0))
     assert x is not None
     assert np.all(np.isfinite(x)) and m.check(x, 1e-7).ok
 
@@ -118,8 +120,8 @@ def test_a_penalised_start_is_no_worse_than_the_unpruned_one():
     start with pruning is never worse than SGD's network alone (same seed, same SGD)."""
     X, y = blobs(seed=2)
     m, pb = problem(SPEC, X, y)
-    plain = sgd_start(m, pb, seed=0, lasso=False, prune=(), time_limit=2.0)
-    more = sgd_start(m, pb, seed=0, lasso=False, prune=(0.5, 0.5), time_limit=2.0)
+    plain = sgd_start(m, pb, seed=0, lasso=False, prune=(), ctx=RunContext.create(limit=2.0))
+    more = sgd_start(m, pb, seed=0, lasso=False, prune=(0.5, 0.5), ctx=RunContext.create(limit=2.0))
     assert plain is not None and more is not None
     # the exact output layer is time-limited, so compare the start of the search with pruning
     # to the plain network with its own output layer in its box, which it always considers
@@ -139,7 +141,7 @@ def test_mip_start_with_a_penalty_is_feasible_and_finite():
 
 
 def test_the_refitted_output_layer_is_in_its_box_and_a_feasible_start():
-    from annc.training.starts.seeding import refit_output
+    from annc.training.pool.seeding import refit_output
     X, y = blobs(seed=6)
     m, pb = problem(SPEC, X, y)
     net = train_sgd(pb.X_samples, pb.y, [4], "binary", epochs=300, seed=0)
@@ -155,12 +157,12 @@ def test_the_refitted_output_layer_is_in_its_box_and_a_feasible_start():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_dropping_weights_is_never_worse_and_never_adds_one(seed):
-    from annc.training.starts.search import drop_weights
+    from annc.training.search.local import drop_weights
     X, y = blobs(seed=seed)
     m, pb = problem(SPEC, X, y)
-    x = sgd_start(m, pb, seed=seed, lasso=False, time_limit=5)
+    x = sgd_start(m, pb, seed=seed, lasso=False, ctx=RunContext.create(limit=5))
     assert x is not None
-    y2 = drop_weights(m, pb, x, budget=30)
+    y2 = drop_weights(m, pb, x, ctx=RunContext.create(limit=30))
     assert m.check(y2).ok
     assert m.objective(y2) <= m.objective(x) + 1e-9
     before, after = (sum(int(np.count_nonzero(np.abs(w) > 1e-9)) for w in hidden_network(m, p)[0]) for p in (x, y2))
@@ -170,27 +172,27 @@ def test_dropping_weights_is_never_worse_and_never_adds_one(seed):
 def test_a_weight_on_a_useless_input_is_dropped_and_the_objective_falls_by_its_penalty():
     """Input 1 is constant 0 on every row: its weights change no pre-activation, so each
     costs the penalty and buys nothing; the drop pass removes every one of them."""
-    from annc.training.starts.search import drop_weights
+    from annc.training.search.local import drop_weights
     X, y = blobs(seed=4)
     X[:, 1] = 0.0
     m, pb = problem(SPEC, X, y)
-    x = sgd_start(m, pb, seed=0, lasso=False, time_limit=5)
+    x = sgd_start(m, pb, seed=0, lasso=False, ctx=RunContext.create(limit=5))
     W, b = hidden_network(m, x)
     W[0][1, :] = 0.5  # every unit now pays for a weight on the useless input
     x = complete(m, pb, W, b)
     assert x is not None
-    y2 = drop_weights(m, pb, x, budget=30)
+    y2 = drop_weights(m, pb, x, ctx=RunContext.create(limit=30))
     W2, _ = hidden_network(m, y2)
     assert np.all(W2[0][1, :] == 0)
     assert m.objective(y2) <= m.objective(x) - 4 * 0.5 + 1e-9
 
 
 def test_a_spent_budget_drops_nothing():
-    from annc.training.starts.search import drop_weights
+    from annc.training.search.local import drop_weights
     X, y = blobs(seed=5)
     m, pb = problem(SPEC, X, y)
-    x = sgd_start(m, pb, seed=0, lasso=False, time_limit=5)
-    assert np.array_equal(drop_weights(m, pb, x, budget=-1.0), x)
+    x = sgd_start(m, pb, seed=0, lasso=False, ctx=RunContext.create(limit=5))
+    assert np.array_equal(drop_weights(m, pb, x, ctx=RunContext.create(limit=1e-9)), x)
 
 
 def test_a_weight_on_a_duplicated_input_goes_and_the_activations_stay():
@@ -198,11 +200,11 @@ def test_a_weight_on_a_duplicated_input_goes_and_the_activations_stay():
     one alone changes where the unit switches (rows change side, the loss moves); the drop
     pass refits the unit's other weights and bias to keep every activation, so the duplicate
     goes at no loss and the objective falls by at least the penalty per unit."""
-    from annc.training.starts.search import drop_weights
+    from annc.training.search.local import drop_weights
     X, y = blobs(seed=6)
     X[:, 1] = X[:, 0]
     m, pb = problem(SPEC, X, y)
-    x = sgd_start(m, pb, seed=0, lasso=False, time_limit=5)
+    x = sgd_start(m, pb, seed=0, lasso=False, ctx=RunContext.create(limit=5))
     W, b = hidden_network(m, x)
     W[0][0, :] = W[0][1, :] = 0.45 * np.sign(W[0][0, :] + W[0][1, :] + 1e-12)  # both, equal
     moved = off_gap(pb, W[:-1], b[:-1], scale=False)
@@ -210,7 +212,7 @@ def test_a_weight_on_a_duplicated_input_goes_and_the_activations_stay():
     W, b = moved[0] + [W[-1]], moved[1] + [b[-1]]
     x = complete(m, pb, W, b)
     assert x is not None
-    y2 = drop_weights(m, pb, x, budget=60)
+    y2 = drop_weights(m, pb, x, ctx=RunContext.create(limit=60))
     W2, _ = hidden_network(m, y2)
     assert np.all((W2[0][0, :] == 0) | (W2[0][1, :] == 0))  # each unit keeps at most one of the two
     assert m.objective(y2) <= m.objective(x) - 4 * 0.5 + 1e-9

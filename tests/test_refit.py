@@ -1,4 +1,4 @@
-"""Moving a step unit off the eps gap by refitting its weights (:func:`annc.training.starts.repair.refit_unit`).
+"""Moving a step unit off the eps gap by refitting its weights (:func:`annc.training.pool.repair.refit_unit`).
 
 The bias alone cannot widen a unit's margin; an LP over the unit's weights can. These
 tests hold for any BLAS: the data are exact or the assertions are inequalities.
@@ -7,12 +7,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import annc.training.starts.repair as repair
+import annc.training.pool.repair as repair
 from annc.formulations import formulate
 from annc.io.problem import make_problem
 from annc.io.spec import parse_spec
-from annc.training.starts import complete
-from annc.training.starts.repair import off_gap, refit_unit, threshold
+from annc.training.pool import complete
+from annc.training.pool.repair import off_gap, refit_unit, threshold
 
 EPS = 0.001
 

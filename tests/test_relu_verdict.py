@@ -27,7 +27,7 @@ from annc.formulations import lift, network_loss
 from annc.io.solutions import Status
 from annc.solve.solvers import SolveOptions, solve
 from annc.io.spec import parse_spec
-from annc.training.starts import fix_layers
+from annc.training.search import fix_layers
 from annc.solve.verdict import ABS_TOL, judge, lower_bound
 from conftest import SPECS, run_cli
 

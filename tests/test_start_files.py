@@ -16,11 +16,12 @@ import subprocess
 import numpy as np
 import pytest
 
-from annc.solve.compiler import compile_files
+from annc.training import compiling
+from annc.training.compiling import compile_files
 from annc.core.errors import MapError, UsageError
 from annc.io.solutions import read_solution
 from annc.io.solutions.align import solution_vector
-from annc.training.starts.budget import MIN_START_BUDGET, START_BUDGET, budgeted_start, start_budget
+from annc.training.search.start import MIN_START_BUDGET, START_BUDGET, budgeted_start, start_budget
 from annc.io.varmap import column_names, load_map, validate_map
 from annc.io.writers.startfiles import START_FILES, point_digest
 
@@ -292,13 +293,14 @@ def test_a_failing_write_leaves_no_file(tmp_path, monkeypatch):
     assert list((tmp_path / "out").iterdir()) == []  # no model, no map, no temporary file
 
 
-def test_a_start_that_fails_the_check_is_not_written(tmp_path):
-    def search(model, problem, *, budget=None):
+def test_a_start_that_fails_the_check_is_not_written(tmp_path, monkeypatch):
+    def search(model, problem, *, budget=None, ctx=None):
         x = np.zeros(model.num_cols)
         x[model.var_block("h0").start] = 0.5  # fractional, and rows broken
         return x, 0.0, "a bad point"
 
-    c = compile_files(SPECS / "xor.ann", _xor(tmp_path, 24, 1), out_dir=tmp_path / "out", start=search)
+    monkeypatch.setattr(compiling, "budgeted_start", search)  # the pipeline's start search, replaced
+    c = compile_files(SPECS / "xor.ann", _xor(tmp_path, 24, 1), out_dir=tmp_path / "out")
     assert c.start is None and c.start_paths == []
     assert "fails the feasibility check" in c.start_message
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["xor.map.json", "xor.mps"]

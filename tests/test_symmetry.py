@@ -10,7 +10,8 @@ from annc.formulations import formulate
 from annc.io.problem import make_problem
 from annc.solve.solvers import SolveOptions, solve
 from annc.io.spec import load_spec, parse_spec
-from annc.training.starts import ordered, sgd_start
+from annc.formulations import ordered
+from annc.training.pool import sgd_start
 
 from conftest import SPECS
 

@@ -19,7 +19,11 @@ from annc.io.problem import make_problem
 from annc.solve.solvers import SolveOptions, solve
 from annc.solve.solvers.base import Interrupt
 from annc.io.spec import load_spec, parse_spec
-from annc.training.starts import complete, improve, mip_start, repair_hidden, sgd_start
+from annc.training.pool import complete, sgd_start
+from annc.training.pool.repair import repair_hidden
+from annc.solve.solvers import SolveOptions
+from annc.training.context import RunContext
+from annc.training.search import improve, mip_start
 
 from conftest import SPECS
 
@@ -105,13 +109,13 @@ def _requested() -> Interrupt:
 def test_search_after_ctrl_c_returns_its_start():
     m, pb = xor_model(load_spec(SPECS / "xor.ann"), 0)
     x0 = fixed_start(m, pb)
-    assert np.array_equal(improve(m, pb, x0, interrupt=_requested()), x0)
+    assert np.array_equal(improve(m, pb, x0, ctx=RunContext.create(options=SolveOptions(interrupt=_requested()))), x0)
 
 
 def test_no_start_is_nothing_to_improve():
     m, pb = xor_model(load_spec(SPECS / "xor.ann"), 0)
     intr = Interrupt()
-    assert improve(m, pb, None, interrupt=intr) is None
+    assert improve(m, pb, None, ctx=RunContext.create(options=SolveOptions(interrupt=intr))) is None
     assert not intr.has_solution and not intr.requested
 
 
@@ -135,7 +139,7 @@ def test_interrupt_during_the_search_keeps_the_best_point(monkeypatch, spec):
         return r
 
     monkeypatch.setattr(annc.solve.solvers, "solve", ctrl_c_at_first_incumbent)
-    x = improve(m, pb, x0, budget=300, interrupt=intr)
+    x = improve(m, pb, x0, ctx=RunContext.create(options=SolveOptions(interrupt=intr), limit=300))
     assert intr.requested and len(calls) == 1
     assert_feasible(m, x)
     assert objective(m, x) <= objective(m, x0) + 1e-9
@@ -153,7 +157,7 @@ def test_start_covers_every_loss_and_penalty(extra):
     if x is not None:
         assert_feasible(m, x)
         assert objective(m, x) >= floor_of(pb) - 1e-6
-    y = improve(m, pb, x0, budget=10)
+    y = improve(m, pb, x0, ctx=RunContext.create(limit=10))
     assert_feasible(m, y)
     assert floor_of(pb) - 1e-6 <= objective(m, y) <= objective(m, x0) + 1e-9
 
@@ -165,6 +169,6 @@ def test_relu_start_is_feasible():
     if x is not None:
         assert_feasible(m, x)
         assert objective(m, x) >= floor_of(pb) - 1e-6
-    y = improve(m, pb, x0, budget=5)
+    y = improve(m, pb, x0, ctx=RunContext.create(limit=5))
     assert_feasible(m, y)
     assert objective(m, y) <= objective(m, x0) + 1e-9

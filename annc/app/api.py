@@ -24,15 +24,13 @@ from ..core.inputs import (Columns, all_numbers, encode_cells, fit_encoding, fra
 from ..io.data import Dataset, array_digest, class_index, class_lookup, class_order, load_data
 from ..io.outputs import check_out_dir
 from ..io.spec import NetworkSpec, load_spec_of, parse_spec
-from ..solve.compiler import (Compiled, attach_start, build, check_compile_options, check_name, check_scale, with_scale,
-                              write_artifacts)
+from ..solve.compiler import Compiled, check_compile_options, check_name, check_scale, with_scale
 from ..solve.solvers import SolveOptions
 from ..training.dispatch import run
 from ..training.request import DECOMPOSED, TrainRequest
 from ..training.results import TrainResult
+from ..training.compiling import compile_model
 from ..training.runfiles import csv_backing
-from ..training.starts.budget import budgeted_start
-from ..training.starts.margin import resolve
 
 __all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "train", "train_api",
            "train_request"]
@@ -71,14 +69,15 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     ``.predict(X)``, ``.status``, ``.train_accuracy``, ``.test_accuracy``, ``.steps``).
 
     Keywords: ``solver`` (highs, cbc, scip, glpk, gurobi, cplex, xpress), ``solver_cmd``,
-    ``time_limit`` (seconds > 0), ``gap`` (0 to 1), ``threads`` (1 to 1024), ``greedy``,
+    ``time_limit`` (seconds > 0), ``gap`` (0 to 1), ``threads`` (1 to 1024), ``solver_options``
+    (a dict of the solver's own options, passed through as ``--solver-option`` does), ``greedy``,
     ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
     ``warm_start``, ``max_nonzeros``, ``scale`` (minmax, standard or none: overrides the spec's
     input scaling, :mod:`annc.core.scaling`), ``select`` (True or a grid dict: first choose the
     spec among candidates by held-out accuracy, :mod:`annc.training.selection`; ``.selection`` then
     holds the table; with ``workers`` or ``scheduler`` the candidates train in parallel on
     Dask), ``select_fraction``, ``select_seed``, ``refine`` (adaptive refinement after a relaxed
-    solve of a ReLU net: :mod:`annc.training.starts.refine`).  ``.verdict`` says what is proven
+    solve of a ReLU net: :mod:`annc.training.finish.refine`).  ``.verdict`` says what is proven
     about the exported network (:mod:`annc.solve.verdict`).  ``ensemble="ovo"`` or ``batches=K``
     (with ``per_class``, ``workers``, ``scheduler``) train by decomposition
     (:mod:`annc.training.decomposition`) and return its ``DecomposedResult``.
@@ -222,7 +221,7 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     every argument before it writes anything (:class:`~annc.core.errors.UsageError`).
 
     With ``start`` (the default) it also searches for a MIP start, as ``annc compile``
-    does (:func:`annc.training.starts.budget.budgeted_start`, ``start_budget`` seconds, 20 by
+    does (:func:`annc.training.search.start.budgeted_start`, ``start_budget`` seconds, 20 by
     default): the point is ``.start`` (None if there is none; ``.start_message`` says
     why), and with ``out_dir`` its files ``<name>.start.*`` are written with the model."""
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
@@ -233,19 +232,14 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     s = with_scale(as_spec(spec, data), scale)
     stem = check_name(name if name is not None else _stem_of(spec, s))
     d, csv = csv_backing(as_data(data, label=label), out, f"{stem}.data")
-    s, recipe, prepared = resolve(s, d, merge=merge, max_nonzeros=max_nonzeros)
-    c = build(s, d, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
-              recipe=recipe, prepared=prepared)
-    attach_start(c, budgeted_start if start else None, budget=start_budget)
-    if out is not None:
-        write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, data_csv=csv, start=c.start,
-                        start_note=c.start_message)
-    return c
+    return compile_model(s, d, name=stem, out=out, fmt=fmt, gzip=gzip, writer=writer, merge=merge,
+                         allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
+                         start_budget=start_budget, data_csv=csv)
 
 
 def train_request(spec, data, test=None, *, solver: str | None = None, solver_cmd: str | None = None,
                   time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
-                  greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
+                  solver_options: dict | None = None, greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
                   progress: Callable | None = None, name: str | None = None,
                   warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
                   scale: str | None = None, select: bool | dict = False, select_fraction: float = 0.25,
@@ -260,7 +254,9 @@ def train_request(spec, data, test=None, *, solver: str | None = None, solver_cm
     s = with_scale(as_spec(spec, data), scale)
     d = as_data(data, label=label)
     t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d)
-    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, progress=progress)
+    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, progress=progress,
+                        native=tuple((solver_options or {}).items()) if isinstance(solver_options, dict)
+                        else solver_options or ())
     return TrainRequest(s, d, t, solver=solver, solver_cmd=solver_cmd, opts=opts, out_dir=out_dir,
                         stem=name if name is not None else _stem_of(spec, s), merge=merge, greedy=greedy,
                         warm_start=warm_start, max_nonzeros=max_nonzeros, refine=refine, select=select,

@@ -112,7 +112,11 @@ def parser() -> argparse.ArgumentParser:
                    "e.g. 'gurobi_cl ResultFile={sol} {model}'")
     t.add_argument("--time-limit", type=float, metavar="S", help="seconds per MIP (greedy: per layer)")
     t.add_argument("--gap", type=float, metavar="G", help="stop at this relative gap (e.g. 0.01)")
-    t.add_argument("--threads", type=int, metavar="N")
+    t.add_argument("--threads", type=int, metavar="N", help="solver threads, for the full MIP and annc's own sub-MIPs")
+    t.add_argument("--solver-option", action="append", default=[], metavar="NAME=VALUE",
+                   help="the solver's own option, passed through as it is (repeatable), e.g. "
+                        "--solver-option mip_heuristic_effort=0.3 (HiGHS), limits/nodes=1000 (SCIP), "
+                        "cuts=off (CBC)")
     t.add_argument("--greedy", action="store_true", help="greedy layer-wise training "
                    "(as 'training greedy' in the spec)")
     t.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")

@@ -21,23 +21,18 @@ def cmd_compile(a) -> int:
     from ..export.report import stats_lines
     from ..formulations import floor
     from ..io.writers.startfiles import GLPK_NOTE, START_FILES, start_readers
-    from ..solve.compiler import compile_files
     from ..solve.solvers import SOLVERS
     from ..solve.solvers.base import Progress
-    from ..training.starts.budget import START_BUDGET, budgeted_start
-    from ..training.starts.margin import resolve
+    from ..training.compiling import compile_files
+    from ..training.search.start import START_BUDGET
     from .progress import Reporter
-
-    def search(model, problem, *, budget=None):  # the start search, its phases on the progress line
-        rep.progress(Progress(0.0, None, None, phase="start pool", candidates=0))
-        return budgeted_start(model, problem, budget=budget, progress=rep.progress)
 
     with Reporter(quiet=a.quiet, time_limit=a.start_budget or START_BUDGET, phase="build") as rep:
         rep.progress(Progress(0.0, None, None, phase="build"))
         c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                           allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
-                          start=None if a.no_start else search, start_budget=a.start_budget, scale=a.scale,
-                          resolve=resolve, log=rep.log)
+                          start=not a.no_start, start_budget=a.start_budget, scale=a.scale,
+                          progress=rep.progress, log=rep.log)
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem

@@ -22,7 +22,7 @@ def cmd_train(a) -> int:
     from ..io.spec import load_spec_of
     from ..solve.compiler import with_scale
     from ..solve.solvers import SolveOptions
-    from ..solve.solvers.base import Interrupt
+    from ..solve.solvers.base import Interrupt, solver_options
     from ..training.dispatch import run
     from ..training.request import DECOMPOSED, TrainRequest, mode_of
     from .progress import Reporter
@@ -35,7 +35,8 @@ def cmd_train(a) -> int:
     with Reporter(quiet=a.quiet, time_limit=None if decomposed else a.time_limit, phase=phase) as rep:
         data = load_data(a.data, label=a.label)
         test = load_data(a.test, label=a.label, inputs_of=data) if a.test else None
-        opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads)
+        opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads,
+                            native=solver_options(a.solver_option))
         if not decomposed:
             opts.progress = None if a.quiet else rep.progress
             # the first Ctrl-C says what it does (on stderr, as the error messages)
@@ -56,7 +57,8 @@ def cmd_train(a) -> int:
 
 def _summary(a, r, spec, data, test) -> None:
     """The verdict of full, greedy or selected training: status, recipe, accuracies, verification."""
-    from ..export.report import network_lines, search_lines, time_line, verdict_lines, verification_lines
+    from ..export.report import (network_lines, search_lines, sub_mip_lines, time_line, verdict_lines,
+                                 verification_lines)
     from ..io.recipe import summary_lines
     if r.selection is not None:
         print("selection:")
@@ -70,7 +72,7 @@ def _summary(a, r, spec, data, test) -> None:
         s = r.steps[0]
         verdict = verdict_lines(s.verdict, s.result, s.verification is not None and s.verification.ok)
         print_lines(verdict[:1] + summary_lines(recipes) + verdict[1:])
-        print_lines(search_lines(s.verdict))
+        print_lines(search_lines(s.verdict) + sub_mip_lines(s.verdict))
     else:
         print(f"  status             greedy, {len(r.steps)} MIPs: "
               + "; ".join(s.verdict.status.value for s in r.steps) + " (each MIP's network; see below)")

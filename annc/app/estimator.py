@@ -119,7 +119,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     loss : {"nll", "errors", "hinge"} or None, default=None
         The MIP's objective; None keeps the spec's default recipe (``loss errors`` with
         ``penalty l0 0.5`` unless ``penalty`` is given, and the eps chosen on the training data
-        unless ``extra`` names one: :func:`annc.training.starts.margin.default_eps`; see the README, "Real data").
+        unless ``extra`` names one: :func:`annc.training.margin.default_eps`; see the README, "Real data").
     margin : float or None, default=None
         Margin of the hinge loss (``loss hinge <margin>``): with ``loss="hinge"``, or
         with ``loss=None``, which it then makes the hinge loss (None: annc's default

@@ -34,8 +34,8 @@ LABEL = 19  # the verdict's label column, after two spaces of indent
 # real run against it, so a sample cannot show a field that no longer exists
 VERDICT_FIELDS = ("status", "loss", "penalty", "eps", "objective", "lower bound", "gap", "solver", "large data",
                   "bound note",
-                  "network from", "dead weights", "start pool", "found by", "certificate", "band certificate",
-                  "the MIP added", "note", "interrupted", "truncated", "wall time", "train accuracy",
+                  "network from", "dead weights", "start pool", "found by", "certificate",
+                  "the MIP added", "note", "sub-MIPs", "interrupted", "truncated", "wall time", "train accuracy",
                   "test accuracy", "non-zero weights")
 
 TRAIN_JUDGE_BY = "held-out accuracy (--test, --select)"
@@ -109,7 +109,7 @@ def _verdict(v: Verdict, claim: str | None, verified: bool, judge_by: str) -> li
 
 
 def search_lines(v: Verdict) -> list[str]:
-    """What annc's own search added (``v.search``, :mod:`annc.training.starts.incumbent`): the start
+    """What annc's own search added (``v.search``, :mod:`annc.training.search.incumbent`): the start
     pool, the best linear separator, the certificate, and whether the MIP improved on them."""
     s = getattr(v, "search", None)
     if not s:
@@ -119,10 +119,11 @@ def search_lines(v: Verdict) -> list[str]:
         pool += f"; best linear separator {_num(s['best_linear'])}"
     out = [f"  start pool         {pool}",
            f"  found by           {s['found_by']}"]
-    cert = s.get("certificate")
-    out.append("  certificate        " + (cert["text"] if cert else "none (no neighbourhood was proven)"))
-    if s.get("band_certificate"):
-        out.append("  band certificate   " + s["band_certificate"]["text"])
+    certs = s.get("certificates")
+    if certs is None:  # a weights file of an older annc: the unit descent's and the band's
+        certs = [c for c in (s.get("certificate"), s.get("band_certificate")) if c]
+    for cert in certs or [{"text": "none (no neighbourhood was proven)"}]:  # each kind's own sentence
+        out.append("  certificate        " + cert["text"])
     added = {"improved": "improved on every candidate of the start pool",
              "certificate": "a proven neighbourhood certificate (no improvement on the start pool)",
              "none": "nothing beyond the start pool"}[s["added"]]
@@ -132,6 +133,16 @@ def search_lines(v: Verdict) -> list[str]:
     if s.get("capped"):
         out.append("  note               the time limit cut the search short: another run may end elsewhere")
     return out
+
+
+def sub_mip_lines(v: Verdict) -> list[str]:
+    """Which solver ran annc's own sub-MIPs (``v.sub_mips``, :mod:`annc.training.context`), and
+    why HiGHS stood in for the user's solver if it did."""
+    k = getattr(v, "sub_mips", None)
+    if not k or not k.get("by_solver"):
+        return []
+    ran = ", ".join(f"{n} on {s}" for s, n in k["by_solver"].items())
+    return note_lines("sub-MIPs", ran + (f" ({k['fallback']})" if k.get("fallback") else ""))
 
 
 def time_line(wall: float | None, parts: dict) -> str:

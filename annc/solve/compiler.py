@@ -9,9 +9,9 @@ together or not at all, and an error never leaves a half-written output.
 :func:`check_compile_options` and :func:`check_name` are the one check of the
 options, for the CLI and the Python API alike.
 
-**MIP start.**  With a ``start`` search (a function of :mod:`annc.training.starts`, passed in by
-the CLI and the API: this layer does not import the search strategies), the compile
-also finds a feasible point (:func:`attach_start`), checks it against every row and
+**MIP start.**  The compile pipeline (:mod:`annc.training.compiling`, above this layer: it
+resolves the recipe, builds, searches for a start and writes, in that order) hands the start
+search's point to :func:`attach_start`, which checks it against every row and
 bound (:meth:`annc.core.model.Model.check` at :data:`annc.core.feasibility.START_TOL`, the rule
 for points annc hands to a solver) and writes it beside the model in every format of
 :data:`annc.io.writers.startfiles.START_FILES`, in the same :class:`~annc.io.outputs.Staging`
@@ -29,24 +29,22 @@ import math
 import numbers
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from ..core.errors import UsageError
 from ..core.feasibility import START_TOL
 from ..core.limits import check_size, data_size
-from ..core.log import silent
 from ..core.model import Model
 from ..core.scaling import SCALINGS, Scaling, fit_scaling
 from ..formulations import formulate
-from ..io.data import Dataset, array_digest, load_data
+from ..io.data import Dataset, array_digest
 from ..io.datacheck import check_against_spec
 from ..io.magnitudes import check_numbers
-from ..io.outputs import Staging, check_out_dir, prepare_out_dir, remove_files, write_to
+from ..io.outputs import Staging, prepare_out_dir, remove_files, write_to
 from ..io.problem import TrainingProblem, make_problem
 from ..io.recipe import Recipe, recipe_of
-from ..io.spec import NetworkSpec, format_spec, load_spec_of
+from ..io.spec import NetworkSpec, format_spec
 from ..io.varmap import build_map, file_digest
 from ..io.writers import FORMATS, MODEL_FORMATS, write_model
 from ..io.writers.pulp import write_with_pulp
@@ -138,7 +136,7 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
 
     ``spec`` must be concrete: a spec of the default recipe that names no eps
     (``eps_auto``) has its eps chosen on the data first, once, at the entry point
-    (:func:`annc.training.starts.margin.resolve`, which returns the concrete spec and its
+    (:func:`annc.training.margin.resolve`, which returns the concrete spec and its
     :class:`~annc.io.recipe.Recipe`); this function refuses such a spec with a
     :class:`~annc.core.errors.UsageError`.  ``recipe`` says which loss, penalty and eps are
     in force and where each came from (``Compiled.recipe`` and the map's ``recipe``);
@@ -151,8 +149,8 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
     """
     if spec.eps_auto:
         raise UsageError(f"{spec.source}: the default recipe chooses eps on the training data, and it has not been "
-                         "chosen yet: resolve the spec first (annc.training.starts.margin.resolve(spec, data)), "
-                         "or write an eps in the spec")
+                         "chosen yet: compile it with annc.compile(spec, data) or `annc compile`, which choose "
+                         "it, or write an eps in the spec")
     recipe = recipe or recipe_of(spec)
     if prepared is None:
         prepared = prepare(spec, data, merge=merge, max_nonzeros=max_nonzeros)
@@ -247,50 +245,15 @@ def check_compile_options(*, fmt="mps", gzip=False, writer="annc", label=None, m
         raise UsageError(f"max_nonzeros (--max-nonzeros) must be a whole number >= 1, not {max_nonzeros!r}")
 
 
-def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", label: str | None = None,
-                  merge: bool = True, allow_small_m: bool = False, gzip: bool = False,
-                  writer: str = "annc", max_nonzeros: int | None = None, start: Callable | None = None,
-                  start_budget: float | None = None, scale: str | None = None,
-                  resolve: Callable | None = None, log: Callable = silent) -> Compiled:
-    """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
-    and with a ``start`` search (:func:`annc.training.starts.budget.budgeted_start`) the start files
-    (module docstring).  ``resolve(spec, data, merge=, max_nonzeros=) -> (spec, recipe,
-    prepared)`` makes the spec concrete (:func:`annc.training.starts.margin.resolve`, passed in by the entry
-    point: this layer does not import the search); without it a spec whose eps the data
-    choose is refused (:func:`build`).  Everything is checked before the search, and the
-    search ends before the first byte is written."""
-    check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
-                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start is not None,
-                          start_budget=start_budget)
-    check_scale(scale)
-    stem = check_name(Path(spec_path).stem)
-    out = check_out_dir(out_dir)
-    spec = with_scale(load_spec_of(spec_path, data_path), scale)
-    data = load_data(data_path, label=label)
-    recipe = prepared = None
-    if resolve is not None:
-        spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
-    c = build(spec, data, name=stem, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
-              recipe=recipe, prepared=prepared)
-    for setting in c.recipe.settings:  # what is in force, and where it came from
-        log(setting.sentence())
-    attach_start(c, start, budget=start_budget, log=log)
-    write_artifacts(c, out, stem, fmt=fmt, gzip=gzip, writer=writer, start=c.start, start_note=c.start_message)
-    return c
-
-
-def attach_start(c: Compiled, search: Callable | None, *, budget: float | None = None,
-                 log: Callable = silent) -> Compiled:
-    """Run the start ``search`` on ``c`` (``search(model, problem, budget=...) -> (point or
-    None, seconds, message)``, e.g. :func:`annc.training.starts.budget.budgeted_start`) and keep a
-    point that passes :func:`checked_start` in ``c.start``; ``c.start_message`` says what
-    was found, or why there is no start (None ``search``: not asked for)."""
-    if search is None:
+def attach_start(c: Compiled, found) -> Compiled:
+    """Keep the start search's point in ``c.start`` if it passes :func:`checked_start`;
+    ``found`` is what the search returned, ``(point or None, seconds, message)``
+    (:class:`annc.training.search.start.StartOutcome`), or None when no start was asked for.
+    ``c.start_message`` says what was found, or why there is no start."""
+    if found is None:
         c.start, c.start_message = None, NO_START
         return c
-    limit = "the default budget" if budget is None else f"at most {budget:g} s"
-    log(f"searching for a MIP start: SGD, then fix-and-optimise ({limit}; --no-start skips it)")
-    x, seconds, message = search(c.model, c.problem, budget=budget)
+    x, seconds, message = found
     c.start_seconds = float(seconds)
     c.start, why = checked_start(c.model, x)
     c.start_message = message if why is None else f"no MIP start: {why}"

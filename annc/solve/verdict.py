@@ -46,9 +46,10 @@ class Verdict:
     source: str  # where the exported network comes from ("solver", "exact finish", "MIP start")
     solver_objective: float | None = None  # the solver's objective at its point (a relaxation's, if relaxed)
     bound_source: str | None = None  # SOLVER_BOUND, SOLVER_CLAIM or FLOOR; None: not said
-    search: dict | None = None  # what annc's own search found (annc.training.starts.incumbent.SearchRecord.conclude)
+    search: dict | None = None  # what annc's own search found (annc.training.search.incumbent.SearchRecord.conclude)
     compression: dict | None = None  # the MIP ran on weighted representatives (annc.training.compress)
     dead_weights: tuple[int, float] | None = None  # (weights dropped from dead hidden units, objective before)
+    sub_mips: dict | None = None  # annc's own sub-MIPs by solver, and why HiGHS stood in (annc.training.context)
 
     @property
     def gap(self) -> float | None:
@@ -134,4 +135,5 @@ def verdict_record(v: Verdict) -> dict:
             "relaxed": v.relaxed, "network_from": v.source, "bound_says_nothing": v.bound_says_nothing,
             **({"bound_source": v.bound_source} if v.bound_source else {}),
             **({"search": v.search} if v.search else {}),
-            **({"compression": v.compression} if v.compression else {})}
+            **({"compression": v.compression} if v.compression else {}),
+            **({"sub_mips": v.sub_mips} if v.sub_mips else {})}

@@ -24,14 +24,15 @@ vanishes as ``k`` grows).
 
 **Work, not time.** Every decision is a work limit: ``steps`` Adam steps on minibatches of at
 most ``batch`` rows (the whole data when it is smaller), drawn by a seeded generator, so the
-same inputs give the same network under any load.  A ``deadline`` (a
-``time.perf_counter()`` value) only stops the run early; the network so far is returned.
+same inputs give the same network under any load.  A ``stop`` callable (the run context's
+:meth:`~annc.training.context.RunContext.stopped`) only stops the run early; the network so far is returned.
 :func:`best_annealed` trains several seeds and keeps the rounded network of highest
 weighted training accuracy.
 """
 from __future__ import annotations
 
-import time
+from typing import Callable
+
 
 import numpy as np
 
@@ -92,7 +93,7 @@ def _loss_grad(weights, biases, X, Y, w, k):
 
 def train_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=None, seed: int = 0,
                    steps: int = STEPS, batch: int = BATCH, lr: float = LR, sharpness=SHARPNESS,
-                   deadline: float | None = None, init: TrainedNetwork | None = None,
+                   stop: Callable[[], bool] | None = None, init: TrainedNetwork | None = None,
                    mask: list | None = None) -> TrainedNetwork:
     """One seed of the annealed training (module docstring); returns the rounded step network
     (hidden layers ``binary``, classes ``0 .. n_classes - 1``).
@@ -125,7 +126,7 @@ def train_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=
     prob = w_all / w_all.sum()
     done = 0
     for t in range(1, steps + 1):
-        if deadline is not None and t % 50 == 0 and time.perf_counter() >= deadline:
+        if stop is not None and t % 50 == 0 and stop():
             break
         k = k0 * (k1 / k0) ** ((t - 1) / max(steps - 1, 1))
         if full:
@@ -155,19 +156,19 @@ KEEP = (0.5, 0.5)  # each pruning keeps half of the hidden weights left: 50%, th
 
 
 def pruned_annealed(X, yidx, net: TrainedNetwork, *, sample_weight=None, keeps=KEEP, steps: int = STEPS // 2,
-                    batch: int = BATCH, deadline: float | None = None) -> list[TrainedNetwork]:
+                    batch: int = BATCH, stop: Callable[[], bool] | None = None) -> list[TrainedNetwork]:
     """``net`` pruned by :func:`keep_mask` to each share of ``keeps`` in turn (each of the
     last), each retrained with the pruned weights held at 0 for ``steps`` steps at the final
     sharpness ``k_1`` (magnitude pruning then retraining, the classic route to a sparse
     network): the sparser networks a weight penalty may prefer."""
     out, last = [], net
     for keep in keeps:
-        if deadline is not None and time.perf_counter() >= deadline:
+        if stop is not None and stop():
             break
         last = train_annealed(X, yidx, [L.units for L in net.layers[:-1]], len(net.classes),
                               sample_weight=sample_weight, steps=steps, batch=batch, init=last,
                               mask=keep_mask(last, keep), sharpness=(SHARPNESS[1], SHARPNESS[1]),
-                              deadline=deadline)
+                              stop=stop)
         out.append(last)
     return out
 
@@ -180,16 +181,16 @@ def weighted_accuracy(net: TrainedNetwork, X, yidx, sample_weight=None) -> float
 
 
 def best_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=None, seeds=range(4),
-                  steps: int = STEPS, batch: int = BATCH, deadline: float | None = None):
+                  steps: int = STEPS, batch: int = BATCH, stop: Callable[[], bool] | None = None):
     """The rounded network of highest weighted training accuracy over ``seeds`` (ties: the
-    first seed), and the accuracy of each seed's, in order; a ``deadline`` stops early (at
+    first seed), and the accuracy of each seed's, in order; ``stop()`` stops early (at
     least one seed is trained)."""
     best, scores = None, []
     for i, seed in enumerate(seeds):
-        if i and deadline is not None and time.perf_counter() >= deadline:
+        if i and stop is not None and stop():
             break
         net = train_annealed(X, yidx, hidden, n_classes, sample_weight=sample_weight, seed=seed, steps=steps,
-                             batch=batch, deadline=deadline)
+                             batch=batch, stop=stop)
         acc = weighted_accuracy(net, X, yidx, sample_weight)
         scores.append(acc)
         if best is None or acc > best[0]:

@@ -32,7 +32,6 @@ take; its accuracies are computed by annc's forward pass on all the rows.
 from __future__ import annotations
 
 import itertools
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -51,6 +50,7 @@ from ..io.solutions import Status
 from ..io.spec import NetworkSpec
 from ..solve.solvers import SolveOptions
 from .chain import weakest
+from .context import RunContext
 from .executor import Executor, TaskFailed
 from .request import check_batches, check_per_class
 from .splits import split_rows
@@ -122,12 +122,12 @@ class MemberFailure:
 
 
 def train_member(item) -> MemberResult | MemberFailure:
-    """Train ``spec`` on ``data`` with the solve options ``opts`` (a dict); runs on a Dask
+    """Train ``spec`` on ``data`` with the solve options ``opts`` (picklable: no callbacks); runs on a Dask
     worker: ``item = (name, spec, data, solver, opts, train)``, ``train`` the (picklable)
     training function, :func:`annc.training.trainer.train` as :func:`annc.training.dispatch.run` passes it."""
     name, spec, data, solver, opts, train = item
     try:
-        r = train(spec, data, solver=solver, opts=SolveOptions(**opts), out_dir=None, greedy=False, stem=name)
+        r = train(spec, data, solver=solver, opts=opts, out_dir=None, greedy=False, stem=name)
     except AnncError as e:
         text = str(e).removeprefix(f"[{name}] ").removesuffix(": no network to export")
         return MemberFailure(name, type(e).__name__, text)
@@ -147,12 +147,12 @@ def _error_class(failure) -> type[AnncError]:
 
 def _run(items: list, *, kind: str, workers, scheduler, log: Callable) -> list[MemberResult]:
     """Every sub-MIP on the executor; if any failed, one error naming every failed one."""
-    t0 = time.perf_counter()
+    clock = RunContext.stopwatch()
 
     def done(i, res):
         what = (f"failed: {res.message}" if isinstance(res, (TaskFailed, MemberFailure))
                 else f"{res.describe} on {res.rows} rows")
-        log(f"[{items[i][0]}] {what} ({time.perf_counter() - t0:.0f} s)")
+        log(f"[{items[i][0]}] {what} ({clock.seconds():.0f} s)")
 
     with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler, log=log) as ex:
         results = ex.run(train_member, items, names=[it[0] for it in items], retries=0, on_result=done)
@@ -166,14 +166,16 @@ def _run(items: list, *, kind: str, workers, scheduler, log: Callable) -> list[M
     return results
 
 
-def _check(spec: NetworkSpec, data: Dataset, opts: SolveOptions | None, train) -> dict:
+def _check(spec: NetworkSpec, data: Dataset, opts: SolveOptions | None, train) -> SolveOptions:
     if not isinstance(spec, NetworkSpec) or not isinstance(data, Dataset):
         raise UsageError("ovo and batch training take a NetworkSpec and a Dataset")
     if not callable(train):
         raise UsageError("ovo and batch training take train: a picklable training function "
                          f"(annc.training.trainer.train), not {type(train).__name__}")
-    opts = (opts or SolveOptions()).checked()
-    return {"time_limit": opts.time_limit, "gap": opts.gap, "threads": opts.threads}
+    # every member gets the user's settings (time limit, gap, threads, node limit, native options);
+    # what cannot travel to a worker (the progress sink, the Ctrl-C state, files) stays here
+    return replace((opts or SolveOptions()).checked(), progress=None, interrupt=None, start=None, workdir=None,
+                   model_file=None)
 
 
 def _scaled(spec: NetworkSpec, data: Dataset):
@@ -215,7 +217,7 @@ def train_ovo(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None
     C = len(data.classes)
     if C < 2:
         raise UsageError("ovo needs at least 2 classes in the data")
-    t0 = time.perf_counter()
+    clock = RunContext.stopwatch()
     scaling, scaled = _scaled(spec, data)
     member_spec = replace(spec, output=replace(spec.output, units=2), training="full", scale="none", batches=0)
     rng = np.random.default_rng(seed)
@@ -242,7 +244,7 @@ def train_ovo(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None
                    {"spec": spec.source, "spec_text": spec.text, "solver": solver,
                     "per_class": per_class, "seed": seed},
                    None if scaling.identity else scaling)
-    return _finish("ovo", ens, members, data, test, out_dir, stem, time.perf_counter() - t0)
+    return _finish("ovo", ens, members, data, test, out_dir, stem, clock.seconds())
 
 
 # -- batches ------------------------------------------------------------------------------
@@ -255,7 +257,7 @@ def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, 
     ``train`` trains each batch's MIP on a worker (:func:`annc.training.trainer.train`)."""
     o = _check(spec, data, opts, train)
     K = check_batches(spec.batches if batches is None else batches)
-    t0 = time.perf_counter()
+    clock = RunContext.stopwatch()
     scaling, scaled = _scaled(spec, data)
     fit, val = split_rows(data.y, data.classes, VALIDATION_FRACTION, seed, name=data.path)
     rng = np.random.default_rng(seed)
@@ -294,4 +296,4 @@ def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, 
                      "batches": {"K": K, "validation_rows": int(len(val)), "validation_accuracy": accs.tolist(),
                                  "weights": weights.tolist(), "exported": chosen,
                                  "average_train_accuracy": scored[0][0]}})
-    return _finish("batches", net, members, data, test, out_dir, stem, time.perf_counter() - t0)
+    return _finish("batches", net, members, data, test, out_dir, stem, clock.seconds())

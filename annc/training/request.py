@@ -71,6 +71,9 @@ def check_solver(solver: str, opts: SolveOptions) -> None:
                          + ", ".join(s for s in SOLVERS if s != "cmd") + " (or a solver command)")
     if solver == "cmd":
         check_solver_cmd(opts.command)
+        if opts.native:
+            raise UsageError("--solver-option does not reach a solver command: write its options in "
+                             "--solver-cmd's template")
 
 
 def check_train_args(spec: NetworkSpec, data: Dataset, test: Dataset | None, *, solver: str,

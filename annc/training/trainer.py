@@ -47,14 +47,12 @@ the command line sets to ``print``.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from ..core.deadline import FLOOR, Deadline
 from ..core.errors import NoSolutionError
 from ..core.log import silent
 from ..core.network import TrainedNetwork
@@ -66,28 +64,29 @@ from ..io.spec import NetworkSpec
 from ..solve.compiler import Compiled, build, write_artifacts
 from ..solve.decode import decode_network
 from ..solve.solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, solve
-from ..solve.solvers.base import Interrupt, Progress
+from ..solve.solvers.base import Interrupt
 from ..solve.verdict import judge, sourced_bound
 from ..solve.verify import check
 from .bounds import Work, best, lower_bounds
 from .chain import Step, run_chain
 from .compress import full_verdict, representatives, size_advice
+from .context import RunContext
 from .deadweights import drop_dead_weights
-from .relaxed import conclude_relaxed
+from .finish import conclude_relaxed
+from .margin import resolve
+from .pool.point import hidden_network
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
 from .runfiles import RunFiles as _RunFiles
 from .runfiles import changed_files as _changed_files
 from .runfiles import csv_backing
-from .starts.budget import MIN_START_BUDGET, start_budget
-from .starts.incumbent import search_incumbent
-from .starts.margin import resolve
-from .starts.point import hidden_network
+from .search.incumbent import search_incumbent
+from .search.start import MIN_START_BUDGET
 
 __all__ = ["TrainResult", "accuracy", "check_train_args", "csv_backing", "fit", "silent", "train"]
 
-SEARCH_SHARE = 0.75  # of the time limit, at most, for annc's own search before the full MIP
-REFINE_ROUNDS = 8  # at most, of adaptive refinement after a relaxed solve (annc.training.starts.refine)
+SEARCH_SHARE = 0.75  # of what is left before the finish, at most, for annc's own search before the full MIP
+REFINE_ROUNDS = 8  # at most, of adaptive refinement after a relaxed solve (annc.training.finish.refine)
 
 
 # -- solving ----------------------------------------------------------------------
@@ -110,9 +109,8 @@ def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -
 def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
                 out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
                 warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
-    _phase(opts, "build")
-    deadline = Deadline(opts.time_limit)  # every step below takes its time from it
-    started = deadline.start
+    ctx = RunContext.create(solver, opts)  # every step below takes its time and solver settings from it
+    ctx.report("build")
     full, compressed = data, representatives(data, merge=merge)  # large data: the MIP on representatives
     if compressed is not None:
         data, compression = compressed
@@ -122,8 +120,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
     c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, recipe=recipe, prepared=prepared)
     asked = opts  # the user's options: what messages quote
-    if opts.time_limit is not None:  # the build (and the eps rule's SGD run) spends the time limit too
-        opts = replace(opts, time_limit=deadline.until_finish())
+    opts = ctx.options
+    if ctx.limited:  # the build (and the eps rule's SGD run) spends the time limit too
+        opts = replace(opts, time_limit=ctx.until_finish())
     for w in c.model.warnings:
         log(f"warning: {w}")
     for setting in c.recipe.settings:  # the loss, penalty and eps in force, and where each came from
@@ -143,23 +142,22 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         # file-based solvers reuse the MPS just written and leave their solution file
         # beside it, where `annc decode` finds the matching map
         step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
-    t0 = time.perf_counter()
-    times["build"] = t0 - started
+    times["build"] = ctx.elapsed()
     record = None
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
-        step_opts, record = _with_start(name, c, step_opts, deadline, log)
+        step_opts, record = _with_start(name, c, step_opts, ctx, log)
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
-    if refine and c.model.layout.relaxed and step_opts.time_limit is not None:  # half is left to refine it
-        step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
+    if refine and c.model.layout.relaxed and ctx.limited:  # half is left to refine it
+        step_opts = replace(step_opts, time_limit=max(ctx.share(0.5).left(), MIN_START_BUDGET))
     before = _changed_files(out_dir, f"{name}.")
     trace: list[list] = []
     step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
-    _phase(opts, "solve", None if record is None else record.objective, step_opts.time_limit)  # best: the start
-    solve_started = time.perf_counter()
+    ctx.report("solve", best=None if record is None else record.objective, time_limit=step_opts.time_limit)
+    solving = ctx.stopwatch()
     try:
         res = solve(c.model, solver, step_opts)
     finally:  # what the solver wrote (a solution file, a log), even if it failed
-        times["full MIP"] = time.perf_counter() - solve_started
+        times["full MIP"] = solving.seconds()
         solver_files = sorted(_changed_files(out_dir, f"{name}.", before))
         files.add(solver_files)
     step_files += [p for p in solver_files if p not in step_files]
@@ -169,24 +167,23 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         err = _no_solution(name, solver, res, asked)
         err.interrupted = bool(res.interrupted)  # a Ctrl-C before any network: selection stops its search
         raise err
-    _phase(opts, "finish")
-    finish_started = time.perf_counter()
+    ctx.report("finish")
+    finishing = ctx.stopwatch()
     net = decode_network(c.varmap, res.x)
     ver = check(c, res.x, net, status=res.status.value, solver_objective=res.objective)
     source = "solver"
     bound, bound_source = sourced_bound(solver_status=res.status, solver_objective=res.objective,
                                         solver_bound=res.bound, floor=floor(c.problem))
     if ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
-        bounds_started = time.perf_counter()
+        bounding = ctx.stopwatch()
         on = "on the representatives: " if compressed is not None else ""  # not a bound of the full problem
-        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, deadline,
+        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, ctx,
                                               log=lambda line: log(f"[{name}] {on}{line}"))
-        times["bounds"] = time.perf_counter() - bounds_started
+        times["bounds"] = bounding.seconds()
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
-        left = deadline.left()
         net, ver, source, bound = conclude_relaxed(
-            name, c, res, ver, net, bound, start=step_opts.start, solver=solver, opts=opts, time_left=left,
-            budget=start_budget(opts.time_limit), log=log, rounds=REFINE_ROUNDS if refine else 0)
+            name, c, res, ver, net, bound, start=step_opts.start, ctx=ctx, log=log,
+            rounds=REFINE_ROUNDS if refine else 0)
     found_loss = ver.network_loss  # the network found, before its dead weights are dropped
     if ver.ok and c.problem.spec.hidden:
         dropped = drop_dead_weights(c, net, ver, status=res.status.value, solver_objective=res.objective)
@@ -208,34 +205,27 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         log(f"[{name}] on all {compression.samples:,} samples: objective {verdict.objective:.6g} (the "
             f"{compression.representatives:,} representatives': {ver.network_loss:.6g})")
     trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
-    times["finish"] = time.perf_counter() - finish_started - times.get("bounds", 0.0)
-    times["step"] = time.perf_counter() - started
+    verdict.sub_mips = ctx.ledger.to_dict() if ctx.ledger.counts else None
+    times["finish"] = finishing.seconds() - times.get("bounds", 0.0)
+    times["step"] = ctx.elapsed()
     return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace, times)
 
 
-BOUND_WORK = Work(subsets=4, rows=8, node_limit=200, time_cap=None)  # the subset bounds' sub-MIPs
+BOUND_WORK = Work(subsets=4, rows=8, node_limit=200)  # the subset bounds' sub-MIPs
 
 
-def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, deadline: Deadline, log: Callable):
+def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, ctx: RunContext, log: Callable):
     """The best of ``bound`` (from ``source``) and annc's own valid lower bounds
     (:func:`annc.training.bounds.lower_bounds`: the conflict, support and subset bounds, with the
     solver's network picking the subsets), with its source; the subset sub-MIPs run under
-    :data:`BOUND_WORK` (work limits) and, as a cap only, what is left of the time limit."""
-    left = deadline.left()
-    left = None if left is None else max(left, FLOOR)
+    :data:`BOUND_WORK` (work limits) on the run's sub-MIP solver, capped by what is left of the
+    run context's deadline."""
     W, b = hidden_network(c.model, x)
-    found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None,
-                              work=replace(BOUND_WORK, time_cap=left)))
+    found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None, work=BOUND_WORK, ctx=ctx))
     if found is not None and (bound is None or found.value > bound + 1e-9):
         log(f"lower bound {found.value:.6g} ({found.source}: {found.detail})")
         return found.value, f"{found.source}: {found.detail}"
     return bound, source
-
-
-def _phase(opts: SolveOptions, phase: str, best: float | None = None, time_limit: float | None = None):
-    """Tell ``opts.progress`` (the command line's progress line) that ``phase`` begins."""
-    if opts.progress is not None:
-        opts.progress(Progress(0.0, None, None, phase=phase, best=best, time_limit=time_limit))
 
 
 TRACE_EVERY = 0.25  # seconds between trace points that only move the bound
@@ -261,19 +251,17 @@ def _recorder(trace: list, progress: Callable | None) -> Callable:
     return record
 
 
-def _with_start(name: str, c: Compiled, opts: SolveOptions, deadline: Deadline, log: Callable):
-    """``opts`` with annc's incumbent as the MIP start (:func:`~annc.training.starts.incumbent.search_incumbent`:
-    the start pool, local search and exact neighbourhood search, capped at
-    :data:`SEARCH_SHARE` of the time limit: its decisions are work limits, the cap only
-    stops it), and the search's record; the solver then has what the search left, less the
-    finish's reserve (:class:`~annc.core.deadline.Deadline`)."""
-    cap = None if deadline.limit is None else SEARCH_SHARE * deadline.until_finish()
-    record = search_incumbent(c.model, c.problem, budget=cap, interrupt=opts.interrupt,
-                              log=lambda line: log(f"[{name}] {line}"), progress=opts.progress)
+def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log: Callable):
+    """``opts`` with annc's incumbent as the MIP start (:func:`~annc.training.search.incumbent.search_incumbent`:
+    the start pool, local search and exact neighbourhood search, within
+    :data:`SEARCH_SHARE` of what is left before the finish: its decisions are work limits, the
+    share only stops it), and the search's record; the solver then has what the search left,
+    less the finish's reserve (:meth:`~annc.training.context.RunContext.until_finish`)."""
+    record = search_incumbent(c.model, c.problem, ctx=ctx.share(SEARCH_SHARE), log=lambda line: log(f"[{name}] {line}"))
     log(f"[{name}] {record.message}")
     if record.x is None:
         return opts, record
-    return replace(opts, start=record.x, time_limit=deadline.until_finish()), record
+    return replace(opts, start=record.x, time_limit=ctx.until_finish() if ctx.limited else None), record
 
 
 def _train_mips(spec: NetworkSpec, data: Dataset, stem: str, greedy: bool, intr: Interrupt, kw: dict,
@@ -315,7 +303,7 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
     files = _RunFiles()
     kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
               refine=r.refine, files=files, max_nonzeros=r.max_nonzeros)
-    started = time.perf_counter()
+    clock = RunContext.stopwatch()
     try:
         steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)
         result = result_of(net, steps, r.data, r.test, solver=r.solver, greedy=greedy, truncated=truncated,
@@ -330,7 +318,7 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
             result.files = files.keep_only(failed)
             log(f"[{failed}] the solution fails verification: no weights written; kept the model and "
                 "its map for another solver: " + ", ".join(map(str, result.files)))
-        result.wall = time.perf_counter() - started
+        result.wall = clock.seconds()
     except NoSolutionError as e:
         kept = files.keep_only(files.latest)
         if not kept:

@@ -20,7 +20,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...core.errors import EnvironmentLimitError
+from ...core.errors import EnvironmentLimitError, UsageError
 from ...core.model import Model
 from ...io.solutions import Status
 from ...io.writers import write_model
@@ -36,7 +36,7 @@ class PackageDriver(Driver):
     passes the MIP start by column name (:meth:`add_start`), then :meth:`run` solves and
     reads the result.  A subclass implements those four steps."""
 
-    mip_start = progress = interrupt = True
+    in_process = mip_start = progress = interrupt = True
     module: ClassVar[str] = ""  # the package to import (and to pip install); default: the name
     licence: ClassVar[str] = ""  # the size limit of the free licence pip installs, in words
 
@@ -48,7 +48,11 @@ class PackageDriver(Driver):
         with mps_file(model, opts) as path:
             problem = self.load(lib, str(path))
         for name, value in self.settings(opts):
-            self.set_parameter(problem, name, value)
+            try:
+                self.set_parameter(problem, name, value)
+            except Exception as e:  # noqa: BLE001 - an unknown name or a wrong value of the user's
+                raise UsageError(f"{self.title} refuses {name} = {value!r}: {str(e).strip() or type(e).__name__}") \
+                    from None
         start = start_values(model, opts)
         if start is not None:
             self.add_start(lib, problem, start)

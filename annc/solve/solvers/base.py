@@ -40,13 +40,15 @@ class SolveOptions:
     interrupt: "Interrupt | None" = None  # shared Ctrl-C state (e.g. over the MIPs of greedy training)
     start: "np.ndarray | None" = None  # a feasible point to start from (MIP start), in column order
     node_limit: int | None = None  # branch-and-bound nodes per solve (a work limit; None: no limit)
+    native: tuple = ()  # the solver's own options, ((name, value), ...) as --solver-option NAME=VALUE gives them
 
     def checked(self) -> "SolveOptions":
         """A copy with ``time_limit``, ``gap``, ``threads`` and ``node_limit`` checked and
         normalised (float, float, int, int); :class:`~annc.core.errors.UsageError` if one is out of
         range.  The one check of these settings: the CLI and the Python API both come here."""
         return replace(self, time_limit=check_time_limit(self.time_limit), gap=check_gap(self.gap),
-                       threads=check_threads(self.threads), node_limit=check_node_limit(self.node_limit))
+                       threads=check_threads(self.threads), node_limit=check_node_limit(self.node_limit),
+                       native=check_native(self.native))
 
 
 def _real(value, what: str, option: str) -> float | None:
@@ -102,6 +104,52 @@ def check_node_limit(value) -> int | None:
     (None: no limit; HiGHS stops at 0 before its root node is done, with no bound)."""
     return _whole(value, "the node limit (node_limit)", "node limit", 0, MAX_NODE_LIMIT,
                   " (leave it out for no limit)")
+
+
+def native_value(text: str):
+    """A native option's value as the command line gives it (``--solver-option NAME=VALUE``):
+    ``true``/``false`` as booleans, whole numbers as ints, other numbers as floats, the rest as text."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def solver_options(texts) -> tuple:
+    """``--solver-option NAME=VALUE`` arguments as ``((name, value), ...)``, each value read by
+    :func:`native_value`; :class:`~annc.core.errors.UsageError` for an argument without ``=``."""
+    out = []
+    for text in texts or ():
+        name, eq, value = str(text).partition("=")
+        if not eq or not name.strip():
+            raise UsageError(f"--solver-option {text!r}: give NAME=VALUE, e.g. --solver-option presolve=off")
+        out.append((name.strip(), native_value(value)))
+    return check_native(out)
+
+
+def check_native(value) -> tuple:
+    """The solver's own options: a mapping or pairs ``(name, value)``, names non-empty text
+    without spaces or ``=``; returned as a tuple of pairs (order kept, the last of a name wins)."""
+    if not value:
+        return ()
+    pairs = list(value.items()) if isinstance(value, dict) else list(value)
+    out: dict = {}
+    for pair in pairs:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise UsageError(f"a solver option must be NAME=VALUE, not {pair!r}")
+        name, v = pair
+        if not isinstance(name, str) or not name.strip() or any(c.isspace() or c == "=" for c in name):
+            raise UsageError(f"solver option name {name!r} must be a word without spaces or '=' "
+                             "(as --solver-option NAME=VALUE)")
+        if v is None or (isinstance(v, str) and not v.strip()):
+            raise UsageError(f"solver option {name} has no value (give --solver-option {name}=VALUE)")
+        out[name] = v
+    return tuple(out.items())
 
 
 BOUND_EVERY = 1.0  # seconds between progress reports that only move the bound

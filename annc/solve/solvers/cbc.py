@@ -92,6 +92,7 @@ class CbcDriver(ProgramDriver):
     start_format = 'cbc-mipstart'  # the start file it reads (annc.io.writers.startfiles)
     progress = interrupt = True
     parameters = {"time_limit": "-sec", "gap": "-ratio", "threads": "-threads", "node_limit": "-maxNodes"}
+    native_prefix = "-"  # --solver-option NAME=VALUE -> -NAME VALUE
     solution_suffix = "cbc.sol"
 
     def command(self, opts: SolveOptions) -> list[str]:

@@ -6,11 +6,23 @@ the driver instead of keeping their own lists of solver names:
 
 =============  =================================================================
 ``in_memory``  takes the model's arrays directly (no model file is written)
+``in_process`` solves in this process (HiGHS; the Python packages, through a temporary MPS
+               file), not as a program run on files
 ``mip_start``  honours ``SolveOptions.start`` (a feasible point to start from)
 ``progress``   calls ``SolveOptions.progress`` while it solves
 ``interrupt``  a first Ctrl-C stops it *with* its incumbent (else the run stops
                without a solution from this solver)
 =============  =================================================================
+
+A driver that solves in process, takes a MIP start and has a node limit **serves annc's own
+sub-MIPs** (:attr:`Driver.sub_mips`: the start pool's output layers, the neighbourhoods, the
+bounds' subsets), so ``annc train --solver scip`` runs them all on SCIP; the others (CBC and
+GLPK as programs, ``cmd``) leave them to HiGHS, and the verdict says so.
+
+**Native options.**  ``SolveOptions.native`` (``--solver-option NAME=VALUE``) passes the
+solver's own parameters through, as linopy's ``solver_options`` do: :meth:`Driver.settings`
+appends them after annc's, each name prefixed by :attr:`Driver.native_prefix` (``-`` for
+CBC's command line, ``--`` for GLPK's).
 
 **One option table.**  :data:`OPTIONS` lists annc's solver settings (attributes of
 :class:`~annc.solve.solvers.base.SolveOptions`) and their types.  A driver maps them to its
@@ -49,20 +61,30 @@ class Driver:
     title: ClassVar[str] = ""  # the solver's name in messages ("HiGHS")
     start_format: ClassVar[str | None] = None  # the start file (annc.io.writers.startfiles) the solver reads, if any
     in_memory: ClassVar[bool] = False
+    in_process: ClassVar[bool] = False
     mip_start: ClassVar[bool] = False
     progress: ClassVar[bool] = False
     interrupt: ClassVar[bool] = False
     parameters: ClassVar[Mapping[str, str]] = {}  # option of OPTIONS -> the solver's parameter name
     conversions: ClassVar[Mapping[str, Callable]] = {}  # option -> value in the solver's unit
+    native_prefix: ClassVar[str] = ""  # put before a native option's name ("-" for CBC's command line)
+
+    @property
+    def sub_mips(self) -> bool:
+        """Whether it serves annc's own sub-MIPs: in process, with a MIP start and a node limit."""
+        return self.in_process and self.mip_start and "node_limit" in self.parameters
 
     def settings(self, opts: SolveOptions) -> list[tuple[str, object]]:
         """``(parameter name, value)`` for each option of :data:`OPTIONS` that ``opts``
-        sets and this solver takes, in the table's order, the value in the solver's unit."""
+        sets and this solver takes, in the table's order, the value in the solver's unit;
+        then the native options (module docstring)."""
         out = []
         for option, kind in OPTIONS.items():
             value = getattr(opts, option)
             if value is not None and option in self.parameters:
                 out.append((self.parameters[option], self.conversions.get(option, kind)(value)))
+        out += [(self.native_prefix + name if not name.startswith(self.native_prefix) else name, value)
+                for name, value in opts.native]
         return out
 
     def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
@@ -70,5 +92,5 @@ class Driver:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        able = [c for c in ("in_memory", "mip_start", "progress", "interrupt") if getattr(self, c)]
+        able = [c for c in ("in_memory", "in_process", "mip_start", "progress", "interrupt") if getattr(self, c)]
         return f"<{type(self).__name__} {self.name!r}: {', '.join(able) or 'no capabilities'}>"

@@ -43,6 +43,7 @@ class GlpkDriver(ProgramDriver):
     progress = True
     parameters = {"time_limit": "--tmlim", "gap": "--mipgap"}
     conversions = {"time_limit": lambda seconds: max(1, int(round(seconds)))}
+    native_prefix = "--"  # --solver-option NAME=VALUE -> --NAME VALUE
     solution_suffix = "glpk.raw"
 
     def command(self, opts: SolveOptions) -> list[str]:

@@ -54,7 +54,7 @@ class HighsDriver(Driver):
     name = "highs"
     title = "HiGHS"
     start_format = 'highs'  # the start file it reads (annc.io.writers.startfiles)
-    in_memory = mip_start = progress = interrupt = True
+    in_memory = in_process = mip_start = progress = interrupt = True
     parameters = {"time_limit": "time_limit", "gap": "mip_rel_gap", "threads": "threads", "node_limit": "mip_max_nodes"}
 
     def solve(self, model: Model, opts: SolveOptions) -> SolveResult:

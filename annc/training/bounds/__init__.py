@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 from ...formulations import floor
+from ..context import RunContext
 from .bound import Bound, attainable, best
 from .conflict import conflict_bound
 from .subset import Work, restrict, subset_bounds
@@ -34,12 +35,13 @@ __all__ = ["Bound", "Work", "attainable", "best", "conflict_bound", "lower_bound
 
 
 def lower_bounds(problem, *, incumbent=None, solver_bound: float | None = None,
-                 work: Work | None = Work()) -> list[Bound]:
+                 work: Work | None = Work(), ctx: RunContext | None = None) -> list[Bound]:
     """Every bound of the module docstring that applies to ``problem``, in that order.
 
     ``incumbent``: ``(weights, biases)`` of a network on the problem's (scaled) rows, which
     picks the subsets (the rows it gets wrong); ``solver_bound``: the dual bound of a solve
-    of the whole MIP; ``work``: the sub-MIPs' budget (None: no sub-MIPs)."""
+    of the whole MIP; ``work``: the sub-MIPs' budget (None: no sub-MIPs); ``ctx``: the run
+    context whose solver runs them and whose deadline caps them."""
     out = [Bound(attainable(problem, floor(problem)), "loss floor", "rows with several classes")]
     conflict = conflict_bound(problem)
     if conflict is not None:
@@ -50,7 +52,7 @@ def lower_bounds(problem, *, incumbent=None, solver_bound: float | None = None,
     if work is not None and work.subsets > 0:
         out += subset_bounds(problem, incumbent=incumbent, subsets=work.subsets, rows=work.rows,
                              node_limit=work.node_limit, time_cap=work.time_cap, seed=work.seed,
-                             symmetry=work.symmetry, disjoint=work.disjoint)
+                             symmetry=work.symmetry, disjoint=work.disjoint, ctx=ctx)
     if solver_bound is not None and math.isfinite(solver_bound):
         out.append(Bound(attainable(problem, solver_bound), "solver", "dual bound of the whole MIP"))
     return out

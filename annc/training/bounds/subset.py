@@ -28,7 +28,6 @@ each class.  Each value is raised to the next attainable objective
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -39,7 +38,7 @@ from ...formulations import ACTIVATIONS, formulate
 from ...formulations.common import leads
 from ...io.problem import TrainingProblem
 from ...io.solutions import Status
-from ...solve.solvers import SolveOptions, solve
+from ..context import RunContext
 from .bound import Bound, attainable
 
 NEAR = 3  # rows of other classes taken with each row the incumbent gets wrong
@@ -48,8 +47,9 @@ NEAR = 3  # rows of other classes taken with each row the incumbent gets wrong
 @dataclass(frozen=True)
 class Work:
     """How much the sub-MIPs may do: ``subsets`` disjoint subsets of ``rows`` rows each,
-    each solved by HiGHS to ``node_limit`` nodes (a work limit: the same on any machine)
-    with ``time_cap`` seconds as a safety only; ``symmetry`` orders the sub-MIPs' hidden
+    each solved by the run's sub-MIP solver (:meth:`annc.training.context.RunContext.solve`)
+    to ``node_limit`` nodes (a work limit: the same on any machine) with ``time_cap`` seconds
+    (and the run context's deadline) as a safety only; ``symmetry`` orders the sub-MIPs' hidden
     units (``None``: the spec's own order; measured in ``bench/bounds_results.md`` on moons,
     3 subsets of 8 rows at 300 nodes: no order proved 3 of 3, ``bias`` 2, ``count`` none);
     ``disjoint`` also solves each subset without the penalty for the disjoint-sum bound
@@ -148,7 +148,8 @@ def choose(problem: TrainingProblem, incumbent, subsets: int, rows: int, rng) ->
     return out
 
 
-def solve_rows(problem: TrainingProblem, rows, work: Work, *, penalty: bool = True) -> Solved:
+def solve_rows(problem: TrainingProblem, rows, work: Work, *, penalty: bool = True,
+               ctx: RunContext | None = None) -> Solved:
     """The bound of one subset: its sub-MIP's dual bound (its optimum when proven)."""
     spec = problem.spec
     if work.symmetry is not None:
@@ -156,17 +157,16 @@ def solve_rows(problem: TrainingProblem, rows, work: Work, *, penalty: bool = Tr
     if not penalty:
         spec = replace(spec, penalty="none", penalty_weight=0.0)
     sub = restrict(problem, rows, spec)
-    t0 = time.perf_counter()
-    res = solve(formulate(sub), "highs", SolveOptions(node_limit=work.node_limit, time_limit=work.time_cap,
-                                                      threads=1))
+    clock = RunContext.stopwatch()
+    res = (ctx or RunContext()).within(work.time_cap).solve(formulate(sub), node_limit=work.node_limit, gap=None)
     value = attainable(sub, res.bound) if res.bound is not None else 0.0
-    return Solved(max(value, 0.0), int(res.extra.get("nodes", 0)), time.perf_counter() - t0,
-                  res.status == Status.OPTIMAL)
+    return Solved(max(value, 0.0), int(res.extra.get("nodes", 0)), clock.seconds(), res.status == Status.OPTIMAL)
 
 
 def subset_bounds(problem: TrainingProblem, *, incumbent=None, subsets: int = Work.subsets, rows: int = Work.rows,
                   node_limit: int = Work.node_limit, time_cap: float | None = Work.time_cap, seed: int = 0,
-                  symmetry: str | None = Work.symmetry, disjoint: bool = Work.disjoint) -> list[Bound]:
+                  symmetry: str | None = Work.symmetry, disjoint: bool = Work.disjoint,
+                  ctx: RunContext | None = None) -> list[Bound]:
     """The best single-subset bound (source ``subset``) and, with ``disjoint``, the
     disjoint-sum bound (source ``disjoint subsets``); see the module docstring.
     ``incumbent``: ``(weights, biases)`` of a network on the problem's (scaled) rows."""
@@ -176,7 +176,7 @@ def subset_bounds(problem: TrainingProblem, *, incumbent=None, subsets: int = Wo
     chosen = choose(problem, incumbent, subsets, rows, np.random.default_rng(seed))
     if not chosen:
         return []
-    full = [solve_rows(problem, S, work) for S in chosen]
+    full = [solve_rows(problem, S, work, ctx=ctx) for S in chosen]
     nodes = sum(s.nodes for s in full)
     secs = sum(s.seconds for s in full)
     proven = sum(s.proven for s in full)
@@ -186,7 +186,7 @@ def subset_bounds(problem: TrainingProblem, *, incumbent=None, subsets: int = Wo
                  f"{problem.num_rows} rows, penalty included (best of {len(chosen)} sub-MIPs: {proven} proven, "
                  f"{nodes} nodes, {secs:.1f} s)")]
     if disjoint and len(chosen) > 1:
-        bare = [solve_rows(problem, S, work, penalty=False) if problem.spec.penalty != "none" else s
+        bare = [solve_rows(problem, S, work, penalty=False, ctx=ctx) if problem.spec.penalty != "none" else s
                 for S, s in zip(chosen, full)]
         gain = max(p.value - b.value for p, b in zip(full, bare))
         total = attainable(problem, sum(b.value for b in bare) + max(gain, 0.0))

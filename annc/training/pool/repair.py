@@ -1,4 +1,4 @@
-"""Moving a network into the weight box and off the eps gap (steps 1-2 of :mod:`annc.training.starts`).
+"""Moving a network into the weight box and off the eps gap (steps 1-2 of :mod:`annc.training.pool.candidates`).
 
 A step unit (binary, sign: ``step`` in :mod:`annc.core.activations`) is unchanged when its
 ``(alpha_k, beta_k)`` is scaled by a positive factor: :func:`fit_box` scales it into 90%
@@ -250,7 +250,7 @@ def repair_network(problem: TrainingProblem, weights: list, biases: list, *, sca
     then scaled by the largest factor that keeps it in its boxes, which makes every lead
     between classes as wide as the box allows (the losses' margins are absolute).  On a
     grid the weights then move to the nearest grid value.  This is the output layer of a
-    start that costs no MIP solve (:func:`annc.training.starts.seeding.sgd_start` compares such
+    start that costs no MIP solve (:func:`annc.training.pool.seeding.sgd_start` compares such
     starts, and hands the best to the exact output-layer MIP as its start).  ``scale=False``
     keeps the hidden units' scale (a unit an LP fitted in its box with its margin: scaling
     it to 90% of the box would shrink the margin into the gap)."""

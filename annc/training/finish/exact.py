@@ -9,10 +9,10 @@ the best *network* it can find, each candidate a true network whose MIP point is
 lift (:func:`annc.formulations.lift`, exact products), so its objective *is* its loss:
 
 1. keep the hidden layers the solver chose (clipped to their boxes, biases moved off
-   the eps gap: :func:`~annc.training.starts.repair.off_gap` without scaling), compute their true
+   the eps gap: :func:`~annc.training.pool.repair.off_gap` without scaling), compute their true
    outputs, and solve the output layer exactly on them (the output-layer-only MIP,
    as the paper's Algorithm 2 ends);
-2. run the fix-and-optimise search (:func:`~annc.training.starts.search.improve`) from that
+2. run the fix-and-optimise search (:func:`~annc.training.search.local.improve`) from that
    network: with every layer but one fixed, the relaxed products get the rows
    ``z = a* q'`` or ``z = q'* a`` and each sub-MIP is exact;
 3. return the best of these and the given ``candidates`` (the MIP start, a true network
@@ -20,20 +20,19 @@ lift (:func:`annc.formulations.lift`, exact products), so its objective *is* its
 """
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ...core.model import Model
 from ...io.problem import TrainingProblem
-from .point import complete, feasible, hidden_network
-from .repair import off_gap
-from .search import improve
-from .seeding import output_layer
+from ..context import RunContext
+from ..pool.point import complete, feasible, hidden_network
+from ..pool.repair import off_gap
+from ..pool.seeding import output_layer
+from ..search.local import improve
 
 
 def exact_output(model: Model, problem: TrainingProblem, x: np.ndarray,
-                 time_limit: float = 10.0) -> np.ndarray | None:
+                 ctx: RunContext | None = None) -> np.ndarray | None:
     """Step 1: the lift of the solver's hidden layers (off the eps gap) with the exact optimal
     output layer on their true outputs; None if no such point satisfies the model."""
     W, b = hidden_network(model, x)
@@ -41,26 +40,25 @@ def exact_output(model: Model, problem: TrainingProblem, x: np.ndarray,
     if hidden is None:
         return None
     Wh, bh, H = hidden
-    out = output_layer(problem, H, time_limit=time_limit)
+    out = output_layer(problem, H, ctx)
     if out is None:
         return None
     return complete(model, problem, Wh + [out[0]], bh + [out[1]])
 
 
-def finish(model: Model, problem: TrainingProblem, x: np.ndarray, *, candidates=(), budget: float = 20.0,
-           floor: float = -np.inf, interrupt=None) -> np.ndarray | None:
+def finish(model: Model, problem: TrainingProblem, x: np.ndarray, *, candidates=(),
+           ctx: RunContext | None = None, floor: float = -np.inf) -> np.ndarray | None:
     """The best exact point (a network's lift) from the relaxed point ``x`` and the exact
     ``candidates`` (steps 1-3 of the module docstring), or None if there is none.
 
-    ``budget`` seconds bound the search; it stops early at ``floor`` (a lower bound) or on
-    Ctrl-C (``interrupt``).
+    The run context ``ctx``'s deadline caps the search (the exact output layer takes a quarter
+    of it); it stops early at ``floor`` (a lower bound) or on Ctrl-C.
     """
-    t0 = time.perf_counter()
+    ctx = ctx or RunContext()
     points = [c for c in candidates if c is not None and feasible(model, c)]
-    y = exact_output(model, problem, x, time_limit=max(1.0, budget / 4))
+    y = exact_output(model, problem, x, ctx.share(0.25, of_finish=False))
     if y is not None:
-        left = budget - (time.perf_counter() - t0)
-        points.append(improve(model, problem, y, budget=max(left, 0.0), floor=floor, interrupt=interrupt))
+        points.append(improve(model, problem, y, ctx=ctx, floor=floor))
     points = [p for p in points if p is not None]
     if not points:
         return None

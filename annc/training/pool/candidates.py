@@ -1,4 +1,4 @@
-"""MIP starts: hidden layers from a short SGD run, the output layer from an exact MIP.
+"""The start pool: networks from SGD, annealing and linear separators, each made a MIP point.
 
 The MIP's bound on XOR reaches the optimum early (the majority vote over the distinct
 inputs); what a solver struggles with is *finding* weights that realise it.  SGD finds
@@ -15,25 +15,26 @@ they leave the weight box and ignore the eps gap.  :func:`sgd_start` repairs the
    pre-activations that flips the fewest activations (:mod:`.repair`);
 3. the output layer is the optimum of the exact output-layer-only MIP on the last
    hidden layer's activations (as in the paper's Algorithm 2), solved by HiGHS
-   (:mod:`.seeding`) from SGD's own output layer, scaled into its box (one factor for
+   (:mod:`.seeding`, on the run's sub-MIP solver: :class:`~annc.training.context.RunContext`) from SGD's own output layer, scaled into its box (one factor for
    the layer keeps every argmax): so under a time limit it is never worse than SGD's;
 4. every other column (``h, q, z, lambda, o, omega, r``, the loss's and the penalty's)
    is the formulation's lift of the network (:func:`annc.formulations.lift`), and the
    point is checked against every row and bound of the model; a point that fails is
    dropped (no start is better than a wrong one) (:func:`complete`);
-5. :func:`improve` then runs a fix-and-optimise local search on the full MIP (:mod:`.search`);
+5. :func:`~annc.training.search.local.improve` then runs a fix-and-optimise local search on
+   the full MIP (:mod:`annc.training.search`, which composes the pool and the searches);
    under an ``l0`` penalty each sweep begins with a greedy pass that drops weights one
    at a time while the objective falls (one lift each, no solve: on the 10-class set of
    ``bench/realdata.py`` it takes the start of split 0 from 120 non-zero weights to 84).
 
-:func:`start_search` (and :func:`mip_start`, its point) runs 1-4 for each candidate of
+:func:`annc.training.search.start.start_search` (and ``mip_start``, its point) runs 1-4 for each candidate of
 the pool (:func:`start_pool`: SGD seeds and sparse linear separators) and 5 on the best
 of them, once; the search stops early at a lower bound of the optimum
 (:func:`annc.formulations.floor`: the ``nll`` loss floor, the majority-vote bound of
 ``errors`` and ``hinge``).  It does not restart from other seeds: on the paper's XOR
 instance (1000 samples, 5-5-2, ``bench/formulation_bench.py``) it reaches the optimum on
 seeds 0 and 1, but seed 2's best candidate (2.72) is a local optimum of fix-and-optimise.
-``annc train`` adds the band neighbourhoods of :mod:`.lns` (:mod:`.incumbent`), which
+``annc train`` adds the band neighbourhoods of :mod:`annc.training.search.lns`, which
 prove all three seeds optimal.
 
 SGD trains binary and ReLU hidden layers (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`), all of
@@ -45,27 +46,17 @@ These are search strategies, not formulations: they use the formulations' ``lift
 """
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...core.model import Model
-from ...formulations import floor as lower_bound
-from ...formulations import ordered
 from ...io.problem import TrainingProblem
-from ...solve.solvers.base import Progress
-from .finish import finish
+from ..context import RunContext
 from .linear import separator_networks
-from .point import complete, feasible
-from .repair import repair_hidden, repair_network
-from .search import fix_layers, improve
-from .seeding import PRUNE_KEEP, annealed_applies, annealed_start, output_layer, pruned, sgd_l1, sgd_start
-
-__all__ = ["Candidate", "StartSearch", "complete", "feasible", "finish", "fix_layers", "improve", "mip_start",
-           "network_start", "ordered", "output_layer", "pruned", "repair_hidden", "sgd_start", "start_pool",
-           "start_search"]
-
+from .point import complete
+from .repair import repair_network
+from .seeding import PRUNE_KEEP, annealed_applies, annealed_start, output_layer, sgd_l1, sgd_start
 
 SCREEN = 8  # SGD seeds of a ReLU net (on XOR 4 of 16 seeds of a 3-unit ReLU net find the parity rule); else SEEDS
 SEEDS = 2
@@ -78,66 +69,42 @@ class Candidate:
     name: str
     x: np.ndarray
     objective: float
-    linear: bool = False  # a sparse linear separator (annc.training.starts.linear)
+    linear: bool = False  # a sparse linear separator (annc.training.pool.linear)
 
 
-@dataclass
-class StartSearch:
-    """What :func:`start_search` found: the start (None if none), the pool it came from,
-    and the best objective of the pool's linear separators (None: none in the pool)."""
-
-    x: np.ndarray | None
-    pool: list = field(default_factory=list)
-    start_objective: float | None = None  # the start after the local search
-    capped: bool = False
-
-    @property
-    def pool_best(self) -> Candidate | None:
-        return min(self.pool, key=lambda c: c.objective, default=None)
-
-    @property
-    def best_linear(self) -> Candidate | None:
-        return min((c for c in self.pool if c.linear), key=lambda c: c.objective, default=None)
-
-
-def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = None, cap: float | None = None,
-               interrupt=None, progress=None) -> tuple[list[Candidate], bool]:
+def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = None,
+               ctx: RunContext | None = None) -> tuple[list[Candidate], bool]:
     """The pool of candidate starts, each a feasible point of ``model`` with its name:
     SGD seeds ``0 .. seeds - 1`` (steps 1-4; for a penalised spec each seed pruned, and seed
     0 also trained with the lasso) and the sparse linear separators of :mod:`.linear` placed in
     the hidden units (step 3's exact output layer on each), in this order: SGD seed 0, the
     separators, seed 0 with the lasso, the other seeds.  Every decision is a work limit (seeds,
-    epochs, node limits); ``cap`` seconds only stop it early, and the second value says
-    whether they did.  A Ctrl-C (``interrupt`` requested) ends the pool after its first candidate
-    (the run keeps the best network so far, and there is none before).  ``progress`` (a :class:`~annc.solve.solvers.base.Progress` callback) hears
-    of each candidate tried, with the best objective so far."""
+    epochs, node limits); the run context ``ctx``'s deadline only stops it early, and the second
+    value says whether it did.  A Ctrl-C (``ctx``'s interrupt) ends the pool after its first
+    candidate (the run keeps the best network so far, and there is none before).  ``ctx``'s
+    progress sink hears of each candidate tried, with the best objective so far."""
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
     penalised = sgd_l1(problem.spec) > 0
     seeds = seeds or (SCREEN if relu else SEEDS)
-    t0 = time.perf_counter()
+    ctx = ctx or RunContext()
     pool: list[Candidate] = []
 
     def stopped() -> bool:  # a Ctrl-C stops the pool once it has a candidate to keep
-        return (interrupt is not None and interrupt.requested and bool(pool)) or (
-            cap is not None and time.perf_counter() - t0 >= cap)
+        return (ctx.interrupted and bool(pool)) or ctx.expired()
 
     def tried(n: int) -> None:  # progress: n candidates tried, the best objective so far
-        if progress is not None:
-            best = min((c.objective for c in pool), default=None)
-            progress(Progress(time.perf_counter() - t0, None, None, phase="start pool", candidates=n, best=best))
-
-    def left() -> float | None:  # what is left of the cap: it caps a candidate's exact output layer
-        return None if cap is None else max(cap - (time.perf_counter() - t0), 0.1)
+        best = min((c.objective for c in pool), default=None)
+        ctx.report("start pool", elapsed=ctx.elapsed(), candidates=n, best=best)
 
     def sgd(seed: int, lasso: bool):
-        return lambda: sgd_start(model, problem, seed=seed, lasso=lasso, time_limit=left(),
+        return lambda: sgd_start(model, problem, seed=seed, lasso=lasso, ctx=ctx,
                                  prune=PRUNE_KEEP if penalised and not lasso else ())
 
     def annealed():
-        return annealed_start(model, problem, time_limit=left())
+        return annealed_start(model, problem, ctx=ctx)
 
     def linear(weights, biases):
-        return lambda: network_start(model, problem, weights, biases, scale=False, time_limit=left())
+        return lambda: network_start(model, problem, weights, biases, scale=False, ctx=ctx)
 
     # SGD seed 0 first (on the 10-class set its network beats every separator by a third, and a
     # separator's exact output layer costs as much as an SGD run there), then the separators
@@ -153,17 +120,17 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
         x = make()
         if x is not None:
             pool.append(Candidate(name, x, model.objective(x), linear=is_linear))
-            if interrupt is not None:
-                interrupt.has_solution = True  # a feasible point: from now on a Ctrl-C keeps the best
+            if ctx.interrupt is not None:
+                ctx.interrupt.has_solution = True  # a feasible point: from now on a Ctrl-C keeps the best
         tried(n)
-    return pool, stopped()  # the cap may have cut the last candidate's output layer
+    return pool, ctx.expired()  # the deadline may have cut the last candidate's output layer
 
 
 def network_start(model: Model, problem: TrainingProblem, weights: list, biases: list, *,
-                  scale: bool = True, time_limit: float | None = None) -> np.ndarray | None:
+                  scale: bool = True, ctx: RunContext | None = None) -> np.ndarray | None:
     """A given network as a start: repaired into the box and off the eps gap
-    (:func:`~annc.training.starts.repair.repair_network`), with the exact output layer (step 3) from
-    its own (``time_limit`` seconds only cap that MIP); None if it cannot be repaired or
+    (:func:`~annc.training.pool.repair.repair_network`), with the exact output layer (step 3) from
+    its own (the run context ``ctx`` only caps that MIP); None if it cannot be repaired or
     lifted.  ``scale=False`` keeps the hidden
     units' scale (units an LP fitted with their margin)."""
     repaired = repair_network(problem, weights, biases, scale=scale)
@@ -171,36 +138,8 @@ def network_start(model: Model, problem: TrainingProblem, weights: list, biases:
         return None
     W, b, H, Wo, bo = repaired
     x = complete(model, problem, W + [Wo], b + [bo])
-    out = output_layer(problem, H, start=(Wo, bo) if x is not None else None, time_limit=time_limit)
+    out = output_layer(problem, H, ctx, start=(Wo, bo) if x is not None else None)
     y = None if out is None else complete(model, problem, W + [out[0]], b + [out[1]])
     if y is None or (x is not None and model.objective(x) < model.objective(y)):
         return x
     return y
-
-
-def start_search(model: Model, problem: TrainingProblem, *, budget: float | None = None, interrupt=None,
-                 seeds: int | None = None, progress=None, hidden: bool = True) -> StartSearch:
-    """The MIP start: the best candidate of :func:`start_pool`, improved by the local search
-    (step 5, :func:`improve`); ``budget`` seconds only cap the search (its decisions are work
-    limits: the same inputs give the same start under any load).  ``progress`` as for
-    :func:`start_pool`; it also hears when the local search begins.  ``hidden=False``: the
-    local search frees only the output layer (:func:`improve`)."""
-    t0 = time.perf_counter()
-    pool, capped = start_pool(model, problem, seeds=seeds, cap=budget, interrupt=interrupt, progress=progress)
-    found = StartSearch(None, pool, capped=capped)
-    best = found.pool_best
-    if best is None:
-        return found
-    if progress is not None:
-        progress(Progress(time.perf_counter() - t0, None, None, phase="local search", best=best.objective))
-    left = None if budget is None else max(budget - (time.perf_counter() - t0), 0.0)
-    found.x = improve(model, problem, best.x, budget=left, floor=lower_bound(problem), interrupt=interrupt,
-                      hidden=hidden)
-    found.start_objective = model.objective(found.x)
-    return found
-
-
-def mip_start(model: Model, problem: TrainingProblem, *, budget: float | None = 20.0,
-              interrupt=None, seeds: int | None = None) -> np.ndarray | None:
-    """The point of :func:`start_search` (None if the pool is empty)."""
-    return start_search(model, problem, budget=budget, interrupt=interrupt, seeds=seeds).x

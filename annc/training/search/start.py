@@ -1,9 +1,15 @@
-"""The start budget: how long the MIP start's search may take, and the search under it.
+"""The MIP start: the start pool's best network improved by the local search, and its budget.
+
+:func:`start_search` (and :func:`mip_start`, its point) takes the best candidate of the start
+pool (:func:`annc.training.pool.start_pool`) and improves it by fix-and-optimise and weight
+dropping (:func:`~.local.improve`); the run context's deadline only caps it.
+
+**The budget.**
 
 One rule for ``annc train`` (the start handed to the solver) and ``annc compile`` (the
 start written beside the model, :mod:`annc.io.writers.startfiles`):
 
-* the search (:func:`annc.training.starts.mip_start`: SGD seeding, then fix-and-optimise) gets
+* the search (:func:`mip_start`: SGD seeding, then fix-and-optimise) gets
   :data:`START_BUDGET` seconds, or a quarter of the time limit if that is less
   (:func:`start_budget`); ``annc compile`` has no time limit, so it gets
   :data:`START_BUDGET` unless ``--start-budget`` gives another budget;
@@ -20,20 +26,24 @@ start written beside the model, :mod:`annc.io.writers.startfiles`):
 :func:`budgeted_start` returns ``(point or None, seconds, message)``: the message is one
 line for the ``log`` callback (``MIP start from a pool of N and local search ...``, or
 why there is none).  The point, when there is one, satisfies every row and bound of the
-model (:func:`annc.training.starts.complete` drops any point that does not); writers check it
+model (:func:`annc.training.pool.point.complete` drops any point that does not); writers check it
 again before a file is written.
 """
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
 from ...core.errors import AnncError
 from ...core.model import Model
+from ...formulations import floor as lower_bound
 from ...io.problem import TrainingProblem
+from ..context import RunContext
+from ..pool import Candidate, start_pool
 from ..sgd import HIDDEN_ACTIVATIONS
+from .local import improve
 
 START_BUDGET = 20.0  # seconds for the MIP start's search, at most a quarter of a time limit
 MIN_START_BUDGET = 0.5  # below this (a time limit under 2 s) no start is tried
@@ -67,11 +77,30 @@ def sgd_trains(problem: TrainingProblem) -> str | None:
     return None
 
 
+@dataclass
+class StartSearch:
+    """What :func:`start_search` found: the start (None if none), the pool it came from,
+    and the best objective of the pool's linear separators (None: none in the pool)."""
+
+    x: np.ndarray | None
+    pool: list = field(default_factory=list)
+    start_objective: float | None = None  # the start after the local search
+    capped: bool = False
+
+    @property
+    def pool_best(self) -> Candidate | None:
+        return min(self.pool, key=lambda c: c.objective, default=None)
+
+    @property
+    def best_linear(self) -> Candidate | None:
+        return min((c for c in self.pool if c.linear), key=lambda c: c.objective, default=None)
+
+
 def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float | None = None,
-                   interrupt=None, budget: float | None = None, progress=None) -> StartOutcome:
-    """The MIP start of :func:`annc.training.starts.mip_start` under the budget rules (module
-    docstring): ``budget`` seconds if given, else :func:`start_budget` of ``time_limit``."""
-    from . import start_search  # the package's search (it imports this module's siblings)
+                   budget: float | None = None, ctx: RunContext | None = None) -> StartOutcome:
+    """The MIP start of :func:`mip_start` under the budget rules (module docstring): ``budget``
+    seconds if given, else :func:`start_budget` of ``time_limit``; ``ctx`` gives the solver,
+    the interrupt and the progress sink (its deadline caps the budget)."""
     explicit = budget is not None
     budget = float(budget) if explicit else start_budget(time_limit)
     if budget < MIN_START_BUDGET:  # not even time for one SGD run
@@ -81,14 +110,14 @@ def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float 
     why = sgd_trains(problem)
     if why is not None:
         return StartOutcome(None, 0.0, f"no MIP start: {why}")
-    t0 = time.perf_counter()
+    clock = RunContext.stopwatch()
     try:
-        found = start_search(model, problem, budget=budget, interrupt=interrupt, progress=progress)
+        found = start_search(model, problem, ctx=(ctx or RunContext()).within(budget))
     except AnncError as e:  # e.g. a sub-MIP of the search refuses the spec's own numeric M
-        took = time.perf_counter() - t0
+        took = clock.seconds()
         return StartOutcome(None, took, f"no MIP start: the search stopped ({took:.1f}s): "
                                         f"{str(e).splitlines()[0]}")
-    took = time.perf_counter() - t0
+    took = clock.seconds()
     x = found.x
     if x is None:
         return StartOutcome(None, took, f"no MIP start: the search found no feasible point ({took:.1f}s of a "
@@ -100,3 +129,29 @@ def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float 
                                  + (f"; best linear separator {linear.objective:.6g}" if linear else "")
                                  + f") and local search: objective {model.objective(x):.6g} ({took:.1f}s"
                                  + (", cut short by the budget" if found.capped else "") + ")")
+
+
+def start_search(model: Model, problem: TrainingProblem, *, ctx: RunContext | None = None,
+                 seeds: int | None = None, hidden: bool = True) -> StartSearch:
+    """The MIP start: the best candidate of the start pool, improved by the local search
+    (:func:`~.local.improve`); the run context ``ctx``'s deadline only caps the search (its
+    decisions are work limits: the same inputs give the same start under any load).  ``ctx``'s
+    progress sink hears of each candidate and when the local search begins.  ``hidden=False``:
+    the local search frees only the output layer."""
+    ctx = ctx or RunContext()
+    pool, capped = start_pool(model, problem, seeds=seeds, ctx=ctx)
+    found = StartSearch(None, pool, capped=capped)
+    best = found.pool_best
+    if best is None:
+        return found
+    ctx.report("local search", elapsed=ctx.elapsed(), best=best.objective)
+    found.x = improve(model, problem, best.x, ctx=ctx, floor=lower_bound(problem), hidden=hidden)
+    found.start_objective = model.objective(found.x)
+    return found
+
+
+def mip_start(model: Model, problem: TrainingProblem, *, budget: float | None = START_BUDGET,
+              ctx: RunContext | None = None, seeds: int | None = None) -> np.ndarray | None:
+    """The point of :func:`start_search` within ``budget`` seconds (None: no cap), or None if the
+    pool is empty."""
+    return start_search(model, problem, ctx=(ctx or RunContext()).within(budget), seeds=seeds).x

@@ -1,15 +1,16 @@
-"""Fix-and-optimise local search (step 5 of :mod:`annc.training.starts`).
+"""Fix-and-optimise local search (step 5 of :mod:`annc.training.pool.candidates`).
 
 With every layer's ``(alpha, beta)`` but one fixed at the incumbent, the products
 ``alpha h`` have fixed coefficients and the MIP over that one layer (and all
-activations) is small and easy; it is solved exactly by HiGHS from the incumbent,
-layer after layer, until a sweep over all layers gains nothing, the incumbent reaches
-a known lower bound, or the budget is spent.  Each step's result is a point of the
+activations) is small and easy; it is solved by the run's sub-MIP solver
+(:meth:`annc.training.context.RunContext.solve`) from the incumbent, layer after layer,
+until a sweep over all layers gains nothing, the incumbent reaches a known lower bound,
+or the run context's deadline passes.  Each step's result is a point of the
 full model, so the incumbent never gets worse.
 
 Under an ``l0`` penalty of weight ``lambda`` each sweep begins with :func:`drop_weights`:
 a weight is worth keeping only if removing it costs more than ``lambda`` in loss, and
-trying each removal costs one lift of the network (:func:`annc.training.starts.complete`), not a
+trying each removal costs one lift of the network (:func:`annc.training.pool.point.complete`), not a
 solve; where the removal alone costs loss, a small LP refits the unit's other weights to
 keep its activations (another input may carry the same split), one more lift.  A sub-MIP
 with a whole layer free could find the same drops, but on real data it rarely ends within
@@ -17,7 +18,6 @@ its step limit.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -26,8 +26,10 @@ from ...core.model import Model
 from ...core.network import unit_relative
 from ...formulations import ACTIVATIONS
 from ...io.problem import TrainingProblem
-from .point import complete, feasible, hidden_network
-from .repair import layer_inputs, off_gap, refit_unit, refits
+from ...solve.solvers.base import Interrupt
+from ..context import RunContext
+from ..pool.point import complete, feasible, hidden_network
+from ..pool.repair import layer_inputs, off_gap, refit_unit, refits
 
 
 def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
@@ -56,48 +58,44 @@ def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
 STEP_NODES = 200  # branch-and-bound nodes per fix-and-optimise step (a work limit)
 
 
-def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, budget: float | None = 20.0,
-            node_limit: int = STEP_NODES, floor: float = -np.inf, interrupt=None,
-            hidden: bool = True) -> np.ndarray | None:
+def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, ctx: RunContext | None = None,
+            node_limit: int = STEP_NODES, floor: float = -np.inf, hidden: bool = True) -> np.ndarray | None:
     """Fix-and-optimise from the feasible point ``x``; returns the best point found.
 
     ``hidden=False`` frees only the output layer (the neighbourhood search of
     :mod:`.lns` then moves the hidden layers, in bands of rows that a node limit can finish).
 
     Stops after a sweep over the layers that improves nothing, when the objective is
-    within 1e-6 of ``floor`` (a lower bound on the optimum), or on a Ctrl-C (``interrupt``
-    requested).  Each step is a sub-MIP of at most ``node_limit`` nodes (a work limit, so
-    the result does not depend on the machine's load); ``budget`` seconds (None: none)
-    only cap the whole search.  Every step's point is checked against the
+    within 1e-6 of ``floor`` (a lower bound on the optimum), or on a Ctrl-C (``ctx``'s
+    interrupt).  Each step is a sub-MIP of at most ``node_limit`` nodes (a work limit, so
+    the result does not depend on the machine's load); the run context ``ctx``'s deadline
+    only caps the whole search.  Every step's point is checked against the
     model and kept only if it is better, so the result is never worse than ``x``.
 
-    ``x`` may be None ("no start", e.g. :func:`~annc.training.starts.sgd_start` found none): there is
-    nothing to improve from, so the result is None and ``interrupt`` is left as it was.
+    ``x`` may be None ("no start", e.g. :func:`~annc.training.pool.seeding.sgd_start` found none): there is
+    nothing to improve from, so the result is None and the interrupt is left as it was.
     """
-    from ...solve.solvers import SolveOptions, solve
-    from ...solve.solvers.base import Interrupt
     if x is None:
         return None
-    intr = interrupt or Interrupt()
+    ctx = ctx or RunContext()
+    if ctx.interrupt is None:
+        ctx = ctx.with_options(interrupt=Interrupt())
+    intr = ctx.interrupt
     intr.has_solution = True  # x is feasible: from now on a Ctrl-C keeps it
     layers = len(problem.spec.layers)
     best = model.objective(x)
-    t0 = time.perf_counter()
-    budget = np.inf if budget is None else budget
     improved = True
     drops = problem.spec.penalty == "l0" and problem.spec.penalty_weight > 0
     with intr.armed():
         while improved:
             improved = False
             if drops:  # one lift per weight: cheap next to a sub-MIP, so first
-                y = drop_weights(model, problem, x, budget=budget - (time.perf_counter() - t0), interrupt=intr)
+                y = drop_weights(model, problem, x, ctx=ctx)
                 x, best = y, model.objective(y)
             for free in range(layers) if hidden else [layers - 1]:
-                left = budget - (time.perf_counter() - t0)
-                if best <= floor + 1e-6 or left <= 0 or intr.requested:
+                if best <= floor + 1e-6 or ctx.stopped():
                     return x
-                r = solve(fix_layers(model, x, free, layers), "highs",
-                          SolveOptions(node_limit=node_limit, time_limit=min(left, 1e9), start=x, interrupt=intr))
+                r = ctx.solve(fix_layers(model, x, free, layers), node_limit=node_limit, start=x, gap=None)
                 y = None if r.x is None else rounded(model, r.x)
                 obj = np.inf if y is None else model.objective(y)
                 if obj < best - 1e-9:
@@ -105,12 +103,12 @@ def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, bud
     return x
 
 
-def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *, budget: float,
-                 interrupt=None) -> np.ndarray:
+def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *,
+                 ctx: RunContext | None = None) -> np.ndarray:
     """Greedy weight dropping from the feasible point ``x``: each non-zero weight in turn
     (the smallest first, compared within its unit after dividing by the unit's largest
     ``|w|``: a step unit's weights scale freely) is set to 0; the hidden units' biases move
-    off the eps gap if they must (:func:`~annc.training.starts.repair.off_gap`, no scaling) and
+    off the eps gap if they must (:func:`~annc.training.pool.repair.off_gap`, no scaling) and
     the network's lift replaces ``x`` when its objective is lower.  When that drop costs
     loss and the weight is a step unit's, the unit's other weights and bias are also
     refitted by an LP to keep its activations on every row (:func:`_kept_pattern`), and
@@ -119,15 +117,16 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *, budge
     Under an l0 penalty of weight ``lambda`` a weight pays for itself only if dropping it
     costs more than ``lambda`` in loss; a solver's branching rarely tries the drops one
     at a time, and each drop here costs one lift, not one solve.  Passes repeat until one
-    drops nothing; stops early after ``budget`` seconds or on Ctrl-C; the result is never worse than ``x``."""
-    t0 = time.perf_counter()
+    drops nothing; stops early when the run context ``ctx`` is stopped (its deadline or Ctrl-C);
+    the result is never worse than ``x``."""
+    ctx = ctx or RunContext()
     W, b = hidden_network(model, x)
     best, dropped = model.objective(x), True
     lam = problem.spec.penalty_weight
     while dropped:  # another pass while the last one dropped a weight
         dropped = False
         for li, i, j in _smallest_first(W):
-            if time.perf_counter() - t0 > budget or (interrupt is not None and interrupt.requested):
+            if ctx.stopped():
                 return x
             tw = [w.copy() for w in W]
             tw[li][i, j] = 0.0
@@ -146,7 +145,7 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *, budge
 def _kept_pattern(problem: TrainingProblem, weights: list, biases: list, layer: int, i: int, unit: int):
     """Weight ``i`` of hidden unit ``unit`` of ``layer`` dropped, and the unit's other
     weights and bias refitted to keep its activations as they are at ``(weights, biases)``
-    (:func:`~annc.training.starts.repair.refit_unit`): ``(weights, biases)``, or None (an output
+    (:func:`~annc.training.pool.repair.refit_unit`): ``(weights, biases)``, or None (an output
     weight, a layer that is not refitted, or no fit).  The drop then costs no loss when the
     refit keeps every activation, and the objective falls by the penalty's weight."""
     spec = problem.spec
@@ -170,7 +169,7 @@ def _kept_pattern(problem: TrainingProblem, weights: list, biases: list, layer: 
 def _lifted(model: Model, problem: TrainingProblem, cand):
     """``(point, weights, biases)`` of the candidate network ``cand = (weights, biases)``:
     its lift, or, when the lift is not feasible, the lift after moving the hidden biases
-    off the eps gap (:func:`~annc.training.starts.repair.off_gap`, no scaling); ``(None, ...)`` if
+    off the eps gap (:func:`~annc.training.pool.repair.off_gap`, no scaling); ``(None, ...)`` if
     neither is feasible (or ``cand`` is None)."""
     if cand is None:
         return None, None, None

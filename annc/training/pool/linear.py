@@ -19,7 +19,7 @@ hidden units of the spec:
 * each later hidden layer passes the first ``K`` units on (weight 1 from unit ``k`` of the
   layer before, bias ``-1/2``: on iff its input is on), or is off;
 * the output layer is left to the caller's exact output-layer MIP
-  (:func:`annc.training.starts.seeding.output_layer`), from an output layer that votes for the
+  (:func:`annc.training.pool.seeding.output_layer`), from an output layer that votes for the
   separator's class.
 
 Each separator is moved into the box by the start's LP (:func:`in_box`): refitted to the
@@ -29,7 +29,7 @@ dense, left to the start's weight dropping to thin out).  On dense data with a w
 sparse support often leaves rows inside the gap ``(0, eps)``, which the repair can only
 clear by switching the unit off on every row; the dense LP has the room to keep a margin.  Only step units carry a separator unchanged, so only a spec whose first
 hidden layer has step units gets these candidates.  Each candidate is then repaired off
-the eps gap (:func:`~annc.training.starts.repair.repair_network`) before it is lifted: the caller
+the eps gap (:func:`~annc.training.pool.repair.repair_network`) before it is lifted: the caller
 compares the candidates by the MIP objective of their lifts.
 """
 from __future__ import annotations
@@ -94,7 +94,7 @@ def _l1() -> dict:
 
 def in_box(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, labels: list[np.ndarray]):
     """Each separator ``(W[:, i], b[i])`` as a unit of the first hidden layer: refitted by the
-    start's LP (:func:`~annc.training.starts.repair.refit_unit`: weights on the separator's support
+    start's LP (:func:`~annc.training.pool.repair.refit_unit`: weights on the separator's support
     and the bias, in their boxes, with the activations clear of the eps gap on as many
     samples as it can) to ``labels[i]`` (a boolean per row): a box-and-margin linear SVM on
     that support.  A unit

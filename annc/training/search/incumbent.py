@@ -2,7 +2,7 @@
 
 Before the full MIP is solved, :func:`search_incumbent` runs, on work limits:
 
-1. the start pool and local search (:func:`annc.training.starts.start_search`): SGD seeds and the
+1. the start pool and local search (:func:`.start.start_search`): SGD seeds and the
    sparse linear separators of :mod:`.linear`, each with its exact output layer, the best
    one improved by fix-and-optimise and weight dropping;
 2. the exact neighbourhood search (:mod:`.lns`) from that start, which improves it and
@@ -19,7 +19,6 @@ separator found.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,10 +26,10 @@ import numpy as np
 from ...core.model import Model
 from ...formulations import floor as loss_floor
 from ...io.problem import TrainingProblem
-from ...solve.solvers.base import Progress
+from ..context import RunContext
 from . import lns
-from .budget import MIN_START_BUDGET, sgd_trains
-from .search import drop_weights
+from .local import drop_weights
+from .start import MIN_START_BUDGET, sgd_trains, start_search
 
 IMPROVE_TOL = 1e-9
 
@@ -67,12 +66,13 @@ class SearchRecord:
         best = self.pool_best
         improved = best is not None and final < best - IMPROVE_TOL
         cert = None if from_solver or self.certificate is None else self.certificate
+        certs = [] if from_solver else [c for c in (self.certificate, self.band) if c is not None]
         if from_solver:
             found = "solver (the full MIP, from annc's incumbent)" if self.x is not None else "solver"
         else:
             found = self.found_by
         added = ("improved" if improved else
-                 "certificate" if cert is not None and cert.size != "output" else "none")
+                 "certificate" if cert is not None and cert.key != "output" else "none")
         return {
             "start_objective": self.start_objective,
             "pool": [{"name": n, "objective": o} for n, o in self.pool],
@@ -81,7 +81,7 @@ class SearchRecord:
             "final_objective": final,
             "found_by": found,
             "certificate": None if cert is None else cert.to_dict(),
-            "band_certificate": None if from_solver or self.band is None else self.band.to_dict(),
+            "certificates": [c.to_dict() for c in certs],  # each neighbourhood kind proven, its own sentence
             "added": added,
             "no_better_than_linear": self.best_linear is not None and final >= self.best_linear - IMPROVE_TOL,
             "sub_mips": self.sub_mips,
@@ -89,15 +89,16 @@ class SearchRecord:
         }
 
 
-def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | None, interrupt=None,
-                     log=None, progress=None) -> SearchRecord:
-    """Steps 1-2 of the module docstring; ``budget`` seconds cap the whole of it (None:
-    no cap), and its decisions are work limits.  The record's ``x`` is None when no
-    start could be made (then nothing else ran).  ``progress`` (a
-    :class:`~annc.solve.solvers.base.Progress` callback) hears of each phase and candidate."""
-    from . import start_search
+def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext | None = None,
+                     log=None) -> SearchRecord:
+    """Steps 1-2 of the module docstring; the run context ``ctx``'s deadline caps the whole of
+    it (the start pool and its local search take half), and its decisions are work limits.
+    The record's ``x`` is None when no start could be made (then nothing else ran).  ``ctx``'s
+    progress sink hears of each phase and candidate."""
+    ctx = ctx or RunContext()
     say = log or (lambda *_: None)
     rec = SearchRecord()
+    budget = ctx.left()
     if budget is not None and budget < MIN_START_BUDGET:
         rec.message = "no MIP start: the time limit is too short"
         return rec
@@ -105,19 +106,17 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
     if why is not None:
         rec.message = f"no MIP start: {why}"
         return rec
-    t0 = time.perf_counter()
-    if progress is not None:
-        progress(Progress(0.0, None, None, phase="start pool", candidates=0, time_limit=budget))
+    clock = ctx.stopwatch()
+    ctx.report("start pool", candidates=0, time_limit=budget)
     exact = lns.applies(model, problem)  # then the neighbourhood search moves the hidden layers, in bands
-    found = start_search(model, problem, budget=None if budget is None else budget / 2, interrupt=interrupt,
-                         progress=progress, hidden=not exact)
-    rec.pool_seconds = rec.seconds = time.perf_counter() - t0
+    found = start_search(model, problem, ctx=ctx.share(0.5, of_finish=False), hidden=not exact)
+    rec.pool_seconds = rec.seconds = clock.seconds()
     rec.pool = [(c.name, c.objective) for c in found.pool]
     lin = found.best_linear
     rec.best_linear = None if lin is None else lin.objective
     rec.capped = found.capped
     if found.x is None:
-        rec.message = f"no MIP start: the search found no feasible point ({time.perf_counter() - t0:.1f}s)"
+        rec.message = f"no MIP start: the search found no feasible point ({clock.seconds():.1f}s)"
         return rec
     rec.x, rec.start_objective = found.x, model.objective(found.x)
     best = found.pool_best
@@ -127,23 +126,18 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, budget: float | 
         f"(best of the pool: {best.name}, {best.objective:.6g}"
         + (f"; best linear separator {lin.objective:.6g}" if lin else "") + ")")
     if exact:
-        left = None if budget is None else max(budget - (time.perf_counter() - t0), 0.1)
         polish = None
         if problem.spec.penalty == "l0" and problem.spec.penalty_weight > 0:
-            def polish(y):  # within what is left of the cap (one lift per weight: minutes on 150k rows)
-                left = np.inf if budget is None else max(budget - (time.perf_counter() - t0), 0.0)
-                return drop_weights(model, problem, y, budget=left, interrupt=interrupt)
-        if progress is not None:
-            progress(Progress(time.perf_counter() - t0, None, None, phase="neighbourhood search",
-                              best=rec.start_objective))
-        r = lns.search(model, problem, rec.x, cap=left, floor=loss_floor(problem), interrupt=interrupt,
-                       log=say, polish=polish)
+            def polish(y):  # within what is left of the deadline (one lift per weight: minutes on 150k rows)
+                return drop_weights(model, problem, y, ctx=ctx)
+        ctx.report("neighbourhood search", elapsed=clock.seconds(), best=rec.start_objective)
+        r = lns.search(model, problem, rec.x, ctx=ctx, floor=loss_floor(problem), log=say, polish=polish)
         rec.x, rec.certificate, rec.steps, rec.sub_mips = r.x, r.certificate, r.improvements, r.sub_mips
         rec.band = r.band
         rec.capped = rec.capped or r.capped
         if r.improvements:
             rec.found_by = f"neighbourhood search: {r.improvements[-1][0]}"
-    rec.seconds = time.perf_counter() - t0
+    rec.seconds = clock.seconds()
     rec.message = (f"annc's search: objective {model.objective(rec.x):.6g}, found by {rec.found_by} ({rec.seconds:.1f}s"
                    + (f", {rec.sub_mips} sub-MIPs" if rec.sub_mips else "")
                    + (", cut short by the time limit" if rec.capped else "") + ")")

@@ -11,16 +11,16 @@ is an upper bound.  As Alpine.jl's adaptive multivariate partitioning does, each
    envelope is exact at a piece's end and tight near it, so the relaxation's point comes
    closer to a network;
 2. solves that relaxation from the best network so far (a lower bound ``lb``);
-3. finishes exactly from its point (:func:`annc.training.starts.finish`: the solver's hidden
+3. finishes exactly from its point (:func:`.exact.finish`: the solver's hidden
    layers, the exact output layer, fix-and-optimise) for a network (an upper bound);
 
-until ``best - lb`` is within the tolerance, the rounds or the time run out, or Ctrl-C.
+until ``best - lb`` is within the tolerance, the rounds run out, the run context's deadline
+passes, or Ctrl-C.  Each relaxation runs on the run's sub-MIP solver with half of what is left.
 The lower bound reported is the largest over all relaxations solved.
 """
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -30,8 +30,10 @@ from ...core.model import Model
 from ...formulations import formulate
 from ...formulations.relu import refined
 from ...io.problem import TrainingProblem
-from .finish import finish
-from .point import complete, hidden_network
+from ..context import RunContext
+from ..pool.point import complete, hidden_network
+from ..search.start import MIN_START_BUDGET, START_BUDGET
+from .exact import finish
 
 SHRINK = 4.0  # each round's middle piece is this much narrower than the last
 
@@ -59,38 +61,36 @@ def _partitions(model: Model, problem: TrainingProblem, x: np.ndarray, width: fl
 
 
 def refine(model: Model, problem: TrainingProblem, x: np.ndarray, best: np.ndarray, lower_bound: float, *,
-           solve: Callable, time_limit: float, rounds: int = 8, tolerance: Callable[[float], float],
-           interrupt=None, log: Callable[[str], None] = lambda line: None) -> Refinement:
+           ctx: RunContext, rounds: int = 8, tolerance: Callable[[float], float],
+           gap: float | None = None, log: Callable[[str], None] = lambda line: None) -> Refinement:
     """Refine from the relaxation's point ``x`` and the best exact point ``best`` (both of
-    ``model``, whose lower bound is ``lower_bound``); ``solve(model, opts_time_limit, start)``
-    solves one relaxation (a SolveResult).  ``tolerance(loss)`` is the gap that counts as
-    closed.  Spends at most ``time_limit`` seconds (plus the round in progress)."""
-    t0 = time.perf_counter()
+    ``model``, whose lower bound is ``lower_bound``); each relaxation is solved by ``ctx``
+    (:meth:`~annc.training.context.RunContext.solve`, stopping at relative ``gap``) within half
+    of what is left of its deadline.  ``tolerance(loss)`` is the gap that counts as closed."""
+    clock = ctx.stopwatch()
     W, b = hidden_network(model, best)
     loss, lb, history = model.objective(best), lower_bound, []
     width = 1.0 / problem.spec.partitions
     for k in range(1, rounds + 1):
-        left = time_limit - (time.perf_counter() - t0)
-        if loss - lb <= tolerance(loss) or left <= 0.5 or (interrupt is not None and interrupt.requested):
+        left = ctx.left()
+        if loss - lb <= tolerance(loss) or (left is not None and left <= MIN_START_BUDGET) or ctx.interrupted:
             break
         width /= SHRINK
         pb = replace(problem, partitions=_partitions(model, problem, x, width))
         m = formulate(pb, name=f"{model.name}.refine{k}")
         start = complete(m, pb, W, b)
-        r = solve(m, left / 2, start)
+        r = ctx.share(0.5, of_finish=False).solve(m, start=start, gap=gap)
         if r.bound is not None and math.isfinite(r.bound):
             lb = max(lb, r.bound)
         elif r.status.value == "optimal" and r.objective is not None:
             lb = max(lb, r.objective)
         if r.x is not None:
             x = r.x
-            left = time_limit - (time.perf_counter() - t0)
-            y = finish(m, pb, r.x, candidates=[start], budget=max(min(left, 20.0), 0.5), floor=lb,
-                       interrupt=interrupt)
+            y = finish(m, pb, r.x, candidates=[start], ctx=ctx.within(START_BUDGET), floor=lb)
             if y is not None and m.objective(y) < loss - 1e-9 * max(1.0, abs(loss)):
                 W, b = hidden_network(m, y)
                 loss = m.objective(y)
         history.append((k, lb, loss))
         log(f"refinement round {k}: lower bound {lb:.6g}, best network {loss:.6g} "
-            f"({time.perf_counter() - t0:.1f}s)")
+            f"({clock.seconds():.1f}s)")
     return Refinement(W, b, loss, lb, history)

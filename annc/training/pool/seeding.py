@@ -1,9 +1,8 @@
-"""SGD seeding (steps 1-4 of :mod:`annc.training.starts`): a short SGD run (and, for a penalised
+"""SGD seeding (steps 1-4 of :mod:`annc.training.pool.candidates`): a short SGD run (and, for a penalised
 spec, magnitude-pruned versions of it), repaired, the best of them by the MIP objective
 with its own or a refitted output layer, then the exact output layer from that one."""
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -12,7 +11,9 @@ from ...core.model import Model
 from ...core.network import keep_mask
 from ...core.penalties import penalty_weight
 from ...io.problem import TrainingProblem, make_problem
+from ...formulations import formulate
 from ..anneal import best_annealed, pruned_annealed
+from ..context import RunContext
 from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
 from .point import complete
 from .repair import box_output, repair_network
@@ -82,7 +83,7 @@ def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int = 0, se
     """An output layer fitted by softmax regression (scikit-learn's ``LogisticRegression``,
     lbfgs, deterministic; the rows weighted by their samples) on the *repaired* hidden
     outputs ``H`` (rows of the problem), moved into its box
-    (:func:`~annc.training.starts.repair.box_output`); ``epochs`` and ``seed`` are not used (an SGD
+    (:func:`~annc.training.pool.repair.box_output`); ``epochs`` and ``seed`` are not used (an SGD
     run of that many epochs did this before, at a hundred times the cost).  Moving each unit off the eps gap
     flips activations (on ``make_classification`` with 10 classes and 420 distinct rows, 18%
     of them), so the output layer SGD trained with the old ones can fit the new ones badly
@@ -110,19 +111,17 @@ def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int = 0, se
     return box_output(problem, W, b)
 
 
-def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float | None = None, start=None,
+def output_layer(problem: TrainingProblem, H: np.ndarray, ctx: RunContext | None = None, start=None,
                  node_limit: int = OUTPUT_NODES):
     """Step 3: the optimal output layer for hidden activations ``H`` (rows of the problem),
-    or the best the solver finds in ``node_limit`` nodes (``time_limit`` seconds only cap
-    it), from ``start = (W, b)`` (an output layer in its box) when given: the result is
-    then never worse than ``start``."""
-    from ...formulations import formulate
-    from ...solve.solvers import SolveOptions, solve
+    or the best the run's sub-MIP solver finds in ``node_limit`` nodes (the run context
+    ``ctx`` only caps it), from ``start = (W, b)`` (an output layer in its box) when given:
+    the result is then never worse than ``start``."""
     sub = replace(problem.spec, inputs=H.shape[1], hidden=(), training="full")
     pb = make_problem(sub, H[problem.sample_row], problem.y, problem.classes)
     m = formulate(pb, name="start")
     x0 = None if start is None else complete(m, pb, [start[0]], [start[1]])
-    r = solve(m, "highs", SolveOptions(time_limit=time_limit, node_limit=node_limit, start=x0))
+    r = (ctx or RunContext()).solve(m, node_limit=node_limit, start=x0, gap=None)
     if r.x is None:
         return None
     out = m.layout.layers[0]
@@ -130,25 +129,24 @@ def output_layer(problem: TrainingProblem, H: np.ndarray, time_limit: float | No
 
 
 def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: bool = True,
-              prune: tuple = (), time_limit: float | None = None) -> np.ndarray | None:
+              prune: tuple = (), ctx: RunContext | None = None) -> np.ndarray | None:
     """A feasible start for ``model`` (steps 1-4), or None.  None also when the hidden
     layers are not all of one activation that SGD trains (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`).
     ``lasso``: SGD adds the lasso of :func:`sgd_l1` (nothing when the spec has no penalty).
     ``prune``: also the networks :func:`pruned` to each of these fractions in turn.
 
     Each network (SGD's, then each pruned one) is repaired with its own output layer
-    (:func:`~annc.training.starts.repair.repair_network`) and with one refitted on its repaired
+    (:func:`~annc.training.pool.repair.repair_network`) and with one refitted on its repaired
     hidden outputs (:func:`refit_output`), which cost no solve; the one of lowest
-    MIP objective then gets the exact output layer (step 3, ``time_limit`` seconds, from
-    its own output layer; ``time_limit`` seconds only cap it), and the better of the two points is
-    returned."""
+    MIP objective then gets the exact output layer (step 3, from its own output layer; the
+    run context ``ctx`` only caps it), and the better of the two points is returned."""
     if not sgd_trains(problem.spec):
         return None
     epochs = sgd_epochs(problem)
     nets = [sgd_net(problem, seed=seed, lasso=lasso)]
     for keep in prune:
         nets.append(pruned(problem, nets[-1], keep, epochs=max(epochs // 2, 1), seed=seed))
-    return nets_start(model, problem, nets, time_limit=time_limit)
+    return nets_start(model, problem, nets, ctx=ctx)
 
 
 ANNEAL_SAMPLES_PER_WEIGHT = 8  # the annealed start enters the pool from this many samples per weight of the spec
@@ -173,32 +171,31 @@ def annealed_applies(problem: TrainingProblem) -> bool:
 
 
 def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEAL_SEEDS,
-                   time_limit: float | None = None) -> np.ndarray | None:
+                   ctx: RunContext | None = None) -> np.ndarray | None:
     """A feasible start from the annealed sigmoids of :mod:`annc.training.anneal` (the best of
     ``seeds`` seeds by training accuracy, on the problem's distinct rows weighted by their
     samples), rounded to step units and finished as :func:`sgd_start` finishes SGD's network
     (repair, refitted or exact output layer); under a weight penalty also its pruned networks
     (:func:`~annc.training.anneal.pruned_annealed`), the MIP objective choosing.  None unless every
     hidden layer is binary.
-    ``time_limit`` seconds only cap it."""
+    The run context ``ctx`` only caps it."""
     if not annealed_trains(problem.spec):
         return None
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    ctx = ctx or RunContext()
     X, y, w = problem.class_rows()
     net, _ = best_annealed(X, y, [ls.units for ls in problem.spec.hidden], len(problem.classes),
-                           sample_weight=w, seeds=range(seeds), deadline=deadline)
+                           sample_weight=w, seeds=range(seeds), stop=ctx.stopped)
     nets = [net]
     if sgd_l1(problem.spec) > 0:  # a weight penalty: the pruned networks too, the objective chooses
-        nets += pruned_annealed(X, y, net, sample_weight=w, deadline=deadline)
-    left = None if deadline is None else max(deadline - time.perf_counter(), 0.1)
-    return nets_start(model, problem, nets, time_limit=left)
+        nets += pruned_annealed(X, y, net, sample_weight=w, stop=ctx.stopped)
+    return nets_start(model, problem, nets, ctx=ctx)
 
 
 def nets_start(model: Model, problem: TrainingProblem, nets: list, *,
-               time_limit: float | None = None) -> np.ndarray | None:
+               ctx: RunContext | None = None) -> np.ndarray | None:
     """The best start of trained networks ``nets`` (of the problem's classes by index): each
     repaired with its own output layer and with a refitted one, the best of them by MIP
-    objective then given the exact output layer (``time_limit`` seconds only cap it)."""
+    objective then given the exact output layer (the run context ``ctx`` only caps it)."""
     best, first = None, None  # (objective, point, hidden weights, biases, H, output layer)
     for candidate in nets:
         repaired = repair_network(problem, [L.weight for L in candidate.layers], [L.bias for L in candidate.layers])
@@ -215,7 +212,7 @@ def nets_start(model: Model, problem: TrainingProblem, nets: list, *,
     if best is None:
         return None
     _, x, W, b, H, start = best
-    out = output_layer(problem, H, time_limit=time_limit, start=start if x is not None else None)
+    out = output_layer(problem, H, ctx, start=start if x is not None else None)
     y = None if out is None else complete(model, problem, W + [out[0]], b + [out[1]])
     if y is None or (x is not None and model.objective(x) < model.objective(y)):
         return x

@@ -1,0 +1,82 @@
+"""``annc compile`` composed: the recipe resolved on the data, the model built, a MIP start
+searched for, and the files written, in that order.
+
+The solve layer (:mod:`annc.solve.compiler`) builds and writes a model but makes no choice
+that needs training: the default recipe's eps is chosen on the data by a short SGD run
+(:func:`annc.training.margin.resolve`), and the MIP start is the start pool and its local
+search (:func:`annc.training.search.start.budgeted_start`).  This module, above both, composes
+them, so that no callable is passed down into the solve layer:
+
+1. :func:`~annc.training.margin.resolve` makes the spec concrete (eps) and prepares the data once;
+2. :func:`~annc.solve.compiler.build` builds the MIP (nothing written yet);
+3. with ``start``, :func:`~annc.training.search.start.budgeted_start` searches for a point within
+   ``start_budget`` seconds (a run context of its own, on HiGHS), and
+   :func:`~annc.solve.compiler.attach_start` keeps it only if it passes the feasibility check;
+4. :func:`~annc.solve.compiler.write_artifacts` writes the model, the start files and the map
+   together or not at all.
+
+Everything is checked before the search, and the search ends before the first byte is written.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from ..core.log import silent
+from ..io.data import Dataset, load_data
+from ..io.outputs import check_out_dir
+from ..io.spec import NetworkSpec, load_spec_of
+from ..solve.compiler import (Compiled, attach_start, build, check_compile_options, check_name, check_scale,
+                              with_scale, write_artifacts)
+from ..solve.solvers import SolveOptions
+from .context import RunContext
+from .margin import resolve
+from .search.start import budgeted_start
+
+__all__ = ["compile_files", "compile_model"]
+
+
+def compile_model(spec: NetworkSpec, data: Dataset, *, name: str, out: Path | None = None, fmt: str = "mps",
+                  gzip: bool = False, writer: str = "annc", merge: bool = True, allow_small_m: bool = False,
+                  max_nonzeros: int | None = None, start: bool = True, start_budget: float | None = None,
+                  data_csv: bytes | None = None, progress: Callable | None = None,
+                  log: Callable = silent) -> Compiled:
+    """Steps 1-4 of the module docstring on a loaded ``spec`` and ``data`` (options already
+    checked); with ``out`` None nothing is written.  ``progress`` hears of the start search's
+    phases (the command line's progress line)."""
+    spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
+    c = build(spec, data, name=name, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
+              recipe=recipe, prepared=prepared)
+    for setting in c.recipe.settings:  # what is in force, and where it came from
+        log(setting.sentence())
+    found = None
+    if start:
+        limit = "the default budget" if start_budget is None else f"at most {start_budget:g} s"
+        log(f"searching for a MIP start: SGD, then fix-and-optimise ({limit}; --no-start skips it)")
+        ctx = RunContext.create(options=SolveOptions(progress=progress))
+        ctx.report("start pool", candidates=0)
+        found = budgeted_start(c.model, c.problem, budget=start_budget, ctx=ctx)
+    attach_start(c, found)
+    if out is not None:
+        write_artifacts(c, out, name, fmt=fmt, gzip=gzip, writer=writer, data_csv=data_csv, start=c.start,
+                        start_note=c.start_message)
+    return c
+
+
+def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", label: str | None = None,
+                  merge: bool = True, allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
+                  max_nonzeros: int | None = None, start: bool = True, start_budget: float | None = None,
+                  scale: str | None = None, progress: Callable | None = None, log: Callable = silent) -> Compiled:
+    """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
+    and with ``start`` the start files (:func:`compile_model`).  Every option, the output folder,
+    the spec and the data are checked before anything runs."""
+    check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge, allow_small_m=allow_small_m,
+                          max_nonzeros=max_nonzeros, start=start, start_budget=start_budget)
+    check_scale(scale)
+    stem = check_name(Path(spec_path).stem)
+    out = check_out_dir(out_dir)
+    spec = with_scale(load_spec_of(spec_path, data_path), scale)
+    data = load_data(data_path, label=label)
+    return compile_model(spec, data, name=stem, out=out, fmt=fmt, gzip=gzip, writer=writer, merge=merge,
+                         allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
+                         start_budget=start_budget, progress=progress, log=log)

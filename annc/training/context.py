@@ -1,0 +1,191 @@
+"""The run context: one object per MIP that every step of a training run draws from.
+
+A training run is a chain of steps (the recipe's eps, the build, the start pool, the local
+and neighbourhood searches, the user's solver, the bounds, the finish).  Each needs three
+things it must not invent for itself: **time**, **the solver settings** and **the
+interrupt**.  :class:`RunContext` holds them, created once per MIP by the trainer (and once
+per fold, member or batch by the dispatch):
+
+* the deadline (:class:`~annc.core.deadline.Deadline`): ``T`` seconds from the run's start;
+* the user's solver and :class:`~annc.solve.solvers.base.SolveOptions` (threads, gap, native
+  options), the Ctrl-C :class:`~annc.solve.solvers.base.Interrupt` and the progress sink;
+* the :class:`SubMipLedger`, shared by every share of the context: which solver ran how many
+  of annc's own sub-MIPs, and why HiGHS stood in when the user's solver could not.
+
+**Time.**  No module of :mod:`annc.training` reads the clock or subtracts times: it asks the
+context (a test greps for it).  With ``left = max(t0 + T - now, 0)`` and the finish's reserve
+``r = max(5% T, 1 s)``:
+
+* :meth:`RunContext.left` is ``left``; :meth:`RunContext.until_finish` is ``max(left - r, 0.1)``;
+* :meth:`RunContext.share` ``(f)`` is a context whose deadline is ``f * until_finish`` from now
+  (never past the parent's), for a step that may spend that fraction of what is left;
+* :meth:`RunContext.stopped` is true once the deadline has passed or Ctrl-C was pressed.
+
+Decisions are work limits (seeds, epochs, node limits, sub-MIPs solved): the deadline only
+caps, so a run on a busy machine makes the same choices and stops sooner.  What cannot be
+interrupted is sized by work to fit.
+
+**Sub-MIPs on the user's solver.**  :meth:`RunContext.solve` runs one of annc's sub-MIPs (an
+output layer, a neighbourhood, a bound's subset) on the user's solver, with the user's
+threads and native options, when its driver serves sub-MIPs
+(:attr:`~annc.solve.solvers.driver.Driver.sub_mips`: it solves in-process, takes a MIP start
+and a node limit); otherwise on HiGHS, and the ledger says why (the verdict prints it).  Each
+sub-MIP's time limit is what is left of the deadline.
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from ..core.deadline import FLOOR, Deadline
+from ..solve import solvers
+from ..solve.solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, get_driver
+from ..solve.solvers.base import Interrupt, Progress
+
+FALLBACK = DEFAULT  # the bundled solver that runs a sub-MIP the user's solver cannot take
+
+
+@dataclass
+class SubMipLedger:
+    """The sub-MIPs of one run: how many each solver ran, and why HiGHS stood in (None: it did not)."""
+
+    counts: Counter = field(default_factory=Counter)
+    fallback: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"by_solver": dict(self.counts), "fallback": self.fallback}
+
+
+class Stopwatch:
+    """Seconds since it was made: :meth:`seconds`.  For the record (the verdict's wall-time
+    parts), never for a decision."""
+
+    def __init__(self):
+        self._t0 = time.perf_counter()
+
+    def seconds(self) -> float:
+        return time.perf_counter() - self._t0
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """One MIP's deadline, solver settings, interrupt and sub-MIP ledger (module docstring)."""
+
+    deadline: Deadline = field(default_factory=lambda: Deadline(None))
+    solver: str = DEFAULT
+    options: SolveOptions = field(default_factory=SolveOptions)
+    ledger: SubMipLedger = field(default_factory=SubMipLedger)
+
+    @classmethod
+    def create(cls, solver: str = DEFAULT, options: SolveOptions | None = None,
+               limit: float | None = None) -> "RunContext":
+        """A context for one MIP: ``limit`` seconds from now (default ``options.time_limit``)."""
+        options = options or SolveOptions()
+        if options.interrupt is None:
+            options = replace(options, interrupt=Interrupt())
+        return cls(Deadline(options.time_limit if limit is None else limit), solver, options)
+
+    # -- time ---------------------------------------------------------------------------
+    @property
+    def limited(self) -> bool:
+        return self.deadline.limit is not None
+
+    def left(self) -> float | None:
+        """Seconds left (never negative); None without a limit."""
+        return self.deadline.left()
+
+    def until_finish(self) -> float | None:
+        """What is left less the finish's reserve, at least :data:`~annc.core.deadline.FLOOR`."""
+        return self.deadline.until_finish()
+
+    def cap(self) -> float | None:
+        """A time limit for a solver: what is left, at least :data:`~annc.core.deadline.FLOOR`."""
+        left = self.left()
+        return None if left is None else max(left, FLOOR)
+
+    def share(self, fraction: float, *, of_finish: bool = True) -> "RunContext":
+        """A context whose deadline is ``fraction`` of what is left from now (of
+        :meth:`until_finish`, or of :meth:`left` with ``of_finish=False``); the same solver,
+        interrupt and ledger."""
+        if not self.limited:
+            return self
+        base = self.until_finish() if of_finish else self.left()
+        return replace(self, deadline=Deadline(fraction * base))
+
+    def within(self, seconds: float | None) -> "RunContext":
+        """A context that ends after ``seconds`` from now or at this one's deadline, whichever
+        comes first (None: this one's)."""
+        if seconds is None:
+            return self
+        left = self.left()
+        return replace(self, deadline=Deadline(seconds if left is None else min(seconds, left)))
+
+    def expired(self) -> bool:
+        left = self.left()
+        return left is not None and left <= 0.0
+
+    def stopped(self) -> bool:
+        """The deadline has passed, or Ctrl-C was pressed."""
+        return self.expired() or self.interrupted
+
+    def elapsed(self) -> float:
+        return self.deadline.elapsed()
+
+    @staticmethod
+    def stopwatch() -> Stopwatch:
+        return Stopwatch()
+
+    # -- the user's settings ------------------------------------------------------------
+    @property
+    def interrupt(self) -> Interrupt | None:
+        return self.options.interrupt
+
+    @property
+    def interrupted(self) -> bool:
+        return self.options.interrupt is not None and self.options.interrupt.requested
+
+    @property
+    def progress(self) -> Callable[[Progress], None] | None:
+        return self.options.progress
+
+    def report(self, phase: str, *, elapsed: float = 0.0, best: float | None = None,
+               candidates: int | None = None, time_limit: float | None = None) -> None:
+        """Tell the progress sink (the command line's progress line) where the run is."""
+        if self.options.progress is not None:
+            self.options.progress(Progress(elapsed, None, None, phase=phase, best=best, candidates=candidates,
+                                           time_limit=time_limit))
+
+    def with_options(self, **changes) -> "RunContext":
+        """The same context with the user's options changed (e.g. ``progress=None``)."""
+        return replace(self, options=replace(self.options, **changes))
+
+    # -- annc's own sub-MIPs ------------------------------------------------------------
+    @property
+    def sub_solver(self) -> str:
+        """The solver of annc's sub-MIPs: the user's when its driver serves them, else HiGHS."""
+        return self.solver if self.solver in SOLVERS and SOLVERS[self.solver].sub_mips else FALLBACK
+
+    def solve(self, model, *, node_limit: int | None = None, start=None, gap: float | None = 0.0) -> SolveResult:
+        """One sub-MIP of annc's own (module docstring): ``node_limit`` nodes (a work limit),
+        from ``start``, stopping at relative ``gap``, on :attr:`sub_solver` with the user's
+        threads and native options; capped by what is left of the deadline."""
+        by = self.sub_solver
+        if by != self.solver and self.ledger.fallback is None:
+            self.ledger.fallback = _why_not(self.solver)
+        native = self.options.native if by == self.solver else ()
+        opts = SolveOptions(time_limit=self.cap(), gap=gap, threads=self.options.threads, node_limit=node_limit,
+                            start=start if get_driver(by).mip_start else None, interrupt=self.options.interrupt,
+                            native=native)
+        self.ledger.counts[get_driver(by).title or by] += 1
+        return solvers.solve(model, by, opts)  # looked up at call time: a test may stand in for it
+
+
+def _why_not(solver: str) -> str:
+    d = get_driver(solver)
+    missing = [what for what, ok in (("solves as a separate program", d.in_process),
+                                     ("takes no MIP start", d.mip_start),
+                                     ("has no node limit", "node_limit" in d.parameters)) if not ok]
+    return (f"{d.title or solver} {' and '.join(missing)}, so annc's own sub-MIPs ran on "
+            f"{get_driver(FALLBACK).title}")
