@@ -122,6 +122,10 @@ class RunContext:
         left = self.left()
         return replace(self, deadline=Deadline(seconds if left is None else min(seconds, left)))
 
+    def before_finish(self) -> "RunContext":
+        """A context that ends where the finish's reserve begins (:meth:`until_finish` from now)."""
+        return self.within(self.until_finish()) if self.limited else self
+
     def expired(self) -> bool:
         left = self.left()
         return left is not None and left <= 0.0

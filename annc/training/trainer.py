@@ -177,12 +177,13 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     if ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
         bounding = ctx.stopwatch()
         on = "on the representatives: " if compressed is not None else ""  # not a bound of the full problem
-        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, ctx,
+        # half of what is left: the rest is the finish's (decode, verify, score)
+        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, ctx.share(0.5, of_finish=False),
                                               log=lambda line: log(f"[{name}] {on}{line}"))
         times["bounds"] = bounding.seconds()
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
         net, ver, source, bound = conclude_relaxed(
-            name, c, res, ver, net, bound, start=step_opts.start, ctx=ctx, log=log,
+            name, c, res, ver, net, bound, start=step_opts.start, ctx=ctx.before_finish(), log=log,
             rounds=REFINE_ROUNDS if refine else 0)
     found_loss = ver.network_loss  # the network found, before its dead weights are dropped
     if ver.ok and c.problem.spec.hidden:
