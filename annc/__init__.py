@@ -61,7 +61,7 @@ _MOVED_DEEP = {
     "training.starts": "training.search",
     **{f"training.starts.{m}": f"training.pool.{m}" for m in ("point", "repair", "linear", "seeding")},
     "training.starts.search": "training.search.local", "training.starts.lns": "training.search.lns",
-    "training.starts.incumbent": "training.search.incumbent", "training.starts.budget": "training.search.start",
+    "training.starts.incumbent": "training.search.incumbent", "training.starts.budget": "training.search.incumbent",
     "training.starts.finish": "training.finish.exact", "training.starts.refine": "training.finish.refine",
     "training.starts.margin": "training.margin", "training.relaxed": "training.finish.relaxed",
 }

@@ -139,7 +139,7 @@ def compile_instance(net: str, seed: int, work: Path) -> dict:
     from annc.training.compiling import compile_files
     from annc.io.datasets import write_csv, xor_data
     from annc.formulations import floor
-    from annc.training.search.start import budgeted_start
+    from annc.training.search.incumbent import budgeted_start
     folder = work / f"{net}_s{seed}"
     X, y = xor_data(1000, noise=0.1, seed=seed)
     data = write_csv(folder / "xor.csv", X, y)

@@ -5,7 +5,6 @@ The data are built so that the answers hold for any run: four clusters in the XO
 need two step units and no linear separator fits them; 3,000 rows of noisy moons are dense
 enough that no hyperplane through them leaves a gap of 0.001 empty.
 """
-import time
 
 import numpy as np
 import pytest

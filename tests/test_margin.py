@@ -59,7 +59,7 @@ def test_separated_clusters_get_the_wide_margin_and_the_map_records_it():
 def test_the_compiler_refuses_a_recipe_still_to_resolve():
     """The eps of the default recipe is chosen at the entry point (resolve), never quietly by
     the compiler: build refuses the spec until it is concrete."""
-    with pytest.raises(UsageError, match="resolve the spec first"):
+    with pytest.raises(UsageError, match="compile it with annc.compile"):
         build(as_spec(DEFAULT), as_data(clusters()))
     spec, recipe, prepared = resolve(as_spec(DEFAULT + "eps 0.05\n"), as_data(clusters()))  # an eps named: as it is
     assert spec.eps == 0.05 and recipe.eps.source != DATA and prepared is None  # nothing prepared: build does it

@@ -21,7 +21,8 @@ from annc.training.compiling import compile_files
 from annc.core.errors import MapError, UsageError
 from annc.io.solutions import read_solution
 from annc.io.solutions.align import solution_vector
-from annc.training.search.start import MIN_START_BUDGET, START_BUDGET, budgeted_start, start_budget
+from annc.training.search.incumbent import budgeted_start
+from annc.training.search.start import MIN_START_BUDGET, START_BUDGET, start_budget
 from annc.io.varmap import column_names, load_map, validate_map
 from annc.io.writers.startfiles import START_FILES, point_digest
 

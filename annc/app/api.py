@@ -221,7 +221,7 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     every argument before it writes anything (:class:`~annc.core.errors.UsageError`).
 
     With ``start`` (the default) it also searches for a MIP start, as ``annc compile``
-    does (:func:`annc.training.search.start.budgeted_start`, ``start_budget`` seconds, 20 by
+    does (:func:`annc.training.search.incumbent.budgeted_start`, ``start_budget`` seconds, 20 by
     default): the point is ``.start`` (None if there is none; ``.start_message`` says
     why), and with ``out_dir`` its files ``<name>.start.*`` are written with the model."""
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,

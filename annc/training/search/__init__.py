@@ -4,7 +4,8 @@ registry of :mod:`.neighbourhoods`), and the record the verdict reports (:mod:`.
 from .incumbent import SearchRecord, search_incumbent
 from .local import drop_weights, fix_layers, improve
 from .neighbourhoods import NEIGHBOURHOODS, Certificate, Neighbourhood, register
-from .start import budgeted_start, mip_start, start_search
+from .incumbent import budgeted_start
+from .start import mip_start, start_search
 
 __all__ = ["NEIGHBOURHOODS", "Certificate", "Neighbourhood", "SearchRecord", "budgeted_start", "drop_weights",
            "fix_layers", "improve", "mip_start", "register", "search_incumbent", "start_search"]

@@ -26,10 +26,11 @@ import numpy as np
 from ...core.model import Model
 from ...formulations import floor as loss_floor
 from ...io.problem import TrainingProblem
+from ...core.errors import AnncError
 from ..context import RunContext
 from . import lns
 from .local import drop_weights
-from .start import MIN_START_BUDGET, sgd_trains, start_search
+from .start import MIN_START_BUDGET, StartOutcome, sgd_trains, start_budget, start_search
 
 IMPROVE_TOL = 1e-9
 
@@ -90,9 +91,10 @@ class SearchRecord:
 
 
 def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext | None = None,
-                     log=None) -> SearchRecord:
-    """Steps 1-2 of the module docstring; the run context ``ctx``'s deadline caps the whole of
-    it (the start pool and its local search take half), and its decisions are work limits.
+                     log=None, neighbourhoods: bool = True) -> SearchRecord:
+    """Steps 1-2 of the module docstring (``neighbourhoods=False``: step 1 only, its local search
+    then freeing every layer); the run context ``ctx``'s deadline caps the whole of it (the
+    start pool and its local search take half), and its decisions are work limits.
     The record's ``x`` is None when no start could be made (then nothing else ran).  ``ctx``'s
     progress sink hears of each phase and candidate."""
     ctx = ctx or RunContext()
@@ -108,7 +110,7 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
         return rec
     clock = ctx.stopwatch()
     ctx.report("start pool", candidates=0, time_limit=budget)
-    exact = lns.applies(model, problem)  # then the neighbourhood search moves the hidden layers, in bands
+    exact = neighbourhoods and lns.applies(model, problem)  # then the neighbourhood search moves the hidden layers
     found = start_search(model, problem, ctx=ctx.share(0.5, of_finish=False), hidden=not exact)
     rec.pool_seconds = rec.seconds = clock.seconds()
     rec.pool = [(c.name, c.objective) for c in found.pool]
@@ -142,3 +144,34 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
                    + (f", {rec.sub_mips} sub-MIPs" if rec.sub_mips else "")
                    + (", cut short by the time limit" if rec.capped else "") + ")")
     return rec
+
+
+def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float | None = None,
+                   budget: float | None = None, ctx: RunContext | None = None) -> StartOutcome:
+    """``annc compile``'s MIP start: step 1 of :func:`search_incumbent` under the budget rules of
+    :mod:`.start`: ``budget`` seconds if given, else :func:`~.start.start_budget` of ``time_limit``;
+    ``ctx`` gives the solver, the interrupt and the progress sink (its deadline caps the budget)."""
+    explicit = budget is not None
+    budget = float(budget) if explicit else start_budget(time_limit)
+    if budget < MIN_START_BUDGET:  # not even time for one SGD run
+        why = (f"a start budget of {budget:g} s is too short (at least {MIN_START_BUDGET:g} s)" if explicit
+               else "the time limit is too short")
+        return StartOutcome(None, 0.0, f"no MIP start: {why}")
+    why = sgd_trains(problem)
+    if why is not None:
+        return StartOutcome(None, 0.0, f"no MIP start: {why}")
+    clock = RunContext.stopwatch()
+    lines = []
+    try:
+        rec = search_incumbent(model, problem, ctx=(ctx or RunContext()).within(budget), log=lines.append,
+                               neighbourhoods=False)
+    except AnncError as e:  # e.g. a sub-MIP of the search refuses the spec's own numeric M
+        took = clock.seconds()
+        return StartOutcome(None, took, f"no MIP start: the search stopped ({took:.1f}s): "
+                                        f"{str(e).splitlines()[0]}")
+    took = clock.seconds()
+    if rec.x is None:
+        return StartOutcome(None, took, rec.message + ("" if "(" in rec.message else f" ({took:.1f}s of a "
+                                                       f"{budget:g} s budget)"))
+    return StartOutcome(rec.x, took, f"{lines[0]} ({took:.1f}s" + (", cut short by the budget" if rec.capped else "")
+                        + ")")

@@ -17,13 +17,13 @@ start written beside the model, :mod:`annc.io.writers.startfiles`):
   that is not even time for one SGD run;
 * SGD trains networks whose hidden layers are all binary or all ReLU
   (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`); any other network (no hidden layer, ``sign``
-  units, a mix) gets no start, and :func:`budgeted_start` says so without searching;
+  units, a mix) gets no start, and :func:`~.incumbent.budgeted_start` says so without searching;
 * an annc error inside the search (the output-layer sub-MIP of :mod:`.seeding` refuses
   a numeric ``M`` below its valid bound, which only ``--allow-small-m`` lets the full
   model keep) means no start, with the error's first line as the reason: the model
   itself is still valid.
 
-:func:`budgeted_start` returns ``(point or None, seconds, message)``: the message is one
+:func:`~.incumbent.budgeted_start` returns ``(point or None, seconds, message)``: the message is one
 line for the ``log`` callback (``MIP start from a pool of N and local search ...``, or
 why there is none).  The point, when there is one, satisfies every row and bound of the
 model (:func:`annc.training.pool.point.complete` drops any point that does not); writers check it
@@ -36,7 +36,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...core.errors import AnncError
 from ...core.model import Model
 from ...formulations import floor as lower_bound
 from ...io.problem import TrainingProblem
@@ -94,41 +93,6 @@ class StartSearch:
     @property
     def best_linear(self) -> Candidate | None:
         return min((c for c in self.pool if c.linear), key=lambda c: c.objective, default=None)
-
-
-def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float | None = None,
-                   budget: float | None = None, ctx: RunContext | None = None) -> StartOutcome:
-    """The MIP start of :func:`mip_start` under the budget rules (module docstring): ``budget``
-    seconds if given, else :func:`start_budget` of ``time_limit``; ``ctx`` gives the solver,
-    the interrupt and the progress sink (its deadline caps the budget)."""
-    explicit = budget is not None
-    budget = float(budget) if explicit else start_budget(time_limit)
-    if budget < MIN_START_BUDGET:  # not even time for one SGD run
-        why = (f"a start budget of {budget:g} s is too short (at least {MIN_START_BUDGET:g} s)" if explicit
-               else "the time limit is too short")
-        return StartOutcome(None, 0.0, f"no MIP start: {why}")
-    why = sgd_trains(problem)
-    if why is not None:
-        return StartOutcome(None, 0.0, f"no MIP start: {why}")
-    clock = RunContext.stopwatch()
-    try:
-        found = start_search(model, problem, ctx=(ctx or RunContext()).within(budget))
-    except AnncError as e:  # e.g. a sub-MIP of the search refuses the spec's own numeric M
-        took = clock.seconds()
-        return StartOutcome(None, took, f"no MIP start: the search stopped ({took:.1f}s): "
-                                        f"{str(e).splitlines()[0]}")
-    took = clock.seconds()
-    x = found.x
-    if x is None:
-        return StartOutcome(None, took, f"no MIP start: the search found no feasible point ({took:.1f}s of a "
-                                     f"{budget:g} s budget)")
-    best = found.pool_best
-    linear = found.best_linear
-    return StartOutcome(x, took, f"MIP start from a pool of {len(found.pool)} and local search (best: {best.name}, "
-                                 f"{best.objective:.6g}"
-                                 + (f"; best linear separator {linear.objective:.6g}" if linear else "")
-                                 + f") and local search: objective {model.objective(x):.6g} ({took:.1f}s"
-                                 + (", cut short by the budget" if found.capped else "") + ")")
 
 
 def start_search(model: Model, problem: TrainingProblem, *, ctx: RunContext | None = None,
