@@ -110,6 +110,7 @@ def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str
             "lower_bound": _num(bound),
             "source": v.source if v is not None else step0.get("network_from"),
             "bound_source": step0.get("bound_source"),
+            "times": step0.get("times"),  # the parts of the MIP's wall time (build, start pool, ..., finish)
             **search_fields(meta)}
 
 

@@ -147,8 +147,11 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
         step_opts, record = _with_start(name, c, step_opts, ctx, log)
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
-    if refine and c.model.layout.relaxed and ctx.limited:  # half is left to refine it
-        step_opts = replace(step_opts, time_limit=max(ctx.share(0.5).left(), MIN_START_BUDGET))
+    if ctx.limited:  # the solver's limit, taken now: what the build and the search left, less the finish's
+        limit = ctx.until_finish()
+        if refine and c.model.layout.relaxed:  # half is left to refine it
+            limit = max(ctx.share(0.5).left(), MIN_START_BUDGET)
+        step_opts = replace(step_opts, time_limit=limit)
     before = _changed_files(out_dir, f"{name}.")
     trace: list[list] = []
     step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
@@ -260,9 +263,7 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log
     less the finish's reserve (:meth:`~annc.training.context.RunContext.until_finish`)."""
     record = search_incumbent(c.model, c.problem, ctx=ctx.share(SEARCH_SHARE), log=lambda line: log(f"[{name}] {line}"))
     log(f"[{name}] {record.message}")
-    if record.x is None:
-        return opts, record
-    return replace(opts, start=record.x, time_limit=ctx.until_finish() if ctx.limited else None), record
+    return (opts if record.x is None else replace(opts, start=record.x)), record
 
 
 def _train_mips(spec: NetworkSpec, data: Dataset, stem: str, greedy: bool, intr: Interrupt, kw: dict,

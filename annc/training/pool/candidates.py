@@ -46,6 +46,7 @@ These are search strategies, not formulations: they use the formulations' ``lift
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,14 +110,19 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     # SGD seed 0 first (on the 10-class set its network beats every separator by a third, and a
     # separator's exact output layer costs as much as an SGD run there), then the separators
     # (the pool's floor: never trivial), then the lasso and the other seeds
+    # (each separator is fitted only when the pool reaches it: a lazy sequence)
     makers = [("annealed sigmoids", annealed, False)] if annealed_applies(problem) else []
     makers += [("SGD seed 0", sgd(0, False), False)]
-    makers += [(name, linear(W, b), True) for name, W, b in separator_networks(problem)]
-    makers += [("SGD seed 0 with lasso", sgd(0, True), False)] if penalised else []
-    makers += [(f"SGD seed {seed}", sgd(seed, False), False) for seed in range(1, seeds)]
-    for n, (name, make, is_linear) in enumerate(makers, 1):
-        if stopped():
+    separators = ((name, linear(W, b), True) for name, W, b in separator_networks(problem))
+    rest = [("SGD seed 0 with lasso", sgd(0, True), False)] if penalised else []
+    rest += [(f"SGD seed {seed}", sgd(seed, False), False) for seed in range(1, seeds)]
+    candidates = itertools.chain(makers, separators, rest)
+    for n in itertools.count(1):
+        if stopped():  # before the next candidate is even fitted
             return pool, True
+        name, make, is_linear = next(candidates, (None, None, None))
+        if make is None:
+            break
         x = make()
         if x is not None:
             pool.append(Candidate(name, x, model.objective(x), linear=is_linear))

@@ -34,7 +34,9 @@ compares the candidates by the MIP objective of their lifts.
 """
 from __future__ import annotations
 
+import itertools
 import warnings
+from collections.abc import Iterator
 
 import numpy as np
 import sklearn
@@ -53,15 +55,16 @@ STEP = ("binary", "sign")  # first-layer units that carry a linear separator unc
 PASS_WEIGHT, PASS_BIAS = 1.0, -0.5  # a later layer's unit that copies a binary input
 
 
-def separators(problem: TrainingProblem) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """``(name, W, b)`` per model of the path: ``W`` is ``d x m`` (one column per
-    separator, ``m = 1`` for two classes, else one per class, most frequent first) and
-    ``b`` has ``m`` entries; a column says ``class c`` where ``X @ W[:, i] + b[i] > 0``."""
+def separators(problem: TrainingProblem) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
+    """``(name, W, b)`` per model of the path, each fitted when it is asked for (the start pool
+    stops asking at its deadline): ``W`` is ``d x m`` (one column per separator, ``m = 1`` for
+    two classes, else one per class, most frequent first) and ``b`` has ``m`` entries; a column
+    says ``class c`` where ``X @ W[:, i] + b[i] > 0``."""
     X, y, weight = problem.class_rows()
     J = len(problem.classes)
     present = np.flatnonzero(problem.counts.sum(0) > 0)
     if len(present) < 2:
-        return []
+        return
     order = present[np.argsort(-problem.counts.sum(0)[present], kind="stable")]
     targets = [order[0]] if J == 2 and len(present) == 2 else list(order)
     models = [(f"L1 logistic regression C={C:g}",
@@ -70,7 +73,6 @@ def separators(problem: TrainingProblem) -> list[tuple[str, np.ndarray, np.ndarr
     models += [(f"L1 linear SVM C={C:g}",
                 lambda C=C: LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=C, max_iter=5000,
                                       random_state=0)) for C in SVM_PATH]
-    out = []
     for name, make in models:
         W, b = [], []
         for c in targets:
@@ -81,8 +83,7 @@ def separators(problem: TrainingProblem) -> list[tuple[str, np.ndarray, np.ndarr
                 m = make().fit(X, positive.astype(int), sample_weight=weight)
             W.append(np.ravel(m.coef_))
             b.append(float(np.ravel(m.intercept_)[0]))
-        out.append((name, np.column_stack(W), np.asarray(b)))
-    return out
+        yield name, np.column_stack(W), np.asarray(b)
 
 
 def _l1() -> dict:
@@ -176,38 +177,34 @@ def placed(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, targets_first
     return weights, biases
 
 
-def separator_networks(problem: TrainingProblem) -> list[tuple[str, list, list]]:
-    """``(name, weights, biases)`` of every separator network of :func:`separators`, in
-    the spec's layers (:func:`placed`); empty when the spec has no hidden layer or the
-    data have one class."""
+def separator_networks(problem: TrainingProblem) -> Iterator[tuple[str, list, list]]:
+    """``(name, weights, biases)`` of every separator network (the margin LPs, then those of
+    :func:`separators`), in the spec's layers (:func:`placed`), each computed when it is asked
+    for; none when the spec has no hidden layer or the data have one class."""
     if not problem.spec.hidden:
-        return []
+        return
     counts = problem.counts.sum(0)
     present = np.flatnonzero(counts > 0)
     order = list(present[np.argsort(-counts[present], kind="stable")])
-    if problem.spec.hidden[0].activation not in STEP:
-        return []
-    seps = separators(problem)
-    if not seps:
-        return []
+    if problem.spec.hidden[0].activation not in STEP or len(present) < 2:
+        return
     major = problem.counts.argmax(1)  # each row's most frequent class
-    m = seps[0][1].shape[1]  # every separator has one column per target class
+    # one column per target class (separators): "not the majority class" alone for two classes
+    m = 1 if len(problem.classes) == 2 and len(present) == 2 else len(present)
     if m == 1:  # two classes, "not the majority class": unit on -> the other class
         targets, labels = ([order[1], order[0]] if len(order) > 1 else order), [major != order[0]]
     else:
         targets, labels = order, [major == c for c in order[:m]]
-    out = []
     price = problem.spec.penalty_weight if PENALTY[problem.spec.penalty].weighted else 0.5
     for f in LP_L1:
         fits = [margin_lp(problem, lab, f * price) for lab in labels]
         if all(fit is not None for fit in fits):
             Wm = np.column_stack([fit[0] for fit in fits])
             bm = np.array([fit[1] for fit in fits])
-            out.append((f"sparse margin LP (weight price {f * price:g})", *placed(problem, Wm, bm, targets)))
-    _, W, b = seps[0]  # the LP on every input: a box-and-margin linear SVM, the support the LP's own
-    named = [(f"{name}, refitted to the labels", W, b) for name, W, b in seps]
-    named.append(("box-margin LP separator on all inputs", np.ones_like(W), np.zeros_like(b)))
-    for name, W, b in named:
+            yield (f"sparse margin LP (weight price {f * price:g})", *placed(problem, Wm, bm, targets))
+    # the LP on every input last: a box-and-margin linear SVM, the support the LP's own
+    everything = [("box-margin LP separator on all inputs", np.ones((problem.X.shape[1], m)), np.zeros(m))]
+    for name, W, b in itertools.chain(((f"{n}, refitted to the labels", W, b) for n, W, b in separators(problem)),
+                                      everything):
         Wb, bb = in_box(problem, W, b, labels)
-        out.append((name, *placed(problem, Wb, bb, targets)))
-    return out
+        yield (name, *placed(problem, Wb, bb, targets))
