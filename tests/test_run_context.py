@@ -210,3 +210,18 @@ def test_the_verdict_prints_an_outside_neighbourhoods_own_sentence(hidden_biases
     s = r.steps[0].verdict.search
     assert any(cert["key"] == "test-biases" and "the hidden biases and the output layer" in cert["text"]
                for cert in s["certificates"]), s["certificates"]
+
+
+def test_no_full_mip_when_its_setup_does_not_fit(monkeypatch):
+    """A full MIP whose setup (non-zeros at SETUP_NONZEROS_PER_SECOND) is longer than what is left is
+    not started: the network is the search's, verified, and the verdict's solver line says why."""
+    import annc.training.trainer as trainer
+    monkeypatch.setattr(trainer, "SETUP_NONZEROS_PER_SECOND", 1.0)  # every model's setup: far too long
+    called = []
+    monkeypatch.setattr(trainer, "solve", lambda model, by, opts: called.append(model.name))  # the full MIP's
+    r = annc.train(SPEC, (np.array([[0, 0], [0, 1], [1, 0], [1, 1.0]]), np.array([0, 1, 1, 0])), out_dir=None,
+                   time_limit=30)
+    s = r.steps[0]
+    assert r.verified and "the full MIP is not run" in s.result.status_text and not called
+    assert s.result.x is not None and s.verdict.objective == pytest.approx(s.verdict.search["start_objective"])
+    assert s.verdict.search["final_objective"] <= s.verdict.search["pool_best"] + 1e-9
