@@ -120,9 +120,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
     c = build(spec, data, name=name, merge=merge, max_nonzeros=max_nonzeros, recipe=recipe, prepared=prepared)
     asked = opts  # the user's options: what messages quote
-    opts = ctx.options
-    if ctx.limited:  # the build (and the eps rule's SGD run) spends the time limit too
-        opts = replace(opts, time_limit=ctx.until_finish())
+    opts = ctx.options  # the user's, with the run's interrupt; the solver's time limit is set before the solve
     for w in c.model.warnings:
         log(f"warning: {w}")
     for setting in c.recipe.settings:  # the loss, penalty and eps in force, and where each came from
