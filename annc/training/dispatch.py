@@ -4,7 +4,12 @@ The command line, ``annc.train`` and ``MIPNetClassifier.fit`` all end here.  The
 is checked once (:meth:`~annc.training.request.TrainRequest.checked`), then:
 
 * ``full`` and ``greedy``: :func:`annc.training.trainer.fit`;
-* ``select``: :func:`annc.training.selection.select` chooses the spec among candidates, each
+* ``select`` None (the default) on a spec and data where :func:`annc.training.cvselect.applies`,
+  or ``select=True`` there: :func:`annc.training.cvselect.cross_validate` chooses the open
+  settings by k-fold cross-validation within :data:`~annc.training.cvselect.SELECT_SHARE` of the time
+  limit, and :func:`annc.training.trainer.fit` trains the chosen setting on all the rows in the
+  time left (:func:`_budgets`: the one place this module does time arithmetic);
+* ``select`` True elsewhere, or a grid dict: :func:`annc.training.selection.select` chooses the spec among candidates, each
   trained by :func:`annc.training.trainer.train` on the fit part of the data (no files, no
   progress line; a Ctrl-C stops that candidate and the search, not the final training),
   in this process or as Dask tasks (``workers``, ``scheduler``); the chosen spec is then
@@ -19,8 +24,11 @@ Selection and decomposition receive that ``train`` function from here: neither i
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
+from ..core.deadline import FLOOR, Deadline
 from ..solve.solvers.base import Interrupt
+from .cvselect import SELECT_SHARE, applies, cross_validate
 from .decomposition import train_batches, train_ovo
 from .request import TrainRequest
 from .selection import select
@@ -38,9 +46,30 @@ def run(request: TrainRequest):
         return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(r))
     if mode == "batches":
         return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(r))
+    if mode in ("full", "select") and (r.select is None or r.select is True) and applies(r.spec, r.data):
+        return _cross_validated(r)
     if mode != "select":
         return fit(r)
     return fit(replace(r, spec=(chosen := _select(r)).spec), selection=chosen)
+
+
+def _budgets(limit: float | None) -> tuple[Deadline, Callable[[], float | None]]:
+    """The folds' deadline (:data:`SELECT_SHARE` of ``limit``) and what the final training gets:
+    the time left of the whole limit when it starts (at least :data:`~annc.core.deadline.FLOOR`)."""
+    whole = Deadline(limit)
+    folds = Deadline(None if limit is None else SELECT_SHARE * limit, start=whole.start)
+    return folds, lambda: None if limit is None else max(whole.left(), FLOOR)
+
+
+def _cross_validated(r: TrainRequest):
+    """Cross-validation of the open settings, then the chosen setting trained on all the rows."""
+    folds, final = _budgets(r.opts.time_limit)
+    chosen = cross_validate(r.spec, r.data, time_limit=r.opts.time_limit, deadline=folds, merge=r.merge,
+                            workers=r.workers, scheduler=r.scheduler, log=r.log)
+    if chosen is None:
+        return fit(replace(r, opts=replace(r.opts, time_limit=final())))
+    r.log(f"[select] training the chosen setting ({chosen.label}) on all {len(r.data.y)} training rows")
+    return fit(replace(r, spec=chosen.spec, opts=replace(r.opts, time_limit=final())), selection=chosen)
 
 
 def _decomposed(r: TrainRequest) -> dict:
