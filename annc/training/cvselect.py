@@ -190,7 +190,8 @@ class CVSelection:
             vals = [getattr(s, attr) for s in self.plan.settings]
             out[f"param_{name}"] = np.ma.MaskedArray(np.array(vals, dtype=object), mask=[v is None for v in vals])
         for part, attr in (("test", "accuracy"), ("train", "fit_accuracy")):
-            m = np.array([[np.nan if getattr(f, attr) is None else getattr(f, attr) for f in row] for row in self.scores])
+            m = np.array([[np.nan if getattr(f, attr) is None else getattr(f, attr) for f in row]
+                          for row in self.scores])
             for f in range(k):
                 out[f"split{f}_{part}_score"] = m[:, f]
             out[f"mean_{part}_score"] = m.mean(axis=1)

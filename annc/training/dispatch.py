@@ -4,8 +4,8 @@ The command line, ``annc.train`` and ``MIPNetClassifier.fit`` all end here.  The
 is checked once (:meth:`~annc.training.request.TrainRequest.checked`), then:
 
 * ``full`` and ``greedy``: :func:`annc.training.trainer.fit`;
-* ``select`` None (the default) on a spec and data where :func:`annc.training.cvselect.applies`,
-  or ``select=True`` there: :func:`annc.training.cvselect.cross_validate` chooses the open
+* ``select`` None (the default) or True, on a spec and data where
+  :func:`annc.training.cvselect.applies`: :func:`annc.training.cvselect.cross_validate` chooses the open
   settings by k-fold cross-validation within :data:`~annc.training.cvselect.SELECT_SHARE` of the time
   limit, and :func:`annc.training.trainer.fit` trains the chosen setting on all the rows in the
   time left (:func:`_budgets`: the one place this module does time arithmetic);
