@@ -141,7 +141,7 @@ class CVSelection:
         rule = (f"best CV accuracy {self.mean(b):.4f} ({self.labels[b]}) less one standard error "
                 f"{self.se(b):.4f}: the simplest setting at or above {self.mean(b) - self.se(b):.4f}")
         return [f"model selection: {self.plan.folds}-fold stratified cross-validation on {self.rows} training rows, "
-                f"{len(self.labels)} settings ({', '.join(self.plan.open)} open)"
+                f"{len(self.labels)} settings ({', '.join(self.plan.open)} open), {self.seconds:.1f} s"
                 + (", cut short by the time limit" if self.capped else ""),
                 f"one-standard-error rule: {rule} (fewest non-zero weights, then width, then larger l0)",
                 f"chosen: {self.labels[c]}; CV estimate of test accuracy {self.estimate:.4f} "
