@@ -162,3 +162,19 @@ def test_estimator_exposes_cv_results(roomy_folds):
     assert plain.fit(X, y).cv_results_ is None
     with pytest.raises(UsageError, match="select must be"):
         MIPNetClassifier(select="yes").fit(X, y)
+
+
+def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
+    from annc.training.cvselect import MAX_CV_ROWS, _sample, plan_for
+    spec = parse_spec("input 2\nhidden 4 binary\noutput 2\n")
+    assert plan_for(spec, 400, 200, 0.1, time_limit=None).folds == 5
+    assert plan_for(spec, 400, 200, 0.1, time_limit=30).folds == 3  # a short limit: fewer folds
+    assert plan_for(spec, 5000, 2000, 0.1, time_limit=None).folds == 3  # many rows: fewer folds
+    assert plan_for(spec, 400, 2, 0.1).folds == 2  # never more folds than the smallest class has rows
+    plan = plan_for(spec, 400, 200, 0.1)
+    assert sorted({s.width for s in plan.settings}) == [1, 2, 4]
+    assert [s.penalty for s in plan.settings if s.width == 1] == [4.0, 2.0, 1.0, 0.5, 0.25, 0.125]
+    X, y = moons(2500)
+    sample = _sample(as_data((X, y)), 0)
+    assert len(sample.y) == MAX_CV_ROWS and abs(np.mean(sample.y) - np.mean(y)) < 0.01  # stratified
+    assert np.array_equal(_sample(as_data((X, y)), 0).X, sample.X)  # seeded
