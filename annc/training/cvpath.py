@@ -11,7 +11,7 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
 
 1. **the start pool, once per width**: at width 1, the sparse linear separators of
    :mod:`annc.training.starts.linear`, each with its exact output layer (a node-limited sub-MIP);
-   for ``w >= 2``, the ``w`` units of SGD seed 0's network (trained once per fold at the spec's
+   at every width, the ``w`` units of SGD seed 0's network (trained once per fold at the spec's
    width; its epochs are a work limit) that its output layer weighs most, and every network
    of width ``w / 2``'s path, padded with units that never fire (the narrower warm-starts the wider);
 2. **the path**, from the largest l0 weight down (as scikit-learn's ``LogisticRegressionCV``
@@ -144,15 +144,15 @@ def _units(c, layers) -> np.ndarray | None:
 
 def _pool(c, width: int | None, state: dict, key, sgd) -> list[np.ndarray]:
     """Step 1: the feasible points of the pool on the compiled fold ``c``: the separators at
-    the first width, SGD's network (or, with one hidden layer, its units the output layer
-    weighs most), and the networks of the narrower width's path, padded."""
+    the first width, SGD's network (with one hidden layer, at every width: its units the output
+    layer weighs most; deeper, at widths >= 2), and the networks of the narrower width's path, padded."""
     points, narrower = [], state.get(key, [])
     if not narrower:
         for _name, W, b in separator_networks(c.problem):
             x = network_start(c.model, c.problem, W, b, scale=False)
             if x is not None:
                 points.append(x)
-    if width is None or width >= 2:
+    if len(c.problem.spec.hidden) == 1 or width is None or width >= 2:
         if len(c.problem.spec.hidden) == 1:
             layers = state["sgd"] if "sgd" in state else state.setdefault("sgd", sgd())
             x = None if layers is None else _units(c, layers)

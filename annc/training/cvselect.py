@@ -57,7 +57,7 @@ FOLDS, FOLDS_SHORT, SHORT = 5, 3, 60.0  # k, and k under a time limit below SHOR
 MANY_ROWS = 1000  # more training rows: FOLDS_SHORT folds too
 MAX_CV_ROWS = 2000  # the folds are cut from a stratified sample of at most this many rows
 MIN_DISTINCT = 100  # fewer distinct rows: the data merge (XOR), the spec is trained as written
-SELECT_SHARE = 0.5  # of the time limit, at most, for the folds; the final training gets the rest
+SELECT_SHARE = 0.6  # of the time limit, at most, for the folds; the final training gets the rest
 
 
 def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
