@@ -10,7 +10,7 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
 ``w`` units):
 
 1. **the start pool, once per width**: at width 1, the sparse linear separators of
-   :mod:`annc.training.starts.linear`, each with its exact output layer (a node-limited sub-MIP);
+   :mod:`annc.training.pool.linear`, each with its exact output layer (a node-limited sub-MIP);
    at every width, the ``w`` units of SGD seed 0's network (trained once per fold at the spec's
    width; its epochs are a work limit) that its output layer weighs most, and every network
    of width ``w / 2``'s path, padded with units that never fire (the narrower warm-starts the wider);
@@ -18,33 +18,31 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    walks C and L0Learn its l0 path): at weight ``lambda_j`` the candidates are the pool and
    the network found at ``lambda_{j-1}``, each scored by the objective
    ``errors + lambda_j * nnz``; the best one is the start of the greedy weight dropping
-   (:func:`annc.training.starts.search.drop_weights`, one lift per weight, no solve).  The MIPs of
+   (:func:`annc.training.search.local.drop_weights`, one lift per weight, no solve).  The MIPs of
    the path differ only in the penalty's weight, so a point of one is a point of the next:
    the previous network warm-starts the next one, and its objective can only go down along
    the path's own candidates.
 
 Every decision is a work limit (seeds, epochs, node limits, passes that stop when they
-drop nothing); the clock (``left``: seconds, or None) only caps, and a fold cut short by it
-returns the settings it finished, marked so.  The same data give the same scores under any load.
+drop nothing); the run context's deadline (:class:`~annc.training.context.RunContext`) only caps,
+and a fold cut short by it returns the settings it finished, marked so.  The same data give the same scores under any load.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Callable
 
 import numpy as np
 
-from ..core.deadline import Deadline
 from ..core.penalties import PENALTY
 from ..io.data import Dataset
 from ..io.spec import NetworkSpec
 from ..solve.compiler import build
 from ..solve.decode import decode_network
-from .starts import network_start, sgd_start
-from .starts.linear import separator_networks
-from .starts.point import complete, feasible, hidden_network
-from .starts.search import drop_weights
+from .context import RunContext
+from .pool import complete, feasible, hidden_network, network_start, sgd_start
+from .pool.linear import separator_networks
+from .search.local import drop_weights
 
 __all__ = ["FoldScore", "Plan", "Setting", "fold_path", "spec_at"]
 
@@ -125,10 +123,10 @@ def _padded(c, layers) -> np.ndarray | None:
     return complete(c.model, c.problem, W, b)
 
 
-def _sgd_layers(spec: NetworkSpec, s: Setting, fit: Dataset, merge: bool):
+def _sgd_layers(spec: NetworkSpec, s: Setting, fit: Dataset, merge: bool, ctx: RunContext):
     """SGD seed 0 once per fold, at the spec's own widths: its ``(W, b)`` per layer, or None."""
     c = build(spec_at(spec, replace(s, width=None)), fit, name="fold", merge=merge)
-    x = sgd_start(c.model, c.problem, seed=0, lasso=False)
+    x = sgd_start(c.model, c.problem, seed=0, lasso=False, ctx=ctx)
     return None if x is None else hidden_network(c.model, x)
 
 
@@ -142,14 +140,14 @@ def _units(c, layers) -> np.ndarray | None:
     return complete(c.model, c.problem, [W0[:, keep], Wo[keep, :]], [b0[keep], bo])
 
 
-def _pool(c, width: int | None, state: dict, key, sgd) -> list[np.ndarray]:
+def _pool(c, width: int | None, state: dict, key, sgd, ctx: RunContext) -> list[np.ndarray]:
     """Step 1: the feasible points of the pool on the compiled fold ``c``: the separators at
     the first width, SGD's network (with one hidden layer, at every width: its units the output
     layer weighs most; deeper, at widths >= 2), and the networks of the narrower width's path, padded."""
     points, narrower = [], state.get(key, [])
     if not narrower:
         for _name, W, b in separator_networks(c.problem):
-            x = network_start(c.model, c.problem, W, b, scale=False)
+            x = network_start(c.model, c.problem, W, b, scale=False, ctx=ctx)
             if x is not None:
                 points.append(x)
     if len(c.problem.spec.hidden) == 1 or width is None or width >= 2:
@@ -157,36 +155,34 @@ def _pool(c, width: int | None, state: dict, key, sgd) -> list[np.ndarray]:
             layers = state["sgd"] if "sgd" in state else state.setdefault("sgd", sgd())
             x = None if layers is None else _units(c, layers)
         else:  # deeper nets: SGD at this width
-            x = sgd_start(c.model, c.problem, seed=0, lasso=False)
+            x = sgd_start(c.model, c.problem, seed=0, lasso=False, ctx=ctx)
         if x is not None:
             points.append(x)
     points += [x for x in (_padded(c, layers) for layers in narrower) if x is not None]
     return points
 
 
-def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, left: Callable = lambda: None,
+def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx: RunContext | None = None,
               merge: bool = True, groups=None, state: dict | None = None) -> dict:
     """Steps 1-2 of the module docstring on one fold: a :class:`FoldScore` per setting of the
     plan's ``groups`` (default: all; each ``((eps, width), path)`` of :meth:`Plan.groups`, in
     order, widths increasing), as a dict.  ``state`` carries what a later group of the same fold
-    reuses (SGD's network, the narrower path's networks).  ``left()`` says how many seconds are
-    left (None: no cap); when they run out, the settings not reached are scored None (``why``)."""
+    reuses (SGD's network, the narrower path's networks).  ``ctx`` (a run context; None: no cap,
+    HiGHS for the sub-MIPs) caps the work and runs the sub-MIPs; once it has stopped, the settings
+    not reached are scored None (``why``)."""
+    ctx = ctx or RunContext()
     groups = plan.groups() if groups is None else groups
     state = {} if state is None else state
     scores = {s: FoldScore(why="not reached: the time limit") for _, path in groups for s in path}
 
-    def out_of_time() -> bool:
-        t = left()
-        return t is not None and t <= 0
-
     for (eps, width), path in groups:
-        if out_of_time():
+        if ctx.stopped():
             break
         first = build(spec_at(spec, path[0]), fit, name="fold", merge=merge)
-        pool = _pool(first, width, state, eps, lambda: _sgd_layers(spec, path[0], fit, merge))
+        pool = _pool(first, width, state, eps, lambda: _sgd_layers(spec, path[0], fit, merge, ctx), ctx)
         prev, fixpoint, state[eps] = None, False, []
         for s in path:
-            if out_of_time():
+            if ctx.stopped():
                 break
             c = first if s is path[0] else build(spec_at(spec, s), fit, name="fold", merge=merge)
             cands = [x for x in pool + ([prev] if prev is not None else []) if feasible(c.model, x)]
@@ -194,12 +190,11 @@ def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, left
                 scores[s] = FoldScore(why="no network: the fold's start pool is empty")
                 continue
             x = min(cands, key=c.model.objective)
-            t = left()
             # a weight the drop kept at a larger l0 weight earns its place at a smaller one too:
             # the previous network, a fixpoint of the drop there, is one here (skip the pass)
             if c.problem.spec.penalty == "l0" and c.problem.spec.penalty_weight > 0 and not (
                     fixpoint and x is prev):
-                x = drop_weights(c.model, c.problem, x, budget=math.inf if t is None else t)
+                x = drop_weights(c.model, c.problem, x, ctx=ctx)
             net = decode_network(c.varmap, x).with_scaling(c.scaling)
             scores[s] = FoldScore(_accuracy(net, val), _accuracy(net, fit), int(net.nonzero_weights()))
             prev, fixpoint = x, True
@@ -208,8 +203,9 @@ def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, left
 
 
 def fold_task(item) -> list[FoldScore]:
-    """One fold as an executor task: ``item = (spec, fit, val, plan, merge, until)``; ``until``
-    is the seconds the task may take (None: no cap), counted from when it starts."""
-    spec, fit, val, plan, merge, until = item
-    scores = fold_path(spec, fit, val, plan, left=Deadline(until).left, merge=merge)
+    """One fold as an executor task: ``item = (spec, fit, val, plan, merge, until, solver)``; ``until``
+    is the seconds the task may take (None: no cap), counted from when it starts, in a run context
+    of its own (the sub-MIPs on ``solver`` where its driver serves them)."""
+    spec, fit, val, plan, merge, until, solver = item
+    scores = fold_path(spec, fit, val, plan, ctx=RunContext.create(solver, limit=until), merge=merge)
     return [scores[s] for s in plan.settings]

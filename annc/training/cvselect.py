@@ -41,12 +41,12 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..core.deadline import Deadline
 from ..core.log import silent
 from ..io.data import Dataset
 from ..io.recipe import _written
 from ..io.spec import NetworkSpec
 from .compress import distinct_rows
+from .context import RunContext
 from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
 from .splits import _subset
 
@@ -70,7 +70,7 @@ def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
 
 def applies(spec: NetworkSpec, data: Dataset) -> bool:
     """Whether cross-validation chooses ``spec``'s open settings by default on ``data``."""
-    from .starts.seeding import sgd_trains
+    from .pool.seeding import sgd_trains
     if not open_settings(spec) or spec.training != "full" or not sgd_trains(spec):
         return False
     counts = np.bincount(np.asarray(data.y), minlength=len(data.classes))
@@ -236,20 +236,21 @@ def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:
     """The eps the folds use: the spec's, or the one the data choose (once, on all rows)."""
     if not spec.eps_auto:
         return float(spec.eps)
-    from .starts.margin import resolve
+    from .margin import resolve
     return float(resolve(spec, data, merge=merge).spec.eps)
 
 
 def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None = None,
-                   deadline: Deadline | None = None, merge: bool = True, workers: int | None = None,
+                   ctx: RunContext | None = None, merge: bool = True, workers: int | None = None,
                    scheduler: str | None = None, log=silent) -> CVSelection | None:
     """Score every setting of :func:`plan_for` on every fold and choose one (module docstring).
-    ``time_limit`` (the user's) sizes the plan; ``deadline`` caps the folds (None: no cap).  In this
+    ``time_limit`` (the user's) sizes the plan; the run context ``ctx`` caps the folds and runs their
+    sub-MIPs (None: no cap, HiGHS).  In this
     process the folds run width by width (all folds of width 1, then of width 2, ...), so that a cap
     leaves the narrower settings scored on every fold; with ``workers`` or ``scheduler`` each fold
     is a task on :class:`annc.training.executor.Executor`.  None when the cap left no setting
     scored on every fold."""
-    deadline = deadline or Deadline(None)
+    ctx = ctx or RunContext()
     cv_data = _sample(data, 0)
     counts = np.bincount(np.asarray(cv_data.y), minlength=len(cv_data.classes))
     plan = plan_for(spec, len(cv_data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), time_limit)
@@ -260,7 +261,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     per_fold: list = []
     if workers is not None or scheduler is not None:
         from .executor import Executor, TaskFailed
-        items = [(spec, fit, val, plan, merge, deadline.left()) for fit, val in folds]
+        items = [(spec, fit, val, plan, merge, ctx.left(), ctx.solver) for fit, val in folds]
         with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler, log=log) as ex:
             results = ex.run(fold_task, items, names=[f"fold {f}" for f in range(len(items))], retries=0)
         for r in results:
@@ -270,14 +271,14 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
         states: list[dict] = [{} for _ in folds]
         for group in plan.groups():
             for f, (fit, val) in enumerate(folds):
-                found[f].update(fold_path(spec, fit, val, plan, left=deadline.left, merge=merge, groups=[group],
+                found[f].update(fold_path(spec, fit, val, plan, ctx=ctx, merge=merge, groups=[group],
                                           state=states[f]))
             log(f"[select] {len(folds)} folds of {group[1][0].label(spec).split(', ', 1)[1]} done "
-                f"({deadline.elapsed():.1f}s)")
+                f"({ctx.elapsed():.1f}s)")
         per_fold = [[d[s] for s in plan.settings] for d in found]
     scores = [[per_fold[f][i] for f in range(plan.folds)] for i in range(len(labels))]
     capped = any(s.why and "time limit" in s.why for row in scores for s in row)
-    sel = CVSelection(plan, labels, scores, 0, 0, spec, len(cv_data.y), capped=capped, seconds=deadline.elapsed())
+    sel = CVSelection(plan, labels, scores, 0, 0, spec, len(cv_data.y), capped=capped, seconds=ctx.elapsed())
     sel.best, sel.chosen = _choose(sel)
     if sel.chosen < 0:  # nothing scored on every fold: the caller trains the spec as written
         log("[select] no setting was scored on every fold within the time limit: training the spec as written")

@@ -7,8 +7,8 @@ is checked once (:meth:`~annc.training.request.TrainRequest.checked`), then:
 * ``select`` None (the default) or True, on a spec and data where
   :func:`annc.training.cvselect.applies`: :func:`annc.training.cvselect.cross_validate` chooses the open
   settings by k-fold cross-validation within :data:`~annc.training.cvselect.SELECT_SHARE` of the time
-  limit, and :func:`annc.training.trainer.fit` trains the chosen setting on all the rows in the
-  time left (:func:`_budgets`: the one place this module does time arithmetic);
+  limit (a share of the run's :class:`~annc.training.context.RunContext`), and
+  :func:`annc.training.trainer.fit` trains the chosen setting on all the rows in the time left;
 * ``select`` True elsewhere, or a grid dict: :func:`annc.training.selection.select` chooses the spec among candidates, each
   trained by :func:`annc.training.trainer.train` on the fit part of the data (no files, no
   progress line; a Ctrl-C stops that candidate and the search, not the final training),
@@ -24,10 +24,9 @@ Selection and decomposition receive that ``train`` function from here: neither i
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
 
-from ..core.deadline import FLOOR, Deadline
 from ..solve.solvers.base import Interrupt
+from .context import RunContext
 from .cvselect import SELECT_SHARE, applies, cross_validate
 from .decomposition import train_batches, train_ovo
 from .request import TrainRequest
@@ -53,23 +52,18 @@ def run(request: TrainRequest):
     return fit(replace(r, spec=(chosen := _select(r)).spec), selection=chosen)
 
 
-def _budgets(limit: float | None) -> tuple[Deadline, Callable[[], float | None]]:
-    """The folds' deadline (:data:`SELECT_SHARE` of ``limit``) and what the final training gets:
-    the time left of the whole limit when it starts (at least :data:`~annc.core.deadline.FLOOR`)."""
-    whole = Deadline(limit)
-    folds = Deadline(None if limit is None else SELECT_SHARE * limit, start=whole.start)
-    return folds, lambda: None if limit is None else max(whole.left(), FLOOR)
-
-
 def _cross_validated(r: TrainRequest):
-    """Cross-validation of the open settings, then the chosen setting trained on all the rows."""
-    folds, final = _budgets(r.opts.time_limit)
-    chosen = cross_validate(r.spec, r.data, time_limit=r.opts.time_limit, deadline=folds, merge=r.merge,
-                            workers=r.workers, scheduler=r.scheduler, log=r.log)
+    """Cross-validation of the open settings, within :data:`SELECT_SHARE` of the time limit (a
+    share of the run's context), then the chosen setting trained on all the rows in what is left."""
+    whole = RunContext.create(r.solver, r.opts)
+    chosen = cross_validate(r.spec, r.data, time_limit=r.opts.time_limit,
+                            ctx=whole.share(SELECT_SHARE, of_finish=False), merge=r.merge, workers=r.workers,
+                            scheduler=r.scheduler, log=r.log)
+    final = replace(r.opts, time_limit=whole.cap())
     if chosen is None:
-        return fit(replace(r, opts=replace(r.opts, time_limit=final())))
+        return fit(replace(r, opts=final))
     r.log(f"[select] training the chosen setting ({chosen.label}) on all {len(r.data.y)} training rows")
-    return fit(replace(r, spec=chosen.spec, opts=replace(r.opts, time_limit=final())), selection=chosen)
+    return fit(replace(r, spec=chosen.spec, opts=final), selection=chosen)
 
 
 def _decomposed(r: TrainRequest) -> dict:
