@@ -117,6 +117,7 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine():
     assert loaded.label == quiet.label and loaded.chosen == quiet.chosen
     assert [[f.__dict__ for f in row] for row in loaded.scores] == [[f.__dict__ for f in row] for row in quiet.scores]
     assert all(quiet.complete(i) for i in range(len(quiet.labels)))
+    assert all(np.array_equal(a, b) for a, b in zip(quiet.seed[0] + quiet.seed[1], loaded.seed[0] + loaded.seed[1]))
 
 
 def test_the_path_warm_starts_each_penalty_from_the_last():
@@ -137,7 +138,7 @@ def test_cli_default_cross_validates_and_no_select_does_not(tmp_path, capsys, ro
     write_csv(tmp_path / "d.csv", X, y)
     (tmp_path / "n.ann").write_text(WIDTH_ONLY)
     out = tmp_path / "out"
-    assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--time-limit", "5", "-q",
+    assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--time-limit", "10", "-q",
                  "-o", str(out)]) == 0
     text = capsys.readouterr().out
     assert "3-fold stratified cross-validation" in text and "CV estimate of test accuracy" in text
@@ -155,7 +156,7 @@ def test_cli_default_cross_validates_and_no_select_does_not(tmp_path, capsys, ro
 def test_estimator_exposes_cv_results(roomy_folds):
     from annc.app.estimator import MIPNetClassifier
     X, y = moons(120)
-    clf = MIPNetClassifier(hidden_layer_sizes=(2,), penalty="l0", penalty_weight=0.5, time_limit=5).fit(X, y)
+    clf = MIPNetClassifier(hidden_layer_sizes=(2,), penalty="l0", penalty_weight=0.5, time_limit=10).fit(X, y)
     assert clf.cv_results_ is not None and [p["width"] for p in clf.cv_results_["params"]] == [1, 2]
     assert clf.best_params_ in clf.cv_results_["params"]
     plain = MIPNetClassifier(hidden_layer_sizes=(2,), penalty="l0", penalty_weight=0.5, time_limit=2, select=False)
@@ -178,3 +179,23 @@ def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
     sample = _sample(as_data((X, y)), 0)
     assert len(sample.y) == MAX_CV_ROWS and abs(np.mean(sample.y) - np.mean(y)) < 0.01  # stratified
     assert np.array_equal(_sample(as_data((X, y)), 0).X, sample.X)  # seeded
+
+
+def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
+    """The final training's pool gets the cheap path's network of the chosen setting on all the
+    rows (on a breast_cancer split the trainer's own pool at width 1 found only the constant network)."""
+    from annc.solve.compiler import build
+    from annc.training.margin import resolve
+    from annc.training.search.incumbent import SearchRecord
+    from annc.training.trainer import _seeded
+    data = as_data(moons(100))
+    sel = cross_validate(parse_spec(WIDTH_ONLY), data, time_limit=30)
+    spec = resolve(sel.spec, data).spec
+    c = build(spec, data)
+    record, said = SearchRecord(), []
+    _seeded("n", c, record, sel.seed, said.append)
+    assert record.x is not None and record.found_by == "start pool: model selection's path on all rows"
+    assert record.pool == [("model selection's path on all rows", c.model.objective(record.x))]
+    worse = SearchRecord(x=record.x, start_objective=c.model.objective(record.x) - 1, found_by="start pool: SGD")
+    _seeded("n", c, worse, sel.seed, said.append)
+    assert worse.found_by == "start pool: SGD" and len(worse.pool) == 1  # a candidate, not the start

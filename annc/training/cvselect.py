@@ -108,6 +108,7 @@ class CVSelection:
     capped: bool = False
     seconds: float = 0.0
     specs: list = field(default_factory=list, repr=False)
+    seed: tuple | None = field(default=None, repr=False)  # the chosen setting's network on all rows (cvpath)
 
     @property
     def label(self) -> str:
@@ -232,6 +233,18 @@ def _sample(data: Dataset, seed: int) -> Dataset:
     return _subset(data, np.sort(rows), "cv sample")
 
 
+def _seed(spec: NetworkSpec, data: Dataset, plan: Plan, chosen: int, ctx: RunContext, merge: bool):
+    """The chosen setting's network by the folds' cheap path on all of ``data`` (the chosen width's
+    group, its l0 weights down to the chosen one): ``(weights, biases)`` on the scaled inputs, a
+    candidate of the final training's start pool (None if the cap stopped it)."""
+    s = plan.settings[chosen]
+    group = [(key, [t for t in path if t.penalty >= s.penalty]) for key, path in plan.groups() if s in path]
+    state: dict = {}
+    if fold_path(spec, data, data, plan, ctx=ctx, merge=merge, groups=group, state=state)[s].accuracy is None:
+        return None
+    return state[s.eps][-1]
+
+
 def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:
     """The eps the folds use: the spec's, or the one the data choose (once, on all rows)."""
     if not spec.eps_auto:
@@ -287,5 +300,6 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     if spec.eps_auto:  # eps stays the data's to choose, on all the rows
         chosen = replace(chosen, eps=spec.eps, eps_auto=True)
     sel.spec = chosen
+    sel.seed = _seed(spec, cv_data, plan, sel.chosen, ctx, merge)
     log(f"[select] chose {sel.label}: CV accuracy {sel.estimate:.4f} +- {sel.se(sel.chosen):.4f}")
     return sel

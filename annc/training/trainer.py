@@ -74,7 +74,7 @@ from .context import RunContext
 from .deadweights import drop_dead_weights
 from .finish import conclude_relaxed
 from .margin import resolve
-from .pool.point import hidden_network
+from .pool.point import complete, hidden_network
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
 from .runfiles import RunFiles as _RunFiles
@@ -108,7 +108,8 @@ def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -
 
 def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
                 out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
-                warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
+                warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
+                seed=None) -> Step:
     ctx = RunContext.create(solver, opts)  # every step below takes its time and solver settings from it
     ctx.report("build")
     full, compressed = data, representatives(data, merge=merge)  # large data: the MIP on representatives
@@ -145,7 +146,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     times["build"] = ctx.elapsed()
     record = None
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
-        step_opts, record = _with_start(name, c, step_opts, ctx, log)
+        step_opts, record = _with_start(name, c, step_opts, ctx, log, seed)
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
     if refine and c.model.layout.relaxed and ctx.limited:  # half is left to refine it
         step_opts = replace(step_opts, time_limit=max(ctx.share(0.5).left(), MIN_START_BUDGET))
@@ -252,7 +253,23 @@ def _recorder(trace: list, progress: Callable | None) -> Callable:
     return record
 
 
-def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log: Callable):
+def _seeded(name: str, c: Compiled, record, seed: tuple, log: Callable) -> None:
+    """Add ``seed`` (a network ``(weights, biases)`` on the scaled inputs: the cheap path of
+    :mod:`annc.training.cvpath` on all the rows, for the setting model selection chose) to the
+    search's pool; if it beats the search's incumbent it becomes the start."""
+    y = complete(c.model, c.problem, *seed)
+    if y is None:
+        return
+    obj = c.model.objective(y)
+    record.pool.append(("model selection's path on all rows", obj))
+    if record.x is None or obj < c.model.objective(record.x) - 1e-9:
+        record.x, record.start_objective, record.steps = y, obj, []
+        record.certificate = record.band = None
+        record.found_by = "start pool: model selection's path on all rows"
+        log(f"[{name}] model selection's network on all rows is the better start: objective {obj:.6g}")
+
+
+def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log: Callable, seed=None):
     """``opts`` with annc's incumbent as the MIP start (:func:`~annc.training.search.incumbent.search_incumbent`:
     the start pool, local search and exact neighbourhood search, within
     :data:`SEARCH_SHARE` of what is left before the finish: its decisions are work limits, the
@@ -260,6 +277,8 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log
     less the finish's reserve (:meth:`~annc.training.context.RunContext.until_finish`)."""
     record = search_incumbent(c.model, c.problem, ctx=ctx.share(SEARCH_SHARE), log=lambda line: log(f"[{name}] {line}"))
     log(f"[{name}] {record.message}")
+    if seed is not None:  # model selection's network of the chosen setting: a candidate of the pool too
+        _seeded(name, c, record, seed, log)
     if record.x is None:
         return opts, record
     return replace(opts, start=record.x, time_limit=ctx.until_finish() if ctx.limited else None), record
@@ -303,7 +322,8 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
     greedy = bool(greedy and r.spec.hidden)
     files = _RunFiles()
     kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
-              refine=r.refine, files=files, max_nonzeros=r.max_nonzeros)
+              refine=r.refine, files=files, max_nonzeros=r.max_nonzeros,
+              seed=None if greedy else getattr(selection, "seed", None))  # cross-validation's network
     clock = RunContext.stopwatch()
     try:
         steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)
