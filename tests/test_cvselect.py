@@ -37,9 +37,10 @@ def moons(n=150, seed=0):
 
 
 def test_open_settings_are_what_the_spec_leaves_unwritten():
-    assert open_settings(parse_spec(RECIPE)) == ("penalty", "width")
-    assert open_settings(parse_spec(RECIPE + "penalty l0 0.5\n")) == ("width",)
-    assert open_settings(parse_spec("input 2\nhidden 1 binary\noutput 2\n")) == ("penalty",)
+    assert open_settings(parse_spec(RECIPE)) == ("penalty", "width", "eps")
+    assert open_settings(parse_spec(RECIPE + "penalty l0 0.5\neps 0.01\n")) == ("width",)
+    assert open_settings(parse_spec("input 2\nhidden 1 binary\noutput 2\neps 0.01\n")) == ("penalty",)
+    assert open_settings(parse_spec("input 2\nhidden 2 relu\noutput 2\n")) == ("penalty", "width")  # eps: steps only
     assert open_settings(parse_spec(RECIPE + "loss nll\n")) == ()  # a spec that names its loss writes everything
     from dataclasses import replace
     built = replace(parse_spec(RECIPE), positions={}, text="")  # built in Python: every field written
@@ -53,6 +54,7 @@ def test_applies_to_real_data_not_to_xor():
     assert not applies(parse_spec(XOR_SPEC.read_text()), as_data((X, y)))
     assert applies(parse_spec(RECIPE), as_data(moons()))
     assert not applies(parse_spec(RECIPE + "loss errors\n"), as_data(moons()))
+    assert not applies(parse_spec("input 2\nhidden 2 relu\noutput 2\n"), as_data(moons()))
 
 
 def _selection(means_se_nnz, folds=4):
@@ -117,7 +119,8 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine():
     assert loaded.label == quiet.label and loaded.chosen == quiet.chosen
     assert [[f.__dict__ for f in row] for row in loaded.scores] == [[f.__dict__ for f in row] for row in quiet.scores]
     assert all(quiet.complete(i) for i in range(len(quiet.labels)))
-    assert all(np.array_equal(a, b) for a, b in zip(quiet.seed[0] + quiet.seed[1], loaded.seed[0] + loaded.seed[1]))
+    assert all(np.array_equal(a, b) for a, b in zip(quiet.start_network[0] + quiet.start_network[1],
+                                                  loaded.start_network[0] + loaded.start_network[1]))
 
 
 def test_the_path_warm_starts_each_penalty_from_the_last():
@@ -172,9 +175,12 @@ def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
     assert plan_for(spec, 400, 200, 0.1, time_limit=30).folds == 3  # a short limit: fewer folds
     assert plan_for(spec, 5000, 2000, 0.1, time_limit=None).folds == 3  # many rows: fewer folds
     assert plan_for(spec, 400, 2, 0.1).folds == 2  # never more folds than the smallest class has rows
-    plan = plan_for(spec, 400, 200, 0.1)
-    assert sorted({s.width for s in plan.settings}) == [1, 2, 4]
+    plan = plan_for(spec, 400, 200, 0.1, time_limit=30)
+    assert sorted({s.width for s in plan.settings}) == [1, 2, 4] and plan.open == ("penalty", "width")
     assert [s.penalty for s in plan.settings if s.width == 1] == [4.0, 2.0, 1.0, 0.5, 0.25, 0.125]
+    roomy = plan_for(spec, 400, 200, 0.1, time_limit=60)  # a limit of a minute: the other margin too
+    assert roomy.open == ("penalty", "width", "eps") and sorted({s.eps for s in roomy.settings}) == [0.001, 0.1]
+    assert len(roomy.settings) == 2 * len(plan.settings) and roomy.settings[0].eps == 0.1  # the rule's first
     X, y = moons(2500)
     sample = _sample(as_data((X, y)), 0)
     assert len(sample.y) == MAX_CV_ROWS and abs(np.mean(sample.y) - np.mean(y)) < 0.01  # stratified
@@ -193,9 +199,9 @@ def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
     spec = resolve(sel.spec, data).spec
     c = build(spec, data)
     record, said = SearchRecord(), []
-    _seeded("n", c, record, sel.seed, said.append)
+    _seeded("n", c, record, sel.start_network, said.append)
     assert record.x is not None and record.found_by == "start pool: model selection's path on all rows"
     assert record.pool == [("model selection's path on all rows", c.model.objective(record.x))]
     worse = SearchRecord(x=record.x, start_objective=c.model.objective(record.x) - 1, found_by="start pool: SGD")
-    _seeded("n", c, worse, sel.seed, said.append)
+    _seeded("n", c, worse, sel.start_network, said.append)
     assert worse.found_by == "start pool: SGD" and len(worse.pool) == 1  # a candidate, not the start

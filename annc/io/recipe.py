@@ -100,10 +100,13 @@ class Recipe:
     def selected(self, original: NetworkSpec) -> "Recipe":
         """This recipe of a spec ``--select`` chose, with the settings whose value differs from
         the ``original`` spec's marked :data:`SELECTED`."""
-        first = recipe_of(original)  # --select chooses the loss's margin and the penalty, not eps
+        first = recipe_of(original)  # --select chooses the loss's margin and the penalty
         loss, penalty = (s if s.value == o.value else Setting(s.name, s.value, SELECTED, f"the spec's: {o.value}")
                          for s, o in zip(self.settings[:2], first.settings[:2]))
-        return Recipe(loss, penalty, self.eps)
+        eps = self.eps
+        if original.eps_auto and eps.source in (SPEC, DEFAULT):  # cross-validation wrote the eps the data left open
+            eps = Setting("eps", eps.value, SELECTED, "the default recipe leaves it to the data")
+        return Recipe(loss, penalty, eps)
 
 
 def _written(spec: NetworkSpec, key: str) -> bool:

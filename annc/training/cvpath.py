@@ -152,7 +152,7 @@ def _pool(c, width: int | None, state: dict, key, sgd, ctx: RunContext) -> list[
                 points.append(x)
     if len(c.problem.spec.hidden) == 1 or width is None or width >= 2:
         if len(c.problem.spec.hidden) == 1:
-            layers = state["sgd"] if "sgd" in state else state.setdefault("sgd", sgd())
+            layers = state[("sgd", key)] if ("sgd", key) in state else state.setdefault(("sgd", key), sgd())
             x = None if layers is None else _units(c, layers)
         else:  # deeper nets: SGD at this width
             x = sgd_start(c.model, c.problem, seed=0, lasso=False, ctx=ctx)

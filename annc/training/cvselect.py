@@ -7,9 +7,11 @@ chosen here by how networks trained with each setting do on rows they never saw:
 * **open settings** (:func:`open_settings`): a spec of the default recipe (it names no loss)
   leaves open the l0 weight (unless it writes ``penalty``) and the width of its hidden layers
   (the spec's width is the largest tried); ``eps`` left open is chosen on the data as before
-  (:func:`annc.training.starts.margin.choose_eps`, once, on all the training rows) and used on
-  every fold.  A spec that names its loss, or a spec built in Python, writes everything.
-* **when** (:func:`applies`): some setting is open, the hidden layers are ones SGD trains, and the
+  (:func:`annc.training.margin.choose_eps`, once, on all the training rows) and used on every
+  fold; under a time limit of :data:`SHORT` seconds or more the other margin (0.1 or 0.001,
+  :func:`other_eps`) is tried too, where the hidden units are binary steps.  A spec that names its loss, or a spec built in Python, writes everything.
+* **when** (:func:`applies`): some setting is open, the hidden layers are binary step units (ReLU
+  nets are relaxed models, left as they were), and the
   data do not merge into a few distinct rows (at least :data:`MIN_DISTINCT`; XOR-like data
   stay as they were);
 * **the path** (:data:`PENALTY_PATH`, widths ``1, 2, 4, ..`` up to the spec's): every setting
@@ -29,7 +31,7 @@ its CV accuracy is ``m_s = (1/k) sum_f a_{s,f}`` and its standard error
 with ``b`` the setting of the highest ``m`` (ties: fewer mean non-zero weights), every setting
 with ``m_s >= m_b - se_b`` is as good as ``b`` within the noise of the folds, and the simplest
 of them is chosen: the fewest mean non-zero weights, then the smaller width, then the larger l0
-weight.  ``m`` of the chosen setting is the CV estimate of the test accuracy (slightly
+weight, then the wider margin.  ``m`` of the chosen setting is the CV estimate of the test accuracy (slightly
 optimistic: the same folds chose it).
 
 Only settings scored on every fold compete; the clock (the share :data:`SELECT_SHARE` of the
@@ -61,17 +63,21 @@ SELECT_SHARE = 0.6  # of the time limit, at most, for the folds; the final train
 
 
 def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
-    """The settings ``spec`` leaves to selection, of ``("penalty", "width")``."""
+    """The settings ``spec`` leaves to selection, of ``("penalty", "width", "eps")`` (eps: the
+    default recipe's, left to the data, of step units)."""
     if _written(spec, "loss"):
         return ()
     out = () if _written(spec, "penalty") else ("penalty",)
-    return out + (("width",) if spec.hidden and max(h.units for h in spec.hidden) > 1 else ())
+    out += ("width",) if spec.hidden and max(h.units for h in spec.hidden) > 1 else ()
+    return out + (("eps",) if spec.eps_auto and spec.hidden and all(h.activation == "binary" for h in spec.hidden)
+                  else ())
 
 
 def applies(spec: NetworkSpec, data: Dataset) -> bool:
     """Whether cross-validation chooses ``spec``'s open settings by default on ``data``."""
     from .pool.seeding import sgd_trains
-    if not open_settings(spec) or spec.training != "full" or not sgd_trains(spec):
+    if not open_settings(spec) or spec.training != "full" or not sgd_trains(spec) \
+            or not all(h.activation == "binary" for h in spec.hidden):  # the folds' search: step units
         return False
     counts = np.bincount(np.asarray(data.y), minlength=len(data.classes))
     return distinct_rows(np.asarray(data.X, float)) >= MIN_DISTINCT and counts[counts > 0].min() >= 2
@@ -91,7 +97,16 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
     widths = _widths(max(h.units for h in spec.hidden)) if "width" in open_ else (None,)
     short = rows > MANY_ROWS or (time_limit is not None and time_limit < SHORT)
     folds = min(FOLDS_SHORT if short else FOLDS, smallest_class)
-    return Plan(tuple(Setting(w, p, eps) for w in widths for p in penalties), folds, open_)
+    # eps: the data's rule's, and under a limit of SHORT seconds or more (or none) the other margin too
+    epss = (eps,) if "eps" not in open_ or (time_limit is not None and time_limit < SHORT) else (eps, other_eps(eps))
+    open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
+    return Plan(tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties), folds, open_)
+
+
+def other_eps(eps: float) -> float:
+    """The margin the folds try beside the data's rule's: the wide one, or the narrow one after it."""
+    from .margin import NARROW, WIDE
+    return NARROW if eps == WIDE else WIDE
 
 
 @dataclass
@@ -108,7 +123,7 @@ class CVSelection:
     capped: bool = False
     seconds: float = 0.0
     specs: list = field(default_factory=list, repr=False)
-    seed: tuple | None = field(default=None, repr=False)  # the chosen setting's network on all rows (cvpath)
+    start_network: tuple | None = field(default=None, repr=False)  # the chosen setting's network on all rows
 
     @property
     def label(self) -> str:
@@ -212,7 +227,7 @@ def _choose(sel: CVSelection) -> tuple[int, int]:
     floor = sel.mean(best) - (sel.se(best) if np.isfinite(sel.se(best)) else 0.0)
     near = [i for i in ok if sel.mean(i) >= floor - 1e-12]
     s = sel.plan.settings
-    chosen = min(near, key=lambda i: (sel.nonzeros(i), s[i].width or 0, -s[i].penalty, i))
+    chosen = min(near, key=lambda i: (sel.nonzeros(i), s[i].width or 0, -s[i].penalty, -s[i].eps, i))
     return best, chosen
 
 
@@ -297,9 +312,9 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
         log("[select] no setting was scored on every fold within the time limit: training the spec as written")
         return None
     chosen = spec_at(spec, plan.settings[sel.chosen])
-    if spec.eps_auto:  # eps stays the data's to choose, on all the rows
+    if spec.eps_auto and plan.settings[sel.chosen].eps == plan.settings[0].eps:  # the data's rule's: left to it
         chosen = replace(chosen, eps=spec.eps, eps_auto=True)
     sel.spec = chosen
-    sel.seed = _seed(spec, cv_data, plan, sel.chosen, ctx, merge)
+    sel.start_network = _seed(spec, cv_data, plan, sel.chosen, ctx, merge)
     log(f"[select] chose {sel.label}: CV accuracy {sel.estimate:.4f} +- {sel.se(sel.chosen):.4f}")
     return sel

@@ -323,7 +323,7 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
     files = _RunFiles()
     kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
               refine=r.refine, files=files, max_nonzeros=r.max_nonzeros,
-              seed=None if greedy else getattr(selection, "seed", None))  # cross-validation's network
+              seed=None if greedy else getattr(selection, "start_network", None))  # cross-validation's network
     clock = RunContext.stopwatch()
     try:
         steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)
