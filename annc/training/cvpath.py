@@ -24,8 +24,9 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    the path's own candidates.
 
 Every decision is a work limit (seeds, epochs, node limits, passes that stop when they
-drop nothing); the run context's deadline (:class:`~annc.training.context.RunContext`) only caps,
-and a fold cut short by it returns the settings it finished, marked so.  The same data give the same scores under any load.
+drop nothing); the run context's deadline (:class:`~annc.training.context.RunContext`) only caps:
+a fold cut short by it scores only the settings whose work it finished, and marks the others, so a
+score never depends on the machine's load.  The same data give the same scores under any load.
 """
 from __future__ import annotations
 
@@ -108,7 +109,7 @@ def _accuracy(net, data: Dataset) -> float:
 
 def _padded(c, layers) -> np.ndarray | None:
     """The point of ``c`` of a narrower network (``layers``: its ``(W, b)`` per layer at a point of
-    the narrower model, :func:`~annc.training.starts.point.hidden_network`, on the same scaled rows): each
+    the narrower model, :func:`~annc.training.pool.point.hidden_network`, on the same scaled rows): each
     layer's weights and biases copied into zeros of the wider shape.  A unit with no weights
     and bias 0 has pre-activation 0, so it is off, and the output layer reads it with weight 0:
     the same predictions, the same objective."""
@@ -180,6 +181,8 @@ def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx:
             break
         first = build(spec_at(spec, path[0]), fit, name="fold", merge=merge)
         pool = _pool(first, width, state, eps, lambda: _sgd_layers(spec, path[0], fit, merge, ctx), ctx)
+        if ctx.stopped():  # a pool the cap cut short is not the work-limited one: score nothing from it
+            break
         prev, fixpoint, state[eps] = None, False, []
         for s in path:
             if ctx.stopped():
@@ -195,6 +198,8 @@ def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx:
             if c.problem.spec.penalty == "l0" and c.problem.spec.penalty_weight > 0 and not (
                     fixpoint and x is prev):
                 x = drop_weights(c.model, c.problem, x, ctx=ctx)
+                if ctx.stopped():  # the drop may have been cut short: not its work-limited result
+                    break
             net = decode_network(c.varmap, x).with_scaling(c.scaling)
             scores[s] = FoldScore(_accuracy(net, val), _accuracy(net, fit), int(net.nonzero_weights()))
             prev, fixpoint = x, True
