@@ -27,7 +27,7 @@ def roomy_folds(monkeypatch):
     """The folds may take 90% of the time limit: the end-to-end tests then never race the clock
     on a busy machine (the default share is a cap only, tested by its own arithmetic)."""
     import annc.training.dispatch as dispatch
-    monkeypatch.setattr(dispatch, "SELECT_SHARE", 0.9)
+    monkeypatch.setattr(dispatch, "SELECT_SHARE", 0.9)  # (None: cvselect.select_share)
 
 
 def moons(n=150, seed=0):
@@ -55,6 +55,9 @@ def test_applies_to_real_data_not_to_xor():
     assert applies(parse_spec(RECIPE), as_data(moons()))
     assert not applies(parse_spec(RECIPE + "loss errors\n"), as_data(moons()))
     assert not applies(parse_spec("input 2\nhidden 2 relu\noutput 2\n"), as_data(moons()))
+    many = as_data(moons(1200))
+    assert applies(parse_spec(RECIPE), many) and applies(parse_spec(RECIPE), many, 60)
+    assert not applies(parse_spec(RECIPE), many, 30)  # many rows, a short limit: as written
 
 
 def _selection(means_se_nnz, folds=4):

@@ -204,6 +204,7 @@ def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx:
             scores[s] = FoldScore(_accuracy(net, val), _accuracy(net, fit), int(net.nonzero_weights()))
             prev, fixpoint = x, True
             state[eps].append(hidden_network(c.model, x))
+            state["scaling"] = c.scaling  # fitted on ``fit``: the networks of ``state`` are on its scale
     return scores
 
 

@@ -11,7 +11,8 @@ chosen here by how networks trained with each setting do on rows they never saw:
   fold; under a time limit of :data:`SHORT` seconds or more the other margin (0.1 or 0.001,
   :func:`other_eps`) is tried too, where the hidden units are binary steps.  A spec that names its loss, or a spec built in Python, writes everything.
 * **when** (:func:`applies`): some setting is open, the hidden layers are binary step units (ReLU
-  nets are relaxed models, left as they were), and the
+  nets are relaxed models, left as they were), more than :data:`MANY_ROWS` rows come with a time
+  limit of at least :data:`SHORT` seconds (or none), and the
   data do not merge into a few distinct rows (at least :data:`MIN_DISTINCT`; XOR-like data
   stay as they were);
 * **the path** (:data:`PENALTY_PATH`, widths ``1, 2, 4, ..`` up to the spec's): every setting
@@ -34,7 +35,7 @@ of them is chosen: the fewest mean non-zero weights, then the smaller width, the
 weight, then the wider margin.  ``m`` of the chosen setting is the CV estimate of the test accuracy (slightly
 optimistic: the same folds chose it).
 
-Only settings scored on every fold compete; the clock (the share :data:`SELECT_SHARE` of the
+Only settings scored on every fold compete; the clock (the share :func:`select_share` of the
 time limit) only caps the folds, and a cut-short run says so.
 """
 from __future__ import annotations
@@ -52,7 +53,7 @@ from .context import RunContext
 from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
 from .splits import _subset
 
-__all__ = ["CVSelection", "applies", "cross_validate", "open_settings", "plan_for"]
+__all__ = ["CVSelection", "applies", "cross_validate", "open_settings", "plan_for", "select_share"]
 
 PENALTY_PATH = (4.0, 2.0, 1.0, 0.5, 0.25, 0.125)  # l0 weights, large to small (factors of 2 around 0.5)
 FOLDS, FOLDS_SHORT, SHORT = 5, 3, 60.0  # k, and k under a time limit below SHORT seconds
@@ -60,6 +61,12 @@ MANY_ROWS = 1000  # more training rows: FOLDS_SHORT folds too
 MAX_CV_ROWS = 2000  # the folds are cut from a stratified sample of at most this many rows
 MIN_DISTINCT = 100  # fewer distinct rows: the data merge (XOR), the spec is trained as written
 SELECT_SHARE = 0.6  # of the time limit, at most, for the folds; the final training gets the rest
+SELECT_SHARE_LARGE = 0.4  # above MANY_ROWS rows: the final training's fixed costs grow with the rows
+
+
+def select_share(rows: int) -> float:
+    """The share of the time limit the folds may take on ``rows`` training rows (a cap)."""
+    return SELECT_SHARE if rows <= MANY_ROWS else SELECT_SHARE_LARGE
 
 
 def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
@@ -73,8 +80,13 @@ def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
                   else ())
 
 
-def applies(spec: NetworkSpec, data: Dataset) -> bool:
-    """Whether cross-validation chooses ``spec``'s open settings by default on ``data``."""
+def applies(spec: NetworkSpec, data: Dataset, time_limit: float | None = None) -> bool:
+    """Whether cross-validation chooses ``spec``'s open settings by default on ``data`` under
+    ``time_limit``: more than :data:`MANY_ROWS` rows need a limit of at least :data:`SHORT` seconds
+    (or none), as the folds' search grows with the rows (on a 4,456-row survey set the folds did
+    not finish their narrowest width within 12 s of a 30 s limit on a loaded 2-core machine)."""
+    if time_limit is not None and time_limit < SHORT and len(data.y) > MANY_ROWS:
+        return False
     from .pool.seeding import sgd_trains
     if not open_settings(spec) or spec.training != "full" or not sgd_trains(spec) \
             or not all(h.activation == "binary" for h in spec.hidden):  # the folds' search: step units
@@ -250,14 +262,18 @@ def _sample(data: Dataset, seed: int) -> Dataset:
 
 def _seed(spec: NetworkSpec, data: Dataset, plan: Plan, chosen: int, ctx: RunContext, merge: bool):
     """The chosen setting's network by the folds' cheap path on all of ``data`` (the chosen width's
-    group, its l0 weights down to the chosen one): ``(weights, biases)`` on the scaled inputs, a
-    candidate of the final training's start pool (None if the cap stopped it)."""
+    group, its l0 weights down to the chosen one): ``(weights, biases)`` per layer, the first layer
+    on the **raw** inputs (the final training scales them its own way), a candidate of the final
+    training's start pool (None if the cap stopped it)."""
     s = plan.settings[chosen]
     group = [(key, [t for t in path if t.penalty >= s.penalty]) for key, path in plan.groups() if s in path]
     state: dict = {}
     if fold_path(spec, data, data, plan, ctx=ctx, merge=merge, groups=group, state=state)[s].accuracy is None:
         return None
-    return state[s.eps][-1]
+    (W, b), sc = state[s.eps][-1], state["scaling"]
+    # on the raw inputs: pre = W0' x' + b0 with x' = (x - c) / w is (W0' / w) x + (b0 - (c / w) W0')
+    W0 = W[0] / sc.width[:, None]
+    return [W0] + list(W[1:]), [b[0] - sc.center @ W0] + list(b[1:])
 
 
 def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:

@@ -27,13 +27,15 @@ from dataclasses import replace
 
 from ..solve.solvers.base import Interrupt
 from .context import RunContext
-from .cvselect import SELECT_SHARE, applies, cross_validate
+from .cvselect import applies, cross_validate, select_share
 from .decomposition import train_batches, train_ovo
 from .request import TrainRequest
 from .selection import select
 from .trainer import fit, train
 
 __all__ = ["run"]
+
+SELECT_SHARE: float | None = None  # None: cvselect.select_share of the rows (a test may set a share)
 
 
 def run(request: TrainRequest):
@@ -45,7 +47,8 @@ def run(request: TrainRequest):
         return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(r))
     if mode == "batches":
         return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(r))
-    if mode in ("full", "select") and (r.select is None or r.select is True) and applies(r.spec, r.data):
+    if mode in ("full", "select") and (r.select is None or r.select is True) \
+            and applies(r.spec, r.data, r.opts.time_limit):
         return _cross_validated(r)
     if mode != "select":
         return fit(r)
@@ -53,11 +56,13 @@ def run(request: TrainRequest):
 
 
 def _cross_validated(r: TrainRequest):
-    """Cross-validation of the open settings, within :data:`SELECT_SHARE` of the time limit (a
-    share of the run's context), then the chosen setting trained on all the rows in what is left."""
+    """Cross-validation of the open settings, within :func:`~annc.training.cvselect.select_share` of
+    the time limit (a share of the run's context), then the chosen setting trained on all the rows
+    in what is left."""
     whole = RunContext.create(r.solver, r.opts)
+    share = SELECT_SHARE if SELECT_SHARE is not None else select_share(len(r.data.y))
     chosen = cross_validate(r.spec, r.data, time_limit=r.opts.time_limit,
-                            ctx=whole.share(SELECT_SHARE, of_finish=False), merge=r.merge, workers=r.workers,
+                            ctx=whole.share(share, of_finish=False), merge=r.merge, workers=r.workers,
                             scheduler=r.scheduler, log=r.log)
     final = replace(r.opts, time_limit=whole.cap())
     if chosen is None:

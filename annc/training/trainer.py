@@ -74,7 +74,8 @@ from .context import RunContext
 from .deadweights import drop_dead_weights
 from .finish import conclude_relaxed
 from .margin import resolve
-from .pool.point import complete, hidden_network
+from .pool.candidates import network_start
+from .pool.point import hidden_network
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
 from .runfiles import RunFiles as _RunFiles
@@ -253,11 +254,16 @@ def _recorder(trace: list, progress: Callable | None) -> Callable:
     return record
 
 
-def _seeded(name: str, c: Compiled, record, seed: tuple, log: Callable) -> None:
-    """Add ``seed`` (a network ``(weights, biases)`` on the scaled inputs: the cheap path of
-    :mod:`annc.training.cvpath` on all the rows, for the setting model selection chose) to the
-    search's pool; if it beats the search's incumbent it becomes the start."""
-    y = complete(c.model, c.problem, *seed)
+def _seeded(name: str, c: Compiled, record, seed: tuple, log: Callable, ctx: RunContext | None = None) -> None:
+    """Add ``seed`` (a network ``(weights, biases)``, its first layer on the raw inputs: the cheap
+    path of :mod:`annc.training.cvpath` for the setting model selection chose) to the search's pool,
+    on this model's scaling, repaired into the boxes and off the eps gap, with its exact output
+    layer (:func:`~annc.training.pool.candidates.network_start`); if it beats the search's
+    incumbent it becomes the start."""
+    W, b = [np.asarray(w, float) for w in seed[0]], [np.asarray(v, float) for v in seed[1]]
+    if c.scaling is not None:  # x = x' w + c: pre = (W0 w) x' + (b0 + c W0)
+        W[0], b[0] = W[0] * c.scaling.width[:, None], b[0] + c.scaling.center @ W[0]
+    y = network_start(c.model, c.problem, W, b, scale=True, ctx=ctx)
     if y is None:
         return
     obj = c.model.objective(y)
@@ -278,7 +284,7 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log
     record = search_incumbent(c.model, c.problem, ctx=ctx.share(SEARCH_SHARE), log=lambda line: log(f"[{name}] {line}"))
     log(f"[{name}] {record.message}")
     if seed is not None:  # model selection's network of the chosen setting: a candidate of the pool too
-        _seeded(name, c, record, seed, log)
+        _seeded(name, c, record, seed, log, ctx)
     if record.x is None:
         return opts, record
     return replace(opts, start=record.x, time_limit=ctx.until_finish() if ctx.limited else None), record
