@@ -82,7 +82,7 @@ class _Share:
 
 
 
-def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str], select: bool = False) -> dict:
+def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str], select: bool | None = None) -> dict:
     act, extra = recipe
     d, k = as_data((Xtr, ytr)).inputs, len(np.unique(ytr))  # d: text columns one-hot encoded
     if "{share" in extra:  # a weight per weight of share * rows / weights (all weights cost share of the rows)
@@ -111,6 +111,8 @@ def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str
             "source": v.source if v is not None else step0.get("network_from"),
             "bound_source": step0.get("bound_source"),
             "times": step0.get("times"),  # the parts of the MIP's wall time (build, start pool, ..., finish)
+            "selected": (meta.get("selection") or {}).get("chosen_label"),  # model selection's choice, if any
+            "cv_estimate": _num((meta.get("selection") or {}).get("cv_estimate")),
             **search_fields(meta)}
 
 
@@ -152,4 +154,6 @@ METHODS = {name: partial(run_annc, recipe=recipe) for name, recipe in RECIPES.it
 METHODS.update({**BASELINES,
                 # the default recipe chosen by --select (annc.training.selection's default grid, 25% held
                 # out of the training part; each candidate and the final run get the time limit)
-                "default_select": partial(run_annc, recipe=RECIPES["default"], select=True)})
+                "default_select": partial(run_annc, recipe=RECIPES["default"], select=True),
+                # the default recipe as written, without cross-validation (annc before issue 36)
+                "default_no_select": partial(run_annc, recipe=RECIPES["default"], select=False)})

@@ -73,10 +73,13 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     (a dict of the solver's own options, passed through as ``--solver-option`` does), ``greedy``,
     ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
     ``warm_start``, ``max_nonzeros``, ``scale`` (minmax, standard or none: overrides the spec's
-    input scaling, :mod:`annc.core.scaling`), ``select`` (True or a grid dict: first choose the
-    spec among candidates by held-out accuracy, :mod:`annc.training.selection`; ``.selection`` then
-    holds the table; with ``workers`` or ``scheduler`` the candidates train in parallel on
-    Dask), ``select_fraction``, ``select_seed``, ``refine`` (adaptive refinement after a relaxed
+    input scaling, :mod:`annc.core.scaling`), ``select`` (None, the default: what the spec leaves
+    open, its l0 weight and width, is chosen by k-fold cross-validation on real data,
+    :mod:`annc.training.cvselect`; False: the spec's defaults as written; True: the same, and on
+    data too small for the folds the held-out grid of :mod:`annc.training.selection`; a grid
+    dict: that grid; ``.selection`` then holds the path or the table; with ``workers`` or
+    ``scheduler`` the folds or candidates run in parallel on Dask), ``select_fraction``,
+    ``select_seed``, ``refine`` (adaptive refinement after a relaxed
     solve of a ReLU net: :mod:`annc.training.finish.refine`).  ``.verdict`` says what is proven
     about the exported network (:mod:`annc.solve.verdict`).  ``ensemble="ovo"`` or ``batches=K``
     (with ``per_class``, ``workers``, ``scheduler``) train by decomposition
@@ -242,7 +245,7 @@ def train_request(spec, data, test=None, *, solver: str | None = None, solver_cm
                   solver_options: dict | None = None, greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
                   progress: Callable | None = None, name: str | None = None,
                   warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
-                  scale: str | None = None, select: bool | dict = False, select_fraction: float = 0.25,
+                  scale: str | None = None, select: bool | dict | None = None, select_fraction: float = 0.25,
                   select_seed: int = 0, ensemble: str | None = None, batches: int | None = None,
                   per_class: int | None = None, workers: int | None = None,
                   scheduler: str | None = None) -> TrainRequest:

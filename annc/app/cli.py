@@ -130,9 +130,12 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("-q", "--quiet", action="store_true", help="print only the verdict: no progress, no recipe "
                    "lines, no weight matrices (warnings go to stderr)")
     t.add_argument("--select", action="store_true",
-                   help="first choose the penalty weight, hinge margin and hidden widths among a small "
-                        "grid around the spec, by accuracy on a held-out part of the training data (ties: "
-                        "fewer non-zero weights); then train the chosen spec on all the training data")
+                   help="choose what the spec leaves open (its l0 weight and hidden width) by k-fold "
+                        "cross-validation, then train the chosen setting on all the rows: the default on "
+                        "real data; with --select also on a spec that writes everything or on small data "
+                        "(then a grid around the spec, by accuracy on a held-out part)")
+    t.add_argument("--no-select", action="store_true",
+                   help="train the spec's defaults as written: no cross-validation (the behaviour before 0.9)")
     t.add_argument("--select-fraction", type=float, metavar="F", default=0.25,
                    help="--select: the part of each class held out for validation (default 0.25)")
     t.add_argument("--select-seed", type=int, metavar="N", default=0,
@@ -145,8 +148,8 @@ def parser() -> argparse.ArgumentParser:
                         "(as 'training batches K' in the spec)")
     t.add_argument("--per-class", type=int, metavar="N", help="--ensemble ovo: at most N rows of each class "
                    "per pair MIP (sampled with seed 0)")
-    t.add_argument("--workers", type=int, metavar="N", help="ovo / batches / --select: a local Dask cluster of N "
-                   "worker processes (default: one per core; --select without it: one candidate after another)")
+    t.add_argument("--workers", type=int, metavar="N", help="ovo / batches / selection: a local Dask cluster of N "
+                   "worker processes (default: one per core; selection without it: one fold after another)")
     t.add_argument("--scheduler", metavar="ADDRESS", help="ovo / batches / --select: run the MIPs on the Dask "
                    "cluster whose scheduler is at ADDRESS (tcp://host:8786)")
     t.add_argument("--report", action="store_true",

@@ -27,8 +27,12 @@ def cmd_train(a) -> int:
     from ..training.request import DECOMPOSED, TrainRequest, mode_of
     from .progress import Reporter
 
+    from ..core.errors import UsageError
+    if a.select and a.no_select:
+        raise UsageError("give either --select or --no-select, not both")
+    select = True if a.select else False if a.no_select else None  # None: cross-validation where it applies
     spec = with_scale(load_spec_of(a.spec, a.data), a.scale)
-    mode = mode_of(spec, ensemble=a.ensemble, batches=a.batches, select=a.select, greedy=True if a.greedy else None)
+    mode = mode_of(spec, ensemble=a.ensemble, batches=a.batches, select=select, greedy=True if a.greedy else None)
     decomposed = mode in DECOMPOSED
     phase = f"{mode} training" if decomposed else "select" if a.select else "build"
     # ovo and batches: the MIPs run elsewhere, a heartbeat only
@@ -45,7 +49,7 @@ def cmd_train(a) -> int:
             spec, data, test, solver=a.solver, solver_cmd=a.solver_cmd, opts=opts, out_dir=a.out,
             stem=Path(a.spec).stem, merge=not a.no_merge, greedy=True if a.greedy else None,
             warm_start=not a.no_warm_start, max_nonzeros=a.max_nonzeros, refine=not a.no_refine,
-            select=a.select, select_fraction=a.select_fraction, select_seed=a.select_seed, ensemble=a.ensemble,
+            select=select, select_fraction=a.select_fraction, select_seed=a.select_seed, ensemble=a.ensemble,
             batches=a.batches, per_class=a.per_class, workers=a.workers, scheduler=a.scheduler, log=rep.log)
         r = run(request)
     if decomposed:

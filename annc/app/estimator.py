@@ -147,6 +147,12 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     extra : str, default=""
         Further ``.ann`` lines appended verbatim to the spec (e.g. ``"eps 0.05\\nbias
         [-2, 2]"``), for any setting without a parameter here.
+    select : bool or None, default=None
+        Model selection (:mod:`annc.training.cvselect`): None chooses what the spec leaves open
+        (with ``loss=None`` and no ``penalty``: the l0 weight and the width up to
+        ``hidden_layer_sizes``) by k-fold cross-validation on real data (at least 100 distinct
+        rows), within ``time_limit``; False trains the defaults as written; True also selects on
+        smaller data.
 
     Attributes
     ----------
@@ -169,11 +175,18 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         Number of non-zero weights of the network.
     spec_ : str
         The ``.ann`` text that was trained.
+    cv_results_ : dict or None
+        The cross-validated path in scikit-learn's layout (``params``, ``param_width``,
+        ``param_penalty_weight``, ``split<k>_test_score``, ``mean_test_score``,
+        ``std_test_score``, ``rank_test_score``, the same for ``train``, and
+        ``mean_nonzero_weights``), when cross-validation chose the setting; else None.
+    best_params_ : dict or None
+        The setting cross-validation chose (its one-standard-error rule), or None.
     """
 
     def __init__(self, *, hidden_layer_sizes=(4,), activation="binary", loss=None, margin=None, penalty=None,
                  penalty_weight=None, scale=None, weights=None, time_limit=60.0, solver="highs", threads=None,
-                 gap=None, extra=""):
+                 gap=None, extra="", select=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.loss = loss
@@ -187,6 +200,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.threads = threads
         self.gap = gap
         self.extra = extra
+        self.select = select
 
     # -- the spec ---------------------------------------------------------------------
     def _hidden_sizes(self) -> tuple:
@@ -274,8 +288,11 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         if text:  # the one-hot inputs are not scaled (annc.core.scaling): the data say which they are
             data = replace(as_data(data), features=list(columns.features), named=True,
                            categories=dict(columns.categories))
-        result = run(train_request(spec, data, time_limit=self.time_limit,
-                                   solver=self.solver, threads=self.threads, gap=self.gap, out_dir=None))
+        if self.select is not None and not isinstance(self.select, (bool, np.bool_)):
+            raise UsageError(f"select must be None, True or False, not {self.select!r}")
+        select = None if self.select is None else bool(self.select)
+        result = run(train_request(spec, data, time_limit=self.time_limit, solver=self.solver, threads=self.threads,
+                                   gap=self.gap, out_dir=None, select=select))
         network = result.network
         network.columns = columns  # the weights files it saves record the names
         # the network's classes are the indices 0..k-1 (annc sorts integer labels numerically)
@@ -288,6 +305,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.result_ = result
         self.status_ = str(getattr(result.status, "value", result.status))
         self.n_nonzero_weights_ = int(network.nonzero_weights())
+        cv = getattr(result, "selection", None)
+        self.cv_results_ = cv.cv_results() if hasattr(cv, "cv_results") else None
+        self.best_params_ = None if self.cv_results_ is None else dict(self.cv_results_["params"][cv.chosen])
         return self
 
     def _in_fit_order(self, X):

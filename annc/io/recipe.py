@@ -13,8 +13,10 @@ three settings, its value and its source:
 ``recipe default``     the default recipe's, because the spec names no loss
 ``chosen on the data`` the eps :func:`~annc.training.margin.choose_eps` took, with its reason
 ``default``            the language's default for a spec that names its loss
-``chosen by --select`` ``annc train --select`` chose this value among its candidates
 =====================  ===================================================================
+
+and ``chosen by model selection``: cross-validation (the default on real data) or ``--select``'s
+grid chose the value among its candidates.
 
 :func:`annc.solve.compiler.build` computes it for every MIP (``Compiled.recipe``) and records it in
 the map (``recipe``), so the decoded weights record it too (``meta["recipe"]``); ``annc
@@ -33,7 +35,7 @@ SPEC = "spec"
 RECIPE_DEFAULT = "recipe default"
 DATA = "chosen on the data"
 DEFAULT = "default"
-SELECTED = "chosen by --select"
+SELECTED = "chosen by model selection"
 SOURCES = (SPEC, RECIPE_DEFAULT, DATA, DEFAULT, SELECTED)
 NAMES = ("loss", "penalty", "eps")
 
@@ -98,10 +100,13 @@ class Recipe:
     def selected(self, original: NetworkSpec) -> "Recipe":
         """This recipe of a spec ``--select`` chose, with the settings whose value differs from
         the ``original`` spec's marked :data:`SELECTED`."""
-        first = recipe_of(original)  # --select chooses the loss's margin and the penalty, not eps
+        first = recipe_of(original)  # --select chooses the loss's margin and the penalty
         loss, penalty = (s if s.value == o.value else Setting(s.name, s.value, SELECTED, f"the spec's: {o.value}")
                          for s, o in zip(self.settings[:2], first.settings[:2]))
-        return Recipe(loss, penalty, self.eps)
+        eps = self.eps
+        if original.eps_auto and eps.source in (SPEC, DEFAULT):  # cross-validation wrote the eps the data left open
+            eps = Setting("eps", eps.value, SELECTED, "the default recipe leaves it to the data")
+        return Recipe(loss, penalty, eps)
 
 
 def _written(spec: NetworkSpec, key: str) -> bool:

@@ -4,7 +4,12 @@ The command line, ``annc.train`` and ``MIPNetClassifier.fit`` all end here.  The
 is checked once (:meth:`~annc.training.request.TrainRequest.checked`), then:
 
 * ``full`` and ``greedy``: :func:`annc.training.trainer.fit`;
-* ``select``: :func:`annc.training.selection.select` chooses the spec among candidates, each
+* ``select`` None (the default) or True, on a spec and data where
+  :func:`annc.training.cvselect.applies`: :func:`annc.training.cvselect.cross_validate` chooses the open
+  settings by k-fold cross-validation within :data:`~annc.training.cvselect.SELECT_SHARE` of the time
+  limit (a share of the run's :class:`~annc.training.context.RunContext`), and
+  :func:`annc.training.trainer.fit` trains the chosen setting on all the rows in the time left;
+* ``select`` True elsewhere, or a grid dict: :func:`annc.training.selection.select` chooses the spec among candidates, each
   trained by :func:`annc.training.trainer.train` on the fit part of the data (no files, no
   progress line; a Ctrl-C stops that candidate and the search, not the final training),
   in this process or as Dask tasks (``workers``, ``scheduler``); the chosen spec is then
@@ -21,12 +26,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..solve.solvers.base import Interrupt
+from .context import RunContext
+from .cvselect import applies, cross_validate, select_share
 from .decomposition import train_batches, train_ovo
 from .request import TrainRequest
 from .selection import select
 from .trainer import fit, train
 
 __all__ = ["run"]
+
+SELECT_SHARE: float | None = None  # None: cvselect.select_share of the rows (a test may set a share)
 
 
 def run(request: TrainRequest):
@@ -38,9 +47,28 @@ def run(request: TrainRequest):
         return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(r))
     if mode == "batches":
         return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(r))
+    if mode in ("full", "select") and (r.select is None or r.select is True) \
+            and applies(r.spec, r.data, r.opts.time_limit):
+        return _cross_validated(r)
     if mode != "select":
         return fit(r)
     return fit(replace(r, spec=(chosen := _select(r)).spec), selection=chosen)
+
+
+def _cross_validated(r: TrainRequest):
+    """Cross-validation of the open settings, within :func:`~annc.training.cvselect.select_share` of
+    the time limit (a share of the run's context), then the chosen setting trained on all the rows
+    in what is left."""
+    whole = RunContext.create(r.solver, r.opts)
+    share = SELECT_SHARE if SELECT_SHARE is not None else select_share(len(r.data.y))
+    chosen = cross_validate(r.spec, r.data, time_limit=r.opts.time_limit,
+                            ctx=whole.share(share, of_finish=False), merge=r.merge, workers=r.workers,
+                            scheduler=r.scheduler, log=r.log)
+    final = replace(r.opts, time_limit=whole.cap())
+    if chosen is None:
+        return fit(replace(r, opts=final))
+    r.log(f"[select] training the chosen setting ({chosen.label}) on all {len(r.data.y)} training rows")
+    return fit(replace(r, spec=chosen.spec, opts=final), selection=chosen)
 
 
 def _decomposed(r: TrainRequest) -> dict:

@@ -10,6 +10,9 @@ then trains it in one of the five modes of :data:`MODES`:
 * ``greedy``: one MIP per hidden layer (``--greedy`` or ``training greedy``);
 * ``select``: first choose the spec among candidates by held-out accuracy
   (:mod:`annc.training.selection`), then train the chosen one on all the data;
+  ``select`` None (the default) lets :func:`annc.training.dispatch.run` choose what the spec
+  leaves open by cross-validation where :func:`annc.training.cvselect.applies` (real data), and
+  ``select=False`` (``--no-select``) trains the spec's defaults as written;
 * ``ovo`` and ``batches``: decompositions, each sub-MIP a Dask task (:mod:`annc.training.decomposition`).
 
 Errors are annc's own: :class:`~annc.core.errors.UsageError` for options (exit 2),
@@ -130,7 +133,7 @@ class TrainRequest:
     warm_start: bool = True
     max_nonzeros: int | None = None
     refine: bool = True
-    select: bool | dict = False
+    select: bool | dict | None = None  # None: cross-validation where it applies; False: never
     select_fraction: float = 0.25
     select_seed: int = 0
     ensemble: str | None = None
@@ -173,8 +176,12 @@ class TrainRequest:
                                  "(--per-class to ovo only): add --ensemble ovo or --batches K (ensemble='ovo', "
                                  "batches=K), or 'training ovo' / 'training batches K' to the spec; --workers and "
                                  "--scheduler also apply to --select")
-            if (self.workers is not None or self.scheduler is not None) and mode != "select":
-                raise UsageError("workers and scheduler apply to select, ovo and batch training only: "
+            from .cvselect import applies
+            auto = (self.select is None and isinstance(self.spec, NetworkSpec) and isinstance(self.data, Dataset)
+                    and applies(self.spec, self.data, self.opts.time_limit if self.opts else None))  # CV uses them
+            if (self.workers is not None or self.scheduler is not None) and mode != "select" and not auto:
+                raise UsageError("workers and scheduler apply to select (and to the default cross-validation of "
+                                 "a spec that leaves its penalty or width open), ovo and batch training only: "
                                  "--workers and --scheduler need --select, --ensemble ovo or --batches K "
                                  "(select=True, ensemble='ovo' or batches=K)")
             if mode == "select" and self.select is not True and not isinstance(self.select, dict):

@@ -74,6 +74,7 @@ from .context import RunContext
 from .deadweights import drop_dead_weights
 from .finish import conclude_relaxed
 from .margin import resolve
+from .pool.candidates import network_start
 from .pool.point import hidden_network
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
@@ -108,7 +109,8 @@ def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -
 
 def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
                 out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
-                warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True) -> Step:
+                warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
+                seed=None) -> Step:
     ctx = RunContext.create(solver, opts)  # every step below takes its time and solver settings from it
     ctx.report("build")
     full, compressed = data, representatives(data, merge=merge)  # large data: the MIP on representatives
@@ -143,7 +145,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     times["build"] = ctx.elapsed()
     record = None
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
-        step_opts, record = _with_start(name, c, step_opts, ctx, log)
+        step_opts, record = _with_start(name, c, step_opts, ctx, log, seed)
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
     if ctx.limited:  # the solver's limit, taken now: what the build and the search left, less the finish's
         limit = ctx.until_finish()
@@ -276,7 +278,28 @@ def _recorder(trace: list, progress: Callable | None) -> Callable:
     return record
 
 
-def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log: Callable):
+def _seeded(name: str, c: Compiled, record, seed: tuple, log: Callable, ctx: RunContext | None = None) -> None:
+    """Add ``seed`` (a network ``(weights, biases)``, its first layer on the raw inputs: the cheap
+    path of :mod:`annc.training.cvpath` for the setting model selection chose) to the search's pool,
+    on this model's scaling, repaired into the boxes and off the eps gap, with its exact output
+    layer (:func:`~annc.training.pool.candidates.network_start`); if it beats the search's
+    incumbent it becomes the start."""
+    W, b = [np.asarray(w, float) for w in seed[0]], [np.asarray(v, float) for v in seed[1]]
+    if c.scaling is not None:  # x = x' w + c: pre = (W0 w) x' + (b0 + c W0)
+        W[0], b[0] = W[0] * c.scaling.width[:, None], b[0] + c.scaling.center @ W[0]
+    y = network_start(c.model, c.problem, W, b, scale=True, ctx=ctx)
+    if y is None:
+        return
+    obj = c.model.objective(y)
+    record.pool.append(("model selection's path on all rows", obj))
+    if record.x is None or obj < c.model.objective(record.x) - 1e-9:
+        record.x, record.start_objective, record.steps = y, obj, []
+        record.certificate = record.band = None
+        record.found_by = "start pool: model selection's path on all rows"
+        log(f"[{name}] model selection's network on all rows is the better start: objective {obj:.6g}")
+
+
+def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log: Callable, seed=None):
     """``opts`` with annc's incumbent as the MIP start (:func:`~annc.training.search.incumbent.search_incumbent`:
     the start pool, local search and exact neighbourhood search, within
     :data:`SEARCH_SHARE` of what is left before the finish: its decisions are work limits, the
@@ -284,6 +307,8 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log
     less the finish's reserve (:meth:`~annc.training.context.RunContext.until_finish`)."""
     record = search_incumbent(c.model, c.problem, ctx=ctx.share(SEARCH_SHARE), log=lambda line: log(f"[{name}] {line}"))
     log(f"[{name}] {record.message}")
+    if seed is not None:  # model selection's network of the chosen setting: a candidate of the pool too
+        _seeded(name, c, record, seed, log, ctx)
     return (opts if record.x is None else replace(opts, start=record.x)), record
 
 
@@ -325,7 +350,8 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
     greedy = bool(greedy and r.spec.hidden)
     files = _RunFiles()
     kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
-              refine=r.refine, files=files, max_nonzeros=r.max_nonzeros)
+              refine=r.refine, files=files, max_nonzeros=r.max_nonzeros,
+              seed=None if greedy else getattr(selection, "start_network", None))  # cross-validation's network
     clock = RunContext.stopwatch()
     try:
         steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)

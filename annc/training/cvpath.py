@@ -1,0 +1,217 @@
+"""The cheap search on one fold of cross-validation: a regularisation path per width.
+
+Model selection (:mod:`annc.training.cvselect`) asks, for every setting of the plan
+(:class:`Plan`: widths, l0 weights, eps values), how a network trained with that setting
+does on rows it never saw.  Each fold answers for all the settings at once
+(:func:`fold_path`), by the staged effort of the issue: the cheap part of annc's search here,
+the full search and the bounds only on the chosen setting, trained on all the rows.
+
+On the fold's training part, for each eps and each width ``w`` (every hidden layer at most
+``w`` units):
+
+1. **the start pool, once per width**: at width 1, the sparse linear separators of
+   :mod:`annc.training.pool.linear`, each with its exact output layer (a node-limited sub-MIP);
+   at every width, the ``w`` units of SGD seed 0's network (trained once per fold at the spec's
+   width; its epochs are a work limit) that its output layer weighs most, and every network
+   of width ``w / 2``'s path, padded with units that never fire (the narrower warm-starts the wider);
+2. **the path**, from the largest l0 weight down (as scikit-learn's ``LogisticRegressionCV``
+   walks C and L0Learn its l0 path): at weight ``lambda_j`` the candidates are the pool and
+   the network found at ``lambda_{j-1}``, each scored by the objective
+   ``errors + lambda_j * nnz``; the best one is the start of the greedy weight dropping
+   (:func:`annc.training.search.local.drop_weights`, one lift per weight, no solve).  The MIPs of
+   the path differ only in the penalty's weight, so a point of one is a point of the next:
+   the previous network warm-starts the next one, and its objective can only go down along
+   the path's own candidates.
+
+Every decision is a work limit (seeds, epochs, node limits, passes that stop when they
+drop nothing); the run context's deadline (:class:`~annc.training.context.RunContext`) only caps:
+a fold cut short by it scores only the settings whose work it finished, and marks the others, so a
+score never depends on the machine's load.  The same data give the same scores under any load.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..core.penalties import PENALTY
+from ..io.data import Dataset
+from ..io.spec import NetworkSpec
+from ..solve.compiler import build
+from ..solve.decode import decode_network
+from .context import RunContext
+from .pool import complete, feasible, hidden_network, network_start, sgd_start
+from .pool.linear import separator_networks
+from .search.local import drop_weights
+
+__all__ = ["FoldScore", "Plan", "Setting", "fold_path", "spec_at"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One point of the path: the hidden width cap, the l0 weight (0: no penalty) and eps."""
+
+    width: int | None  # None: the spec's widths (no hidden layer, or the width is the spec's)
+    penalty: float
+    eps: float
+
+    def label(self, spec: NetworkSpec) -> str:
+        pen = f"l0 {self.penalty:g}" if self.penalty > 0 else "no penalty"
+        if spec.penalty != "l0" and PENALTY[spec.penalty].weighted:
+            pen = f"{spec.penalty} {self.penalty:g}"
+        width = "" if self.width is None else f", width {self.width}"
+        return f"{pen}{width}, eps {self.eps:g}"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the folds try: ``settings`` in path order (eps, then width, then the l0 weight
+    from large to small), ``folds`` (k) and which settings were open (``open``)."""
+
+    settings: tuple[Setting, ...]
+    folds: int
+    open: tuple[str, ...]
+    seed: int = 0
+
+    def groups(self):
+        """The settings grouped by (eps, width): one pool each, its path in order."""
+        out: dict = {}
+        for s in self.settings:
+            out.setdefault((s.eps, s.width), []).append(s)
+        return list(out.items())
+
+
+@dataclass
+class FoldScore:
+    """One setting on one fold: validation and fit accuracy, non-zero weights (or None when
+    the fold's search found no network or the clock cut it short: ``why``)."""
+
+    accuracy: float | None = None
+    fit_accuracy: float | None = None
+    nonzero_weights: int | None = None
+    why: str | None = None
+
+
+def spec_at(spec: NetworkSpec, s: Setting) -> NetworkSpec:
+    """``spec`` with the setting ``s`` written: every hidden layer at most ``s.width`` units,
+    the l0 weight (the spec's own kind if it is weighted; none at weight 0) and eps."""
+    hidden = spec.hidden if s.width is None else tuple(replace(h, units=min(h.units, s.width)) for h in spec.hidden)
+    kind = spec.penalty if PENALTY[spec.penalty].weighted else "l0"
+    penalty = ("none", 0.0) if s.penalty <= 0 else (kind, float(s.penalty))
+    return replace(spec, hidden=hidden, penalty=penalty[0], penalty_weight=penalty[1], eps=float(s.eps),
+                   eps_auto=False)
+
+
+def _accuracy(net, data: Dataset) -> float:
+    return float(np.mean(net.predict_index(data.X) == data.y)) if len(data.y) else math.nan
+
+
+def _padded(c, layers) -> np.ndarray | None:
+    """The point of ``c`` of a narrower network (``layers``: its ``(W, b)`` per layer at a point of
+    the narrower model, :func:`~annc.training.pool.point.hidden_network`, on the same scaled rows): each
+    layer's weights and biases copied into zeros of the wider shape.  A unit with no weights
+    and bias 0 has pre-activation 0, so it is off, and the output layer reads it with weight 0:
+    the same predictions, the same objective."""
+    W, b = [], []
+    for weight, bias, spec_layer in zip(*layers, c.problem.spec.layers):
+        w = np.zeros((weight.shape[0] if not W else W[-1].shape[1], spec_layer.units))
+        w[:weight.shape[0], :weight.shape[1]] = weight
+        v = np.zeros(spec_layer.units)
+        v[:len(bias)] = bias
+        W.append(w)
+        b.append(v)
+    return complete(c.model, c.problem, W, b)
+
+
+def _sgd_layers(spec: NetworkSpec, s: Setting, fit: Dataset, merge: bool, ctx: RunContext):
+    """SGD seed 0 once per fold, at the spec's own widths: its ``(W, b)`` per layer, or None."""
+    c = build(spec_at(spec, replace(s, width=None)), fit, name="fold", merge=merge)
+    x = sgd_start(c.model, c.problem, seed=0, lasso=False, ctx=ctx)
+    return None if x is None else hidden_network(c.model, x)
+
+
+def _units(c, layers) -> np.ndarray | None:
+    """The point of ``c`` (one hidden layer of ``w`` units) of the ``w`` units of the wider
+    network ``layers`` that its output layer weighs most (``max_j |W_out[u, j]|``, ties to
+    the first): each unit keeps its weights and bias, so its activations and eps gap."""
+    (W0, Wo), (b0, bo) = layers
+    w = c.problem.spec.hidden[0].units
+    keep = np.sort(np.argsort(-np.abs(Wo).max(axis=1), kind="stable")[:w])
+    return complete(c.model, c.problem, [W0[:, keep], Wo[keep, :]], [b0[keep], bo])
+
+
+def _pool(c, width: int | None, state: dict, key, sgd, ctx: RunContext) -> list[np.ndarray]:
+    """Step 1: the feasible points of the pool on the compiled fold ``c``: the separators at
+    the first width, SGD's network (with one hidden layer, at every width: its units the output
+    layer weighs most; deeper, at widths >= 2), and the networks of the narrower width's path, padded."""
+    points, narrower = [], state.get(key, [])
+    if not narrower:
+        for _name, W, b in separator_networks(c.problem):
+            x = network_start(c.model, c.problem, W, b, scale=False, ctx=ctx)
+            if x is not None:
+                points.append(x)
+    if len(c.problem.spec.hidden) == 1 or width is None or width >= 2:
+        if len(c.problem.spec.hidden) == 1:
+            layers = state[("sgd", key)] if ("sgd", key) in state else state.setdefault(("sgd", key), sgd())
+            x = None if layers is None else _units(c, layers)
+        else:  # deeper nets: SGD at this width
+            x = sgd_start(c.model, c.problem, seed=0, lasso=False, ctx=ctx)
+        if x is not None:
+            points.append(x)
+    points += [x for x in (_padded(c, layers) for layers in narrower) if x is not None]
+    return points
+
+
+def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx: RunContext | None = None,
+              merge: bool = True, groups=None, state: dict | None = None) -> dict:
+    """Steps 1-2 of the module docstring on one fold: a :class:`FoldScore` per setting of the
+    plan's ``groups`` (default: all; each ``((eps, width), path)`` of :meth:`Plan.groups`, in
+    order, widths increasing), as a dict.  ``state`` carries what a later group of the same fold
+    reuses (SGD's network, the narrower path's networks).  ``ctx`` (a run context; None: no cap,
+    HiGHS for the sub-MIPs) caps the work and runs the sub-MIPs; once it has stopped, the settings
+    not reached are scored None (``why``)."""
+    ctx = ctx or RunContext()
+    groups = plan.groups() if groups is None else groups
+    state = {} if state is None else state
+    scores = {s: FoldScore(why="not reached: the time limit") for _, path in groups for s in path}
+
+    for (eps, width), path in groups:
+        if ctx.stopped():
+            break
+        first = build(spec_at(spec, path[0]), fit, name="fold", merge=merge)
+        pool = _pool(first, width, state, eps, lambda: _sgd_layers(spec, path[0], fit, merge, ctx), ctx)
+        if ctx.stopped():  # a pool the cap cut short is not the work-limited one: score nothing from it
+            break
+        prev, fixpoint, state[eps] = None, False, []
+        for s in path:
+            if ctx.stopped():
+                break
+            c = first if s is path[0] else build(spec_at(spec, s), fit, name="fold", merge=merge)
+            cands = [x for x in pool + ([prev] if prev is not None else []) if feasible(c.model, x)]
+            if not cands:
+                scores[s] = FoldScore(why="no network: the fold's start pool is empty")
+                continue
+            x = min(cands, key=c.model.objective)
+            # a weight the drop kept at a larger l0 weight earns its place at a smaller one too:
+            # the previous network, a fixpoint of the drop there, is one here (skip the pass)
+            if c.problem.spec.penalty == "l0" and c.problem.spec.penalty_weight > 0 and not (
+                    fixpoint and x is prev):
+                x = drop_weights(c.model, c.problem, x, ctx=ctx)
+                if ctx.stopped():  # the drop may have been cut short: not its work-limited result
+                    break
+            net = decode_network(c.varmap, x).with_scaling(c.scaling)
+            scores[s] = FoldScore(_accuracy(net, val), _accuracy(net, fit), int(net.nonzero_weights()))
+            prev, fixpoint = x, True
+            state[eps].append(hidden_network(c.model, x))
+            state["scaling"] = c.scaling  # fitted on ``fit``: the networks of ``state`` are on its scale
+    return scores
+
+
+def fold_task(item) -> list[FoldScore]:
+    """One fold as an executor task: ``item = (spec, fit, val, plan, merge, until, solver)``; ``until``
+    is the seconds the task may take (None: no cap), counted from when it starts, in a run context
+    of its own (the sub-MIPs on ``solver`` where its driver serves them)."""
+    spec, fit, val, plan, merge, until, solver = item
+    scores = fold_path(spec, fit, val, plan, ctx=RunContext.create(solver, limit=until), merge=merge)
+    return [scores[s] for s in plan.settings]

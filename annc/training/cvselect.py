@@ -1,0 +1,336 @@
+"""Model selection by k-fold cross-validation: the default for real data (issue 36).
+
+The MIP minimises the *training* objective for the settings it is given, and the stronger
+the search, the closer it fits the training rows.  What a spec leaves open is therefore
+chosen here by how networks trained with each setting do on rows they never saw:
+
+* **open settings** (:func:`open_settings`): a spec of the default recipe (it names no loss)
+  leaves open the l0 weight (unless it writes ``penalty``) and the width of its hidden layers
+  (the spec's width is the largest tried); ``eps`` left open is chosen on the data as before
+  (:func:`annc.training.margin.choose_eps`, once, on all the training rows) and used on every
+  fold; under a time limit of :data:`SHORT` seconds or more the other margin (0.1 or 0.001,
+  :func:`other_eps`) is tried too, where the hidden units are binary steps.  A spec that names its loss, or a spec built in Python, writes everything.
+* **when** (:func:`applies`): some setting is open, the hidden layers are binary step units (ReLU
+  nets are relaxed models, left as they were), more than :data:`MANY_ROWS` rows come with a time
+  limit of at least :data:`SHORT` seconds (or none), and the
+  data do not merge into a few distinct rows (at least :data:`MIN_DISTINCT`; XOR-like data
+  stay as they were);
+* **the path** (:data:`PENALTY_PATH`, widths ``1, 2, 4, ..`` up to the spec's): every setting
+  is scored on every fold by the cheap search of :mod:`annc.training.cvpath`;
+* **the folds**: scikit-learn's ``StratifiedKFold`` (shuffled, seed 0): :data:`FOLDS` folds,
+  :data:`FOLDS_SHORT` above :data:`MANY_ROWS` rows or under a time limit below :data:`SHORT`
+  seconds (the plan is sized by the limit the user gives, never by the clock, so the same
+  limit gives the same folds under any load); above :data:`MAX_CV_ROWS` rows the folds are
+  cut from a stratified sample of that many rows (large data: the full search then runs on all
+  rows, or on its weighted representatives above 10,000 distinct rows).
+
+**The CV estimate.**  Setting ``s`` scores accuracies ``a_{s,1..k}`` on the k held-out folds;
+its CV accuracy is ``m_s = (1/k) sum_f a_{s,f}`` and its standard error
+``se_s = sd_s / sqrt(k)`` with ``sd_s`` the sample standard deviation over the folds.
+
+**The one-standard-error rule** (Breiman et al.; Hastie, Tibshirani and Friedman, ESL 7.10):
+with ``b`` the setting of the highest ``m`` (ties: fewer mean non-zero weights), every setting
+with ``m_s >= m_b - se_b`` is as good as ``b`` within the noise of the folds, and the simplest
+of them is chosen: the fewest mean non-zero weights, then the smaller width, then the larger l0
+weight, then the wider margin.  ``m`` of the chosen setting is the CV estimate of the test accuracy (slightly
+optimistic: the same folds chose it).
+
+Only settings scored on every fold compete; the clock (the share :func:`select_share` of the
+time limit) only caps the folds, and a cut-short run says so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..core.log import silent
+from ..io.data import Dataset
+from ..io.recipe import _written
+from ..io.spec import NetworkSpec
+from .compress import distinct_rows
+from .context import RunContext
+from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
+from .splits import _subset
+
+__all__ = ["CVSelection", "applies", "cross_validate", "open_settings", "plan_for", "select_share"]
+
+PENALTY_PATH = (4.0, 2.0, 1.0, 0.5, 0.25, 0.125)  # l0 weights, large to small (factors of 2 around 0.5)
+FOLDS, FOLDS_SHORT, SHORT = 5, 3, 60.0  # k, and k under a time limit below SHORT seconds
+MANY_ROWS = 1000  # more training rows: FOLDS_SHORT folds too
+MAX_CV_ROWS = 2000  # the folds are cut from a stratified sample of at most this many rows
+MIN_DISTINCT = 100  # fewer distinct rows: the data merge (XOR), the spec is trained as written
+SELECT_SHARE = 0.6  # of the time limit, at most, for the folds; the final training gets the rest
+SELECT_SHARE_LARGE = 0.4  # above MANY_ROWS rows: the final training's fixed costs grow with the rows
+
+
+def select_share(rows: int) -> float:
+    """The share of the time limit the folds may take on ``rows`` training rows (a cap)."""
+    return SELECT_SHARE if rows <= MANY_ROWS else SELECT_SHARE_LARGE
+
+
+def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
+    """The settings ``spec`` leaves to selection, of ``("penalty", "width", "eps")`` (eps: the
+    default recipe's, left to the data, of step units)."""
+    if _written(spec, "loss"):
+        return ()
+    out = () if _written(spec, "penalty") else ("penalty",)
+    out += ("width",) if spec.hidden and max(h.units for h in spec.hidden) > 1 else ()
+    return out + (("eps",) if spec.eps_auto and spec.hidden and all(h.activation == "binary" for h in spec.hidden)
+                  else ())
+
+
+def applies(spec: NetworkSpec, data: Dataset, time_limit: float | None = None) -> bool:
+    """Whether cross-validation chooses ``spec``'s open settings by default on ``data`` under
+    ``time_limit``: more than :data:`MANY_ROWS` rows need a limit of at least :data:`SHORT` seconds
+    (or none), as the folds' search grows with the rows (on a 4,456-row survey set the folds did
+    not finish their narrowest width within 12 s of a 30 s limit on a loaded 2-core machine)."""
+    if time_limit is not None and time_limit < SHORT and len(data.y) > MANY_ROWS:
+        return False
+    from .pool.seeding import sgd_trains
+    if not open_settings(spec) or spec.training != "full" or not sgd_trains(spec) \
+            or not all(h.activation == "binary" for h in spec.hidden):  # the folds' search: step units
+        return False
+    counts = np.bincount(np.asarray(data.y), minlength=len(data.classes))
+    return distinct_rows(np.asarray(data.X, float)) >= MIN_DISTINCT and counts[counts > 0].min() >= 2
+
+
+def _widths(top: int) -> tuple[int, ...]:
+    out = [1]
+    while out[-1] * 2 < top:
+        out.append(out[-1] * 2)
+    return tuple(out + [top]) if top > 1 else (1,)
+
+
+def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time_limit: float | None = None) -> Plan:
+    """The settings and folds for ``spec`` on ``rows`` training rows under ``time_limit`` (module docstring)."""
+    open_ = open_settings(spec)
+    penalties = PENALTY_PATH if "penalty" in open_ else (spec.penalty_weight if spec.penalty != "none" else 0.0,)
+    widths = _widths(max(h.units for h in spec.hidden)) if "width" in open_ else (None,)
+    short = rows > MANY_ROWS or (time_limit is not None and time_limit < SHORT)
+    folds = min(FOLDS_SHORT if short else FOLDS, smallest_class)
+    # eps: the data's rule's, and under a limit of SHORT seconds or more (or none) the other margin too
+    epss = (eps,) if "eps" not in open_ or (time_limit is not None and time_limit < SHORT) else (eps, other_eps(eps))
+    open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
+    return Plan(tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties), folds, open_)
+
+
+def other_eps(eps: float) -> float:
+    """The margin the folds try beside the data's rule's: the wide one, or the narrow one after it."""
+    from .margin import NARROW, WIDE
+    return NARROW if eps == WIDE else WIDE
+
+
+@dataclass
+class CVSelection:
+    """What :func:`cross_validate` measured and chose; ``scores[i][f]`` is setting ``i`` on fold ``f``."""
+
+    plan: Plan
+    labels: list[str]
+    scores: list[list[FoldScore]]
+    chosen: int
+    best: int
+    spec: NetworkSpec  # the chosen setting written into the spec: what is trained on all rows
+    rows: int  # the training rows the folds were cut from
+    capped: bool = False
+    seconds: float = 0.0
+    specs: list = field(default_factory=list, repr=False)
+    start_network: tuple | None = field(default=None, repr=False)  # the chosen setting's network on all rows
+
+    @property
+    def label(self) -> str:
+        return self.labels[self.chosen]
+
+    def _acc(self, i: int) -> np.ndarray:
+        return np.array([f.accuracy for f in self.scores[i] if f.accuracy is not None], float)
+
+    def complete(self, i: int) -> bool:
+        return all(f.accuracy is not None for f in self.scores[i])
+
+    def mean(self, i: int) -> float:
+        a = self._acc(i)
+        return float(a.mean()) if len(a) else float("nan")
+
+    def se(self, i: int) -> float:
+        a = self._acc(i)
+        return float(a.std(ddof=1) / np.sqrt(len(a))) if len(a) > 1 else float("nan")
+
+    def nonzeros(self, i: int) -> float:
+        n = [f.nonzero_weights for f in self.scores[i] if f.nonzero_weights is not None]
+        return float(np.mean(n)) if n else float("nan")
+
+    @property
+    def estimate(self) -> float:
+        """The CV estimate of the test accuracy: the chosen setting's mean fold accuracy."""
+        return self.mean(self.chosen)
+
+    def heading(self) -> list[str]:
+        b, c = self.best, self.chosen
+        rule = (f"best CV accuracy {self.mean(b):.4f} ({self.labels[b]}) less one standard error "
+                f"{self.se(b):.4f}: the simplest setting at or above {self.mean(b) - self.se(b):.4f}")
+        return [f"model selection: {self.plan.folds}-fold stratified cross-validation on {self.rows} training rows, "
+                f"{len(self.labels)} settings ({', '.join(self.plan.open)} open), {self.seconds:.1f} s"
+                + (", cut short by the time limit" if self.capped else ""),
+                f"one-standard-error rule: {rule} (fewest non-zero weights, then width, then larger l0)",
+                f"chosen: {self.labels[c]}; CV estimate of test accuracy {self.estimate:.4f} "
+                f"+- {self.se(c):.4f}"]
+
+    def table_lines(self) -> list[str]:
+        """The heading and one line per setting: CV accuracy +- its standard error, the fit
+        accuracy, the mean non-zero weights; ``*`` the chosen setting, ``b`` the best."""
+        head = ["", "setting", "CV acc", "+- se", "fit acc", "non-zeros"]
+        cells = []
+        for i, label in enumerate(self.labels):
+            mark = "*" if i == self.chosen else "b" if i == self.best else ""
+            fit = [f.fit_accuracy for f in self.scores[i] if f.fit_accuracy is not None]
+            if not self.complete(i):
+                cells.append([mark, label, "-", "-", "-", "not on every fold"])
+                continue
+            cells.append([mark, label, f"{self.mean(i):.4f}", f"{self.se(i):.4f}", f"{np.mean(fit):.4f}",
+                          f"{self.nonzeros(i):.1f}"])
+        width = [max(len(r[k]) for r in [head] + cells) for k in range(len(head))]
+
+        def line(row):
+            return "  ".join(c.rjust(w) if k >= 2 else c.ljust(w) for k, (c, w) in enumerate(zip(row, width))).rstrip()
+        return self.heading() + [line(head)] + [line(r) for r in cells]
+
+    def to_dict(self) -> dict:
+        """JSON-able, for the weights' ``meta["selection"]`` (and so the report): the whole path."""
+        return {"measure": f"{self.plan.folds}-fold stratified cross-validation accuracy",
+                "rule": "one standard error: the fewest mean non-zero weights within one SE of the best",
+                "folds": self.plan.folds, "rows": self.rows, "open": list(self.plan.open),
+                "chosen": self.chosen, "chosen_label": self.label, "best": self.best,
+                "cv_estimate": self.estimate, "capped": self.capped, "seconds": round(self.seconds, 3),
+                "refit": "the chosen setting is trained on all the training rows by the full search",
+                "candidates": [{"label": self.labels[i], "width": s.width, "penalty": s.penalty, "eps": s.eps,
+                                "cv_accuracy": self.mean(i) if self.complete(i) else None,
+                                "se": self.se(i) if self.complete(i) else None,
+                                "mean_nonzero_weights": self.nonzeros(i),
+                                "folds": [f.__dict__ for f in self.scores[i]]}
+                               for i, s in enumerate(self.plan.settings)]}
+
+    def cv_results(self) -> dict:
+        """scikit-learn's ``cv_results_`` layout: ``params``, ``param_*``, ``split<f>_test_score``,
+        ``mean/std/rank_test_score``, the same for ``train``, and ``mean_nonzero_weights``."""
+        n, k = len(self.labels), self.plan.folds
+        out: dict = {"params": [{"width": s.width, "penalty_weight": s.penalty} for s in self.plan.settings]}
+        for name, attr in (("width", "width"), ("penalty_weight", "penalty")):
+            vals = [getattr(s, attr) for s in self.plan.settings]
+            out[f"param_{name}"] = np.ma.MaskedArray(np.array(vals, dtype=object), mask=[v is None for v in vals])
+        for part, attr in (("test", "accuracy"), ("train", "fit_accuracy")):
+            m = np.array([[np.nan if getattr(f, attr) is None else getattr(f, attr) for f in row]
+                          for row in self.scores])
+            for f in range(k):
+                out[f"split{f}_{part}_score"] = m[:, f]
+            out[f"mean_{part}_score"] = m.mean(axis=1)
+            out[f"std_{part}_score"] = m.std(axis=1)
+        means = np.nan_to_num(out["mean_test_score"], nan=-np.inf)
+        out["rank_test_score"] = (1 + np.array([(means > v).sum() for v in means])).astype(np.int32)
+        out["mean_nonzero_weights"] = np.array([self.nonzeros(i) for i in range(n)])
+        return out
+
+
+def _choose(sel: CVSelection) -> tuple[int, int]:
+    """``(best, chosen)``: the highest CV accuracy, and the one-standard-error rule's choice."""
+    ok = [i for i in range(len(sel.labels)) if sel.complete(i)]
+    if not ok:
+        return -1, -1
+    best = min(ok, key=lambda i: (-sel.mean(i), sel.nonzeros(i), i))
+    floor = sel.mean(best) - (sel.se(best) if np.isfinite(sel.se(best)) else 0.0)
+    near = [i for i in ok if sel.mean(i) >= floor - 1e-12]
+    s = sel.plan.settings
+    chosen = min(near, key=lambda i: (sel.nonzeros(i), s[i].width or 0, -s[i].penalty, -s[i].eps, i))
+    return best, chosen
+
+
+def _folds(data: Dataset, plan: Plan):
+    """The (fit, validation) Datasets of the plan's stratified folds."""
+    from sklearn.model_selection import StratifiedKFold
+    skf = StratifiedKFold(n_splits=plan.folds, shuffle=True, random_state=plan.seed)
+    return [(_subset(data, tr, f"fold{f}"), _subset(data, va, f"fold{f} validation"))
+            for f, (tr, va) in enumerate(skf.split(np.zeros(len(data.y)), data.y))]
+
+
+def _sample(data: Dataset, seed: int) -> Dataset:
+    """At most :data:`MAX_CV_ROWS` rows of ``data``, stratified by class (seeded)."""
+    if len(data.y) <= MAX_CV_ROWS:
+        return data
+    from sklearn.model_selection import train_test_split
+    rows, _ = train_test_split(np.arange(len(data.y)), train_size=MAX_CV_ROWS, stratify=data.y, random_state=seed)
+    return _subset(data, np.sort(rows), "cv sample")
+
+
+def _seed(spec: NetworkSpec, data: Dataset, plan: Plan, chosen: int, ctx: RunContext, merge: bool):
+    """The chosen setting's network by the folds' cheap path on all of ``data`` (the chosen width's
+    group, its l0 weights down to the chosen one): ``(weights, biases)`` per layer, the first layer
+    on the **raw** inputs (the final training scales them its own way), a candidate of the final
+    training's start pool (None if the cap stopped it)."""
+    s = plan.settings[chosen]
+    group = [(key, [t for t in path if t.penalty >= s.penalty]) for key, path in plan.groups() if s in path]
+    state: dict = {}
+    if fold_path(spec, data, data, plan, ctx=ctx, merge=merge, groups=group, state=state)[s].accuracy is None:
+        return None
+    (W, b), sc = state[s.eps][-1], state["scaling"]
+    # on the raw inputs: pre = W0' x' + b0 with x' = (x - c) / w is (W0' / w) x + (b0 - (c / w) W0')
+    W0 = W[0] / sc.width[:, None]
+    return [W0] + list(W[1:]), [b[0] - sc.center @ W0] + list(b[1:])
+
+
+def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:
+    """The eps the folds use: the spec's, or the one the data choose (once, on all rows)."""
+    if not spec.eps_auto:
+        return float(spec.eps)
+    from .margin import resolve
+    return float(resolve(spec, data, merge=merge).spec.eps)
+
+
+def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None = None,
+                   ctx: RunContext | None = None, merge: bool = True, workers: int | None = None,
+                   scheduler: str | None = None, log=silent) -> CVSelection | None:
+    """Score every setting of :func:`plan_for` on every fold and choose one (module docstring).
+    ``time_limit`` (the user's) sizes the plan; the run context ``ctx`` caps the folds and runs their
+    sub-MIPs (None: no cap, HiGHS).  In this
+    process the folds run width by width (all folds of width 1, then of width 2, ...), so that a cap
+    leaves the narrower settings scored on every fold; with ``workers`` or ``scheduler`` each fold
+    is a task on :class:`annc.training.executor.Executor`.  None when the cap left no setting
+    scored on every fold."""
+    ctx = ctx or RunContext()
+    cv_data = _sample(data, 0)
+    counts = np.bincount(np.asarray(cv_data.y), minlength=len(cv_data.classes))
+    plan = plan_for(spec, len(cv_data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), time_limit)
+    labels = [s.label(spec) for s in plan.settings]
+    folds = _folds(cv_data, plan)
+    log(f"[select] {plan.folds}-fold cross-validation of {len(labels)} settings on {len(cv_data.y)} rows"
+        + (" (in parallel)" if workers is not None or scheduler is not None else ""))
+    per_fold: list = []
+    if workers is not None or scheduler is not None:
+        from .executor import Executor, TaskFailed
+        items = [(spec, fit, val, plan, merge, ctx.left(), ctx.solver) for fit, val in folds]
+        with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler, log=log) as ex:
+            results = ex.run(fold_task, items, names=[f"fold {f}" for f in range(len(items))], retries=0)
+        for r in results:
+            per_fold.append([FoldScore(why=r.message)] * len(labels) if isinstance(r, TaskFailed) else r)
+    else:
+        found: list[dict] = [{} for _ in folds]
+        states: list[dict] = [{} for _ in folds]
+        for group in plan.groups():
+            for f, (fit, val) in enumerate(folds):
+                found[f].update(fold_path(spec, fit, val, plan, ctx=ctx, merge=merge, groups=[group],
+                                          state=states[f]))
+            log(f"[select] {len(folds)} folds of {group[1][0].label(spec).split(', ', 1)[1]} done "
+                f"({ctx.elapsed():.1f}s)")
+        per_fold = [[d[s] for s in plan.settings] for d in found]
+    scores = [[per_fold[f][i] for f in range(plan.folds)] for i in range(len(labels))]
+    capped = any(s.why and "time limit" in s.why for row in scores for s in row)
+    sel = CVSelection(plan, labels, scores, 0, 0, spec, len(cv_data.y), capped=capped, seconds=ctx.elapsed())
+    sel.best, sel.chosen = _choose(sel)
+    if sel.chosen < 0:  # nothing scored on every fold: the caller trains the spec as written
+        log("[select] no setting was scored on every fold within the time limit: training the spec as written")
+        return None
+    chosen = spec_at(spec, plan.settings[sel.chosen])
+    if spec.eps_auto and plan.settings[sel.chosen].eps == plan.settings[0].eps:  # the data's rule's: left to it
+        chosen = replace(chosen, eps=spec.eps, eps_auto=True)
+    sel.spec = chosen
+    sel.start_network = _seed(spec, cv_data, plan, sel.chosen, ctx, merge)
+    log(f"[select] chose {sel.label}: CV accuracy {sel.estimate:.4f} +- {sel.se(sel.chosen):.4f}")
+    return sel

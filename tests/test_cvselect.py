@@ -1,0 +1,210 @@
+"""Model selection by k-fold cross-validation (:mod:`annc.training.cvselect`, :mod:`annc.training.cvpath`):
+which settings are open, when it applies, the one-standard-error rule, scikit-learn's
+``cv_results_`` layout, the same choice on a quiet and a busy machine, and the command line."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from annc.app.api import as_data
+from annc.core.errors import UsageError
+from annc.io.spec import parse_spec
+from annc.training.cvpath import FoldScore, Plan, Setting
+from annc.training.cvselect import CVSelection, _choose, applies, cross_validate, open_settings
+
+RECIPE = "input 2\nhidden 2 binary\noutput 2\n"
+WIDTH_ONLY = RECIPE + "penalty l0 0.5\n"  # only the width is open: two settings, a quick path
+XOR_SPEC = Path(__file__).resolve().parent.parent / "specs" / "xor.ann"
+
+
+@pytest.fixture
+def roomy_folds(monkeypatch):
+    """The folds may take 90% of the time limit: the end-to-end tests then never race the clock
+    on a busy machine (the default share is a cap only, tested by its own arithmetic)."""
+    import annc.training.dispatch as dispatch
+    monkeypatch.setattr(dispatch, "SELECT_SHARE", 0.9)  # (None: cvselect.select_share)
+
+
+def moons(n=150, seed=0):
+    from sklearn.datasets import make_moons
+    X, y = make_moons(n_samples=n, noise=0.25, random_state=seed)
+    return X, y
+
+
+def test_open_settings_are_what_the_spec_leaves_unwritten():
+    assert open_settings(parse_spec(RECIPE)) == ("penalty", "width", "eps")
+    assert open_settings(parse_spec(RECIPE + "penalty l0 0.5\neps 0.01\n")) == ("width",)
+    assert open_settings(parse_spec("input 2\nhidden 1 binary\noutput 2\neps 0.01\n")) == ("penalty",)
+    assert open_settings(parse_spec("input 2\nhidden 2 relu\noutput 2\n")) == ("penalty", "width")  # eps: steps only
+    assert open_settings(parse_spec(RECIPE + "loss nll\n")) == ()  # a spec that names its loss writes everything
+    from dataclasses import replace
+    built = replace(parse_spec(RECIPE), positions={}, text="")  # built in Python: every field written
+    assert open_settings(built) == ()
+
+
+def test_applies_to_real_data_not_to_xor():
+    from annc.io.datasets import xor_data
+    X, y = xor_data(1000, noise=0.1, seed=0)  # 32 distinct rows: trained as written
+    assert not applies(parse_spec("input 5\nhidden 5 binary\noutput 2\n"), as_data((X, y)))
+    assert not applies(parse_spec(XOR_SPEC.read_text()), as_data((X, y)))
+    assert applies(parse_spec(RECIPE), as_data(moons()))
+    assert not applies(parse_spec(RECIPE + "loss errors\n"), as_data(moons()))
+    assert not applies(parse_spec("input 2\nhidden 2 relu\noutput 2\n"), as_data(moons()))
+    many = as_data(moons(1200))
+    assert applies(parse_spec(RECIPE), many) and applies(parse_spec(RECIPE), many, 60)
+    assert not applies(parse_spec(RECIPE), many, 30)  # many rows, a short limit: as written
+
+
+def _selection(means_se_nnz, folds=4):
+    """A CVSelection whose setting i has fold accuracies with the given mean and standard error."""
+    settings, scores = [], []
+    for i, (mean, se, nnz) in enumerate(means_se_nnz):
+        sd = se * np.sqrt(folds)
+        dev = np.array([1, -1] * (folds // 2), float) * sd * np.sqrt((folds - 1) / folds)  # sample sd = sd
+        settings.append(Setting(1 + i % 2, 4.0 / (1 + i), 0.1))
+        scores.append([FoldScore(mean + d, 1.0, nnz) for d in dev])
+    plan = Plan(tuple(settings), folds, ("penalty", "width"))
+    sel = CVSelection(plan, [f"s{i}" for i in range(len(settings))], scores, 0, 0, parse_spec(RECIPE), 100)
+    sel.best, sel.chosen = _choose(sel)
+    return sel
+
+
+def test_one_standard_error_rule_takes_the_sparsest_within_one_se_of_the_best():
+    sel = _selection([(0.80, 0.01, 3), (0.86, 0.02, 5), (0.90, 0.02, 12), (0.885, 0.01, 8)])
+    assert sel.best == 2
+    assert abs(sel.se(2) - 0.02) < 1e-9 and abs(sel.mean(2) - 0.90) < 1e-9
+    assert sel.chosen == 3  # 0.885 >= 0.90 - 0.02 with 8 weights; 0.86 is outside, 0.80 too
+    assert sel.estimate == pytest.approx(0.885)
+    lines = "\n".join(sel.table_lines())
+    assert "one-standard-error rule" in lines and "CV estimate of test accuracy 0.8850" in lines
+
+
+def test_settings_not_scored_on_every_fold_do_not_compete():
+    sel = _selection([(0.80, 0.01, 3), (0.95, 0.01, 2)])
+    sel.scores[1][0] = FoldScore(why="not reached: the time limit")
+    sel.best, sel.chosen = _choose(sel)
+    assert (sel.best, sel.chosen) == (0, 0)
+    sel.scores[0][1] = FoldScore(why="not reached: the time limit")
+    assert _choose(sel) == (-1, -1)
+
+
+def test_cv_results_has_scikit_learns_layout():
+    sel = _selection([(0.80, 0.01, 3), (0.90, 0.02, 12), (0.885, 0.01, 8)])
+    r = sel.cv_results()
+    for key in ("params", "param_width", "param_penalty_weight", "mean_test_score", "std_test_score",
+                "rank_test_score", "split0_test_score", "split3_test_score", "mean_train_score", "mean_nonzero_weights"):
+        assert key in r
+    assert list(r["rank_test_score"]) == [3, 1, 2]
+    assert r["mean_test_score"] == pytest.approx([0.80, 0.90, 0.885])
+    assert r["params"][1] == {"width": 2, "penalty_weight": 2.0}
+    json.dumps(sel.to_dict())  # the weights file records the whole path
+
+
+BUSY = "import time\nt = time.time()\nwhile time.time() - t < 120:\n    pass\n"
+
+
+def test_the_same_choice_on_a_quiet_and_a_busy_machine():
+    """Work limits decide: the path and the choice do not depend on the machine's load."""
+    spec, data = parse_spec(RECIPE), as_data(moons(100))
+    quiet = cross_validate(spec, data, time_limit=30)
+    busy = subprocess.Popen([sys.executable, "-c", BUSY])
+    try:
+        loaded = cross_validate(spec, data, time_limit=30)
+    finally:
+        busy.kill()
+        busy.wait()
+    assert quiet.plan.folds == 3 and len(quiet.labels) == 12  # widths 1, 2; six l0 weights
+    assert loaded.label == quiet.label and loaded.chosen == quiet.chosen
+    assert [[f.__dict__ for f in row] for row in loaded.scores] == [[f.__dict__ for f in row] for row in quiet.scores]
+    assert all(quiet.complete(i) for i in range(len(quiet.labels)))
+    assert all(np.array_equal(a, b) for a, b in zip(quiet.start_network[0] + quiet.start_network[1],
+                                                  loaded.start_network[0] + loaded.start_network[1]))
+
+
+def test_the_path_warm_starts_each_penalty_from_the_last():
+    """Along the path the l0 weight falls, so the fold networks grow no sparser: a network the
+    drop kept at a larger weight is kept at a smaller one (mean non-zero weights never fall)."""
+    sel = cross_validate(parse_spec(RECIPE), as_data(moons(120)), time_limit=30)
+    for width in (1, 2):
+        path = [i for i, s in enumerate(sel.plan.settings) if s.width == width]
+        for f in range(sel.plan.folds):
+            nnz = [sel.scores[i][f].nonzero_weights for i in path]
+            assert nnz == sorted(nnz), (width, f, nnz)
+
+
+def test_cli_default_cross_validates_and_no_select_does_not(tmp_path, capsys, roomy_folds):
+    from annc.app.cli import main
+    from annc.io.datasets import write_csv
+    X, y = moons(120)
+    write_csv(tmp_path / "d.csv", X, y)
+    (tmp_path / "n.ann").write_text(WIDTH_ONLY)
+    out = tmp_path / "out"
+    assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--time-limit", "10", "-q",
+                 "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "3-fold stratified cross-validation" in text and "CV estimate of test accuracy" in text
+    meta = json.loads((out / "n.weights.json").read_text())["meta"]
+    assert [c["width"] for c in meta["selection"]["candidates"]] == [1, 2]
+    assert meta["selection"]["cv_estimate"] > 0.5 and meta["recipe"]["penalty"]["source"] == "spec"
+    assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--time-limit", "2", "-q",
+                 "--no-select", "-o", str(tmp_path / "plain")]) == 0
+    assert "cross-validation" not in capsys.readouterr().out
+    assert "selection" not in json.loads((tmp_path / "plain" / "n.weights.json").read_text())["meta"]
+    assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--select", "--no-select"]) == 2
+    assert "either --select or --no-select" in capsys.readouterr().err
+
+
+def test_estimator_exposes_cv_results(roomy_folds):
+    from annc.app.estimator import MIPNetClassifier
+    X, y = moons(120)
+    clf = MIPNetClassifier(hidden_layer_sizes=(2,), penalty="l0", penalty_weight=0.5, time_limit=10).fit(X, y)
+    assert clf.cv_results_ is not None and [p["width"] for p in clf.cv_results_["params"]] == [1, 2]
+    assert clf.best_params_ in clf.cv_results_["params"]
+    plain = MIPNetClassifier(hidden_layer_sizes=(2,), penalty="l0", penalty_weight=0.5, time_limit=2, select=False)
+    assert plain.fit(X, y).cv_results_ is None
+    with pytest.raises(UsageError, match="select must be"):
+        MIPNetClassifier(select="yes").fit(X, y)
+
+
+def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
+    from annc.training.cvselect import MAX_CV_ROWS, _sample, plan_for
+    spec = parse_spec("input 2\nhidden 4 binary\noutput 2\n")
+    assert plan_for(spec, 400, 200, 0.1, time_limit=None).folds == 5
+    assert plan_for(spec, 400, 200, 0.1, time_limit=30).folds == 3  # a short limit: fewer folds
+    assert plan_for(spec, 5000, 2000, 0.1, time_limit=None).folds == 3  # many rows: fewer folds
+    assert plan_for(spec, 400, 2, 0.1).folds == 2  # never more folds than the smallest class has rows
+    plan = plan_for(spec, 400, 200, 0.1, time_limit=30)
+    assert sorted({s.width for s in plan.settings}) == [1, 2, 4] and plan.open == ("penalty", "width")
+    assert [s.penalty for s in plan.settings if s.width == 1] == [4.0, 2.0, 1.0, 0.5, 0.25, 0.125]
+    roomy = plan_for(spec, 400, 200, 0.1, time_limit=60)  # a limit of a minute: the other margin too
+    assert roomy.open == ("penalty", "width", "eps") and sorted({s.eps for s in roomy.settings}) == [0.001, 0.1]
+    assert len(roomy.settings) == 2 * len(plan.settings) and roomy.settings[0].eps == 0.1  # the rule's first
+    X, y = moons(2500)
+    sample = _sample(as_data((X, y)), 0)
+    assert len(sample.y) == MAX_CV_ROWS and abs(np.mean(sample.y) - np.mean(y)) < 0.01  # stratified
+    assert np.array_equal(_sample(as_data((X, y)), 0).X, sample.X)  # seeded
+
+
+def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
+    """The final training's pool gets the cheap path's network of the chosen setting on all the
+    rows (on a breast_cancer split the trainer's own pool at width 1 found only the constant network)."""
+    from annc.solve.compiler import build
+    from annc.training.margin import resolve
+    from annc.training.search.incumbent import SearchRecord
+    from annc.training.trainer import _seeded
+    data = as_data(moons(100))
+    sel = cross_validate(parse_spec(WIDTH_ONLY), data, time_limit=30)
+    spec = resolve(sel.spec, data).spec
+    c = build(spec, data)
+    record, said = SearchRecord(), []
+    _seeded("n", c, record, sel.start_network, said.append)
+    assert record.x is not None and record.found_by == "start pool: model selection's path on all rows"
+    assert record.pool == [("model selection's path on all rows", c.model.objective(record.x))]
+    worse = SearchRecord(x=record.x, start_objective=c.model.objective(record.x) - 1, found_by="start pool: SGD")
+    _seeded("n", c, worse, sel.start_network, said.append)
+    assert worse.found_by == "start pool: SGD" and len(worse.pool) == 1  # a candidate, not the start
