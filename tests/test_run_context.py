@@ -225,3 +225,10 @@ def test_no_full_mip_when_its_setup_does_not_fit(monkeypatch):
     assert r.verified and "the full MIP is not run" in s.result.status_text and not called
     assert s.result.x is not None and s.verdict.objective == pytest.approx(s.verdict.search["start_objective"])
     assert s.verdict.search["final_objective"] <= s.verdict.search["pool_best"] + 1e-9
+
+
+def test_the_estimator_passes_native_options_through():
+    from annc.app.estimator import MIPNetClassifier
+    X, y = np.array([[0, 0], [0, 1], [1, 0], [1, 1.0]] * 3), np.array([0, 1, 1, 0] * 3)
+    with pytest.raises(UsageError, match="HiGHS refuses no_such_option"):
+        MIPNetClassifier(time_limit=20, solver_options={"no_such_option": 1}).fit(X, y)

@@ -144,6 +144,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     gap : float or None, default=None
         Relative optimality gap at which the solver may stop, and at which annc calls a
         network optimal (None: annc's default, 1e-4).
+    solver_options : dict or None, default=None
+        The solver's own options, passed through as ``--solver-option NAME=VALUE`` does, to the
+        full MIP and to annc's own sub-MIPs on that solver (e.g. ``{"mip_heuristic_effort": 0.3}``).
     extra : str, default=""
         Further ``.ann`` lines appended verbatim to the spec (e.g. ``"eps 0.05\\nbias
         [-2, 2]"``), for any setting without a parameter here.
@@ -186,7 +189,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, *, hidden_layer_sizes=(4,), activation="binary", loss=None, margin=None, penalty=None,
                  penalty_weight=None, scale=None, weights=None, time_limit=60.0, solver="highs", threads=None,
-                 gap=None, extra="", select=None):
+                 gap=None, solver_options=None, extra="", select=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.loss = loss
@@ -199,6 +202,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.threads = threads
         self.gap = gap
+        self.solver_options = solver_options
         self.extra = extra
         self.select = select
 
@@ -292,7 +296,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
             raise UsageError(f"select must be None, True or False, not {self.select!r}")
         select = None if self.select is None else bool(self.select)
         result = run(train_request(spec, data, time_limit=self.time_limit, solver=self.solver, threads=self.threads,
-                                   gap=self.gap, out_dir=None, select=select))
+                                   gap=self.gap, solver_options=self.solver_options, out_dir=None,
+                                   select=select))
         network = result.network
         network.columns = columns  # the weights files it saves record the names
         # the network's classes are the indices 0..k-1 (annc sorts integer labels numerically)
