@@ -1,0 +1,217 @@
+"""The weight-level bound: a growing row set solved exactly per weight budget.
+
+Under the ``errors`` loss and an ``l0`` penalty (factor ``lambda``) a network with ``n``
+non-zero weights and ``E`` errors has objective ``E + lambda n``.  Take a set of rows ``S``
+and the rest ``R``.  For a weight budget ``p`` let
+
+    e_S(p) = min { errors on S : networks with at most p non-zero weights }
+
+(a sub-MIP: the problem on ``S``, no penalty, one row ``sum n <= p`` over the ``l0``
+indicators; its dual bound in its place is as valid), and ``s_R(p)`` the structural bound
+on ``R`` (:mod:`.structure`).  Errors add up over disjoint rows and every network with
+``n`` weights is one with at most ``n``, so for every network::
+
+    E + lambda n  >=  lambda n + s_R(n) + e_S(n)  >=  min_p [ lambda p + F(p) ],
+    F(p) = max( s_all(p),  s_R(p) + e_S(p) ),
+
+``s_all`` the structural bound on every row.  The penalty is counted once, at the level
+``p`` itself (a penalised subset optimum would only see the weights ``S`` needs).  Only levels ``p <= P`` matter (``P`` the spec's weights), and
+once ``lambda p`` reaches the target no level above can go below it: the bound is
+``min( min_{p <= p*} lambda p + F(p),  lambda (p* + 1) )`` with ``p* < target / lambda``.
+
+**Monotonicity** makes the search cheap: ``e_S`` never rises with ``p`` and never falls as
+``S`` grows, so a value found at level ``q`` on a set ``S`` bounds every level ``p <= q`` on
+every superset of ``S``.  Levels are visited from ``p*`` down; a level whose value already
+reaches what is needed (the target, or the least value met so far: the bound is a
+minimum) costs nothing.
+
+**Row generation** (which rows; soundness never depends on it).  ``S`` starts with the rows
+the incumbent gets wrong and the rows closest to a row of another class.  At a level
+that falls short, the sub-MIP's network (at most ``p`` weights, best on ``S``) is run on
+every row; a few rows it gets wrong join ``S`` and the level is solved again.  It ends
+when the level reaches what is needed, or that network also falls short on all rows
+(then the level truly is that low: no set of rows proves more), or the work is spent.
+The sub-MIPs keep every ``l0`` indicator and drop only the penalty's factor: the
+feasible networks are the spec's, with the pre-activation gap enforced on ``S`` only
+(more networks, a smaller minimum: still a bound).
+
+Work limits decide: ``rows`` to start, ``grow`` rows added per round, at most ``max_rows``,
+``node_limit`` per sub-MIP and ``max_subs`` sub-MIPs in all; the deadline only caps each
+sub-MIP's time (and stops the loop).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.spatial import cKDTree
+
+from ...core.losses import LOSS
+from ...formulations import formulate
+from ...io.solutions import Status
+from ...solve.solvers import SolveOptions, solve
+from .bound import TOL, Bound, attainable
+from .structure import errors_by_weights, one_hidden_step, weight_count
+from ..starts.point import hidden_network
+from .subset import restrict, wrong_groups
+
+
+@dataclass(frozen=True)
+class Levels:
+    """Work limits of the weight-level bound (module docstring)."""
+
+    rows: int = 12
+    grow: int = 4
+    max_rows: int = 60
+    node_limit: int = 500
+    max_subs: int = 24
+    symmetry: str | None = None
+    seed: int = 0
+
+
+def applies(spec) -> bool:
+    """The ``errors`` loss and an ``l0`` penalty with a positive factor."""
+    return LOSS[spec.loss].counts_errors and spec.penalty == "l0" and spec.penalty_weight > 0
+
+
+def boundary_order(problem) -> np.ndarray:
+    """The rows by their L1 distance to the nearest of 8 neighbours of another class
+    (rows holding several classes first)."""
+    X, c = problem.X, problem.counts
+    U = len(X)
+    k = min(U, 8)
+    dist, idx = cKDTree(X).query(X, k=k, p=1)
+    dist, idx = np.asarray(dist).reshape(U, -1), np.asarray(idx).reshape(U, -1)
+    label = c.argmax(1)
+    near = np.where(label[idx] != label[:, None], dist, np.inf).min(1)
+    near[(c > 0).sum(1) > 1] = -1.0
+    return np.argsort(near, kind="stable")
+
+
+def first_rows(problem, incumbent, rows: int, order: np.ndarray) -> np.ndarray:
+    """The starting set: the incumbent's wrong rows, then boundary rows, ``rows`` in all
+    (at least every wrong row, up to ``rows``)."""
+    seeds = []
+    if incumbent is not None:
+        seeds = list(dict.fromkeys(int(u) for u in wrong_groups(problem, *incumbent)[0]))[:rows]
+    have = set(seeds)
+    seeds += [int(u) for u in order if int(u) not in have][:max(rows - len(seeds), 0)]
+    return np.array(sorted(seeds), int)
+
+
+def units_for(spec, p: int):
+    """The spec of a relaxation that holds every network with at most ``p`` non-zero
+    weights, with fewer hidden units where ``p`` allows (:mod:`.structure`): with one
+    hidden layer of step units, at most ``m = p // 2`` units are effective (an input and
+    an output weight each); the others change the outputs by a constant each (a unit
+    without input weights: ``a h`` with ``|a| <= W``, the output layer's weight bound, and
+    ``|h| <= 1``) or not at all.  So keep ``m`` units and widen the output biases by
+    ``W`` per unit left out (their grid, if any, dropped): every such network has a
+    point there with the same outputs and no more non-zero weights."""
+    K = spec.hidden[0].units if one_hidden_step(spec) else 0
+    m = max(p // 2, 1)
+    if K <= m:
+        return spec
+    out = spec.output
+    W = max(abs(out.weight_bounds[0]), abs(out.weight_bounds[1])) * (K - m)
+    lo, hi = out.bias_bounds
+    hidden = replace(spec.hidden[0], units=m)
+    return replace(spec, hidden=(hidden,), output=replace(out, bias_bounds=(lo - W, hi + W), bias_grid=None))
+
+
+def budget_model(sub, symmetry: str | None, p: int | None = None):
+    """The sub-MIP of a row set: its problem, no penalty factor, the ``l0`` indicators kept,
+    one row ``sum n <= p`` (rhs set per level), the hidden units that ``p`` weights can use
+    (:func:`units_for`; all for ``p`` None).  Returns ``(model, index of that row)``."""
+    spec = sub.spec if p is None else units_for(sub.spec, p)
+    spec = replace(spec, penalty_weight=0.0, **({"symmetry": symmetry} if symmetry else {}))
+    model = formulate(replace(sub, spec=spec))
+    cols = np.concatenate([np.ravel(blk["n"]) for blk in model.layout.penalty])
+    A = sp.csr_matrix((np.ones(len(cols)), (np.zeros(len(cols), int), cols)), shape=(1, model.num_cols))
+    model = model.with_rows("budget", A, "L", 0.0, role="budget")
+    return model, model.num_rows - 1
+
+
+@dataclass
+class Tally:
+    """What the sub-MIPs did: how many, how many proven optimal, their nodes."""
+
+    subs: int = 0
+    proven: int = 0
+    nodes: int = 0
+
+
+def solve_level(model, row: int, p: int, *, node_limit: int, time_cap, solver: str, threads: int | None,
+                tally: Tally):
+    """``(e_S(p), point)`` of the set's ``model``: a whole number of errors (0 without a
+    bound) and the sub-MIP's best point (None without one)."""
+    rhs = model.rhs.copy()
+    rhs[row] = p
+    level = replace(model, rhs=rhs)
+    res = solve(level, solver, SolveOptions(node_limit=node_limit, time_limit=time_cap, threads=threads))
+    tally.subs += 1
+    tally.nodes += int(res.extra.get("nodes", 0) or 0)
+    tally.proven += res.status == Status.OPTIMAL
+    e = 0.0 if res.bound is None or not math.isfinite(res.bound) else max(float(math.ceil(res.bound - TOL)), 0.0)
+    return e, (None if res.x is None else hidden_network(level, res.x))
+
+
+def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, work: Levels = Levels(),
+                deadline=None, solver: str = "highs", threads: int | None = 1) -> Bound | None:
+    """The bound of the module docstring, aiming at ``target`` (the incumbent's objective:
+    levels that reach it need no more work); ``incumbent``: ``(weights, biases)`` on the
+    problem's rows; ``base``: an errors bound valid for every network on all rows (the
+    conflict bound), a floor of ``s_all``.  None where it does not apply.
+    ``solver``/``threads``: the sub-MIPs' (HiGHS, one thread by default); ``deadline``: a
+    :class:`~annc.core.deadline.Deadline` capping the sub-MIPs' time."""
+    spec = problem.spec
+    if not applies(spec) or not math.isfinite(target) or problem.num_rows == 0:
+        return None
+    lam, P = spec.penalty_weight, weight_count(spec)
+    top = min(P, max(int(math.ceil(target / lam - TOL)) - 1, 0))  # p*: lambda p < target
+    s_all = errors_by_weights(problem.X, problem.counts, spec, top, base)
+    order = boundary_order(problem)
+    S = first_rows(problem, incumbent, work.rows, order) if work.max_subs > 0 else np.zeros(0, int)
+    rng = np.random.default_rng(work.seed)
+    known = np.zeros(top + 1)  # e_S(p) known so far, for the current S (monotone in p and S)
+    state = {}
+    tally = Tally()
+
+    def rest_bound():
+        rest = np.ones(problem.num_rows, bool)
+        rest[S] = False
+        return errors_by_weights(problem.X[rest], problem.counts[rest], spec, top)
+
+    s_rest = rest_bound()
+
+    def value(p: int) -> float:
+        return lam * p + max(s_all[p], s_rest[p] + known[p])
+
+    lowest = lam * (top + 1) if top < P else math.inf  # the levels above p*
+    for p in range(top, -1, -1):
+        need = min(target, lowest)
+        while len(S) and value(p) < need - TOL and tally.subs < work.max_subs:
+            left = None if deadline is None else deadline.left()
+            if left is not None and left <= 0.05:
+                break
+            units = units_for(spec, p).hidden[0].units if spec.hidden else 0
+            if state.get("rows") is not S or state.get("units") != units:
+                state.update(rows=S, units=units, model=budget_model(restrict(problem, S), work.symmetry, p))
+            e, net = solve_level(*state["model"], p, node_limit=work.node_limit, time_cap=left, solver=solver,
+                                 threads=threads, tally=tally)
+            known[:p + 1] = np.maximum(known[:p + 1], e)
+            if value(p) >= need - TOL or net is None or len(S) >= work.max_rows:
+                break
+            wrong = np.setdiff1d(wrong_groups(problem, *net)[0], S)
+            if len(wrong) == 0:
+                break  # a network with p weights as good on every row: this level is that low
+            add = rng.permutation(wrong)[:min(work.grow, work.max_rows - len(S))]
+            S = np.union1d(S, add)
+            s_rest = rest_bound()
+        lowest = min(lowest, value(p))
+    result = attainable(problem, lowest) if math.isfinite(lowest) else attainable(problem, lam * P)
+    return Bound(result, "weight levels",
+                 f"every weight budget 0..{top} bounded: structure on all rows, {tally.subs} sub-MIPs on a set of "
+                 f"{len(S)} rows ({tally.proven} proven, {tally.nodes} nodes), penalty counted once")

@@ -1,0 +1,100 @@
+"""Structural bounds: the fewest errors a network with at most ``p`` non-zero weights makes.
+
+For ``p = 0, 1, ...`` :func:`errors_by_weights` gives ``s(p)``, a lower bound on the
+errors (the ``errors`` loss, in samples) of every network of the spec with at most ``p``
+non-zero weights, on the problem's rows.  Only counting arguments, no solver.
+
+**Any spec** with ``L`` weight layers: a network with fewer than ``L`` non-zero weights has
+a layer whose weights are all zero; that layer outputs its biases, the same on every row,
+and so does the network.  On every row at most one class leads by ``eps``, the same one,
+so ``errors >= T0 = N - max_j N_j`` (``N_j``: samples of class j).
+
+**One hidden layer of step units** (``binary``, ``sign``: two values per unit), ``J``
+classes.  Call a unit *effective* if it has a non-zero input weight and a non-zero output
+weight.  A unit without input weights has the same value on every row (its output
+weights only shift the output biases); one without output weights changes no output.
+So the outputs are ``o_j = sum_{k effective} a_kj h_k + c_j``.  With ``m`` effective units
+the network has ``w1 >= m`` non-zero input weights and ``q >= m`` non-zero output weights,
+``p >= w1 + q``.  The classes that can win on some row (lead every rival by ``eps``):
+
+* those whose outputs read no effective unit have constant outputs, and of two constant
+  outputs at most one ever leads: at most ``q + 1`` classes win;
+* the effective units take at most ``2^m`` patterns, one winner each: at most ``2^m``;
+
+so ``r = min(J, q + 1, 2^m)`` classes at most win, and ``errors >= N - (the r largest
+N_j)``.  With ``m = 1`` and ``w1 = 1`` the one unit reads one feature: it is a threshold on
+that feature, and the rows fall in two intervals of its sorted values, each with one
+winner at most: ``errors >= D1``, the least errors of two labelled intervals over every
+feature (:func:`one_cut`; cuts between any two distinct values: more than the units can
+do, so a lower bound).  ``base`` (e.g. the conflict bound, valid for every network) is a
+floor on every term.  Then ``s(p)`` is the least of these over every ``(m, w1, q)`` that
+``p`` weights allow (``m = 0``: ``T0``).
+
+``s`` never rises with ``p`` (more weights, more networks).  Every count is over samples,
+so the bound holds with whole or fractional sample weights alike.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.activations import HIDDEN
+
+
+def one_hidden_step(spec) -> bool:
+    """Whether the spec has exactly one hidden layer, of step units."""
+    return len(spec.hidden) == 1 and HIDDEN[spec.hidden[0].activation].step
+
+
+def top_errors(totals: np.ndarray, r: int) -> float:
+    """``N - (the r largest class totals)``: the errors when only r classes can win."""
+    t = np.sort(np.asarray(totals, float))[::-1]
+    return float(t.sum() - t[:max(r, 0)].sum())
+
+
+def one_cut(X: np.ndarray, counts: np.ndarray) -> float:
+    """The least errors over every feature and every cut of its sorted distinct values into
+    two intervals (or none), each interval labelled with its majority class."""
+    totals = counts.sum(0)
+    best = float(totals.sum() - totals.max())
+    for f in range(X.shape[1]):
+        vals, inv = np.unique(X[:, f], return_inverse=True)
+        if len(vals) < 2:
+            continue
+        per = np.zeros((len(vals), counts.shape[1]))
+        np.add.at(per, inv.reshape(-1), counts)
+        left = np.cumsum(per, 0)[:-1]  # the first i+1 values on the left
+        right = totals[None, :] - left
+        err = (left.sum(1) - left.max(1)) + (right.sum(1) - right.max(1))
+        best = min(best, float(err.min()))
+    return best
+
+
+def weight_count(spec) -> int:
+    """The number of weights (not biases) of the spec's network."""
+    sizes = [spec.inputs] + [ls.units for ls in spec.layers]
+    return int(sum(a * b for a, b in zip(sizes[:-1], sizes[1:])))
+
+
+def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: float = 0.0) -> np.ndarray:
+    """``s(0..pmax)`` of the module docstring for the rows ``X`` with class counts ``counts``
+    (never below ``base``, a bound valid for every network on these rows)."""
+    totals = counts.sum(0)
+    J, L = counts.shape[1], len(spec.layers)
+    t0 = top_errors(totals, 1)
+    s = np.full(pmax + 1, max(base, 0.0))
+    s[:min(L, pmax + 1)] = max(t0, base)
+    if not one_hidden_step(spec):
+        return s
+    K = spec.hidden[0].units
+    d1 = None
+    for p in range(min(L, pmax + 1), pmax + 1):
+        best = t0  # m = 0: constant outputs
+        for m in range(1, min(K, p // 2) + 1):
+            q = p - m  # w1 = m, the most output weights: fewest errors for this m
+            best = min(best, top_errors(totals, min(J, q + 1, 2 ** m)) if m > 1 or p >= 3 else best)
+            if m == 1:  # w1 = 1, q = p - 1: a threshold on one feature
+                if d1 is None:
+                    d1 = one_cut(X, counts)
+                best = min(best, max(d1, top_errors(totals, min(J, p, 2))))
+        s[p] = max(best, base)
+    return s
