@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, set[str]]] = [
                       "registry", "relu", "sign", "symmetry"}),
     ("solve", {"compiler", "solvers", "decode", "verify", "verdict"}),
     ("training", {"starts", "bounds", "sgd", "anneal", "compress", "chain", "relaxed", "deadweights", "request", "runfiles", "results", "trainer",
-                  "splits", "select_grid", "selection", "decomposition", "dispatch", "executor"}),
+                  "proof", "splits", "select_grid", "selection", "decomposition", "dispatch", "executor"}),
     ("export", {"report", "report_drawing", "html_report", "onnx_export"}),
     ("app", {"api", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator"}),
 ]

@@ -73,6 +73,7 @@ from .bounds import Work, best, lower_bounds
 from .chain import Step, run_chain
 from .compress import full_verdict, representatives, size_advice
 from .deadweights import drop_dead_weights
+from .proof import prove_start, skipped_solve
 from .relaxed import conclude_relaxed
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
@@ -151,13 +152,18 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
     if refine and c.model.layout.relaxed and step_opts.time_limit is not None:  # half is left to refine it
         step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
+    proof = None  # annc's own bound may prove the search's network optimal: then no full MIP
+    if step_opts.start is not None and not c.model.layout.relaxed and c.problem.spec.hidden:
+        _, proof = prove_start(c, step_opts.start, deadline=deadline, rel_tol=opts.gap)
+        if proof is not None:
+            log(f"[{name}] proven optimal before the full MIP: lower bound {proof.bound.line()}")
     before = _changed_files(out_dir, f"{name}.")
     trace: list[list] = []
     step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
     _phase(opts, "solve", None if record is None else record.objective, step_opts.time_limit)  # best: the start
     solve_started = time.perf_counter()
     try:
-        res = solve(c.model, solver, step_opts)
+        res = solve(c.model, solver, step_opts) if proof is None else skipped_solve(solver, step_opts.start, proof)
     finally:  # what the solver wrote (a solution file, a log), even if it failed
         times["full MIP"] = time.perf_counter() - solve_started
         solver_files = sorted(_changed_files(out_dir, f"{name}.", before))
@@ -176,7 +182,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     source = "solver"
     bound, bound_source = sourced_bound(solver_status=res.status, solver_objective=res.objective,
                                         solver_bound=res.bound, floor=floor(c.problem))
-    if ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
+    if proof is not None:
+        bound, bound_source = proof.bound.value, proof.source()
+    elif ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
         bounds_started = time.perf_counter()
         on = "on the representatives: " if compressed is not None else ""  # not a bound of the full problem
         bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, deadline,
@@ -218,14 +226,15 @@ BOUND_WORK = Work(subsets=4, rows=8, node_limit=200, time_cap=None)  # the subse
 
 def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, deadline: Deadline, log: Callable):
     """The best of ``bound`` (from ``source``) and annc's own valid lower bounds
-    (:func:`annc.training.bounds.lower_bounds`: the conflict, support and subset bounds, with the
-    solver's network picking the subsets), with its source; the subset sub-MIPs run under
-    :data:`BOUND_WORK` (work limits) and, as a cap only, what is left of the time limit."""
+    (:func:`annc.training.bounds.lower_bounds`: the conflict, support, weight-level and subset
+    bounds, with the solver's network picking the rows), with its source; the sub-MIPs run under
+    :data:`BOUND_WORK` and the weight levels' defaults (work limits) and, as a cap only, what is
+    left of the time limit (one clock for all of them)."""
     left = deadline.left()
     left = None if left is None else max(left, FLOOR)
     W, b = hidden_network(c.model, x)
     found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None,
-                              work=replace(BOUND_WORK, time_cap=left)))
+                              work=replace(BOUND_WORK, time_cap=left), target=c.model.objective(x), deadline=deadline))
     if found is not None and (bound is None or found.value > bound + 1e-9):
         log(f"lower bound {found.value:.6g} ({found.source}: {found.detail})")
         return found.value, f"{found.source}: {found.detail}"

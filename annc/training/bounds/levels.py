@@ -21,9 +21,10 @@ once ``lambda p`` reaches the target no level above can go below it: the bound i
 
 **Monotonicity** makes the search cheap: ``e_S`` never rises with ``p`` and never falls as
 ``S`` grows, so a value found at level ``q`` on a set ``S`` bounds every level ``p <= q`` on
-every superset of ``S``.  Levels are visited from ``p*`` down; a level whose value already
-reaches what is needed (the target, or the least value met so far: the bound is a
-minimum) costs nothing.
+every superset of ``S``.  The bound is a minimum, so the work goes to the level of least
+value (the highest of equal ones: what it finds bounds the lower ones too) until every
+level reaches the target (a proof) or the least one is *final*: its sub-MIP's network is
+as good on every row, or the sub-MIP can settle nothing more.
 
 **Row generation** (which rows; soundness never depends on it).  ``S`` starts with the rows
 the incumbent gets wrong and the rows closest to a row of another class.  At a level
@@ -54,7 +55,6 @@ from ...io.solutions import Status
 from ...solve.solvers import SolveOptions, solve
 from .bound import TOL, Bound, attainable
 from .structure import errors_by_weights, one_hidden_step, weight_count
-from ..starts.point import hidden_network
 from .subset import restrict, wrong_groups
 
 
@@ -145,17 +145,25 @@ class Tally:
 
 def solve_level(model, row: int, p: int, *, node_limit: int, time_cap, solver: str, threads: int | None,
                 tally: Tally):
-    """``(e_S(p), point)`` of the set's ``model``: a whole number of errors (0 without a
-    bound) and the sub-MIP's best point (None without one)."""
+    """``(e_S(p), network, proven)`` of the set's ``model``: a whole number of errors (0
+    without a bound), the sub-MIP's best network (None without one), and whether it is
+    proven optimal."""
     rhs = model.rhs.copy()
     rhs[row] = p
     level = replace(model, rhs=rhs)
     res = solve(level, solver, SolveOptions(node_limit=node_limit, time_limit=time_cap, threads=threads))
     tally.subs += 1
     tally.nodes += int(res.extra.get("nodes", 0) or 0)
-    tally.proven += res.status == Status.OPTIMAL
+    proven = res.status == Status.OPTIMAL
+    tally.proven += proven
     e = 0.0 if res.bound is None or not math.isfinite(res.bound) else max(float(math.ceil(res.bound - TOL)), 0.0)
-    return e, (None if res.x is None else hidden_network(level, res.x))
+    return e, (None if res.x is None else network_at(level, res.x)), proven
+
+
+def network_at(model, x: np.ndarray) -> tuple[list, list]:
+    """The weights and biases of every layer at the point ``x`` (through the layout)."""
+    layers = model.layout.layers
+    return [np.asarray(x[L.weight], float) for L in layers], [np.asarray(x[L.bias], float) for L in layers]
 
 
 def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, work: Levels = Levels(),
@@ -189,28 +197,34 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
     def value(p: int) -> float:
         return lam * p + max(s_all[p], s_rest[p] + known[p])
 
-    lowest = lam * (top + 1) if top < P else math.inf  # the levels above p*
-    for p in range(top, -1, -1):
-        need = min(target, lowest)
-        while len(S) and value(p) < need - TOL and tally.subs < work.max_subs:
-            left = None if deadline is None else deadline.left()
-            if left is not None and left <= 0.05:
-                break
-            units = units_for(spec, p).hidden[0].units if spec.hidden else 0
-            if state.get("rows") is not S or state.get("units") != units:
-                state.update(rows=S, units=units, model=budget_model(restrict(problem, S), work.symmetry, p))
-            e, net = solve_level(*state["model"], p, node_limit=work.node_limit, time_cap=left, solver=solver,
-                                 threads=threads, tally=tally)
-            known[:p + 1] = np.maximum(known[:p + 1], e)
-            if value(p) >= need - TOL or net is None or len(S) >= work.max_rows:
-                break
-            wrong = np.setdiff1d(wrong_groups(problem, *net)[0], S)
-            if len(wrong) == 0:
-                break  # a network with p weights as good on every row: this level is that low
-            add = rng.permutation(wrong)[:min(work.grow, work.max_rows - len(S))]
-            S = np.union1d(S, add)
+    tail = lam * (top + 1) if top < P else math.inf  # the levels above p*
+    final = np.zeros(top + 1, bool)  # levels that no more rows or nodes can raise
+    while len(S) and tally.subs < work.max_subs:
+        vals = np.array([value(p) for p in range(top + 1)])
+        low = min(vals.min(), tail)
+        if low >= target - TOL:
+            break  # proven: every level reaches the target
+        least = np.flatnonzero(~final & (vals <= low + TOL))
+        if len(least) == 0:
+            break  # the least level is final: nothing left to gain
+        p = int(least.max())  # of the least levels the highest: what it finds bounds the lower ones too
+        left = None if deadline is None else deadline.left()
+        if left is not None and left <= 0.05:
+            break
+        units = units_for(spec, p).hidden[0].units if spec.hidden else 0
+        if state.get("rows") is not S or state.get("units") != units:
+            state.update(rows=S, units=units, model=budget_model(restrict(problem, S), work.symmetry, p))
+        e, net, proven = solve_level(*state["model"], p, node_limit=work.node_limit, time_cap=left, solver=solver,
+                                     threads=threads, tally=tally)
+        improved = e > known[p] + TOL
+        known[:p + 1] = np.maximum(known[:p + 1], e)
+        wrong = np.zeros(0, int) if net is None else np.setdiff1d(wrong_groups(problem, *net)[0], S)
+        if len(wrong) and len(S) < work.max_rows and (proven or improved):
+            S = np.union1d(S, rng.permutation(wrong)[:min(work.grow, work.max_rows - len(S))])
             s_rest = rest_bound()
-        lowest = min(lowest, value(p))
+        elif not improved:
+            final[p] = True  # its network is as good on every row, or the sub-MIP cannot settle it
+    lowest = min(min(value(p) for p in range(top + 1)), tail)
     result = attainable(problem, lowest) if math.isfinite(lowest) else attainable(problem, lam * P)
     return Bound(result, "weight levels",
                  f"every weight budget 0..{top} bounded: structure on all rows, {tally.subs} sub-MIPs on a set of "

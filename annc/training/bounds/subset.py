@@ -28,6 +28,7 @@ each class.  Each value is raised to the next attainable objective
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 
@@ -148,8 +149,10 @@ def choose(problem: TrainingProblem, incumbent, subsets: int, rows: int, rng) ->
     return out
 
 
-def solve_rows(problem: TrainingProblem, rows, work: Work, *, penalty: bool = True) -> Solved:
-    """The bound of one subset: its sub-MIP's dual bound (its optimum when proven)."""
+def solve_rows(problem: TrainingProblem, rows, work: Work, *, penalty: bool = True, deadline=None) -> Solved:
+    """The bound of one subset: its sub-MIP's dual bound (its optimum when proven); each
+    sub-MIP's time is capped by ``work.time_cap`` and what ``deadline`` has left (one clock
+    for all the subsets, so that together they never run past it)."""
     spec = problem.spec
     if work.symmetry is not None:
         spec = replace(spec, symmetry=work.symmetry)
@@ -157,7 +160,10 @@ def solve_rows(problem: TrainingProblem, rows, work: Work, *, penalty: bool = Tr
         spec = replace(spec, penalty="none", penalty_weight=0.0)
     sub = restrict(problem, rows, spec)
     t0 = time.perf_counter()
-    res = solve(formulate(sub), "highs", SolveOptions(node_limit=work.node_limit, time_limit=work.time_cap,
+    cap = work.time_cap
+    if deadline is not None and deadline.left() is not None:
+        cap = max(min(cap if cap is not None else math.inf, deadline.left()), 0.01)
+    res = solve(formulate(sub), "highs", SolveOptions(node_limit=work.node_limit, time_limit=cap,
                                                       threads=1))
     value = attainable(sub, res.bound) if res.bound is not None else 0.0
     return Solved(max(value, 0.0), int(res.extra.get("nodes", 0)), time.perf_counter() - t0,
@@ -166,7 +172,7 @@ def solve_rows(problem: TrainingProblem, rows, work: Work, *, penalty: bool = Tr
 
 def subset_bounds(problem: TrainingProblem, *, incumbent=None, subsets: int = Work.subsets, rows: int = Work.rows,
                   node_limit: int = Work.node_limit, time_cap: float | None = Work.time_cap, seed: int = 0,
-                  symmetry: str | None = Work.symmetry, disjoint: bool = Work.disjoint) -> list[Bound]:
+                  symmetry: str | None = Work.symmetry, disjoint: bool = Work.disjoint, deadline=None) -> list[Bound]:
     """The best single-subset bound (source ``subset``) and, with ``disjoint``, the
     disjoint-sum bound (source ``disjoint subsets``); see the module docstring.
     ``incumbent``: ``(weights, biases)`` of a network on the problem's (scaled) rows."""
@@ -176,7 +182,9 @@ def subset_bounds(problem: TrainingProblem, *, incumbent=None, subsets: int = Wo
     chosen = choose(problem, incumbent, subsets, rows, np.random.default_rng(seed))
     if not chosen:
         return []
-    full = [solve_rows(problem, S, work) for S in chosen]
+    if deadline is not None and deadline.left() is not None and deadline.left() <= 0.05:
+        return []
+    full = [solve_rows(problem, S, work, deadline=deadline) for S in chosen]
     nodes = sum(s.nodes for s in full)
     secs = sum(s.seconds for s in full)
     proven = sum(s.proven for s in full)
@@ -186,7 +194,7 @@ def subset_bounds(problem: TrainingProblem, *, incumbent=None, subsets: int = Wo
                  f"{problem.num_rows} rows, penalty included (best of {len(chosen)} sub-MIPs: {proven} proven, "
                  f"{nodes} nodes, {secs:.1f} s)")]
     if disjoint and len(chosen) > 1:
-        bare = [solve_rows(problem, S, work, penalty=False) if problem.spec.penalty != "none" else s
+        bare = [solve_rows(problem, S, work, penalty=False, deadline=deadline) if problem.spec.penalty != "none" else s
                 for S, s in zip(chosen, full)]
         gain = max(p.value - b.value for p, b in zip(full, bare))
         total = attainable(problem, sum(b.value for b in bare) + max(gain, 0.0))
