@@ -169,3 +169,20 @@ def test_lower_bounds_include_the_weight_levels_with_a_target():
     sources = [b.source for b in lower_bounds(pb, work=None, target=1.0)]
     assert "weight levels" in sources
     assert "weight levels" not in [b.source for b in lower_bounds(pb, work=None)]
+
+
+def test_a_start_proven_by_annc_skips_the_full_mip():
+    """One feature splits the classes: annc's search finds the 2-weight network, annc's
+    bounds prove it before the full MIP (support and weight levels tie: the first is
+    named), and the verdict says so."""
+    from annc.app.api import train_api
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.linspace(0, 1, 40), rng.random(40)])
+    y = (X[:, 0] > 0.5).astype(int)
+    spec = "input 2\nhidden 2 binary\noutput 2\nloss errors\npenalty l0 0.5\n"
+    r = train_api(spec, (X, y), time_limit=20, threads=1, out_dir=None)
+    step = r.steps[0]
+    assert r.status == "optimal"
+    assert step.verdict.objective == pytest.approx(1.0)
+    assert step.verdict.bound_source.split(":")[0] in ("support", "weight levels")
+    assert step.result.status_text.startswith("not run")

@@ -157,6 +157,8 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         _, proof = prove_start(c, step_opts.start, deadline=deadline, rel_tol=opts.gap)
         if proof is not None:
             log(f"[{name}] proven optimal before the full MIP: lower bound {proof.bound.line()}")
+        elif step_opts.time_limit is not None:  # the attempt spent some of the solver's time
+            step_opts = replace(step_opts, time_limit=deadline.until_finish())
     before = _changed_files(out_dir, f"{name}.")
     trace: list[list] = []
     step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
