@@ -23,7 +23,7 @@ from annc.io.solutions import Status
 from annc.solve.solvers import SolveOptions, solve
 from annc.training.bounds import lower_bounds
 from annc.training.bounds.levels import Levels, budget_model, level_bound, units_for
-from annc.training.bounds.structure import errors_by_weights, one_cut, top_errors, weight_count
+from annc.training.bounds.structure import errors_by_weights, one_cut, top_errors, two_cuts, weight_count
 from annc.training.bounds.subset import restrict
 
 
@@ -186,3 +186,18 @@ def test_a_start_proven_by_annc_skips_the_full_mip():
     assert step.verdict.objective == pytest.approx(1.0)
     assert step.verdict.bound_source.split(":")[0] in ("support", "weight levels")
     assert step.result.status_text.startswith("not run")
+
+
+def test_two_cuts_against_plain_enumeration():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        X = rng.integers(0, 4, (9, 3)).astype(float)
+        counts = np.eye(3, dtype=int)[rng.integers(0, 3, 9)]
+        best = np.inf
+        for f, g in itertools.product(range(3), repeat=2):
+            for tf, tg in itertools.product(np.arange(5) - 0.5, repeat=2):
+                cell = (X[:, f] > tf) * 2 + (X[:, g] > tg)
+                err = sum(counts[cell == k].sum() - counts[cell == k].sum(0).max(initial=0) for k in range(4))
+                best = min(best, err)
+        assert two_cuts(X, counts) == best
+    assert two_cuts(X, counts, max_cells=10) is None

@@ -26,7 +26,10 @@ N_j)``.  With ``m = 1`` and ``w1 = 1`` the one unit reads one feature: it is a t
 that feature, and the rows fall in two intervals of its sorted values, each with one
 winner at most: ``errors >= D1``, the least errors of two labelled intervals over every
 feature (:func:`one_cut`; cuts between any two distinct values: more than the units can
-do, so a lower bound).  ``base`` (e.g. the conflict bound, valid for every network) is a
+do, so a lower bound).  Likewise with ``m = 2`` and ``w1 = 2`` each unit is a threshold on
+one feature (the same or two): the rows fall in at most four cells of two cuts, each with
+one winner at most: ``errors >= D2`` (:func:`two_cuts`, computed while its work, the cells of
+every pair's grid, stays under :data:`MAX_CELLS`; else not used).  ``base`` (e.g. the conflict bound, valid for every network) is a
 floor on every term.  Then ``s(p)`` is the least of these over every ``(m, w1, q)`` that
 ``p`` weights allow (``m = 0``: ``T0``).
 
@@ -38,6 +41,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.activations import HIDDEN
+
+MAX_CELLS = 50_000_000  # work limit of two_cuts: sum over feature pairs of (values of f) x (values of g) x classes
 
 
 def one_hidden_step(spec) -> bool:
@@ -69,6 +74,47 @@ def one_cut(X: np.ndarray, counts: np.ndarray) -> float:
     return best
 
 
+def _ranks(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per feature, the rank of each row's value among the distinct values, and their number."""
+    ranks = np.zeros(X.shape, int)
+    sizes = np.zeros(X.shape[1], int)
+    for f in range(X.shape[1]):
+        vals, inv = np.unique(X[:, f], return_inverse=True)
+        ranks[:, f], sizes[f] = inv.reshape(-1), len(vals)
+    return ranks, sizes
+
+
+def _wrong(cells: np.ndarray) -> np.ndarray:
+    """Errors of cells labelled with their majority class (class counts on the last axis)."""
+    return cells.sum(-1) - cells.max(-1)
+
+
+def two_cuts(X: np.ndarray, counts: np.ndarray, max_cells: int = MAX_CELLS) -> float | None:
+    """The least errors over every pair of features ``(f, g)`` (``f = g`` too) and every cut
+    of each: four cells (``x_f`` below or above its cut, ``x_g`` below or above its own), each
+    labelled with its majority class.  None when the work would pass ``max_cells``."""
+    ranks, sizes = _ranks(X)
+    J, d = counts.shape[1], X.shape[1]
+    if sum(int(sizes[f]) * int(sizes[g]) * J for f in range(d) for g in range(f, d)) > max_cells:
+        return None
+    totals = counts.sum(0)
+    best = float(totals.sum() - totals.max())
+    for f in range(d):
+        for g in range(f, d):
+            grid = np.zeros((sizes[f], sizes[g], J))
+            np.add.at(grid, (ranks[:, f], ranks[:, g]), counts)
+            C = grid.cumsum(0).cumsum(1)  # C[i, j]: rank_f <= i and rank_g <= j
+            C = np.pad(C, ((1, 0), (1, 0), (0, 0)))  # C[i, j]: rank_f < i and rank_g < j
+            low_f = C[:, -1:, :]  # rank_f < i, any g
+            low_g = C[-1:, :, :]  # rank_g < j, any f
+            a = C
+            b = low_f - C
+            c = low_g - C
+            e = totals - a - b - c
+            best = min(best, float((_wrong(a) + _wrong(b) + _wrong(c) + _wrong(e)).min()))
+    return best
+
+
 def weight_count(spec) -> int:
     """The number of weights (not biases) of the spec's network."""
     sizes = [spec.inputs] + [ls.units for ls in spec.layers]
@@ -86,15 +132,23 @@ def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: 
     if not one_hidden_step(spec):
         return s
     K = spec.hidden[0].units
-    d1 = None
+    cut: dict[int, float] = {}  # m -> D_m, the least errors of m cuts on single features (m = 1, 2)
+
+    def cuts(m: int) -> float:
+        if m not in cut:
+            found = one_cut(X, counts) if m == 1 else two_cuts(X, counts)
+            cut[m] = 0.0 if found is None else found
+        return cut[m]
+
     for p in range(min(L, pmax + 1), pmax + 1):
         best = t0  # m = 0: constant outputs
         for m in range(1, min(K, p // 2) + 1):
-            q = p - m  # w1 = m, the most output weights: fewest errors for this m
-            best = min(best, top_errors(totals, min(J, q + 1, 2 ** m)) if m > 1 or p >= 3 else best)
-            if m == 1:  # w1 = 1, q = p - 1: a threshold on one feature
-                if d1 is None:
-                    d1 = one_cut(X, counts)
-                best = min(best, max(d1, top_errors(totals, min(J, p, 2))))
+            # w1 = m: every effective unit reads one feature; q = p - m output weights at most
+            single = top_errors(totals, min(J, p - m + 1, 2 ** m))
+            if m <= 2:
+                single = max(single, cuts(m))
+            best = min(best, single)
+            if p - m - 1 >= m:  # w1 > m: some unit reads two features or more; q <= p - m - 1
+                best = min(best, top_errors(totals, min(J, p - m, 2 ** m)))
         s[p] = max(best, base)
     return s
