@@ -152,9 +152,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
     if refine and c.model.layout.relaxed and step_opts.time_limit is not None:  # half is left to refine it
         step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
-    proof = None  # annc's own bound may prove the search's network optimal: then no full MIP
-    if step_opts.start is not None and not c.model.layout.relaxed and c.problem.spec.hidden:
-        _, proof = prove_start(c, step_opts.start, deadline=deadline, rel_tol=opts.gap)
+    proof = pre = None  # annc's own bound may prove the search's network optimal: then no full MIP
+    if step_opts.start is not None and compressed is None and not c.model.layout.relaxed and c.problem.spec.hidden:
+        pre, proof = prove_start(c, step_opts.start, deadline=deadline, rel_tol=opts.gap)
         if proof is not None:
             log(f"[{name}] proven optimal before the full MIP: lower bound {proof.bound.line()}")
         elif step_opts.time_limit is not None:  # the attempt spent some of the solver's time
@@ -184,12 +184,12 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     source = "solver"
     bound, bound_source = sourced_bound(solver_status=res.status, solver_objective=res.objective,
                                         solver_bound=res.bound, floor=floor(c.problem))
-    if proof is not None:
-        bound, bound_source = proof.bound.value, proof.source()
-    elif ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
+    if pre is not None and (bound is None or pre.value > bound + 1e-9):  # valid whatever the network
+        bound, bound_source = pre.value, f"{pre.source}: {pre.detail}"
+    if ver.ok and proof is None and not c.model.layout.relaxed and c.problem.spec.hidden:
         bounds_started = time.perf_counter()
         on = "on the representatives: " if compressed is not None else ""  # not a bound of the full problem
-        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, deadline,
+        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, deadline, levels=pre is None,
                                               log=lambda line: log(f"[{name}] {on}{line}"))
         times["bounds"] = time.perf_counter() - bounds_started
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
@@ -226,17 +226,20 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
 BOUND_WORK = Work(subsets=4, rows=8, node_limit=200, time_cap=None)  # the subset bounds' sub-MIPs
 
 
-def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, deadline: Deadline, log: Callable):
+def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, deadline: Deadline, log: Callable,
+                    levels: bool = True):
     """The best of ``bound`` (from ``source``) and annc's own valid lower bounds
     (:func:`annc.training.bounds.lower_bounds`: the conflict, support, weight-level and subset
     bounds, with the solver's network picking the rows), with its source; the sub-MIPs run under
     :data:`BOUND_WORK` and the weight levels' defaults (work limits) and, as a cap only, what is
-    left of the time limit (one clock for all of them)."""
+    left of the time limit (one clock for all of them); the weight levels (aimed at the network
+    at ``x``) only with ``levels`` (not when they already ran before the full MIP)."""
     left = deadline.left()
     left = None if left is None else max(left, FLOOR)
     W, b = hidden_network(c.model, x)
     found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None,
-                              work=replace(BOUND_WORK, time_cap=left), target=c.model.objective(x), deadline=deadline))
+                              work=replace(BOUND_WORK, time_cap=left), deadline=deadline,
+                              target=c.model.objective(x) if levels else None))
     if found is not None and (bound is None or found.value > bound + 1e-9):
         log(f"lower bound {found.value:.6g} ({found.source}: {found.detail})")
         return found.value, f"{found.source}: {found.detail}"

@@ -190,7 +190,7 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
     def rest_bound():
         rest = np.ones(problem.num_rows, bool)
         rest[S] = False
-        return errors_by_weights(problem.X[rest], problem.counts[rest], spec, top)
+        return errors_by_weights(problem.X[rest], problem.counts[rest], spec, top, max_cells=0)  # cheap: every round
 
     s_rest = rest_bound()
 

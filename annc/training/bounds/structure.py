@@ -42,7 +42,7 @@ import numpy as np
 
 from ...core.activations import HIDDEN
 
-MAX_CELLS = 50_000_000  # work limit of two_cuts: sum over feature pairs of (values of f) x (values of g) x classes
+MAX_CELLS = 20_000_000  # work limit (about 2 s of numpy) of two_cuts: sum over feature pairs of (values of f) x (values of g) x classes
 
 
 def one_hidden_step(spec) -> bool:
@@ -121,9 +121,11 @@ def weight_count(spec) -> int:
     return int(sum(a * b for a, b in zip(sizes[:-1], sizes[1:])))
 
 
-def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: float = 0.0) -> np.ndarray:
+def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: float = 0.0,
+                      max_cells: int = MAX_CELLS) -> np.ndarray:
     """``s(0..pmax)`` of the module docstring for the rows ``X`` with class counts ``counts``
-    (never below ``base``, a bound valid for every network on these rows)."""
+    (never below ``base``, a bound valid for every network on these rows); ``max_cells``:
+    the work limit of :func:`two_cuts` (0: not used)."""
     totals = counts.sum(0)
     J, L = counts.shape[1], len(spec.layers)
     t0 = top_errors(totals, 1)
@@ -136,7 +138,7 @@ def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: 
 
     def cuts(m: int) -> float:
         if m not in cut:
-            found = one_cut(X, counts) if m == 1 else two_cuts(X, counts)
+            found = one_cut(X, counts) if m == 1 else two_cuts(X, counts, max_cells)
             cut[m] = 0.0 if found is None else found
         return cut[m]
 
