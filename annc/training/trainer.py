@@ -157,8 +157,11 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         pre, proof = prove_start(c, step_opts.start, deadline=deadline, rel_tol=opts.gap)
         if proof is not None:
             log(f"[{name}] proven optimal before the full MIP: lower bound {proof.bound.line()}")
-        elif step_opts.time_limit is not None:  # the attempt spent some of the solver's time
-            step_opts = replace(step_opts, time_limit=deadline.until_finish())
+        else:
+            if pre is not None:
+                log(f"[{name}] lower bound {pre.line()}")
+            if step_opts.time_limit is not None:  # the attempt spent some of the solver's time
+                step_opts = replace(step_opts, time_limit=deadline.until_finish())
     before = _changed_files(out_dir, f"{name}.")
     trace: list[list] = []
     step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
@@ -186,10 +189,10 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
                                         solver_bound=res.bound, floor=floor(c.problem))
     if pre is not None and (bound is None or pre.value > bound + 1e-9):  # valid whatever the network
         bound, bound_source = pre.value, f"{pre.source}: {pre.detail}"
-    if ver.ok and proof is None and not c.model.layout.relaxed and c.problem.spec.hidden:
+    if ver.ok and pre is None and not c.model.layout.relaxed and c.problem.spec.hidden:  # else done before
         bounds_started = time.perf_counter()
         on = "on the representatives: " if compressed is not None else ""  # not a bound of the full problem
-        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, deadline, levels=pre is None,
+        bound, bound_source = _stronger_bound(c, res.x, bound, bound_source, deadline,
                                               log=lambda line: log(f"[{name}] {on}{line}"))
         times["bounds"] = time.perf_counter() - bounds_started
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
@@ -226,20 +229,19 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
 BOUND_WORK = Work(subsets=4, rows=8, node_limit=200, time_cap=None)  # the subset bounds' sub-MIPs
 
 
-def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, deadline: Deadline, log: Callable,
-                    levels: bool = True):
+def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, deadline: Deadline, log: Callable):
     """The best of ``bound`` (from ``source``) and annc's own valid lower bounds
     (:func:`annc.training.bounds.lower_bounds`: the conflict, support, weight-level and subset
     bounds, with the solver's network picking the rows), with its source; the sub-MIPs run under
     :data:`BOUND_WORK` and the weight levels' defaults (work limits) and, as a cap only, what is
-    left of the time limit (one clock for all of them); the weight levels (aimed at the network
-    at ``x``) only with ``levels`` (not when they already ran before the full MIP)."""
+    left of the time limit (one clock for all of them).  Runs when no bound was computed before
+    the full MIP (:func:`annc.training.proof.prove_start`, on annc's search's network)."""
     left = deadline.left()
     left = None if left is None else max(left, FLOOR)
     W, b = hidden_network(c.model, x)
     found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None,
                               work=replace(BOUND_WORK, time_cap=left), deadline=deadline,
-                              target=c.model.objective(x) if levels else None))
+                              target=c.model.objective(x)))
     if found is not None and (bound is None or found.value > bound + 1e-9):
         log(f"lower bound {found.value:.6g} ({found.source}: {found.detail})")
         return found.value, f"{found.source}: {found.detail}"
