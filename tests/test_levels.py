@@ -201,3 +201,27 @@ def test_two_cuts_against_plain_enumeration():
                 best = min(best, err)
         assert two_cuts(X, counts) == best
     assert two_cuts(X, counts, max_cells=10) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_structure_holds_for_random_sparse_networks_on_larger_data(seed):
+    """Instances too large to enumerate (30 rows, 3 features, 3 units, 2-4 classes): every
+    random sparse network in the class makes at least s(its weight count) errors."""
+    rng = np.random.default_rng(seed)
+    J = 2 + seed % 3
+    X = np.round(rng.random((30, 3)) * 16) / 16
+    counts = np.eye(J, dtype=int)[rng.integers(0, J, 30)]
+    pb = problem_of(spec_text(3, 3, J, 0.1, lam=0.5, grid=False), X, counts)
+    s = errors_by_weights(pb.X, pb.counts, pb.spec, weight_count(pb.spec))
+    n, d, K = 20_000, 3, 3
+    keep0, keep1 = rng.random((n, d, K)) < rng.random((n, 1, 1)), rng.random((n, K, J)) < rng.random((n, 1, 1))
+    W0 = rng.uniform(-1, 1, (n, d, K)) * keep0
+    W1 = rng.uniform(-1, 1, (n, K, J)) * keep1
+    b0, b1 = rng.uniform(-1, 1, (n, K)), rng.uniform(-1, 1, (n, J))
+    pre = np.einsum("ud,ndk->nuk", pb.X, W0) + b0[:, None, :]
+    ok = ~np.any((pre > 0) & (pre < 0.1), axis=(1, 2))
+    scores = np.einsum("nuk,nkj->nuj", (pre >= 0.1).astype(float), W1) + b1[:, None, :]
+    errors = np.sum(pb.counts[None] * (leads_batch(scores) < 0.1), axis=(1, 2))
+    nnz = np.count_nonzero(W0.reshape(n, -1), 1) + np.count_nonzero(W1.reshape(n, -1), 1)
+    assert ok.sum() > 1000
+    assert np.all(s[nnz[ok]] <= errors[ok] + EXACT)
