@@ -154,7 +154,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         step_opts = replace(step_opts, time_limit=max(step_opts.time_limit / 2, MIN_START_BUDGET))
     proof = pre = None  # annc's own bound may prove the search's network optimal: then no full MIP
     if step_opts.start is not None and compressed is None and not c.model.layout.relaxed and c.problem.spec.hidden:
+        proof_started = time.perf_counter()
         pre, proof = prove_start(c, step_opts.start, deadline=deadline, rel_tol=opts.gap)
+        times["bounds"] = time.perf_counter() - proof_started
         if proof is not None:
             log(f"[{name}] proven optimal before the full MIP: lower bound {proof.bound.line()}")
         else:
@@ -221,7 +223,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         log(f"[{name}] on all {compression.samples:,} samples: objective {verdict.objective:.6g} (the "
             f"{compression.representatives:,} representatives': {ver.network_loss:.6g})")
     trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
-    times["finish"] = time.perf_counter() - finish_started - times.get("bounds", 0.0)
+    times["finish"] = time.perf_counter() - finish_started - (times.get("bounds", 0.0) if pre is None else 0.0)
     times["step"] = time.perf_counter() - started
     return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace, times)
 
