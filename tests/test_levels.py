@@ -27,10 +27,11 @@ from annc.training.bounds.structure import errors_by_weights, one_cut, top_error
 from annc.training.bounds.subset import restrict
 
 
-def errors_within(problem) -> tuple[np.ndarray, float]:
+def errors_within(problem, units=None) -> tuple[np.ndarray, float]:
     """``(best, optimum)``: ``best[p]`` the fewest errors of the grid's networks with at most
     ``p`` non-zero weights (every unit of each activation pattern kept at its sparsest), and
-    the optimum ``min_p best[p] + lambda p``."""
+    the optimum ``min_p best[p] + lambda p``; ``units = (lo, hi)``: only the networks with
+    ``lo..hi`` effective units (a non-zero input and output weight each)."""
     spec = problem.spec
     (hl,), out = spec.hidden, spec.output
     d, K, J = spec.inputs, hl.units, out.units
@@ -48,12 +49,17 @@ def errors_within(problem) -> tuple[np.ndarray, float]:
     O = grid_layers(out, K)
     W1, b1 = O[:, :K * J].reshape(-1, K, J), O[:, K * J:]
     nnz1 = np.count_nonzero(W1.reshape(len(W1), -1), axis=1)
+    reads = np.count_nonzero(one[tuples][..., :d], axis=2) > 0  # layers x K: the unit has an input weight
+    feeds = np.count_nonzero(W1, axis=2) > 0  # outputs x K: the unit has an output weight
     P = weight_count(spec)
     best = np.full(P + 1, np.inf)
     for lo in range(0, len(act), 64):
         scores = np.einsum("puk,okj->pouj", act[lo:lo + 64], W1) + b1[None, :, None, :]
-        errors = np.sum(c * (leads_batch(scores) < spec.eps), axis=(2, 3))
+        errors = np.sum(c * (leads_batch(scores) < spec.eps), axis=(2, 3)).astype(float)
         n = nnz0[lo:lo + 64, None] + nnz1[None]
+        if units is not None:
+            m = (reads[lo:lo + 64, None, :] & feeds[None]).sum(-1)
+            errors[(m < units[0]) | (m > units[1])] = np.inf
         np.minimum.at(best, n.ravel(), errors.ravel())
     best = np.minimum.accumulate(best)
     lam = spec.penalty_weight
@@ -67,6 +73,14 @@ def test_structure_never_exceeds_the_fewest_errors_of_any_weight_budget(problem)
     s = errors_by_weights(problem.X, problem.counts, problem.spec, len(best) - 1)
     assert np.all(s <= best + EXACT), (s, best)
     assert np.all(np.diff(s) <= 0)  # more weights, never more errors
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=tiny(), units=st.sampled_from([(0, 1), (2, 2), (1, 2)]))
+def test_structure_by_effective_units_never_exceeds_their_fewest_errors(problem, units):
+    best, _ = errors_within(problem, units)
+    s = errors_by_weights(problem.X, problem.counts, problem.spec, len(best) - 1, units=units)
+    assert np.all(s <= best + EXACT), (units, s, best)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

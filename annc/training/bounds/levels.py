@@ -101,7 +101,7 @@ def first_rows(problem, incumbent, rows: int, order: np.ndarray) -> np.ndarray:
     return np.array(sorted(seeds), int)
 
 
-def units_for(spec, p: int):
+def units_for(spec, p: int, m: int | None = None):
     """The spec of a relaxation that holds every network with at most ``p`` non-zero
     weights, with fewer hidden units where ``p`` allows (:mod:`.structure`): with one
     hidden layer of step units, at most ``m = p // 2`` units are effective (an input and
@@ -109,9 +109,10 @@ def units_for(spec, p: int):
     without input weights: ``a h`` with ``|a| <= W``, the output layer's weight bound, and
     ``|h| <= 1``) or not at all.  So keep ``m`` units and widen the output biases by
     ``W`` per unit left out (their grid, if any, dropped): every such network has a
-    point there with the same outputs and no more non-zero weights."""
+    point there with the same outputs and no more non-zero weights.  ``m``: keep that many
+    units instead (the networks with at most ``m`` effective units)."""
     K = spec.hidden[0].units if one_hidden_step(spec) else 0
-    m = max(p // 2, 1)
+    m = max(p // 2, 1) if m is None else m
     if K <= m:
         return spec
     out = spec.output
@@ -121,11 +122,12 @@ def units_for(spec, p: int):
     return replace(spec, hidden=(hidden,), output=replace(out, bias_bounds=(lo - W, hi + W), bias_grid=None))
 
 
-def budget_model(sub, symmetry: str | None, p: int | None = None):
+def budget_model(sub, symmetry: str | None, p: int | None = None, m: int | None = None):
     """The sub-MIP of a row set: its problem, no penalty factor, the ``l0`` indicators kept,
     one row ``sum n <= p`` (rhs set per level), the hidden units that ``p`` weights can use
-    (:func:`units_for`; all for ``p`` None).  Returns ``(model, index of that row)``."""
-    spec = sub.spec if p is None else units_for(sub.spec, p)
+    (:func:`units_for`, ``m`` of them if given; all for ``p`` None).  Returns ``(model,
+    index of that row)``."""
+    spec = sub.spec if p is None else units_for(sub.spec, p, m)
     spec = replace(spec, penalty_weight=0.0, **({"symmetry": symmetry} if symmetry else {}))
     model = formulate(replace(sub, spec=spec))
     cols = np.concatenate([np.ravel(blk["n"]) for blk in model.layout.penalty])
@@ -179,51 +181,63 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
         return None
     lam, P = spec.penalty_weight, weight_count(spec)
     top = min(P, max(int(math.ceil(target / lam - TOL)) - 1, 0))  # p*: lambda p < target
-    s_all = errors_by_weights(problem.X, problem.counts, spec, top, base)
+    # cases by effective units: at most one (a sub-MIP with one unit), two or more (p // 2 units)
+    split = one_hidden_step(spec) and spec.hidden[0].units >= 2
+    cases = [(0, 1), (2, spec.hidden[0].units)] if split else [None]
+    s_all = {c: errors_by_weights(problem.X, problem.counts, spec, top, base, units=c) for c in cases}
     order = boundary_order(problem)
     S = first_rows(problem, incumbent, work.rows, order) if work.max_subs > 0 else np.zeros(0, int)
     rng = np.random.default_rng(work.seed)
-    known = np.zeros(top + 1)  # e_S(p) known so far, for the current S (monotone in p and S)
+    known = {c: np.zeros(top + 1) for c in cases}  # e_S(p) of each case so far (monotone in p and S)
     state = {}
     tally = Tally()
 
     def rest_bound():
         rest = np.ones(problem.num_rows, bool)
         rest[S] = False
-        return errors_by_weights(problem.X[rest], problem.counts[rest], spec, top, max_cells=0)  # cheap: every round
+        return {c: errors_by_weights(problem.X[rest], problem.counts[rest], spec, top, max_cells=0, units=c)
+                for c in cases}  # cheap: every round
 
     s_rest = rest_bound()
 
+    def case_value(c, p: int) -> float:
+        return max(s_all[c][p], s_rest[c][p] + known[c][p])
+
+    def weakest(p: int):
+        return min(cases, key=lambda c: case_value(c, p))
+
     def value(p: int) -> float:
-        return lam * p + max(s_all[p], s_rest[p] + known[p])
+        return lam * p + case_value(weakest(p), p)
 
     tail = lam * (top + 1) if top < P else math.inf  # the levels above p*
-    final = np.zeros(top + 1, bool)  # levels that no more rows or nodes can raise
+    final = set()  # (case, level) that no more rows or nodes can raise
     while len(S) and tally.subs < work.max_subs:
         vals = np.array([value(p) for p in range(top + 1)])
         low = min(vals.min(), tail)
         if low >= target - TOL:
             break  # proven: every level reaches the target
-        least = np.flatnonzero(~final & (vals <= low + TOL))
-        if len(least) == 0:
+        least = [p for p in np.flatnonzero(vals <= low + TOL) if (weakest(p), p) not in final]
+        if not least:
             break  # the least level is final: nothing left to gain
-        p = int(least.max())  # of the least levels the highest: what it finds bounds the lower ones too
+        p = int(max(least))  # of the least levels the highest: what it finds bounds the lower ones too
+        c = weakest(p)
         left = None if deadline is None else deadline.left()
         if left is not None and left <= 0.05:
             break
-        units = units_for(spec, p).hidden[0].units if spec.hidden else 0
+        m = None if c is None else min(max(p // 2, 1), c[1]) if c[0] > 0 else 1
+        units = units_for(spec, p, m).hidden[0].units if spec.hidden else 0
         if state.get("rows") is not S or state.get("units") != units:
-            state.update(rows=S, units=units, model=budget_model(restrict(problem, S), work.symmetry, p))
+            state.update(rows=S, units=units, model=budget_model(restrict(problem, S), work.symmetry, p, m))
         e, net, proven = solve_level(*state["model"], p, node_limit=work.node_limit, time_cap=left, solver=solver,
                                      threads=threads, tally=tally)
-        improved = e > known[p] + TOL
-        known[:p + 1] = np.maximum(known[:p + 1], e)
+        improved = e > known[c][p] + TOL
+        known[c][:p + 1] = np.maximum(known[c][:p + 1], e)
         wrong = np.zeros(0, int) if net is None else np.setdiff1d(wrong_groups(problem, *net)[0], S)
         if len(wrong) and len(S) < work.max_rows and (proven or improved):
             S = np.union1d(S, rng.permutation(wrong)[:min(work.grow, work.max_rows - len(S))])
             s_rest = rest_bound()
         elif not improved:
-            final[p] = True  # its network is as good on every row, or the sub-MIP cannot settle it
+            final.add((c, p))  # its network is as good on every row, or the sub-MIP cannot settle it
     lowest = min(min(value(p) for p in range(top + 1)), tail)
     result = attainable(problem, lowest) if math.isfinite(lowest) else attainable(problem, lam * P)
     return Bound(result, "weight levels",

@@ -38,6 +38,8 @@ so the bound holds with whole or fractional sample weights alike.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...core.activations import HIDDEN
@@ -122,18 +124,18 @@ def weight_count(spec) -> int:
 
 
 def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: float = 0.0,
-                      max_cells: int = MAX_CELLS) -> np.ndarray:
+                      max_cells: int = MAX_CELLS, units: tuple[int, int] | None = None) -> np.ndarray:
     """``s(0..pmax)`` of the module docstring for the rows ``X`` with class counts ``counts``
     (never below ``base``, a bound valid for every network on these rows); ``max_cells``:
-    the work limit of :func:`two_cuts` (0: not used)."""
+    the work limit of :func:`two_cuts` (0: not used).  ``units = (lo, hi)``: only the
+    networks with ``lo <= m <= hi`` effective units (one hidden layer of step units; constant
+    outputs count as ``m = 0``), ``inf`` where a budget holds none of them."""
     totals = counts.sum(0)
     J, L = counts.shape[1], len(spec.layers)
+    lo, hi = (0, math.inf) if units is None else units
     t0 = top_errors(totals, 1)
-    s = np.full(pmax + 1, max(base, 0.0))
-    s[:min(L, pmax + 1)] = max(t0, base)
-    if not one_hidden_step(spec):
-        return s
-    K = spec.hidden[0].units
+    step = one_hidden_step(spec)
+    K = spec.hidden[0].units if step else 0
     cut: dict[int, float] = {}  # m -> D_m, the least errors of m cuts on single features (m = 1, 2)
 
     def cuts(m: int) -> float:
@@ -142,15 +144,19 @@ def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: 
             cut[m] = 0.0 if found is None else found
         return cut[m]
 
-    for p in range(min(L, pmax + 1), pmax + 1):
-        best = t0  # m = 0: constant outputs
-        for m in range(1, min(K, p // 2) + 1):
-            # w1 = m: every effective unit reads one feature; q = p - m output weights at most
-            single = top_errors(totals, min(J, p - m + 1, 2 ** m))
-            if m <= 2:
-                single = max(single, cuts(m))
-            best = min(best, single)
-            if p - m - 1 >= m:  # w1 > m: some unit reads two features or more; q <= p - m - 1
-                best = min(best, top_errors(totals, min(J, p - m, 2 ** m)))
+    s = np.full(pmax + 1, math.inf)
+    for p in range(pmax + 1):
+        best = t0 if lo == 0 else math.inf  # m = 0, and every network below L weights: constant outputs
+        if p >= L and not step:
+            best = 0.0  # any network: nothing but base
+        elif p >= L:
+            for m in range(max(lo, 1), int(min(K, p // 2, hi)) + 1):
+                # w1 = m: every effective unit reads one feature; q = p - m output weights at most
+                single = top_errors(totals, min(J, p - m + 1, 2 ** m))
+                if m <= 2:
+                    single = max(single, cuts(m))
+                best = min(best, single)
+                if p - m - 1 >= m:  # w1 > m: some unit reads two features or more; q <= p - m - 1
+                    best = min(best, top_errors(totals, min(J, p - m, 2 ** m)))
         s[p] = max(best, base)
     return s
