@@ -15,7 +15,15 @@ on ``R`` (:mod:`.structure`).  Errors add up over disjoint rows and every networ
     F(p) = max( s_all(p),  s_R(p) + e_S(p) ),
 
 ``s_all`` the structural bound on every row.  The penalty is counted once, at the level
-``p`` itself (a penalised subset optimum would only see the weights ``S`` needs).  Only levels ``p <= P`` matter (``P`` the spec's weights), and
+``p`` itself (a penalised subset optimum would only see the weights ``S`` needs).
+
+**Cases.**  With one hidden layer of step units the networks of a budget split by their
+effective units (:mod:`.structure`): at most one, or two and more.  Each case has its own
+``s_all``, ``s_R`` and ``e_S`` (its sub-MIP keeps one hidden unit, or ``p // 2``: a
+relaxation of the case either way), and a level's value is that of its weaker case: every
+network is in one of them.  A single unit's sub-MIPs are small and settle quickly; the
+second case starts at four weights, where two units reading one feature each are bounded
+by two cuts (``D2``) without a solver.  Only levels ``p <= P`` matter (``P`` the spec's weights), and
 once ``lambda p`` reaches the target no level above can go below it: the bound is
 ``min( min_{p <= p*} lambda p + F(p),  lambda (p* + 1) )`` with ``p* < target / lambda``.
 
