@@ -41,8 +41,8 @@ def errors_within(problem, units=None) -> tuple[np.ndarray, float]:
     cand = np.flatnonzero(~np.any((pre > 0) & (pre < spec.eps), axis=0))
     cand = cand[np.argsort(np.count_nonzero(one[cand, :d], axis=1), kind="stable")]
     _, first = np.unique((pre[:, cand] >= spec.eps).T, axis=0, return_index=True)
-    units = cand[first]
-    tuples = np.array(list(itertools.product(units, repeat=K)))
+    kept = cand[first]
+    tuples = np.array(list(itertools.product(kept, repeat=K)))
     h = (pre[:, tuples] >= spec.eps).astype(float)
     act = np.moveaxis(h if hl.activation == "binary" else 2 * h - 1, 0, 1)
     nnz0 = np.count_nonzero(one[tuples][..., :d], axis=(1, 2))
