@@ -10,7 +10,8 @@ the larger of the MIP's at the start and annc's forward pass of the start's netw
 proof here is a proof for the exported network.
 
 Work limits decide what the attempt does (:data:`PROOF_LEVELS`: sub-MIPs and nodes); the
-time limit only caps it, at :data:`PROOF_SHARE` of the run's limit.
+time limit only caps it, at :data:`PROOF_SHARE` of the run's limit and half of what the
+solver would have.
 """
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def prove_start(c, x: np.ndarray, *, deadline: Deadline | None = None, rel_tol: 
     objective = max(c.model.objective(x), forward_objective(c, x))
     cap = None
     if deadline is not None and deadline.limit is not None:
-        cap = Deadline(min(PROOF_SHARE * deadline.limit, deadline.left()))
+        cap = Deadline(min(PROOF_SHARE * deadline.limit, 0.5 * deadline.until_finish()))  # the solver keeps half
     found = best(lower_bounds(c.problem, incumbent=hidden_network(c.model, x), work=None, target=objective,
                               levels=levels, deadline=cap, solver=solver, threads=threads))
     rel = REL_TOL if rel_tol is None else rel_tol
