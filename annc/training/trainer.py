@@ -76,6 +76,7 @@ from .finish import conclude_relaxed
 from .margin import resolve
 from .pool.candidates import network_start
 from .pool.point import hidden_network
+from .proof import prove_start, skipped_solve
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
 from .runfiles import RunFiles as _RunFiles
@@ -147,6 +148,15 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
         step_opts, record = _with_start(name, c, step_opts, ctx, log, seed)
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
+    proof = pre = None  # annc's own bound may prove the search's network optimal: then no full MIP
+    if step_opts.start is not None and compressed is None and not c.model.layout.relaxed and c.problem.spec.hidden:
+        proving = ctx.stopwatch()
+        pre, proof = prove_start(c, step_opts.start, ctx=ctx, rel_tol=opts.gap)
+        times["bounds"] = proving.seconds()
+        if proof is not None:
+            log(f"[{name}] proven optimal before the full MIP: lower bound {proof.bound.line()}")
+        elif pre is not None:
+            log(f"[{name}] lower bound {pre.line()}")
     if ctx.limited:  # the solver's limit, taken now: what the build and the search left, less the finish's
         limit = ctx.until_finish()
         if refine and c.model.layout.relaxed:  # half is left to refine it
@@ -157,12 +167,16 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
     ctx.report("solve", best=None if record is None else record.objective, time_limit=step_opts.time_limit)
     solving = ctx.stopwatch()
-    skipped = _no_time_for_the_full_mip(c, step_opts, record, ctx)
+    skipped = None if proof is not None else _no_time_for_the_full_mip(c, step_opts, record, ctx)
     if skipped:
         log(f"[{name}] {skipped}")
     try:
-        res = (SolveResult(solver, Status.FEASIBLE, skipped, record.objective, None, record.x) if skipped
-               else solve(c.model, solver, step_opts))
+        if proof is not None:
+            res = skipped_solve(solver, step_opts.start, proof)
+        elif skipped:
+            res = SolveResult(solver, Status.FEASIBLE, skipped, record.objective, None, record.x)
+        else:
+            res = solve(c.model, solver, step_opts)
     finally:  # what the solver wrote (a solution file, a log), even if it failed
         times["full MIP"] = solving.seconds()
         solver_files = sorted(_changed_files(out_dir, f"{name}.", before))
@@ -181,7 +195,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     source = "solver"
     bound, bound_source = sourced_bound(solver_status=res.status, solver_objective=res.objective,
                                         solver_bound=res.bound, floor=floor(c.problem))
-    if ver.ok and not c.model.layout.relaxed and c.problem.spec.hidden:
+    if pre is not None and (bound is None or pre.value > bound + 1e-9):  # valid whatever the network
+        bound, bound_source = pre.value, f"{pre.source}: {pre.detail}"
+    if ver.ok and pre is None and not c.model.layout.relaxed and c.problem.spec.hidden:  # else done before
         bounding = ctx.stopwatch()
         on = "on the representatives: " if compressed is not None else ""  # not a bound of the full problem
         # half of what is left: the rest is the finish's (decode, verify, score)
@@ -214,7 +230,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
             f"{compression.representatives:,} representatives': {ver.network_loss:.6g})")
     trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
     verdict.sub_mips = ctx.ledger.to_dict() if ctx.ledger.counts else None
-    times["finish"] = finishing.seconds() - times.get("bounds", 0.0)
+    times["finish"] = finishing.seconds() - (times.get("bounds", 0.0) if pre is None else 0.0)
     times["step"] = ctx.elapsed()
     return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace, times)
 
@@ -243,12 +259,14 @@ BOUND_WORK = Work(subsets=4, rows=8, node_limit=200)  # the subset bounds' sub-M
 
 def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, ctx: RunContext, log: Callable):
     """The best of ``bound`` (from ``source``) and annc's own valid lower bounds
-    (:func:`annc.training.bounds.lower_bounds`: the conflict, support and subset bounds, with the
-    solver's network picking the subsets), with its source; the subset sub-MIPs run under
-    :data:`BOUND_WORK` (work limits) on the run's sub-MIP solver, capped by what is left of the
-    run context's deadline."""
+    (:func:`annc.training.bounds.lower_bounds`: the conflict, support, weight-level and subset
+    bounds, with the solver's network picking the rows), with its source; the sub-MIPs run under
+    :data:`BOUND_WORK` and the weight levels' defaults (work limits) on the run's solver, capped by
+    ``ctx``'s deadline.  Runs when no bound was computed before the full MIP
+    (:func:`annc.training.proof.prove_start`, on annc's search's network)."""
     W, b = hidden_network(c.model, x)
-    found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None, work=BOUND_WORK, ctx=ctx))
+    found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None, work=BOUND_WORK, ctx=ctx,
+                              target=c.model.objective(x)))
     if found is not None and (bound is None or found.value > bound + 1e-9):
         log(f"lower bound {found.value:.6g} ({found.source}: {found.detail})")
         return found.value, f"{found.source}: {found.detail}"

@@ -12,6 +12,10 @@ beats, with the argument that proves it:
   first layer tells them apart; a least vertex cover of the conflicting sample groups;
 * ``support`` (:mod:`.support`): under an ``l0`` penalty, a network that reads few
   features sees more conflicts, and one that reads none is constant;
+* ``weight levels`` (:mod:`.levels`, with :mod:`.structure`): under ``l0``, for every
+  weight budget ``p`` a bound on the errors of the networks with at most ``p`` weights
+  (counting arguments on all rows, plus sub-MIPs on a growing row set), the penalty
+  counted once: ``min_p lambda p + errors(p)``;
 * ``subset`` and ``disjoint subsets`` (:mod:`.subset`): the problem on a few rows, solved
   by HiGHS within a node limit (its dual bound, or its optimum when proven);
 * ``solver``: the dual bound of a solve of the whole MIP, when the caller has one.
@@ -27,21 +31,25 @@ from ...formulations import floor
 from ..context import RunContext
 from .bound import Bound, attainable, best
 from .conflict import conflict_bound
+from .levels import Levels, level_bound
 from .subset import Work, restrict, subset_bounds
 from .support import support_bound
 
-__all__ = ["Bound", "Work", "attainable", "best", "conflict_bound", "lower_bounds", "restrict",
+__all__ = ["Bound", "Levels", "Work", "level_bound", "attainable", "best", "conflict_bound", "lower_bounds", "restrict",
            "subset_bounds", "support_bound"]
 
 
 def lower_bounds(problem, *, incumbent=None, solver_bound: float | None = None,
-                 work: Work | None = Work(), ctx: RunContext | None = None) -> list[Bound]:
+                 work: Work | None = Work(), target: float | None = None, levels: Levels | None = Levels(),
+                 ctx: RunContext | None = None) -> list[Bound]:
     """Every bound of the module docstring that applies to ``problem``, in that order.
 
     ``incumbent``: ``(weights, biases)`` of a network on the problem's (scaled) rows, which
     picks the subsets (the rows it gets wrong); ``solver_bound``: the dual bound of a solve
-    of the whole MIP; ``work``: the sub-MIPs' budget (None: no sub-MIPs); ``ctx``: the run
-    context whose solver runs them and whose deadline caps them."""
+    of the whole MIP; ``work``: the subset sub-MIPs' budget (None: no sub-MIPs);
+    ``target``: the incumbent's objective, which the weight levels aim at (None: no weight
+    levels), under ``levels`` (their work limits); ``ctx``: the run context whose solver runs
+    every sub-MIP and whose deadline caps them."""
     out = [Bound(attainable(problem, floor(problem)), "loss floor", "rows with several classes")]
     conflict = conflict_bound(problem)
     if conflict is not None:
@@ -49,6 +57,11 @@ def lower_bounds(problem, *, incumbent=None, solver_bound: float | None = None,
     support = support_bound(problem, full=None if conflict is None else conflict.value)
     if support is not None:
         out.append(support)
+    if target is not None and levels is not None:
+        lv = level_bound(problem, target=target, incumbent=incumbent, base=0.0 if conflict is None else conflict.value,
+                         work=levels, ctx=ctx)
+        if lv is not None:
+            out.append(lv)
     if work is not None and work.subsets > 0:
         out += subset_bounds(problem, incumbent=incumbent, subsets=work.subsets, rows=work.rows,
                              node_limit=work.node_limit, time_cap=work.time_cap, seed=work.seed,

@@ -176,7 +176,9 @@ def subset_bounds(problem: TrainingProblem, *, incumbent=None, subsets: int = Wo
     chosen = choose(problem, incumbent, subsets, rows, np.random.default_rng(seed))
     if not chosen:
         return []
-    full = [solve_rows(problem, S, work, ctx=ctx) for S in chosen]
+    if ctx is not None and ctx.expired():
+        return []
+    full = [solve_rows(problem, S, work, ctx=ctx) for S in chosen]  # one deadline for them all (ctx's)
     nodes = sum(s.nodes for s in full)
     secs = sum(s.seconds for s in full)
     proven = sum(s.proven for s in full)

@@ -1,0 +1,76 @@
+"""A proof before the full MIP: annc's own bounds on the network its search found.
+
+After annc's search (:mod:`annc.training.search.incumbent`) the trainer has a network, the
+MIP start.  If a valid lower bound (:func:`annc.training.bounds.lower_bounds`: the loss
+floor, conflict, support and weight-level bounds) already meets that network's objective
+within the verdict's tolerance (:func:`annc.solve.verdict.judge`: ``ABS_TOL + rel |obj|``),
+the network is proven optimal and the full MIP has nothing left to gain: the run stops
+there (:func:`skipped_solve` stands in for the solver's result).  The objective checked is
+the larger of the MIP's at the start and annc's forward pass of the start's network, so a
+proof here is a proof for the exported network.
+
+Work limits decide what the attempt does (:data:`PROOF_LEVELS`: sub-MIPs and nodes); the
+time limit only caps it, at :data:`PROOF_SHARE` of the run's limit and half of what the
+solver would have.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..formulations import ACTIVATIONS, network_loss
+from ..io.solutions import Status
+from ..solve.solvers.base import SolveResult
+from ..solve.verdict import ABS_TOL, REL_TOL
+from .bounds import Bound, Levels, best, lower_bounds
+from .context import RunContext
+from .pool.point import hidden_network
+
+PROOF_LEVELS = Levels(max_subs=10, node_limit=300)  # the weight levels' work before the full MIP
+PROOF_SHARE = 0.15  # of the run's time limit, at most, for the attempt (a cap; the work limits decide)
+
+
+@dataclass(frozen=True)
+class Proof:
+    """A bound that meets the start's objective."""
+
+    bound: Bound
+    objective: float
+
+    def source(self) -> str:
+        return f"{self.bound.source}: {self.bound.detail}"
+
+
+def forward_objective(c, x: np.ndarray) -> float:
+    """The objective of the network at the MIP point ``x`` by annc's forward pass."""
+    spec, (W, b) = c.problem.spec, hidden_network(c.model, x)
+    act = c.problem.X
+    for ls, w, bias in zip(spec.hidden, W, b):
+        act = ACTIVATIONS[ls.activation].lift_units(act @ w + bias, spec.eps)[1]
+    return float(network_loss(spec, act @ W[-1] + b[-1], c.problem.counts, W))
+
+
+def prove_start(c, x: np.ndarray, *, ctx: RunContext | None = None, rel_tol: float | None = None,
+                levels: Levels = PROOF_LEVELS) -> tuple[Bound | None, Proof | None]:
+    """``(best bound, proof)``: annc's best bound for the problem of ``c`` aimed at the
+    start ``x``, and a :class:`Proof` when it meets the start's objective (else None); the
+    sub-MIPs run on ``ctx``'s solver, within :data:`PROOF_SHARE` of its limit and half of what
+    is left before its finish (the solver keeps the other half)."""
+    objective = max(c.model.objective(x), forward_objective(c, x))
+    ctx = ctx or RunContext()
+    cap = ctx.share(0.5).within(PROOF_SHARE * ctx.deadline.limit) if ctx.limited else ctx
+    found = best(lower_bounds(c.problem, incumbent=hidden_network(c.model, x), work=None, target=objective,
+                              levels=levels, ctx=cap))
+    rel = REL_TOL if rel_tol is None else rel_tol
+    if found is not None and objective - found.value <= ABS_TOL + rel * abs(objective):
+        return found, Proof(found, objective)
+    return found, None
+
+
+def skipped_solve(solver: str, x: np.ndarray, proof: Proof) -> SolveResult:
+    """What stands for the full MIP's result when a proof made it needless: the start as
+    the solution, no solver bound (the verdict takes the proof's, with its source)."""
+    return SolveResult(solver, Status.FEASIBLE, "not run: annc's bound proves the start optimal",
+                       objective=proof.objective, bound=None, x=np.asarray(x, float), seconds=0.0,
+                       extra={"proof": proof.source()})
