@@ -26,8 +26,10 @@ XOR_SPEC = Path(__file__).resolve().parent.parent / "specs" / "xor.ann"
 def roomy_folds(monkeypatch):
     """The folds may take 90% of the time limit: the end-to-end tests then never race the clock
     on a busy machine (the default share is a cap only, tested by its own arithmetic)."""
+    import annc.training.cvselect as cvselect
     import annc.training.dispatch as dispatch
     monkeypatch.setattr(dispatch, "SELECT_SHARE", 0.9)  # (None: cvselect.select_share)
+    monkeypatch.setattr(cvselect, "MIN_LIMIT", 5.0)  # these tests' 10 s limits select (the default needs 30 s)
 
 
 def moons(n=150, seed=0):
@@ -208,3 +210,12 @@ def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
     worse = SearchRecord(x=record.x, start_objective=c.model.objective(record.x) - 1, found_by="start pool: SGD")
     _seeded("n", c, worse, sel.start_network, said.append)
     assert worse.found_by == "start pool: SGD" and len(worse.pool) == 1  # a candidate, not the start
+
+
+def test_a_short_limit_trains_the_spec_as_written():
+    """Under MIN_LIMIT seconds the folds would leave the final training too little: no selection."""
+    from annc.app.api import as_data, parse_spec
+    from annc.training.cvselect import MIN_LIMIT, applies
+    spec, data = parse_spec(WIDTH_ONLY), as_data(moons(120))
+    assert applies(spec, data, None) and applies(spec, data, MIN_LIMIT)
+    assert not applies(spec, data, MIN_LIMIT - 1)
