@@ -30,6 +30,7 @@ def roomy_folds(monkeypatch):
     import annc.training.dispatch as dispatch
     monkeypatch.setattr(dispatch, "SELECT_SHARE", 0.9)  # (None: cvselect.select_share)
     monkeypatch.setattr(cvselect, "MIN_LIMIT", 5.0)  # these tests' 10 s limits select (the default needs 30 s)
+    monkeypatch.setattr(cvselect, "CV_BY_DEFAULT", True)  # what these tests check: the default when it is on
 
 
 def moons(n=150, seed=0):

@@ -131,11 +131,11 @@ def parser() -> argparse.ArgumentParser:
                    "lines, no weight matrices (warnings go to stderr)")
     t.add_argument("--select", action="store_true",
                    help="choose what the spec leaves open (its l0 weight and hidden width) by k-fold "
-                        "cross-validation, then train the chosen setting on all the rows: the default on "
-                        "real data; with --select also on a spec that writes everything or on small data "
-                        "(then a grid around the spec, by accuracy on a held-out part)")
+                        "cross-validation, then train the chosen setting on all the rows; on a spec that "
+                        "writes everything or on small data, a grid around the spec, by accuracy on a "
+                        "held-out part")
     t.add_argument("--no-select", action="store_true",
-                   help="train the spec's defaults as written: no cross-validation (the behaviour before 0.9)")
+                   help="train the spec's defaults as written (the default)")
     t.add_argument("--select-fraction", type=float, metavar="F", default=0.25,
                    help="--select: the part of each class held out for validation (default 0.25)")
     t.add_argument("--select-seed", type=int, metavar="N", default=0,

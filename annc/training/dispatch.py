@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from ..solve.solvers.base import Interrupt
 from .context import RunContext
+from . import cvselect
 from .cvselect import applies, cross_validate, select_share
 from .decomposition import train_batches, train_ovo
 from .request import TrainRequest
@@ -47,7 +48,7 @@ def run(request: TrainRequest):
         return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(r))
     if mode == "batches":
         return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(r))
-    if mode in ("full", "select") and (r.select is None or r.select is True) \
+    if mode in ("full", "select") and (r.select is True or (r.select is None and cvselect.CV_BY_DEFAULT)) \
             and applies(r.spec, r.data, r.opts.time_limit):
         return _cross_validated(r)
     if mode != "select":

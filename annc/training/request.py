@@ -176,9 +176,9 @@ class TrainRequest:
                                  "(--per-class to ovo only): add --ensemble ovo or --batches K (ensemble='ovo', "
                                  "batches=K), or 'training ovo' / 'training batches K' to the spec; --workers and "
                                  "--scheduler also apply to --select")
-            from .cvselect import applies
-            auto = (self.select is None and isinstance(self.spec, NetworkSpec) and isinstance(self.data, Dataset)
-                    and applies(self.spec, self.data, self.opts.time_limit if self.opts else None))  # CV uses them
+            from . import cvselect
+            auto = (self.select is None and cvselect.CV_BY_DEFAULT and isinstance(self.spec, NetworkSpec)
+                    and isinstance(self.data, Dataset) and cvselect.applies(self.spec, self.data, self.opts.time_limit if self.opts else None))  # CV uses them
             if (self.workers is not None or self.scheduler is not None) and mode != "select" and not auto:
                 raise UsageError("workers and scheduler apply to select (and to the default cross-validation of "
                                  "a spec that leaves its penalty or width open), ovo and batch training only: "
