@@ -217,6 +217,7 @@ def test_no_full_mip_when_its_setup_does_not_fit(monkeypatch):
     not started: the network is the search's, verified, and the verdict's solver line says why."""
     import annc.training.trainer as trainer
     monkeypatch.setattr(trainer, "SETUP_NONZEROS_PER_SECOND", 1.0)  # every model's setup: far too long
+    monkeypatch.setattr(trainer, "SETUP_MIN_NONZEROS", 0)
     called = []
     monkeypatch.setattr(trainer, "solve", lambda model, by, opts: called.append(model.name))  # the full MIP's
     r = annc.train(SPEC, (np.array([[0, 0], [0, 1], [1, 0], [1, 1.0]]), np.array([0, 1, 1, 0])), out_dir=None,

@@ -111,16 +111,24 @@ class RunContext:
         interrupt and ledger."""
         if not self.limited:
             return self
-        base = self.until_finish() if of_finish else self.left()
-        return replace(self, deadline=Deadline(fraction * base))
+        now = time.perf_counter()
+        left = self._left_at(now)
+        base = max(left - self.deadline.reserve(), FLOOR) if of_finish else left
+        return replace(self, deadline=Deadline(min(fraction * base, left), start=now))
 
     def within(self, seconds: float | None) -> "RunContext":
         """A context that ends after ``seconds`` from now or at this one's deadline, whichever
         comes first (None: this one's)."""
         if seconds is None:
             return self
-        left = self.left()
-        return replace(self, deadline=Deadline(seconds if left is None else min(seconds, left)))
+        now = time.perf_counter()
+        left = self._left_at(now)
+        return replace(self, deadline=Deadline(seconds if left is None else min(seconds, left), start=now))
+
+    def _left_at(self, now: float) -> float | None:
+        """Seconds left at the instant ``now`` (a new deadline anchored there ends no later than this one)."""
+        d = self.deadline
+        return None if d.limit is None else max(d.limit - (now - d.start), 0.0)
 
     def before_finish(self) -> "RunContext":
         """A context that ends where the finish's reserve begins (:meth:`until_finish` from now)."""

@@ -237,16 +237,20 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
 
 SETUP_NONZEROS_PER_SECOND = 1e5  # a solver's setup before it checks its clock: measured with HiGHS 1.16 on
 # moons10k's model (889k non-zeros), 2 to 20 s before its first callback on this 2-core machine
+SETUP_MIN_NONZEROS = 5e5  # below this the setup is short (breast_cancer's 199k: well under a second): always run
 
 
 def _no_time_for_the_full_mip(c: Compiled, opts: SolveOptions, record, ctx: RunContext) -> str | None:
     """Why the full MIP is not run (None: it is): annc's search has a network, and what is left
-    for the solver is shorter than its setup on this model (:data:`SETUP_NONZEROS_PER_SECOND`),
+    for the solver is shorter than its setup on this model (:data:`SETUP_NONZEROS_PER_SECOND`, on a model of
+    :data:`SETUP_MIN_NONZEROS` non-zeros or more),
     during which HiGHS does not look at its clock; it would end the run late without a chance to
     improve the network.  A cap, like every use of the clock: the network is then the search's."""
     if record is None or record.x is None or not ctx.limited or opts.time_limit is None:
         return None
     nonzeros = int(c.model.A.nnz)
+    if nonzeros < SETUP_MIN_NONZEROS:
+        return None
     setup = nonzeros / SETUP_NONZEROS_PER_SECOND
     if opts.time_limit >= setup:
         return None
