@@ -78,7 +78,7 @@ from .pool.candidates import network_start
 from .pool.point import hidden_network
 from .proof import prove_start, skipped_solve
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
-from .results import TrainResult, accuracy, result_of
+from .results import TrainResult, accuracy, finite_or_none, result_of, trace_recorder
 from .runfiles import RunFiles as _RunFiles
 from .runfiles import changed_files as _changed_files
 from .runfiles import csv_backing
@@ -164,7 +164,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         step_opts = replace(step_opts, time_limit=limit)
     before = _changed_files(out_dir, f"{name}.")
     trace: list[list] = []
-    step_opts = replace(step_opts, progress=_recorder(trace, step_opts.progress))
+    step_opts = replace(step_opts, progress=trace_recorder(trace, step_opts.progress))
     ctx.report("solve", best=None if record is None else record.objective, time_limit=step_opts.time_limit)
     solving = ctx.stopwatch()
     skipped = None if proof is not None else _no_time_for_the_full_mip(c, step_opts, record, ctx)
@@ -228,7 +228,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
         verdict = full_verdict(c, net, full, verdict, compression, rel_tol=opts.gap)
         log(f"[{name}] on all {compression.samples:,} samples: objective {verdict.objective:.6g} (the "
             f"{compression.representatives:,} representatives': {ver.network_loss:.6g})")
-    trace.append([round(res.seconds, 3), _finite_or_none(res.objective), _finite_or_none(res.bound)])
+    trace.append([round(res.seconds, 3), finite_or_none(res.objective), finite_or_none(res.bound)])
     verdict.sub_mips = ctx.ledger.to_dict() if ctx.ledger.counts else None
     times["finish"] = finishing.seconds() - (times.get("bounds", 0.0) if pre is None else 0.0)
     times["step"] = ctx.elapsed()
@@ -275,29 +275,6 @@ def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, ctx: RunContext, 
         log(f"lower bound {found.value:.6g} ({found.source}: {found.detail})")
         return found.value, f"{found.source}: {found.detail}"
     return bound, source
-
-
-TRACE_EVERY = 0.25  # seconds between trace points that only move the bound
-TRACE_MAX = 5000  # points kept per MIP (the final one is always added)
-
-
-def _finite_or_none(v) -> float | None:
-    return float(v) if v is not None and np.isfinite(v) else None
-
-
-def _recorder(trace: list, progress: Callable | None) -> Callable:
-    """A progress callback that appends ``[seconds, incumbent, bound]`` (None where the
-    solver has none, or it is not finite) to ``trace``, then calls ``progress`` if any:
-    the incumbent and bound over time that ``meta["steps"][k]["trace"]`` records."""
-    def record(p) -> None:
-        point = [round(p.elapsed, 3), _finite_or_none(p.incumbent), _finite_or_none(p.bound)]
-        # every new incumbent; a moved bound alone at most every TRACE_EVERY seconds
-        if not trace or point[1] != trace[-1][1] or point[0] - trace[-1][0] >= TRACE_EVERY:
-            if len(trace) < TRACE_MAX:
-                trace.append(point)
-        if progress is not None:
-            progress(p)
-    return record
 
 
 def _seeded(name: str, c: Compiled, record, seed: tuple, log: Callable, ctx: RunContext | None = None) -> None:
