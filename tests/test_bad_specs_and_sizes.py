@@ -309,3 +309,20 @@ def test_parse_spec_and_load_data_refuse_bad_argument_types(tmp_path):
     path.write_text(HEADER + ROWS)
     with pytest.raises(UsageError):
         load_data(path, label=5)
+
+
+def test_a_huge_cell_is_malformed_csv_whatever_the_process_field_limit(tmp_path, monkeypatch):
+    """scipy's ARFF reader (scikit-survival's data sets) raises csv.field_size_limit for the whole
+    process; annc's own limit on a cell does not move with it."""
+    import csv
+    from annc.core.errors import DataError
+    from annc.io.data import load_data
+    old = csv.field_size_limit()
+    try:
+        csv.field_size_limit(10 ** 9)
+        path = tmp_path / "d.csv"
+        path.write_text("x1,label\n1,0\n" + "1" * 200_000 + ",1\n")
+        with pytest.raises(DataError, match="malformed CSV"):
+            load_data(path)
+    finally:
+        csv.field_size_limit(old)

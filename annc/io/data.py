@@ -87,12 +87,19 @@ def _read_text(path: str) -> tuple[str, str]:
     return text, hashlib.sha256(raw).hexdigest()
 
 
+MAX_CELL = 131072  # characters in a cell: the csv module's default field limit, which other libraries raise
+# for the whole process (scipy's ARFF reader, used by scikit-survival's data sets, sets it to the maximum)
+
+
 def _rows(text: str, path: str) -> list[tuple[int, list[str]]]:
-    """Non-blank CSV rows as (line number of the row's first line, cells)."""
+    """Non-blank CSV rows as (line number of the row's first line, cells); a cell longer than
+    :data:`MAX_CELL` is malformed CSV whatever another library set ``csv.field_size_limit`` to."""
     reader = csv.reader(io.StringIO(text, newline=""))
     rows, line = [], 1
     try:
         for cells in reader:
+            if any(len(c) > MAX_CELL for c in cells):
+                raise csv.Error(f"field larger than field limit ({MAX_CELL})")
             if any(c.strip() for c in cells):
                 rows.append((line, cells))
             line = reader.line_num + 1
