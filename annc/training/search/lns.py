@@ -60,11 +60,6 @@ class SearchResult:
     band: Certificate | None = None  # the largest band proven for the final network
     capped: bool = False  # the deadline stopped the search before its work limits
 
-    @property
-    def certificates(self) -> list[Certificate]:
-        """Every certificate that holds for the final network, the unit descent's first."""
-        return [c for c in (self.certificate, self.band) if c is not None]
-
 
 def applies(model: Model, problem: TrainingProblem) -> bool:
     """Whether the sub-MIPs are exact: no relaxed products and at least one hidden layer."""
