@@ -62,9 +62,10 @@ MAX_CV_ROWS = 2000  # the folds are cut from a stratified sample of at most this
 MIN_DISTINCT = 100  # fewer distinct rows: the data merge (XOR), the spec is trained as written
 MIN_LIMIT = 30.0  # under a shorter --time-limit the spec is trained as written: on breast_cancer at 12 s the
 # folds scored no setting on a loaded 2-core machine and left the final training 4 s (train accuracy 63%)
-CV_BY_DEFAULT = False  # cross-validation only with --select (select=True): as the default it exported the
-# constant network on 2 of 5 breast_cancer splits (test 82.3% against 95.7% without it; bench/issues36_37),
-# where the chosen setting (l0 4 or 2, width 1 or 2) trained on all rows found no network the folds had
+CV_BY_DEFAULT = True  # --no-select (select=False) trains the spec as written.  Off in an earlier version,
+# which exported the constant network on 2 of 5 breast_cancer splits (bench/issues36_37): its folds' path ran
+# one SGD seed, and the chosen setting's network on all rows was sought only after the folds, when the
+# cap had left no time for it; the whole set is now one more part of the path (``whole``)
 SELECT_SHARE = 0.6  # of the time limit, at most, for the folds; the final training gets the rest
 SELECT_SHARE_LARGE = 0.4  # above MANY_ROWS rows: the final training's fixed costs grow with the rows
 
@@ -144,6 +145,10 @@ class CVSelection:
     seconds: float = 0.0
     specs: list = field(default_factory=list, repr=False)
     start_network: tuple | None = field(default=None, repr=False)  # the chosen setting's network on all rows
+    refit_eps: float | None = None  # the margin the chosen setting is trained at on all rows, if not its own
+    whole: list = field(default_factory=list)  # each setting's FoldScore on the whole set (fit: all rows)
+    passed_over: list = field(default_factory=list)  # settings before the chosen one whose network on all
+    # rows fitted them far worse than their CV accuracy
 
     @property
     def label(self) -> str:
@@ -181,21 +186,28 @@ class CVSelection:
                 + (", cut short by the time limit" if self.capped else ""),
                 f"one-standard-error rule: {rule} (fewest non-zero weights, then width, then larger l0)",
                 f"chosen: {self.labels[c]}; CV estimate of test accuracy {self.estimate:.4f} "
-                f"+- {self.se(c):.4f}"]
+                f"+- {self.se(c):.4f}" + ("" if self.refit_eps is None else
+                                          f"; trained on all rows at eps {self.refit_eps:g} (at its own margin "
+                                          "the network on all rows fitted them far worse than on the folds)")
+                + ("" if not self.passed_over else
+                   f"; passed over (their networks on all rows fit far below their CV accuracy): "
+                   + ", ".join(self.passed_over))]
 
     def table_lines(self) -> list[str]:
         """The heading and one line per setting: CV accuracy +- its standard error, the fit
-        accuracy, the mean non-zero weights; ``*`` the chosen setting, ``b`` the best."""
-        head = ["", "setting", "CV acc", "+- se", "fit acc", "non-zeros"]
+        accuracy, the mean non-zero weights, the accuracy of its network on all the rows (the
+        whole set's path); ``*`` the chosen setting, ``b`` the best."""
+        head = ["", "setting", "CV acc", "+- se", "fit acc", "non-zeros", "all rows"]
         cells = []
         for i, label in enumerate(self.labels):
             mark = "*" if i == self.chosen else "b" if i == self.best else ""
             fit = [f.fit_accuracy for f in self.scores[i] if f.fit_accuracy is not None]
             if not self.complete(i):
-                cells.append([mark, label, "-", "-", "-", "not on every fold"])
+                cells.append([mark, label, "-", "-", "-", "not on every fold", "-"])
                 continue
+            whole = self.whole[i].fit_accuracy if i < len(self.whole) else None
             cells.append([mark, label, f"{self.mean(i):.4f}", f"{self.se(i):.4f}", f"{np.mean(fit):.4f}",
-                          f"{self.nonzeros(i):.1f}"])
+                          f"{self.nonzeros(i):.1f}", "-" if whole is None else f"{whole:.4f}"])
         width = [max(len(r[k]) for r in [head] + cells) for k in range(len(head))]
 
         def line(row):
@@ -208,12 +220,14 @@ class CVSelection:
                 "rule": "one standard error: the fewest mean non-zero weights within one SE of the best",
                 "folds": self.plan.folds, "rows": self.rows, "open": list(self.plan.open),
                 "chosen": self.chosen, "chosen_label": self.label, "best": self.best,
-                "cv_estimate": self.estimate, "capped": self.capped, "seconds": round(self.seconds, 3),
+                "cv_estimate": self.estimate, "capped": self.capped, "refit_eps": self.refit_eps,
+                "passed_over": list(self.passed_over), "seconds": round(self.seconds, 3),
                 "refit": "the chosen setting is trained on all the training rows by the full search",
                 "candidates": [{"label": self.labels[i], "width": s.width, "penalty": s.penalty, "eps": s.eps,
                                 "cv_accuracy": self.mean(i) if self.complete(i) else None,
                                 "se": self.se(i) if self.complete(i) else None,
                                 "mean_nonzero_weights": self.nonzeros(i),
+                                "all_rows": self.whole[i].__dict__ if i < len(self.whole) else None,
                                 "folds": [f.__dict__ for f in self.scores[i]]}
                                for i, s in enumerate(self.plan.settings)]}
 
@@ -268,29 +282,78 @@ def _sample(data: Dataset, seed: int) -> Dataset:
     return _subset(data, np.sort(rows), "cv sample")
 
 
-def _seed(spec: NetworkSpec, data: Dataset, plan: Plan, chosen: int, ctx: RunContext, merge: bool):
-    """The chosen setting's network by the folds' cheap path on all of ``data`` (the chosen width's
-    group, its l0 weights down to the chosen one): ``(weights, biases)`` per layer, the first layer
-    on the **raw** inputs (the final training scales them its own way), a candidate of the final
-    training's start pool (None if the cap stopped it), and its accuracy on ``data``."""
-    s = plan.settings[chosen]
-    # the chosen width's path, after every narrower width's of the same eps, as on the folds: a width's
-    # pool holds the narrower width's networks padded with dead units (alone, the chosen width's SGD units
-    # gave the constant network at l0 4 on a breast_cancer split where the folds had scored 94.5%)
+def _raw(layers, scaling) -> tuple[list, list]:
+    """A network ``(W, b)`` per layer on the scaled inputs ``x' = (x - c) / w`` as the same network
+    on the **raw** inputs (the final training scales them its own way):
+    ``pre = W0' x' + b0 = (W0' / w) x + (b0 - (c / w) W0')``."""
+    W, b = layers
+    W0 = W[0] / scaling.width[:, None]
+    return [W0] + list(W[1:]), [b[0] - scaling.center @ W0] + list(b[1:])
+
+
+def _path_on_rows(spec: NetworkSpec, data: Dataset, plan: Plan, i: int, ctx: RunContext, merge: bool):
+    """Setting ``i``'s network by the folds' cheap path on all of ``data`` (every narrower width's
+    path of the same eps, then the setting's width down to its l0 weight, as on the folds: a width's
+    pool holds the narrower width's networks padded with dead units): ``(network on raw inputs,
+    its accuracy on data)``, or None when the cap stopped it."""
+    s = plan.settings[i]
     narrower = [(key, path) for key, path in plan.groups()
                 if key[0] == s.eps and (s.width is None or (key[1] is not None and key[1] < s.width))]
     group = narrower + [(key, [t for t in path if t.penalty >= s.penalty]) for key, path in plan.groups() if s in path]
     state: dict = {}
     accuracy = fold_path(spec, data, data, plan, ctx=ctx, merge=merge, groups=group, state=state)[s].accuracy
-    if accuracy is None:
-        return None
-    (W, b), sc = state[s.eps][-1], state["scaling"]
-    # on the raw inputs: pre = W0' x' + b0 with x' = (x - c) / w is (W0' / w) x + (b0 - (c / w) W0')
-    W0 = W[0] / sc.width[:, None]
-    return ([W0] + list(W[1:]), [b[0] - sc.center @ W0] + list(b[1:])), accuracy
+    return None if accuracy is None else (_raw(*state["networks"][s]), accuracy)
 
 
-SEED_SLACK = 0.05  # the chosen setting's network on all rows may fit them this much worse than the CV estimate
+FOLDS_SHARE = 0.85  # of the selection's share, at most, for the folds and the whole set's path: the rest may
+# train the chosen setting at the narrow margin on all rows
+SEED_SLACK = 0.05  # a setting's network on all rows may fit them this much worse than its CV accuracy
+
+
+def _realised(sel: CVSelection, i: int) -> bool:
+    """Whether setting ``i``'s network on all the rows fits them within :data:`SEED_SLACK` of its CV
+    accuracy (a margin the folds keep may not be kept on all rows: denser rows fill the gap)."""
+    w = sel.whole[i]
+    return w.fit_accuracy is not None and w.fit_accuracy >= sel.mean(i) - SEED_SLACK
+
+
+def _order(sel: CVSelection) -> list[int]:
+    """The complete settings in the order the choice takes them: the one-standard-error rule's
+    (:func:`_choose`) first, then the others within one SE of the best in the rule's order, then
+    the rest by CV accuracy."""
+    s = sel.plan.settings
+    ok = [i for i in range(len(sel.labels)) if sel.complete(i)]
+    floor = sel.mean(sel.best) - (sel.se(sel.best) if np.isfinite(sel.se(sel.best)) else 0.0)
+    near = sorted((i for i in ok if sel.mean(i) >= floor - 1e-12),
+                  key=lambda i: (sel.nonzeros(i), s[i].width or 0, -s[i].penalty, -s[i].eps, i))
+    return near + sorted((i for i in ok if i not in near), key=lambda i: (-sel.mean(i), sel.nonzeros(i), i))
+
+
+def _realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, ctx: RunContext, merge: bool,
+             log) -> tuple[Setting | None, tuple | None]:
+    """The setting trained on all rows and its network there (on raw inputs), ``sel.chosen`` set:
+    the first of :func:`_order` whose network on the whole set fits it as its folds promised
+    (:func:`_realised`); if none, the rule's choice at the narrow margin, by its path on all rows,
+    when eps is open and the setting's is the wide one (``sel.refit_eps``); else ``(None, None)``."""
+    from .margin import NARROW, WIDE
+    order = _order(sel)
+    for i in order:
+        if _realised(sel, i):
+            sel.chosen = i
+            return sel.plan.settings[i], _raw(*networks[sel.plan.settings[i]])
+        w = sel.whole[i]
+        log(f"[select] {sel.labels[i]} fits all rows at "
+            + ("no network" if w.fit_accuracy is None else f"{w.fit_accuracy:.4f}")
+            + f", below its CV accuracy {sel.mean(i):.4f}")
+    i = order[0]
+    if "eps" not in open_settings(spec) or sel.plan.settings[i].eps != WIDE:
+        return None, None
+    narrow = replace(sel.plan, settings=tuple(replace(t, eps=NARROW) for t in sel.plan.settings))
+    done = _path_on_rows(spec, data, narrow, i, ctx, merge)
+    if done is None or done[1] < sel.mean(i) - SEED_SLACK:
+        return None, None
+    sel.chosen, sel.refit_eps = i, NARROW
+    return narrow.settings[i], done[0]
 
 
 def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:
@@ -312,6 +375,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     is a task on :class:`annc.training.executor.Executor`.  None when the cap left no setting
     scored on every fold."""
     ctx = ctx or RunContext()
+    fold_ctx = ctx.share(FOLDS_SHARE, of_finish=False)  # the rest: the chosen setting's network on all rows
     cv_data = _sample(data, 0)
     counts = np.bincount(np.asarray(cv_data.y), minlength=len(cv_data.classes))
     plan = plan_for(spec, len(cv_data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), time_limit)
@@ -319,45 +383,45 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     folds = _folds(cv_data, plan)
     log(f"[select] {plan.folds}-fold cross-validation of {len(labels)} settings on {len(cv_data.y)} rows"
         + (" (in parallel)" if workers is not None or scheduler is not None else ""))
-    per_fold: list = []
+    parts = folds + [(cv_data, cv_data)]  # the last: the whole set, whose networks seed the final training
     if workers is not None or scheduler is not None:
         from .executor import Executor, TaskFailed
-        items = [(spec, fit, val, plan, merge, ctx.left(), ctx.solver) for fit, val in folds]
+        items = [(spec, fit, val, plan, merge, fold_ctx.left(), ctx.solver, f == len(folds))
+                 for f, (fit, val) in enumerate(parts)]
         with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler, log=log) as ex:
-            results = ex.run(fold_task, items, names=[f"fold {f}" for f in range(len(items))], retries=0)
-        for r in results:
-            per_fold.append([FoldScore(why=r.message)] * len(labels) if isinstance(r, TaskFailed) else r)
+            results = ex.run(fold_task, items, names=[f"fold {f}" for f in range(len(folds))] + ["all rows"],
+                             retries=0)
+        done = [([FoldScore(why=r.message)] * len(labels), {}) if isinstance(r, TaskFailed) else r for r in results]
+        per_fold, (whole, networks) = [d[0] for d in done[:-1]], done[-1]
     else:
-        found: list[dict] = [{} for _ in folds]
-        states: list[dict] = [{} for _ in folds]
+        found: list[dict] = [{} for _ in parts]
+        states: list[dict] = [{} for _ in parts]
         for group in plan.groups():
-            for f, (fit, val) in enumerate(folds):
-                found[f].update(fold_path(spec, fit, val, plan, ctx=ctx, merge=merge, groups=[group],
+            for f, (fit, val) in enumerate(parts):
+                found[f].update(fold_path(spec, fit, val, plan, ctx=fold_ctx, merge=merge, groups=[group],
                                           state=states[f]))
-            log(f"[select] {len(folds)} folds of {group[1][0].label(spec).split(', ', 1)[1]} done "
+            log(f"[select] {len(folds)} folds and all rows of {group[1][0].label(spec).split(', ', 1)[1]} done "
                 f"({ctx.elapsed():.1f}s)")
-        per_fold = [[d[s] for s in plan.settings] for d in found]
+        per_fold = [[d[s] for s in plan.settings] for d in found[:-1]]
+        whole, networks = [found[-1][s] for s in plan.settings], states[-1].get("networks", {})
     scores = [[per_fold[f][i] for f in range(plan.folds)] for i in range(len(labels))]
-    capped = any(s.why and "time limit" in s.why for row in scores for s in row)
-    sel = CVSelection(plan, labels, scores, 0, 0, spec, len(cv_data.y), capped=capped, seconds=ctx.elapsed())
+    capped = any(s.why and "time limit" in s.why for row in scores + [whole] for s in row)
+    sel = CVSelection(plan, labels, scores, 0, 0, spec, len(cv_data.y), capped=capped, whole=whole)
     sel.best, sel.chosen = _choose(sel)
     if sel.chosen < 0:  # nothing scored on every fold: the caller trains the spec as written
         log("[select] no setting was scored on every fold within the time limit: training the spec as written")
         return None
-    seed = _seed(spec, cv_data, plan, sel.chosen, ctx, merge)
-    if sel.chosen != sel.best and (seed is None or seed[1] < sel.mean(sel.chosen) - SEED_SLACK):
-        # the one-standard-error choice's network on all rows fits them far worse than its folds promised
-        # (on a breast_cancer split: the constant network at l0 4, where the folds scored 94.5%): the
-        # setting of the best CV accuracy instead
-        log(f"[select] {sel.labels[sel.chosen]} fits all rows at "
-            + ("no network" if seed is None else f"{seed[1]:.4f}")
-            + f", below its CV accuracy: the best setting instead, {sel.labels[sel.best]}")
-        sel.chosen = sel.best
-        seed = _seed(spec, cv_data, plan, sel.chosen, ctx, merge)
-    chosen = spec_at(spec, plan.settings[sel.chosen])
-    if spec.eps_auto and plan.settings[sel.chosen].eps == plan.settings[0].eps:  # the data's rule's: left to it
+    rule = sel.chosen
+    setting, seed = _realise(sel, spec, cv_data, networks, ctx, merge, log)
+    sel.seconds = ctx.elapsed()
+    if setting is None:
+        log("[select] no setting's network on all rows fits them as its folds did: training the spec as written")
+        return None
+    if sel.chosen != rule:
+        sel.passed_over = [sel.labels[i] for i in _order(sel)[:_order(sel).index(sel.chosen)]]
+    chosen = spec_at(spec, setting)
+    if spec.eps_auto and sel.refit_eps is None and setting.eps == plan.settings[0].eps:  # the data's rule's
         chosen = replace(chosen, eps=spec.eps, eps_auto=True)
-    sel.spec = chosen
-    sel.start_network = None if seed is None else seed[0]
+    sel.spec, sel.start_network = chosen, seed
     log(f"[select] chose {sel.label}: CV accuracy {sel.estimate:.4f} +- {sel.se(sel.chosen):.4f}")
     return sel
