@@ -201,19 +201,18 @@ def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
     rows (on a breast_cancer split the trainer's own pool at width 1 found only the constant network)."""
     from annc.solve.compiler import build
     from annc.training.margin import resolve
-    from annc.training.search.incumbent import SearchRecord
-    from annc.training.trainer import _seeded
+    from annc.training.search.incumbent import search_incumbent
+    from annc.training.trainer import SEED_NAME, seed_point
     data = as_data(moons(100))
     sel = cross_validate(parse_spec(WIDTH_ONLY), data, time_limit=30)
     spec = resolve(sel.spec, data).spec
     c = build(spec, data)
-    record, said = SearchRecord(), []
-    _seeded("n", c, record, sel.start_network, said.append)
-    assert record.x is not None and record.found_by == "start pool: model selection's path on all rows"
-    assert record.pool == [("model selection's path on all rows", c.model.objective(record.x))]
-    worse = SearchRecord(x=record.x, start_objective=c.model.objective(record.x) - 1, found_by="start pool: SGD")
-    _seeded("n", c, worse, sel.start_network, said.append)
-    assert worse.found_by == "start pool: SGD" and len(worse.pool) == 1  # a candidate, not the start
+    y = seed_point(c, sel.start_network)
+    assert y is not None
+    record = search_incumbent(c.model, c.problem, given=((SEED_NAME, y),))
+    assert (SEED_NAME, c.model.objective(y)) in record.pool  # a candidate of the pool
+    assert record.start_objective <= c.model.objective(y) + 1e-9  # the neighbourhood search starts at the best
+    assert c.model.objective(record.x) <= record.start_objective + 1e-9
 
 
 def test_a_short_limit_trains_the_spec_as_written():

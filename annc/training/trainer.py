@@ -277,25 +277,18 @@ def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, ctx: RunContext, 
     return bound, source
 
 
-def _seeded(name: str, c: Compiled, record, seed: tuple, log: Callable, ctx: RunContext | None = None) -> None:
-    """Add ``seed`` (a network ``(weights, biases)``, its first layer on the raw inputs: the cheap
-    path of :mod:`annc.training.cvpath` for the setting model selection chose) to the search's pool,
-    on this model's scaling, repaired into the boxes and off the eps gap, with its exact output
-    layer (:func:`~annc.training.pool.candidates.network_start`); if it beats the search's
-    incumbent it becomes the start."""
+SEED_NAME = "model selection's path on all rows"
+
+
+def seed_point(c: Compiled, seed: tuple, ctx: RunContext | None = None) -> np.ndarray | None:
+    """``seed`` (a network ``(weights, biases)``, its first layer on the raw inputs: the cheap
+    path of :mod:`annc.training.cvpath` for the setting model selection chose) as a point of
+    ``c``: on this model's scaling, repaired into the boxes and off the eps gap, with its exact
+    output layer (:func:`~annc.training.pool.candidates.network_start`); None if it cannot be lifted."""
     W, b = [np.asarray(w, float) for w in seed[0]], [np.asarray(v, float) for v in seed[1]]
     if c.scaling is not None:  # x = x' w + c: pre = (W0 w) x' + (b0 + c W0)
         W[0], b[0] = W[0] * c.scaling.width[:, None], b[0] + c.scaling.center @ W[0]
-    y = network_start(c.model, c.problem, W, b, scale=True, ctx=ctx)
-    if y is None:
-        return
-    obj = c.model.objective(y)
-    record.pool.append(("model selection's path on all rows", obj))
-    if record.x is None or obj < c.model.objective(record.x) - 1e-9:
-        record.x, record.start_objective, record.steps = y, obj, []
-        record.certificate = record.band = None
-        record.found_by = "start pool: model selection's path on all rows"
-        log(f"[{name}] model selection's network on all rows is the better start: objective {obj:.6g}")
+    return network_start(c.model, c.problem, W, b, scale=True, ctx=ctx)
 
 
 def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log: Callable, seed=None):
@@ -303,11 +296,14 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log
     the start pool, local search and exact neighbourhood search, within
     :data:`SEARCH_SHARE` of what is left before the finish: its decisions are work limits, the
     share only stops it), and the search's record; the solver then has what the search left,
-    less the finish's reserve (:meth:`~annc.training.context.RunContext.until_finish`)."""
-    record = search_incumbent(c.model, c.problem, ctx=ctx.share(SEARCH_SHARE), log=lambda line: log(f"[{name}] {line}"))
+    less the finish's reserve (:meth:`~annc.training.context.RunContext.until_finish`).  ``seed``:
+    model selection's network of the chosen setting, a candidate of the pool before the
+    neighbourhood search."""
+    search = ctx.share(SEARCH_SHARE)
+    y = None if seed is None else seed_point(c, seed, search)
+    record = search_incumbent(c.model, c.problem, ctx=search, log=lambda line: log(f"[{name}] {line}"),
+                              given=() if y is None else ((SEED_NAME, y),))
     log(f"[{name}] {record.message}")
-    if seed is not None:  # model selection's network of the chosen setting: a candidate of the pool too
-        _seeded(name, c, record, seed, log, ctx)
     return (opts if record.x is None else replace(opts, start=record.x)), record
 
 

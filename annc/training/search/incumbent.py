@@ -91,10 +91,13 @@ class SearchRecord:
 
 
 def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext | None = None,
-                     log=None, neighbourhoods: bool = True) -> SearchRecord:
+                     log=None, neighbourhoods: bool = True, given: tuple = ()) -> SearchRecord:
     """Steps 1-2 of the module docstring (``neighbourhoods=False``: step 1 only, its local search
     then freeing every layer); the run context ``ctx``'s deadline caps the whole of it (the
-    start pool and its local search take half), and its decisions are work limits.
+    start pool and its local search take half), and its decisions are work limits.  ``given``:
+    ``(name, point)`` pairs of this model made elsewhere (model selection's network on all rows),
+    candidates of the pool beside the local search's start: the best of them all is the start of
+    the neighbourhood search.
     The record's ``x`` is None when no start could be made (then nothing else ran).  ``ctx``'s
     progress sink hears of each phase and candidate."""
     ctx = ctx or RunContext()
@@ -117,16 +120,23 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
     lin = found.best_linear
     rec.best_linear = None if lin is None else lin.objective
     rec.capped = found.capped
-    if found.x is None:
+    if found.x is not None:
+        rec.x, rec.start_objective = found.x, model.objective(found.x)
+        best = found.pool_best
+        rec.found_by = (f"start pool: {best.name}" if rec.start_objective >= best.objective - IMPROVE_TOL
+                        else f"local search from {best.name}")
+        say(f"MIP start from a pool of {len(found.pool)} and local search: objective {rec.start_objective:.6g} "
+            f"(best of the pool: {best.name}, {best.objective:.6g}"
+            + (f"; best linear separator {lin.objective:.6g}" if lin else "") + ")")
+    for name, y in given:
+        obj = model.objective(y)
+        rec.pool.append((name, obj))
+        if rec.x is None or obj < rec.start_objective - IMPROVE_TOL:
+            rec.x, rec.start_objective, rec.found_by = y, obj, f"start pool: {name}"
+            say(f"{name} is the better start: objective {obj:.6g}")
+    if rec.x is None:
         rec.message = f"no MIP start: the search found no feasible point ({clock.seconds():.1f}s)"
         return rec
-    rec.x, rec.start_objective = found.x, model.objective(found.x)
-    best = found.pool_best
-    rec.found_by = (f"start pool: {best.name}" if rec.start_objective >= best.objective - IMPROVE_TOL
-                    else f"local search from {best.name}")
-    say(f"MIP start from a pool of {len(found.pool)} and local search: objective {rec.start_objective:.6g} "
-        f"(best of the pool: {best.name}, {best.objective:.6g}"
-        + (f"; best linear separator {lin.objective:.6g}" if lin else "") + ")")
     if exact:
         polish = None
         if problem.spec.penalty == "l0" and problem.spec.penalty_weight > 0:
