@@ -130,12 +130,13 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("-q", "--quiet", action="store_true", help="print only the verdict: no progress, no recipe "
                    "lines, no weight matrices (warnings go to stderr)")
     t.add_argument("--select", action="store_true",
-                   help="choose what the spec leaves open (its l0 weight and hidden width) by k-fold "
-                        "cross-validation, then train the chosen setting on all the rows; on a spec that "
-                        "writes everything or on small data, a grid around the spec, by accuracy on a "
-                        "held-out part")
+                   help="also where cross-validation does not apply (a spec that writes everything, "
+                        "small data): a grid around the spec, by accuracy on a held-out part.  By default, "
+                        "on real data (100+ distinct rows, --time-limit 30 s or more), what the spec leaves "
+                        "open (its l0 weight, hidden width and eps) is chosen by k-fold cross-validation, "
+                        "then the chosen setting is trained on all the rows")
     t.add_argument("--no-select", action="store_true",
-                   help="train the spec's defaults as written (the default)")
+                   help="train the spec as written: no cross-validation")
     t.add_argument("--select-fraction", type=float, metavar="F", default=0.25,
                    help="--select: the part of each class held out for validation (default 0.25)")
     t.add_argument("--select-seed", type=int, metavar="N", default=0,

@@ -44,14 +44,15 @@ def spec_weights(spec) -> int:
     return sum(a * b for a, b in zip(sizes, sizes[1:]))
 
 
-def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False):
+def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, most: int | None = None):
     """The SGD network of the seed (:func:`annc.training.sgd.train_sgd` on the problem's samples,
-    :func:`sgd_epochs` epochs, with the lasso of :func:`sgd_l1` when ``lasso``); the spec's
+    :func:`sgd_epochs` epochs, at most ``most``, with the lasso of :func:`sgd_l1` when ``lasso``); the spec's
     hidden layers must be ones SGD trains (:func:`sgd_trains`)."""
     spec = problem.spec
     X, y, w = problem.class_rows()  # the samples' full-batch loss, on distinct rows
+    epochs = sgd_epochs(problem) if most is None else min(sgd_epochs(problem), most)
     return train_sgd(X, y, [ls.units for ls in spec.hidden], spec.hidden[0].activation,
-                     classes=list(range(len(problem.classes))), epochs=sgd_epochs(problem), seed=seed,
+                     classes=list(range(len(problem.classes))), epochs=epochs, seed=seed,
                      l1=sgd_l1(spec) if lasso else 0.0, sample_weight=w)
 
 
@@ -128,11 +129,12 @@ def output_layer(problem: TrainingProblem, H: np.ndarray, ctx: RunContext | None
 
 
 def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: bool = True,
-              prune: tuple = (), ctx: RunContext | None = None) -> np.ndarray | None:
+              prune: tuple = (), ctx: RunContext | None = None, epochs: int | None = None) -> np.ndarray | None:
     """A feasible start for ``model`` (steps 1-4), or None.  None also when the hidden
     layers are not all of one activation that SGD trains (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`).
     ``lasso``: SGD adds the lasso of :func:`sgd_l1` (nothing when the spec has no penalty).
     ``prune``: also the networks :func:`pruned` to each of these fractions in turn.
+    ``epochs``: at most this many epochs of SGD (None: :func:`sgd_epochs`).
 
     Each network (SGD's, then each pruned one) is repaired with its own output layer
     (:func:`~annc.training.pool.repair.repair_network`) and with one refitted on its repaired
@@ -141,8 +143,8 @@ def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: b
     run context ``ctx`` only caps it), and the better of the two points is returned."""
     if not sgd_trains(problem.spec):
         return None
-    epochs = sgd_epochs(problem)
-    nets = [sgd_net(problem, seed=seed, lasso=lasso)]
+    epochs = sgd_epochs(problem) if epochs is None else min(sgd_epochs(problem), epochs)
+    nets = [sgd_net(problem, seed=seed, lasso=lasso, most=epochs)]
     for keep in prune:
         nets.append(pruned(problem, nets[-1], keep, epochs=max(epochs // 2, 1), seed=seed))
     return nets_start(model, problem, nets, ctx=ctx)
