@@ -12,7 +12,7 @@ bound.  Here ``N`` is chosen, from the user's setting ``SolveOptions.stall``:
   (``bench/issue37/stall/``): wine's root node takes 243 checks, and in a 120 s run (wine, 684
   binaries) the full MIP improved its network once, 7 -> 6.5, after 1,028 checks without a move, then
   nothing in 4,546 more; a first rule of ``max(100, B / 8)`` checks stopped it before that move and
-  lost it.  A 30 s run's full MIP does 20 to 300 checks, so there the rule never fires;
+  lost it.  A 30 s run's full MIP does 19 to 140 checks, so there the rule never fires;
 * ``False``: no rule (None);
 * a whole number: that many checks.
 
