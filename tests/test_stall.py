@@ -14,7 +14,7 @@ from annc.io.solutions import Status
 from annc.solve.solvers import SolveOptions, solve
 from annc.solve.solvers.base import check_stall, stall_setting
 from annc.solve.solvers.stall import Stall
-from annc.training.stalling import STALL_MIN, stall_checks
+from annc.training.stalling import STALL_MIN, STALL_WORK, stall_checks
 
 
 def data():
@@ -78,8 +78,7 @@ def test_settings_are_checked():
 
 def test_the_size_scales_with_the_model_and_applies_to_drivers_that_see_their_work():
     c = compile_api(SPEC, data(), start=False)
-    B = int(c.model.integer.sum())
-    assert stall_checks(c.model, "highs") == max(STALL_MIN, B)
+    assert stall_checks(c.model, "highs") == max(STALL_MIN, -(-int(STALL_WORK) // c.model.A.nnz)) > STALL_MIN
     assert stall_checks(c.model, "highs", 9) == 9
     assert stall_checks(c.model, "highs", False) is None
     assert stall_checks(c.model, "glpk") is None and stall_checks(c.model, "cmd") is None

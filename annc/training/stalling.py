@@ -6,13 +6,17 @@ consecutive work checks of its solver (HiGHS: its limit checks, at least one per
 per root separation round; SCIP: its LP solves and nodes) have moved neither its incumbent nor its
 bound.  Here ``N`` is chosen, from the user's setting ``SolveOptions.stall``:
 
-* ``True`` (the default): ``N = max(STALL_MIN, B)`` for a model of ``B`` integer columns, one check
-  per binary and at least :data:`STALL_MIN` = 1,500: a bigger model gets a longer stretch, since its
-  tree needs more nodes to settle anything.  Measured with HiGHS 1.16 on one thread
-  (``bench/issue37/stall/``): wine's root node takes 243 checks, and in a 120 s run (wine, 684
-  binaries) the full MIP improved its network once, 7 -> 6.5, after 1,028 checks without a move, then
-  nothing in 4,546 more; a first rule of ``max(100, B / 8)`` checks stopped it before that move and
-  lost it.  A 30 s run's full MIP does 19 to 140 checks, so there the rule never fires;
+* ``True`` (the default): ``N = max(STALL_MIN, ceil(STALL_WORK / Z))`` for a model of ``Z``
+  non-zeros: the same amount of work, about :data:`STALL_WORK` = 5e7 non-zero visits (each check
+  follows at least one LP solve or node, which reads the matrix), in at least :data:`STALL_MIN` =
+  1,500 checks.  A small model's checks are cheap, so it gets many: a 16-row XOR-like model (684
+  non-zeros) gets 73,100, and HiGHS proves it optimal at check 2,829, its bound moving only then (a
+  rule of 1,500 checks stopped it at 20% gap: ``tests/test_repeatable.py``); the real sets of
+  ``bench/realdata.py`` (33k to 140k non-zeros) get 1,500 to 1,521.  Measured with HiGHS 1.16 on one
+  thread (``bench/issue37/stall/``): in a 120 s run on wine the full MIP improved its network once,
+  7 -> 6.5, after 1,028 checks without a move, then nothing in 4,546 more; a first rule of
+  ``max(100, binaries / 8)`` checks stopped it before that move and lost it.  A 30 s run's full MIP
+  does 19 to 140 checks, so there the rule never fires;
 * ``False``: no rule (None);
 * a whole number: that many checks.
 
@@ -23,11 +27,13 @@ check, later.
 """
 from __future__ import annotations
 
+import math
+
 from ..core.model import Model
 from ..solve.solvers import get_driver
 
 STALL_MIN = 1500  # work checks, at least (above the 1,028 of the longest stretch measured before a move)
-STALL_PER = 1  # work checks per integer column
+STALL_WORK = 5e7  # non-zero visits: N * non-zeros, at least
 
 
 def stall_checks(model: Model, solver: str, setting: bool | int = True) -> int | None:
@@ -36,5 +42,5 @@ def stall_checks(model: Model, solver: str, setting: bool | int = True) -> int |
     if setting is False or not getattr(get_driver(solver), "stall", False):
         return None
     if setting is True:
-        return max(STALL_MIN, int(model.integer.sum()) * STALL_PER)
+        return max(STALL_MIN, math.ceil(STALL_WORK / max(int(model.A.nnz), 1)))
     return int(setting)
