@@ -33,13 +33,15 @@ from annc.training.bounds import Levels, Work, lower_bounds
 from annc.training.pool.point import hidden_network
 
 TOL = 1e-5  # a bound may exceed a network's objective by no more than this (solvers' tolerances)
-SOLVERS = ["highs", "scip", "cbc"]
+SOLVERS = ["highs", "scip", "cbc", "gurobi"]  # Gurobi's pip licence takes these small models
 
 
 def _available(solver: str) -> bool:
     try:
         if solver == "scip":
             import pyscipopt  # noqa: F401
+        elif solver == "gurobi":
+            import gurobipy  # noqa: F401
         elif solver == "cbc":
             from annc.solve.solvers.cbc import cbc_path
             cbc_path()
@@ -146,7 +148,8 @@ def assert_sound(bounds, objectives) -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))
-@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=2, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(width=st.integers(1, 2), lam=st.sampled_from([0.25, 0.5, 1.0]), eps=st.sampled_from([0.01, 0.05]),
        runs=st.lists(run_settings, min_size=1, max_size=2))
 def test_no_bound_exceeds_any_network_of_the_same_mip(kind, width, lam, eps, runs):

@@ -82,6 +82,7 @@ def test_the_size_scales_with_the_model_and_applies_to_drivers_that_see_their_wo
     assert stall_checks(c.model, "highs", 9) == 9
     assert stall_checks(c.model, "highs", False) is None
     assert stall_checks(c.model, "glpk") is None and stall_checks(c.model, "cmd") is None
+    assert stall_checks(c.model, "cbc") is None and stall_checks(c.model, "cplex") is None
 
 
 # -- drivers ----------------------------------------------------------------------------------------
@@ -91,10 +92,10 @@ def _model_and_start():
     return c.model, c.start
 
 
-@pytest.mark.parametrize("solver", ["highs", "scip"])
+@pytest.mark.parametrize("solver", ["highs", "scip", "gurobi"])
 def test_a_driver_stops_a_stalled_solve_with_its_incumbent(solver):
-    if solver == "scip":
-        pytest.importorskip("pyscipopt")
+    if solver != "highs":
+        pytest.importorskip({"scip": "pyscipopt", "gurobi": "gurobipy"}[solver])
     model, start = _model_and_start()
     res = solve(model, solver, SolveOptions(threads=1, start=start, stall_checks=2, time_limit=60))
     assert res.x is not None and not res.interrupted

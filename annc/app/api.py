@@ -245,7 +245,8 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
 
 def train_request(spec, data, test=None, *, solver: str | None = None, solver_cmd: str | None = None,
                   time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
-                  solver_options: dict | None = None, stall: bool | int = True, greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
+                  solver_options: dict | None = None, stall: bool | int = True, greedy: bool | None = None,
+                  out_dir=None, label: str | None = None, merge: bool = True,
                   progress: Callable | None = None, name: str | None = None,
                   warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
                   scale: str | None = None, select: bool | dict | None = None, select_fraction: float = 0.25,

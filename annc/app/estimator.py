@@ -148,7 +148,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         The solver's own options, passed through as ``--solver-option NAME=VALUE`` does, to the
         full MIP and to annc's own sub-MIPs on that solver (e.g. ``{"mip_heuristic_effort": 0.3}``).
     stall : bool or int, default=True
-        End the full MIP once its solver's work (HiGHS's and SCIP's work checks) moves neither
+        End the full MIP once its solver's work (HiGHS's, SCIP's and Gurobi's work checks) moves neither
         the incumbent nor the bound for a stretch scaled by the model
         (:mod:`annc.training.stalling`); False never; a whole number, that many work checks.
     extra : str, default=""

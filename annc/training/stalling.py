@@ -3,8 +3,8 @@
 After annc's search and its proof attempt (:mod:`annc.training.proof`), the full MIP runs from
 the search's network.  The stall rule (:mod:`annc.solve.solvers.stall`) ends it once ``N``
 consecutive work checks of its solver (HiGHS: its limit checks, at least one per node and several
-per root separation round; SCIP: its LP solves and nodes) have moved neither its incumbent nor its
-bound.  Here ``N`` is chosen, from the user's setting ``SolveOptions.stall``:
+per root separation round; SCIP: its LP solves and nodes; Gurobi: its MIPNODE callbacks) have
+moved neither its incumbent nor its bound.  Here ``N`` is chosen, from the user's setting ``SolveOptions.stall``:
 
 * ``True`` (the default): ``N = max(STALL_MIN, ceil(STALL_WORK / Z))`` for a model of ``Z``
   non-zeros: the same amount of work, about :data:`STALL_WORK` = 5e7 non-zero visits (each check

@@ -1,7 +1,7 @@
 """The stall rule: a MIP solve ends when it has nothing left to gain, counted by work.
 
 A solver that reports its progress at fixed points of its algorithm (a driver with
-:attr:`~annc.solve.solvers.driver.Driver.stall`: HiGHS and SCIP) is told, through
+:attr:`~annc.solve.solvers.driver.Driver.stall`: HiGHS, SCIP, Gurobi) is told, through
 ``SolveOptions.stall_checks = N``, to stop once ``N`` consecutive **work checks** have moved
 neither its incumbent nor its dual bound.  A work check is one call of the solver's progress
 hook at such a point:
@@ -12,7 +12,9 @@ hook at such a point:
   counting nodes alone would never stop a solve that stalls at its root, which is where
   annc's full MIPs of a few thousand binaries spend a 30 s run (measured: 0 to 27 nodes);
 * SCIP: its ``LPSOLVED`` and ``NODESOLVED`` events (every LP solve, root rounds included,
-  and every node).
+  and every node);
+* Gurobi: its ``MIPNODE`` callback (each node's LP, root cut rounds included; not the ``MIP``
+  callback, which Gurobi calls by the clock).
 
 Let ``n`` be the number of work checks so far and ``P``, ``D`` the incumbent objective and dual
 bound (minimisation) the solver reports with them.  :class:`Stall` keeps a
@@ -32,13 +34,15 @@ the same check as on an idle one, only later.  The rule never fires without an i
 (the run would end without a network), and a solver that proves optimality stops by itself
 first.
 
+Where a driver cannot observe such points (CBC and GLPK as programs, a solver command; CPLEX
+and Xpress, whose drivers' callbacks come by the clock) the rule does not apply and no stall is
+reported: the result's ``extra["stalled"]`` is set only by a driver that stopped its solver this way.
+
 **A bound the solver does not know.**  annc's own lower bound ``L`` (:mod:`annc.training.proof`,
 computed before the full MIP) is not the solver's: the solver would go on proving what is already
 proven.  With ``SolveOptions.stop_at = L`` the same checks also stop the solve once
 ``P - L <= ABS + rel |P|`` (``rel`` the run's gap, :data:`REL` by default: the verdict's own test),
-and the result says ``proven: the incumbent meets annc's lower bound L``.  Where a driver cannot observe such points (CBC and GLPK as programs, a solver command;
-Gurobi, CPLEX and Xpress, whose callbacks come by the clock) the rule does not apply and no stall is reported: the result's
-``extra["stalled"]`` is set only by a driver that stopped its solver this way.
+and the result says ``proven: the incumbent meets annc's lower bound L``.
 """
 from __future__ import annotations
 
