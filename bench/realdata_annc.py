@@ -110,7 +110,9 @@ def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str
             "lower_bound": _num(bound),
             "source": v.source if v is not None else step0.get("network_from"),
             "bound_source": step0.get("bound_source"),
-            "times": step0.get("times"),  # the parts of the MIP's wall time (build, start pool, ..., finish)
+            "times": step0.get("times"),
+            "ended": step0.get("ended"),  # why the MIP's run ended (proven, stalled, the time limit)
+            "stall": (step0.get("solver") or {}).get("stall"),  # the stall rule's record (work checks)  # the parts of the MIP's wall time (build, start pool, ..., finish)
             "selected": (meta.get("selection") or {}).get("chosen_label"),  # model selection's choice, if any
             "cv_estimate": _num((meta.get("selection") or {}).get("cv_estimate")),
             **search_fields(meta)}

@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, set[str]]] = [
                       "registry", "relu", "sign", "symmetry"}),
     ("solve", {"compiler", "solvers", "decode", "verify", "verdict"}),
     ("training", {"context", "pool", "search", "finish", "margin", "compiling", "bounds", "sgd", "anneal", "compress", "chain",
-                  "deadweights", "request", "runfiles", "results", "trainer", "proof",
+                  "deadweights", "request", "runfiles", "results", "trainer", "proof", "stalling",
                   "splits", "select_grid", "selection", "cvpath", "cvselect", "decomposition", "dispatch", "executor"}),
     ("export", {"report", "report_drawing", "html_report", "onnx_export"}),
     ("app", {"api", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator"}),

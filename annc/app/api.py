@@ -70,7 +70,10 @@ def train(spec, data, test=None, **kw) -> TrainResult:
 
     Keywords: ``solver`` (highs, cbc, scip, glpk, gurobi, cplex, xpress), ``solver_cmd``,
     ``time_limit`` (seconds > 0), ``gap`` (0 to 1), ``threads`` (1 to 1024), ``solver_options``
-    (a dict of the solver's own options, passed through as ``--solver-option`` does), ``greedy``,
+    (a dict of the solver's own options, passed through as ``--solver-option`` does), ``stall`` (True,
+    the default: the full MIP ends once its solver's work moves neither incumbent nor bound for a
+    stretch scaled by the model, :mod:`annc.training.stalling`; False: never; a whole number: that
+    many work checks), ``greedy``,
     ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
     ``warm_start``, ``max_nonzeros``, ``scale`` (minmax, standard or none: overrides the spec's
     input scaling, :mod:`annc.core.scaling`), ``select`` (None, the default: what the spec leaves
@@ -242,7 +245,8 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
 
 def train_request(spec, data, test=None, *, solver: str | None = None, solver_cmd: str | None = None,
                   time_limit: float | None = None, gap: float | None = None, threads: int | None = None,
-                  solver_options: dict | None = None, greedy: bool | None = None, out_dir=None, label: str | None = None, merge: bool = True,
+                  solver_options: dict | None = None, stall: bool | int = True, greedy: bool | None = None,
+                  out_dir=None, label: str | None = None, merge: bool = True,
                   progress: Callable | None = None, name: str | None = None,
                   warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
                   scale: str | None = None, select: bool | dict | None = None, select_fraction: float = 0.25,
@@ -257,7 +261,7 @@ def train_request(spec, data, test=None, *, solver: str | None = None, solver_cm
     s = with_scale(as_spec(spec, data), scale)
     d = as_data(data, label=label)
     t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d)
-    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, progress=progress,
+    opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, progress=progress, stall=stall,
                         native=tuple((solver_options or {}).items()) if isinstance(solver_options, dict)
                         else solver_options or ())
     return TrainRequest(s, d, t, solver=solver, solver_cmd=solver_cmd, opts=opts, out_dir=out_dir,

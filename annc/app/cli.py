@@ -113,6 +113,9 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--time-limit", type=float, metavar="S", help="seconds per MIP (greedy: per layer)")
     t.add_argument("--gap", type=float, metavar="G", help="stop at this relative gap (e.g. 0.01)")
     t.add_argument("--threads", type=int, metavar="N", help="solver threads, for the full MIP and annc's own sub-MIPs")
+    t.add_argument("--stall", default="auto", metavar="auto|off|N",
+                   help="end the full MIP once N work checks of its solver (HiGHS, SCIP, Gurobi) move neither its "
+                        "incumbent nor its bound: auto (the default) scales N by the model, off never")
     t.add_argument("--solver-option", action="append", default=[], metavar="NAME=VALUE",
                    help="the solver's own option, passed through as it is (repeatable), e.g. "
                         "--solver-option mip_heuristic_effort=0.3 (HiGHS), limits/nodes=1000 (SCIP), "

@@ -22,7 +22,7 @@ def cmd_train(a) -> int:
     from ..io.spec import load_spec_of
     from ..solve.compiler import with_scale
     from ..solve.solvers import SolveOptions
-    from ..solve.solvers.base import Interrupt, solver_options
+    from ..solve.solvers.base import Interrupt, solver_options, stall_setting
     from ..training.dispatch import run
     from ..training.request import DECOMPOSED, TrainRequest, mode_of
     from .progress import Reporter
@@ -40,7 +40,7 @@ def cmd_train(a) -> int:
         data = load_data(a.data, label=a.label)
         test = load_data(a.test, label=a.label, inputs_of=data) if a.test else None
         opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads,
-                            native=solver_options(a.solver_option))
+                            native=solver_options(a.solver_option), stall=stall_setting(a.stall))
         if not decomposed:
             opts.progress = None if a.quiet else rep.progress
             # the first Ctrl-C says what it does (on stderr, as the error messages)

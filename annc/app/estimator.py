@@ -147,6 +147,10 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     solver_options : dict or None, default=None
         The solver's own options, passed through as ``--solver-option NAME=VALUE`` does, to the
         full MIP and to annc's own sub-MIPs on that solver (e.g. ``{"mip_heuristic_effort": 0.3}``).
+    stall : bool or int, default=True
+        End the full MIP once its solver's work (HiGHS's, SCIP's and Gurobi's work checks) moves neither
+        the incumbent nor the bound for a stretch scaled by the model
+        (:mod:`annc.training.stalling`); False never; a whole number, that many work checks.
     extra : str, default=""
         Further ``.ann`` lines appended verbatim to the spec (e.g. ``"eps 0.05\\nbias
         [-2, 2]"``), for any setting without a parameter here.
@@ -189,7 +193,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, *, hidden_layer_sizes=(4,), activation="binary", loss=None, margin=None, penalty=None,
                  penalty_weight=None, scale=None, weights=None, time_limit=60.0, solver="highs", threads=None,
-                 gap=None, solver_options=None, extra="", select=None):
+                 gap=None, solver_options=None, extra="", select=None, stall=True):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.loss = loss
@@ -205,6 +209,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.solver_options = solver_options
         self.extra = extra
         self.select = select
+        self.stall = stall
 
     # -- the spec ---------------------------------------------------------------------
     def _hidden_sizes(self) -> tuple:
@@ -296,7 +301,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
             raise UsageError(f"select must be None, True or False, not {self.select!r}")
         select = None if self.select is None else bool(self.select)
         result = run(train_request(spec, data, time_limit=self.time_limit, solver=self.solver, threads=self.threads,
-                                   gap=self.gap, solver_options=self.solver_options, out_dir=None,
+                                   gap=self.gap, solver_options=self.solver_options, stall=self.stall, out_dir=None,
                                    select=select))
         network = result.network
         network.columns = columns  # the weights files it saves record the names

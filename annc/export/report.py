@@ -32,7 +32,7 @@ LABEL = 19  # the verdict's label column, after two spaces of indent
 # every field the verdict of annc train / annc decode (and of ovo and batches) can print, in
 # the order annc train prints them; tests/test_docs.py checks the docs' sample verdicts and a
 # real run against it, so a sample cannot show a field that no longer exists
-VERDICT_FIELDS = ("status", "loss", "penalty", "eps", "objective", "lower bound", "gap", "solver", "large data",
+VERDICT_FIELDS = ("status", "loss", "penalty", "eps", "objective", "lower bound", "gap", "solver", "ended", "large data",
                   "bound note",
                   "network from", "dead weights", "start pool", "found by", "certificate",
                   "the MIP added", "note", "sub-MIPs", "interrupted", "truncated", "wall time", "train accuracy",
@@ -92,6 +92,8 @@ def _verdict(v: Verdict, claim: str | None, verified: bool, judge_by: str) -> li
     out = [field_line("status", f"{v.status.value} ({proof})"),
            field_line("objective", f"{_num(v.objective)} (the exported network's, annc's forward pass)"),
            field_line("lower bound", bound), field_line("gap", gap), *solver]
+    if v.ended:  # why the run ended: proven, stalled (the stall rule), the solver's limit
+        out.append(field_line("ended", v.ended))
     if v.compression:
         k = v.compression
         out.append(field_line("large data", f"the MIP ran on {k['representatives']:,} weighted representatives of "

@@ -12,6 +12,8 @@ annc exports, whose training objective annc computes itself by a forward pass
   as a bound), and the formulation's floor (:func:`annc.formulations.floor`);
   ``bound_source`` says which (:func:`sourced_bound`; None where the caller does not
   say, e.g. after a relaxed solve's refinements);
+* ``ended``: why the run that found it ended (set by the trainer: proven before the full MIP,
+  the full MIP stalled, its time limit, ...), which the weights file's ``meta`` records;
 * ``status``: ``optimal`` when ``objective - lower_bound <= ABS_TOL + rel * |objective|``
   (``rel`` the run's relative gap, :data:`REL_TOL` by default), else ``feasible``: a
   network with a certified gap, never "optimal" because a solver said so about a
@@ -50,6 +52,7 @@ class Verdict:
     compression: dict | None = None  # the MIP ran on weighted representatives (annc.training.compress)
     dead_weights: tuple[int, float] | None = None  # (weights dropped from dead hidden units, objective before)
     sub_mips: dict | None = None  # annc's own sub-MIPs by solver, and why HiGHS stood in (annc.training.context)
+    ended: str | None = None  # why the run ended: proven, stalled (no gain in N work checks), the solver's limit
 
     @property
     def gap(self) -> float | None:
@@ -136,4 +139,5 @@ def verdict_record(v: Verdict) -> dict:
             **({"bound_source": v.bound_source} if v.bound_source else {}),
             **({"search": v.search} if v.search else {}),
             **({"compression": v.compression} if v.compression else {}),
-            **({"sub_mips": v.sub_mips} if v.sub_mips else {})}
+            **({"sub_mips": v.sub_mips} if v.sub_mips else {}),
+            **({"ended": v.ended} if v.ended else {})}

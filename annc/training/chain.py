@@ -72,6 +72,8 @@ class Step:
         r = self.result
         if self.verdict is not None and self.verification is not None and self.verification.ok:
             what = self.verdict.describe()
+            if self.verdict.ended and self.verdict.ended.startswith("stalled"):
+                what += f" ({self.verdict.ended})"
         else:
             what = f"{r.describe()}, objective {'-' if r.objective is None else format(r.objective, '.6g')}"
         acc = "" if self.accuracy is None else f", training accuracy {self.accuracy:.4f}"

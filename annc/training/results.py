@@ -97,7 +97,9 @@ def step_meta(s: Step) -> dict:
     """What ``net.meta`` records of one MIP: the verdict on its network and the solver's own claim."""
     return {"name": s.name, **verdict_record(s.verdict),
             "solver": {"status": s.result.status.value, "describe": s.result.describe(),
-                       "objective": s.result.objective, "bound": s.result.bound},
+                       "objective": s.result.objective, "bound": s.result.bound,
+                       # the stall rule's record (annc.solve.solvers.stall), where the driver applies it
+                       **({"stall": s.result.extra["stall"]} if isinstance(s.result.extra.get("stall"), dict) else {})},
             "seconds": round(s.result.seconds, 3), "times": {k: round(v, 3) for k, v in s.times.items()},
             "verified": bool(s.verification and s.verification.ok),
             "trace": s.trace}

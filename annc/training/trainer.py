@@ -84,6 +84,7 @@ from .runfiles import changed_files as _changed_files
 from .runfiles import csv_backing
 from .search.incumbent import search_incumbent
 from .search.start import MIN_START_BUDGET
+from .stalling import stall_checks
 
 __all__ = ["TrainResult", "accuracy", "check_train_args", "csv_backing", "fit", "silent", "train"]
 
@@ -175,8 +176,9 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
             res = skipped_solve(solver, step_opts.start, proof)
         elif skipped:
             res = SolveResult(solver, Status.FEASIBLE, skipped, record.objective, None, record.x)
-        else:
-            res = solve(c.model, solver, step_opts)
+        else:  # the stall rule (annc.training.stalling): it ends when it has nothing left to gain
+            res = solve(c.model, solver, replace(step_opts, stall_checks=stall_checks(c.model, solver, opts.stall),
+                                                 stop_at=None if pre is None else pre.value))
     finally:  # what the solver wrote (a solution file, a log), even if it failed
         times["full MIP"] = solving.seconds()
         solver_files = sorted(_changed_files(out_dir, f"{name}.", before))
@@ -230,9 +232,23 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
             f"{compression.representatives:,} representatives': {ver.network_loss:.6g})")
     trace.append([round(res.seconds, 3), finite_or_none(res.objective), finite_or_none(res.bound)])
     verdict.sub_mips = ctx.ledger.to_dict() if ctx.ledger.counts else None
+    verdict.ended = _why_ended(res, proof, skipped)
     times["finish"] = finishing.seconds() - (times.get("bounds", 0.0) if pre is None else 0.0)
     times["step"] = ctx.elapsed()
     return Step(name, c, res, ver, net, step_files, accuracy(net, c.scaled_data), verdict, trace, times)
+
+
+def _why_ended(res: SolveResult, proof, skipped: str | None) -> str:
+    """Why this MIP's run ended, for the verdict (``ended``): proven before the full MIP, the full
+    MIP not run, stalled (the stall rule, only where the driver applied it), or the solver's own
+    word (proved optimal, a time or node limit, interrupted)."""
+    if proof is not None:
+        return "proven optimal before the full MIP: it was not run"
+    if skipped:
+        return skipped
+    if res.extra.get("stalled"):
+        return str(res.extra["stalled"])
+    return "interrupted" if res.interrupted else res.status_text
 
 
 SETUP_NONZEROS_PER_SECOND = 1e5  # a solver's setup before it checks its clock: measured with HiGHS 1.16 on

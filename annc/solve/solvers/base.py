@@ -41,6 +41,12 @@ class SolveOptions:
     start: "np.ndarray | None" = None  # a feasible point to start from (MIP start), in column order
     node_limit: int | None = None  # branch-and-bound nodes per solve (a work limit; None: no limit)
     native: tuple = ()  # the solver's own options, ((name, value), ...) as --solver-option NAME=VALUE gives them
+    stall_checks: int | None = None  # stop after this many work checks that move neither incumbent nor bound
+    # (annc.solve.solvers.stall; drivers with Driver.stall apply it; None: no such stop)
+    stop_at: float | None = None  # a valid lower bound from outside the solver (annc's): the stall
+    # rule's drivers stop once the incumbent meets it (annc.solve.solvers.stall)
+    stall: bool | int = True  # a training run's full MIP: True annc's rule (work checks scaled by the problem,
+    # annc.training.stalling), False none, a whole number N that many checks; the trainer sets stall_checks
 
     def checked(self) -> "SolveOptions":
         """A copy with ``time_limit``, ``gap``, ``threads`` and ``node_limit`` checked and
@@ -48,7 +54,9 @@ class SolveOptions:
         range.  The one check of these settings: the CLI and the Python API both come here."""
         return replace(self, time_limit=check_time_limit(self.time_limit), gap=check_gap(self.gap),
                        threads=check_threads(self.threads), node_limit=check_node_limit(self.node_limit),
-                       native=check_native(self.native))
+                       native=check_native(self.native), stall=check_stall(self.stall),
+                       stall_checks=_whole(self.stall_checks, "stall_checks", "stall_checks", 1,
+                                                   MAX_NODE_LIMIT))
 
 
 def _real(value, what: str, option: str) -> float | None:
@@ -104,6 +112,31 @@ def check_node_limit(value) -> int | None:
     (None: no limit; HiGHS stops at 0 before its root node is done, with no bound)."""
     return _whole(value, "the node limit (node_limit)", "node limit", 0, MAX_NODE_LIMIT,
                   " (leave it out for no limit)")
+
+
+def check_stall(value) -> bool | int:
+    """The stall rule of a training run's full MIP (``stall`` / ``--stall``): True (annc's rule),
+    False (none), or a whole number of work checks from 1 to :data:`MAX_NODE_LIMIT`
+    (:mod:`annc.solve.solvers.stall`)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Real) and value == value and float(value).is_integer():
+        return _whole(value, "the stall rule (stall / --stall)", "stall", 1, MAX_NODE_LIMIT, " work checks (or off)")
+    raise UsageError(f"the stall rule (stall / --stall) must be True, False or a whole number of work checks, "
+                     f"not {value!r}")
+
+
+def stall_setting(text: str) -> bool | int:
+    """``--stall auto|off|N`` as :func:`check_stall` takes it: True, False or N."""
+    low = str(text).strip().lower()
+    if low in ("auto", "on", "true"):
+        return True
+    if low in ("off", "none", "false", "no"):
+        return False
+    try:
+        return check_stall(int(low))
+    except ValueError:
+        raise UsageError(f"--stall {text!r}: give auto, off or a whole number of work checks") from None
 
 
 def native_value(text: str):

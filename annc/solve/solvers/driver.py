@@ -12,6 +12,9 @@ the driver instead of keeping their own lists of solver names:
 ``progress``   calls ``SolveOptions.progress`` while it solves
 ``interrupt``  a first Ctrl-C stops it *with* its incumbent (else the run stops
                without a solution from this solver)
+``stall``      sees its solver's node count, incumbent and bound while it solves, and
+               applies the stall rule (``SolveOptions.stall_checks``, :mod:`.stall`); the
+               others ignore the rule, and never report a stall
 =============  =================================================================
 
 A driver that solves in process, takes a MIP start and has a node limit **serves annc's own
@@ -65,6 +68,7 @@ class Driver:
     mip_start: ClassVar[bool] = False
     progress: ClassVar[bool] = False
     interrupt: ClassVar[bool] = False
+    stall: ClassVar[bool] = False
     parameters: ClassVar[Mapping[str, str]] = {}  # option of OPTIONS -> the solver's parameter name
     conversions: ClassVar[Mapping[str, Callable]] = {}  # option -> value in the solver's unit
     native_prefix: ClassVar[str] = ""  # put before a native option's name ("-" for CBC's command line)
@@ -92,5 +96,6 @@ class Driver:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        able = [c for c in ("in_memory", "in_process", "mip_start", "progress", "interrupt") if getattr(self, c)]
+        able = [c for c in ("in_memory", "in_process", "mip_start", "progress", "interrupt", "stall")
+                if getattr(self, c)]
         return f"<{type(self).__name__} {self.name!r}: {', '.join(able) or 'no capabilities'}>"

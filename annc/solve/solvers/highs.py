@@ -6,7 +6,8 @@ in one process work in any order.
 
 Progress comes from HiGHS's MIP logging and improving-solution callbacks; Ctrl-C sets
 the interrupt flag that HiGHS polls, so it stops and keeps its incumbent.  A MIP start
-goes in through ``setSolution``.
+goes in through ``setSolution``.  The stall rule (:mod:`.stall`) reads the node count,
+incumbent and bound that HiGHS passes to its MIP interrupt callback, and stops it there.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from . import highs_scheduler as scheduler
 from .base import BOUND_EVERY, Clock, Progress, SolveOptions, SolveResult, interrupt_of, moved, verdict
 from .driver import Driver
 from .highs_scheduler import new_highs
+from .stall import stall_of
 
 
 def to_highs_lp(model: Model) -> "highspy.HighsLp":
@@ -54,7 +56,7 @@ class HighsDriver(Driver):
     name = "highs"
     title = "HiGHS"
     start_format = 'highs'  # the start file it reads (annc.io.writers.startfiles)
-    in_memory = in_process = mip_start = progress = interrupt = True
+    in_memory = in_process = mip_start = progress = interrupt = stall = True
     parameters = {"time_limit": "time_limit", "gap": "mip_rel_gap", "threads": "threads", "node_limit": "mip_max_nodes"}
 
     def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
@@ -73,6 +75,7 @@ class HighsDriver(Driver):
         clock, stop = Clock(), threading.Event()
         last = [None, None, -BOUND_EVERY]  # incumbent, bound, when reported
         root = []  # the dual bound when the root node is done (first report with a node count)
+        stall = stall_of(opts)
 
         def report(e):
             out = e.data_out
@@ -94,6 +97,10 @@ class HighsDriver(Driver):
         def poll_mip(e):  # polled through the search: the bound's moves between log lines
             poll(e)
             report(e)
+            out = e.data_out
+            if stall.update(out.mip_node_count, out.mip_primal_bound if abs(out.mip_primal_bound) < 1e50 else None,
+                            out.mip_dual_bound if abs(out.mip_dual_bound) < 1e50 else None):
+                e.interrupt()
 
         h.cbMipLogging.subscribe(report)
         h.cbMipImprovingSolution.subscribe(report)
@@ -140,13 +147,17 @@ class HighsDriver(Driver):
         bound = info.mip_dual_bound if abs(info.mip_dual_bound) < 1e50 else None
         if not model.integer.any() and status == MS.kOptimal and obj is not None:
             bound = obj  # an LP (no integer column): HiGHS leaves mip_dual_bound at 0; the optimum is its bound
-        interrupted = intr.requested or status == MS.kInterrupt
+        stalled = stall.fired and not intr.requested and status == MS.kInterrupt
+        interrupted = intr.requested or (status == MS.kInterrupt and not stalled)
         st, text = verdict(status == MS.kOptimal, has, obj, bound,
-                           "interrupted" if interrupted else h.modelStatusToString(status).lower(),
+                           "interrupted" if interrupted else stall.reason() if stalled
+                           else h.modelStatusToString(status).lower(),
                            # annc's models box every column that the objective could push
                            # to infinity, so "unbounded or infeasible" can only be infeasible
                            infeasible=status in (MS.kInfeasible, MS.kUnboundedOrInfeasible),
                            unbounded=status == MS.kUnbounded)
         x = np.asarray(h.getSolution().col_value, dtype=float) if has else None
-        return SolveResult(self.name, st, text, obj, bound, x, clock(), interrupted,
-                           {"nodes": int(info.mip_node_count), "root_bound": root[0] if root else bound})
+        extra = {"nodes": int(info.mip_node_count), "root_bound": root[0] if root else bound, "stall": stall.record()}
+        if stalled:  # the stall rule, or annc's bound met (stall.proven)
+            extra["stalled"] = stall.reason()
+        return SolveResult(self.name, st, text, obj, bound, x, clock(), interrupted, extra)
