@@ -100,7 +100,7 @@ def test_spec_errors(text, message):
 
 @pytest.mark.parametrize("args, message", [
     (["--ensemble", "ovo", "--batches", "2"], "not both"),
-    (["--per-class", "5"], "apply to ovo and batch training"),
+    (["--per-class", "5"], "--per-class applies to ovo training"),
     (["--ensemble", "ovo", "--workers", "0"], "--workers"),
     (["--ensemble", "ovo", "--greedy"], "cannot be combined"),
     (["--batches", "2", "--per-class", "3"], "--per-class applies"),
