@@ -161,7 +161,9 @@ class Executor:
                                             env=dict(WORKER_ENV), loop=loop)
             except RuntimeError as e:  # e.g. the worker processes cannot start (no __main__ guard)
                 self.__exit__()
-                raise UsageError(f"could not start a local Dask cluster of {n} worker(s): {e}") from None
+                raise UsageError(f"could not start a local Dask cluster of {n} worker(s): {e} (a Python script that "
+                                 "starts one needs its code under if __name__ == '__main__':, as for "
+                                 "multiprocessing)") from None
             self.client = Client(self.cluster, loop=loop)
             self.log(f"[dask] local cluster of {n} worker process(es)")
         return self
