@@ -81,14 +81,14 @@ def test_the_path_is_told_and_small_data_stays_here():
     lines = []
     X, y = moons(500)
     with ExitStack() as stack:
-        data, how, ctx = enter(stack, "spec", as_data((X, y)), merge=True, ctx=RunContext(), workers=None,
+        _, how, ctx = enter(stack, "spec", as_data((X, y)), merge=True, ctx=RunContext(), workers=None,
                                scheduler=None, log=lines.append)
     assert how is None and ctx.executor is None and lines == []  # small data, no flags: nothing to say
     with ExitStack() as stack:
         enter(stack, "spec", as_data((X, y)), merge=True, ctx=RunContext(), workers=2, scheduler=None,
               log=lines.append)
-    assert lines == ["[spec] --workers/--scheduler are not used: 500 distinct training rows, not above 10,000, "
-                     "the large-data path's threshold: this MIP is trained in this process"]
+    assert lines == [("[spec] --workers/--scheduler are not used: 500 distinct training rows, not above 10,000, "
+                      "the large-data path's threshold: this MIP is trained in this process")]
 
 
 def test_a_large_run_on_two_workers_is_the_run_here(monkeypatch, capsys):

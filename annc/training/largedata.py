@@ -28,6 +28,11 @@ limit (rows, ``k``, seeds, steps, batch) from this process, and its results are 
 the order of the items, not of their arrival: only a binding time cap can change the result,
 as it does in this process under load.
 
+**Ctrl-C.**  A first Ctrl-C is a request that this process sees between steps; it does not reach
+tasks already on the workers, which end at their work limits or their cap (seconds for a seed
+or a class), and the search then stops as it does in one process.  A second Ctrl-C cancels
+them (:meth:`~annc.training.executor.Executor.run`).
+
 **What the user is told, at the start:** one line naming the path before anything heavy
 runs (``large data: 70,000 distinct training rows (above 10,000): ... on a local Dask cluster
 of 2 workers``), then the compression done (``70,000 distinct training rows -> 4,000 weighted

@@ -73,8 +73,8 @@ from .chain import Step, run_chain
 from .compress import full_verdict, size_advice
 from .context import RunContext
 from .deadweights import drop_dead_weights
-from .largedata import enter as large_path
 from .finish import conclude_relaxed
+from .largedata import enter as large_path
 from .margin import resolve
 from .pool.candidates import network_start
 from .pool.point import hidden_network
