@@ -4,13 +4,11 @@ cluster centres, and the verdict is about the exported network on every training
 The end-to-end test lowers the size at which annc compresses (to 300 distinct rows), so that a
 600-row set takes the large-data path in seconds; its verdict is then checked against an
 objective recomputed here, independently, by a plain numpy forward pass over all rows."""
-from functools import partial
-
 import numpy as np
 import pytest
 from sklearn.datasets import make_moons
 
-import annc.training.trainer as trainer
+import annc.training.compress as compress
 from annc.app.api import as_data, train_api
 from annc.export.report import verdict_lines
 from annc.training.compress import FULL_FLOOR, representatives
@@ -43,7 +41,8 @@ def test_each_row_becomes_a_centre_of_its_own_class():
 
 def test_the_verdict_is_the_full_problems(monkeypatch):
     X, y = moons(600)
-    monkeypatch.setattr(trainer, "representatives", partial(representatives, k=40, large=300))
+    monkeypatch.setattr(compress, "LARGE_ROWS", 300)  # read when called: the large-data path from 300 rows
+    monkeypatch.setattr(compress, "REPRESENTATIVES", 40)
     r = train_api("input 2\nhidden 2 binary\noutput 2\n", (X, y), time_limit=10, threads=1, out_dir=None,
                   select=False)  # the recipe's l0 0.5, not cross-validation's choice
     v = r.verdict

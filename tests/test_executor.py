@@ -142,3 +142,12 @@ def test_no_loop_thread_with_a_deadline(monkeypatch):
     with Executor(workers=1) as ex:
         assert ex.run(tasks.square, [3]) == [9]
     assert not [t for t in threading.enumerate() if t.name == "annc dask loop"]  # stopped with the executor
+
+
+def test_tasks_past_the_timeout_are_cancelled_and_said_so():
+    with Executor(workers=1) as ex:
+        out = ex.run(tasks.slow_square, range(4), names=[f"t{i}" for i in range(4)], timeout=1.5)
+    assert out[0] == 0  # one second each on one worker: the first is back within the timeout
+    late = [r for r in out if isinstance(r, TaskFailed)]
+    assert late and all("not finished within 1.5 s: cancelled" in r.message for r in late)
+    assert all(isinstance(r, TaskFailed) or r == i * i for i, r in enumerate(out))

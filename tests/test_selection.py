@@ -295,13 +295,15 @@ def test_parallel_selection_checks_its_arguments(kw, match):
         select(parse_spec(NLL_WIDTH1), dataset([6, 6]), **kw)
 
 
-def test_workers_without_select_is_a_usage_error(tmp_path, capsys):
+def test_workers_on_small_data_train_in_this_process_and_say_so(tmp_path, capsys):
     import annc
     from annc.app.cli import main
     from annc.io.datasets import write_csv, xor_data
     X, y = xor_data(16, noise=0.1, seed=0)
-    with pytest.raises(UsageError, match="workers and scheduler apply"):
-        annc.train(NLL_WIDTH1, (X, y), workers=2, out_dir=None)
+    r = annc.train(NLL_WIDTH1, (X, y), workers=2, out_dir=None, verbose=True, time_limit=5)
+    assert r.network is not None  # full training takes the flags: its large-data path would use them
+    said = capsys.readouterr().out
+    assert "--workers/--scheduler are not used: " in said and "this MIP is trained in this process" in said
     write_csv(tmp_path / "d.csv", X, y)
     (tmp_path / "n.ann").write_text(NLL_WIDTH1)
     assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--select", "--workers", "0",

@@ -81,7 +81,8 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     :mod:`annc.training.cvselect`; False: the spec's defaults as written; True: the same, and on
     data too small for the folds the held-out grid of :mod:`annc.training.selection`; a grid
     dict: that grid; ``.selection`` then holds the path or the table; with ``workers`` or
-    ``scheduler`` the folds or candidates run in parallel on Dask), ``select_fraction``,
+    ``scheduler`` the folds or candidates run in parallel on Dask, and so do the clustering and the
+    annealed seeds of a MIP above 10,000 distinct rows: :mod:`annc.training.largedata`), ``select_fraction``,
     ``select_seed``, ``refine`` (adaptive refinement after a relaxed
     solve of a ReLU net: :mod:`annc.training.finish.refine`).  ``.verdict`` says what is proven
     about the exported network (:mod:`annc.solve.verdict`).  ``ensemble="ovo"`` or ``batches=K``

@@ -152,10 +152,11 @@ def parser() -> argparse.ArgumentParser:
                         "(as 'training batches K' in the spec)")
     t.add_argument("--per-class", type=int, metavar="N", help="--ensemble ovo: at most N rows of each class "
                    "per pair MIP (sampled with seed 0)")
-    t.add_argument("--workers", type=int, metavar="N", help="ovo / batches / selection: a local Dask cluster of N "
-                   "worker processes (default: one per core; selection without it: one fold after another)")
-    t.add_argument("--scheduler", metavar="ADDRESS", help="ovo / batches / --select: run the MIPs on the Dask "
-                   "cluster whose scheduler is at ADDRESS (tcp://host:8786)")
+    t.add_argument("--workers", type=int, metavar="N", help="ovo / batches / selection / large data: a local Dask "
+                   "cluster of N worker processes (default: one per core; without it: one task after another); "
+                   "large data: above 10,000 distinct rows, the clustering and the annealed seeds")
+    t.add_argument("--scheduler", metavar="ADDRESS", help="ovo / batches / --select / large data: run the tasks on "
+                   "the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786)")
     t.add_argument("--report", action="store_true",
                    help="also write OUT/<spec stem>.report.html (see annc report)")
     _max_nonzeros_option(t)

@@ -28,6 +28,16 @@ same inputs give the same network under any load.  A ``stop`` callable (the run 
 :meth:`~annc.training.context.RunContext.stopped`) only stops the run early; the network so far is returned.
 :func:`best_annealed` trains several seeds and keeps the rounded network of highest
 weighted training accuracy.
+
+**Seeds on a cluster.**  The seeds are independent: with an open
+:class:`~annc.training.executor.Executor` (the large-data path under ``--workers`` /
+``--scheduler``) each seed is one task (:func:`seed_task`), which receives every setting
+(steps, batch, rate, sharpness) from this process and a cap of its own (what the caller's
+deadline has left, from when the task starts).  The caller waits at most that long (plus a
+grace), then keeps the best of the seeds that came back, ties to the first seed, as in this
+process: the same seeds and work limits give the same network with and without workers;
+only a binding cap can differ, as it does in this process under load.  When no seed comes
+back (every worker lost), seed 0 is trained here.
 """
 from __future__ import annotations
 
@@ -181,10 +191,13 @@ def weighted_accuracy(net: TrainedNetwork, X, yidx, sample_weight=None) -> float
 
 
 def best_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=None, seeds=range(4),
-                  steps: int = STEPS, batch: int = BATCH, stop: Callable[[], bool] | None = None):
+                  steps: int = STEPS, batch: int = BATCH, stop: Callable[[], bool] | None = None, ctx=None):
     """The rounded network of highest weighted training accuracy over ``seeds`` (ties: the
     first seed), and the accuracy of each seed's, in order; ``stop()`` stops early (at
-    least one seed is trained)."""
+    least one seed is trained).  A run context ``ctx`` with an executor runs one seed per task
+    (module docstring; ``ctx`` then caps the tasks, and ``stop`` is not used)."""
+    if ctx is not None and ctx.executor is not None and len(seeds) > 1:
+        return _best_of_tasks(X, yidx, hidden, n_classes, sample_weight, list(seeds), steps, batch, ctx)
     best, scores = None, []
     for i, seed in enumerate(seeds):
         if i and stop is not None and stop():
@@ -196,3 +209,42 @@ def best_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=N
         if best is None or acc > best[0]:
             best = (acc, net)
     return best[1], scores
+
+
+def seed_task(item) -> tuple[TrainedNetwork, float]:
+    """One seed of :func:`best_annealed` as an executor task: ``item = (X, yidx, hidden, n_classes,
+    sample_weight, seed, steps, batch, cap)``; ``cap`` seconds from when the task starts (None:
+    none) stop it early, in a run context of its own.  The rounded network and its weighted
+    training accuracy."""
+    from .context import RunContext
+    X, yidx, hidden, n_classes, w, seed, steps, batch, cap = item
+    X, yidx, w = aligned(X, float), aligned(yidx, int), None if w is None else aligned(w, float)
+    stop = RunContext.create(limit=cap).stopped
+    net = train_annealed(X, yidx, hidden, n_classes, sample_weight=w, seed=seed, steps=steps, batch=batch,
+                         stop=stop)
+    return net, weighted_accuracy(net, X, yidx, w)
+
+
+def aligned(a, dtype) -> np.ndarray:
+    """``a`` as a C-contiguous array aligned to its items: an array unpickled on a Dask worker may
+    start at any byte (13 mod 64 was seen), and numpy's loops then sum in another order, so a
+    seed trained there differed from this process's in the tenth digit."""
+    return np.require(a, dtype, ["C_CONTIGUOUS", "ALIGNED"])
+
+
+def _best_of_tasks(X, yidx, hidden, n_classes, w, seeds, steps, batch, ctx):
+    """:func:`best_annealed` with one task per seed on ``ctx.executor`` (module docstring)."""
+    from .executor import TaskFailed
+    X, yidx = np.asarray(X, float), np.asarray(yidx, int)
+    w = None if w is None else np.asarray(w, float)
+    cap = ctx.task_cap()
+    items = [(X, yidx, list(hidden), n_classes, w, seed, steps, batch, cap) for seed in seeds]
+    done = ctx.executor.run(seed_task, items, names=[f"annealed seed {s}" for s in seeds], retries=0,
+                            timeout=ctx.task_wait())
+    back = [r for r in done if not isinstance(r, TaskFailed)]
+    if not back:  # every task lost: one seed here, stopped by the caller's deadline
+        net = train_annealed(X, yidx, hidden, n_classes, sample_weight=w, seed=seeds[0], steps=steps, batch=batch,
+                             stop=ctx.stopped)
+        back = [(net, weighted_accuracy(net, X, yidx, w))]
+    best = max(range(len(back)), key=lambda i: (back[i][1], -i))  # ties: the first seed
+    return back[best][0], [acc for _, acc in back]

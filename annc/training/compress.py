@@ -14,6 +14,13 @@ share of the samples and :data:`REPRESENTATIVES` in all; every row is then repla
 group's centre.  Identical centres merge as duplicates do, so the MIP is built on at most
 :data:`REPRESENTATIVES` rows, each weighted by the samples it stands for.
 
+**On a cluster.**  The classes are clustered independently, so with an open
+:class:`~annc.training.executor.Executor` (``--workers`` / ``--scheduler``) each class is one
+task (:func:`kmeans_task`).  The task receives its rows, ``k_c`` and the seed, so a worker
+computes exactly what this process would: the same centres with and without workers.  A
+class's clustering is a fixed amount of work (no clock), so it is not capped; a task that
+fails (a worker lost twice) is clustered here instead.
+
 **What the verdict keeps apart.**  The network trained on the representatives is scored on
 *every* training row by annc's forward pass: its objective is that of the full problem.  A
 lower bound of the representatives' MIP (the solver's, annc's own) bounds the compressed
@@ -50,17 +57,18 @@ class Compression:
     rows: int
     representatives: int
     method: str = "k-means per class on the standardised features"
+    where: str = "in this process"  # or "on N Dask workers": where the clustering and the annealed seeds ran
     objective: float | None = None  # the representatives' MIP objective of the exported network
     bound: float | None = None  # a lower bound of the representatives' problem (not of the full one)
 
     def message(self) -> str:
-        return (f"large data: {self.rows:,} distinct training rows ({self.samples:,} samples); the MIP is built on "
-                f"{self.representatives:,} weighted representatives ({self.method}), and the network is scored "
-                "on every row")
+        return (f"large data: {self.rows:,} distinct training rows ({self.samples:,} samples) -> "
+                f"{self.representatives:,} weighted representatives ({self.method}, {self.where}); the MIP is "
+                "built on them, and the network is scored on every row")
 
     def to_dict(self) -> dict:
         return {"samples": self.samples, "rows": self.rows, "representatives": self.representatives,
-                "method": self.method, "objective": self.objective, "bound": self.bound}
+                "method": self.method, "where": self.where, "objective": self.objective, "bound": self.bound}
 
 
 def size_advice(rows: int, classes: int) -> str | None:
@@ -79,31 +87,66 @@ def distinct_rows(X: np.ndarray) -> int:
     return len(np.unique(np.asarray(X, float), axis=0))
 
 
-def representatives(data: Dataset, *, merge: bool = True, k: int = REPRESENTATIVES, seed: int = 0,
-                    large: int = LARGE_ROWS) -> tuple[Dataset, Compression] | None:
-    """``data`` with each row replaced by its class's cluster centre (module docstring), and
-    what was done; None when ``data`` has at most ``large`` distinct rows (or ``merge`` is off:
-    then every row is its own MIP row by the user's choice)."""
+def large_rows(data: Dataset, *, merge: bool = True, large: int | None = None) -> int | None:
+    """The number of distinct training rows of ``data`` when it takes the large-data path (more
+    than ``large``, default :data:`LARGE_ROWS`, read when called); None when it does not (or
+    ``merge`` is off: then every row is its own MIP row by the user's choice)."""
+    large = LARGE_ROWS if large is None else large
     X = np.asarray(data.X, float)
     if not merge or len(X) <= large:
         return None
     rows = distinct_rows(X)
-    if rows <= large:
+    return rows if rows > large else None
+
+
+def representatives(data: Dataset, *, merge: bool = True, k: int | None = None, seed: int = 0,
+                    large: int | None = None, executor=None,
+                    where: str = "in this process") -> tuple[Dataset, Compression] | None:
+    """``data`` with each row replaced by its class's cluster centre (module docstring), and
+    what was done; None when it does not take the large-data path (:func:`large_rows`).
+    ``k`` defaults to :data:`REPRESENTATIVES` (read when called); ``executor`` (an open
+    :class:`~annc.training.executor.Executor`, or None) runs one class per task, and ``where``
+    says where, for the record."""
+    rows = large_rows(data, merge=merge, large=large)
+    if rows is None:
         return None
+    k = REPRESENTATIVES if k is None else k
+    X = np.asarray(data.X, float)
     mu, sd = X.mean(axis=0), X.std(axis=0)
     sd = np.where(sd > 0, sd, 1.0)
     Z = (X - mu) / sd
     out = X.copy()
     classes, counts = np.unique(data.y, return_counts=True)
+    groups = []  # (rows of the class, k_c)
     for c, n_c in zip(classes, counts):
-        idx = np.flatnonzero(data.y == c)
         k_c = int(min(n_c, max(1, round(k * n_c / len(X)))))
-        if k_c >= n_c:
-            continue
-        out[idx] = _kmeans(Z[idx], k_c, seed) * sd + mu
+        if k_c < n_c:
+            groups.append((np.flatnonzero(data.y == c), k_c))
+    items = [(Z[idx], k_c, seed) for idx, k_c in groups]
+    centres = _run(executor, items)
+    for (idx, _), centre in zip(groups, centres):
+        out[idx] = centre * sd + mu
     reps = distinct_rows(out)
     compressed = replace(data, X=out, path="", sha256=array_digest(out, data.y), lines=None)
-    return compressed, Compression(len(X), rows, reps)
+    return compressed, Compression(len(X), rows, reps, where=where)
+
+
+def _run(executor, items: list) -> list:
+    """:func:`kmeans_task` of every item: on ``executor``'s workers when given (an item whose task
+    failed is clustered here), else in this process."""
+    if executor is None or len(items) < 2:
+        return [kmeans_task(item) for item in items]
+    from .executor import TaskFailed
+    done = executor.run(kmeans_task, items, names=[f"k-means of class group {i}" for i in range(len(items))],
+                        retries=1)
+    return [kmeans_task(item) if isinstance(r, TaskFailed) else r for r, item in zip(done, items)]
+
+
+def kmeans_task(item) -> np.ndarray:
+    """One class's clustering as a task: ``item = (Z, k, seed)``; each row's representative."""
+    from .anneal import aligned
+    Z, k, seed = item
+    return _kmeans(aligned(Z, float), k, seed)  # aligned: the same sums as in this process
 
 
 def _kmeans(Z: np.ndarray, k: int, seed: int) -> np.ndarray:

@@ -10,7 +10,12 @@ per fold, member or batch by the dispatch):
 * the user's solver and :class:`~annc.solve.solvers.base.SolveOptions` (threads, gap, native
   options), the Ctrl-C :class:`~annc.solve.solvers.base.Interrupt` and the progress sink;
 * the :class:`SubMipLedger`, shared by every share of the context: which solver ran how many
-  of annc's own sub-MIPs, and why HiGHS stood in when the user's solver could not.
+  of annc's own sub-MIPs, and why HiGHS stood in when the user's solver could not;
+* where independent tasks run: :attr:`RunContext.executor`, None (in this process) or the
+  open :class:`~annc.training.executor.Executor` of the large-data path (``--workers`` /
+  ``--scheduler``, :mod:`annc.training.largedata`), which every share keeps.  A task takes its
+  cap from :meth:`RunContext.task_cap` (what is left, from when the task starts) and the caller
+  waits at most :meth:`RunContext.task_wait` for it, so the deadline holds on a cluster too.
 
 **Time.**  No module of :mod:`annc.training` reads the clock or subtracts times: it asks the
 context (a test greps for it).  With ``left = max(t0 + T - now, 0)`` and the finish's reserve
@@ -44,6 +49,7 @@ from ..solve import solvers
 from ..solve.solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, get_driver
 from ..solve.solvers.base import Interrupt, Progress
 
+TASK_GRACE = 0.5  # seconds a caller waits beyond its deadline for a task its own cap has stopped
 FALLBACK = DEFAULT  # the bundled solver that runs a sub-MIP the user's solver cannot take
 
 
@@ -77,6 +83,7 @@ class RunContext:
     solver: str = DEFAULT
     options: SolveOptions = field(default_factory=SolveOptions)
     ledger: SubMipLedger = field(default_factory=SubMipLedger)
+    executor: object | None = field(default=None, compare=False)  # an open Executor, or None: this process
 
     @classmethod
     def create(cls, solver: str = DEFAULT, options: SolveOptions | None = None,
@@ -124,6 +131,17 @@ class RunContext:
         now = time.perf_counter()
         left = self._left_at(now)
         return replace(self, deadline=Deadline(seconds if left is None else min(seconds, left), start=now))
+
+    def task_cap(self) -> float | None:
+        """A task's own time limit, counted from when it starts on a worker: what is left now
+        (None: no limit).  A worker's clock is not this process's, so the cap is a duration."""
+        return self.left()
+
+    def task_wait(self) -> float | None:
+        """How long to wait for tasks capped by :meth:`task_cap`: what is left, plus
+        :data:`TASK_GRACE` for a task stopped by its cap to hand its result back (None: no limit)."""
+        left = self.left()
+        return None if left is None else left + TASK_GRACE
 
     def _left_at(self, now: float) -> float | None:
         """Seconds left at the instant ``now`` (a new deadline anchored there ends no later than this one)."""

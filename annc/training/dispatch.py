@@ -3,7 +3,9 @@
 The command line, ``annc.train`` and ``MIPNetClassifier.fit`` all end here.  The request
 is checked once (:meth:`~annc.training.request.TrainRequest.checked`), then:
 
-* ``full`` and ``greedy``: :func:`annc.training.trainer.fit`;
+* ``full`` and ``greedy``: :func:`annc.training.trainer.fit` (with ``workers`` or ``scheduler``,
+  each MIP above 10,000 distinct rows runs its clustering and annealed seeds as Dask tasks:
+  :mod:`annc.training.largedata`);
 * ``select`` None (the default) or True, on a spec and data where
   :func:`annc.training.cvselect.applies`: :func:`annc.training.cvselect.cross_validate` chooses the open
   settings by k-fold cross-validation within :data:`~annc.training.cvselect.SELECT_SHARE` of the time

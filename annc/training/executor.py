@@ -161,7 +161,9 @@ class Executor:
                                             env=dict(WORKER_ENV), loop=loop)
             except RuntimeError as e:  # e.g. the worker processes cannot start (no __main__ guard)
                 self.__exit__()
-                raise UsageError(f"could not start a local Dask cluster of {n} worker(s): {e}") from None
+                raise UsageError(f"could not start a local Dask cluster of {n} worker(s): {e} (a Python script that "
+                                 "starts one needs its code under if __name__ == '__main__':, as for "
+                                 "multiprocessing)") from None
             self.client = Client(self.cluster, loop=loop)
             self.log(f"[dask] local cluster of {n} worker process(es)")
         return self
@@ -178,10 +180,12 @@ class Executor:
         self.client = self.cluster = self._loop = None
 
     def run(self, fn: Callable, items: Sequence, *, names: Sequence[str] | None = None, retries: int = 1,
-            on_result: Callable[[int, object], None] | None = None) -> list:
+            on_result: Callable[[int, object], None] | None = None, timeout: float | None = None) -> list:
         """``fn(item)`` for every item, on the cluster; the results in item order (a
         :class:`TaskFailed` where a task failed).  ``on_result(index, result)`` runs in
-        this process as each task finishes."""
+        this process as each task finishes.  ``timeout`` (seconds from the call; None: no
+        limit): the tasks not finished by then are cancelled, and each is a :class:`TaskFailed`
+        that says so (a caller under a deadline never waits past it for a task queued late)."""
         from distributed import as_completed
         if self.client is None:
             raise UsageError("Executor.run outside its with-block")
@@ -191,19 +195,40 @@ class Executor:
         futures = [self.client.submit(fn, item, key=f"annc-{tag}-{i}", retries=retries, pure=False)
                    for i, item in enumerate(items)]
         where = {f.key: i for i, f in enumerate(futures)}
-        results: list = [None] * len(items)
+        results: list = [_PENDING] * len(items)
+
+        def take(i: int, fut) -> None:
+            try:
+                res = fut.result()
+            except Exception as e:  # noqa: BLE001 - the task's error, or KilledWorker
+                res = TaskFailed(i, names[i], f"{type(e).__name__}: {e}")
+            results[i] = res
+            fut.release()
+            if on_result is not None:
+                on_result(i, res)
         try:
-            for fut in as_completed(futures):
-                i = where[fut.key]
-                try:
-                    res = fut.result()
-                except Exception as e:  # noqa: BLE001 - the task's error, or KilledWorker
-                    res = TaskFailed(i, names[i], f"{type(e).__name__}: {e}")
-                results[i] = res
-                fut.release()
-                if on_result is not None:
-                    on_result(i, res)
+            for fut in _completed(as_completed(futures, timeout=timeout)):
+                take(where[fut.key], fut)
+            for i, fut in enumerate(futures):  # the timeout passed: the finished ones are kept
+                if results[i] is _PENDING and fut.done():
+                    take(i, fut)
         except BaseException:
             self.client.cancel([f for f in futures if not f.done()])
             raise
+        late = [i for i, r in enumerate(results) if r is _PENDING]
+        if late:
+            self.client.cancel([futures[i] for i in late])
+            for i in late:
+                results[i] = TaskFailed(i, names[i], f"not finished within {timeout:g} s: cancelled")
         return results
+
+
+_PENDING = object()  # a result not in yet
+
+
+def _completed(futures):
+    """The futures of a ``distributed.as_completed`` as they finish, ending quietly at its timeout."""
+    try:
+        yield from futures
+    except TimeoutError:
+        return

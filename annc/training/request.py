@@ -172,18 +172,10 @@ class TrainRequest:
             self._check_decomposed(mode, solver)
         else:
             if self.per_class is not None:
-                raise UsageError("--per-class, --workers and --scheduler apply to ovo and batch training "
-                                 "(--per-class to ovo only): add --ensemble ovo or --batches K (ensemble='ovo', "
-                                 "batches=K), or 'training ovo' / 'training batches K' to the spec; --workers and "
-                                 "--scheduler also apply to --select")
-            from . import cvselect
-            auto = (self.select is None and cvselect.CV_BY_DEFAULT and isinstance(self.spec, NetworkSpec)
-                    and isinstance(self.data, Dataset) and cvselect.applies(self.spec, self.data, self.opts.time_limit if self.opts else None))  # CV uses them
-            if (self.workers is not None or self.scheduler is not None) and mode != "select" and not auto:
-                raise UsageError("workers and scheduler apply to select (and to the default cross-validation of "
-                                 "a spec that leaves its penalty or width open), ovo and batch training only: "
-                                 "--workers and --scheduler need --select, --ensemble ovo or --batches K "
-                                 "(select=True, ensemble='ovo' or batches=K)")
+                raise UsageError("--per-class applies to ovo training: add --ensemble ovo (ensemble='ovo'), "
+                                 "or 'training ovo' to the spec")
+            # full and greedy training take workers and scheduler too: the large-data path of each
+            # MIP runs its clustering and annealed seeds on them (annc.training.largedata)
             if mode == "select" and self.select is not True and not isinstance(self.select, dict):
                 raise UsageError(f"select must be True, False or a grid dict, not {self.select!r}")
         workers, scheduler = check_workers(self.workers), check_scheduler(self.scheduler)

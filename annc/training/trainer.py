@@ -47,6 +47,7 @@ the command line sets to ``print``.
 """
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
@@ -69,10 +70,11 @@ from ..solve.verdict import judge, sourced_bound
 from ..solve.verify import check
 from .bounds import Work, best, lower_bounds
 from .chain import Step, run_chain
-from .compress import full_verdict, representatives, size_advice
+from .compress import full_verdict, size_advice
 from .context import RunContext
 from .deadweights import drop_dead_weights
 from .finish import conclude_relaxed
+from .largedata import enter as large_path
 from .margin import resolve
 from .pool.candidates import network_start
 from .pool.point import hidden_network
@@ -109,15 +111,25 @@ def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -
     return NoSolutionError(f"[{name}] {solver}: {why}: no network to export")
 
 
-def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
-                out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
-                warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
-                seed=None) -> Step:
+def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, workers: int | None = None,
+                scheduler: str | None = None, **kw) -> Step:
+    """One MIP (:func:`_solve_mip`), with the Dask cluster of its large-data path (if any) closed
+    when the search is done or the step fails (:mod:`annc.training.largedata`)."""
+    with ExitStack() as tasks:
+        return _solve_mip(name, spec, data, tasks=tasks, workers=workers, scheduler=scheduler, **kw)
+
+
+def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
+               out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
+               warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
+               seed=None, tasks: ExitStack, workers: int | None = None, scheduler: str | None = None) -> Step:
     ctx = RunContext.create(solver, opts)  # every step below takes its time and solver settings from it
     ctx.report("build")
-    full, compressed = data, representatives(data, merge=merge)  # large data: the MIP on representatives
+    # large data: the MIP on representatives, its clustering and annealed seeds on Dask when asked
+    full, (data, compression, ctx) = data, large_path(tasks, name, data, merge=merge, ctx=ctx, workers=workers,
+                                                      scheduler=scheduler, log=log)
+    compressed = None if compression is None else (data, compression)
     if compressed is not None:
-        data, compression = compressed
         log(f"[{name}] {compression.message()}")
     data, csv = csv_backing(data, out_dir, name)  # a greedy layer's inputs: <out>/<name>.csv
     # the recipe made concrete once, on the data prepared once
@@ -149,6 +161,8 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opt
     if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
         step_opts, record = _with_start(name, c, step_opts, ctx, log, seed)
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
+    tasks.close()  # the large-data path's cluster, if any: closed before the solver's limit is taken
+    ctx = replace(ctx, executor=None)
     proof = pre = None  # annc's own bound may prove the search's network optimal: then no full MIP
     if step_opts.start is not None and compressed is None and not c.model.layout.relaxed and c.problem.spec.hidden:
         proving = ctx.stopwatch()
@@ -361,7 +375,7 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
     greedy = bool(greedy and r.spec.hidden)
     files = _RunFiles()
     kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
-              refine=r.refine, files=files, max_nonzeros=r.max_nonzeros,
+              refine=r.refine, files=files, max_nonzeros=r.max_nonzeros, workers=r.workers, scheduler=r.scheduler,
               seed=None if greedy else getattr(selection, "start_network", None))  # cross-validation's network
     clock = RunContext.stopwatch()
     try:

@@ -179,13 +179,14 @@ def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEA
     (repair, refitted or exact output layer); under a weight penalty also its pruned networks
     (:func:`~annc.training.anneal.pruned_annealed`), the MIP objective choosing.  None unless every
     hidden layer is binary.
-    The run context ``ctx`` only caps it."""
+    The run context ``ctx`` only caps it; with an executor (the large-data path on Dask) its
+    seeds run as tasks (:func:`~annc.training.anneal.best_annealed`)."""
     if not annealed_trains(problem.spec):
         return None
     ctx = ctx or RunContext()
     X, y, w = problem.class_rows()
     net, _ = best_annealed(X, y, [ls.units for ls in problem.spec.hidden], len(problem.classes),
-                           sample_weight=w, seeds=range(seeds), stop=ctx.stopped)
+                           sample_weight=w, seeds=range(seeds), stop=ctx.stopped, ctx=ctx)
     nets = [net]
     if sgd_l1(problem.spec) > 0:  # a weight penalty: the pruned networks too, the objective chooses
         nets += pruned_annealed(X, y, net, sample_weight=w, stop=ctx.stopped)
