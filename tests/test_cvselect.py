@@ -1,5 +1,5 @@
 """Model selection by k-fold cross-validation (:mod:`annc.training.cvselect`, :mod:`annc.training.cvpath`):
-which settings are open, when it applies, the one-standard-error rule, scikit-learn's
+which settings are open, when it applies, the rule (best, or one standard error), scikit-learn's
 ``cv_results_`` layout, the same choice on a quiet and a busy machine, and the command line."""
 from __future__ import annotations
 
@@ -80,14 +80,22 @@ def _selection(means_se_nnz, folds=4):
     return sel
 
 
-def test_one_standard_error_rule_takes_the_sparsest_within_one_se_of_the_best():
+def test_the_default_rule_takes_the_best_cv_accuracy_ties_to_the_sparsest():
+    sel = _selection([(0.80, 0.01, 3), (0.90, 0.02, 12), (0.885, 0.01, 8), (0.90, 0.02, 9)])
+    assert sel.best == 3 and sel.chosen == 3  # 0.90 twice: 9 weights before 12
+    assert "rule: best CV accuracy 0.9000" in "\n".join(sel.table_lines())
+
+
+def test_one_standard_error_rule_takes_the_sparsest_within_one_se_of_the_best(monkeypatch):
+    import annc.training.cvselect as cvselect
+    monkeypatch.setattr(cvselect, "SE_RULE", 1.0)
     sel = _selection([(0.80, 0.01, 3), (0.86, 0.02, 5), (0.90, 0.02, 12), (0.885, 0.01, 8)])
     assert sel.best == 2
     assert abs(sel.se(2) - 0.02) < 1e-9 and abs(sel.mean(2) - 0.90) < 1e-9
     assert sel.chosen == 3  # 0.885 >= 0.90 - 0.02 with 8 weights; 0.86 is outside, 0.80 too
     assert sel.estimate == pytest.approx(0.885)
     lines = "\n".join(sel.table_lines())
-    assert "one-standard-error rule" in lines and "CV estimate of test accuracy 0.8850" in lines
+    assert "less 1 standard error" in lines and "CV estimate of test accuracy 0.8850" in lines
 
 
 def test_settings_not_scored_on_every_fold_do_not_compete():

@@ -151,6 +151,12 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         End the full MIP once its solver's work (HiGHS's, SCIP's and Gurobi's work checks) moves neither
         the incumbent nor the bound for a stretch scaled by the model
         (:mod:`annc.training.stalling`); False never; a whole number, that many work checks.
+    workers : int or None, default=None
+        A local Dask cluster of this many worker processes for the folds of cross-validation and,
+        above 10,000 distinct rows, the large-data path's clustering and annealed seeds (the same
+        network as without; ``--workers``).
+    scheduler : str or None, default=None
+        The address of a running Dask scheduler to use instead (``--scheduler``).
     extra : str, default=""
         Further ``.ann`` lines appended verbatim to the spec (e.g. ``"eps 0.05\\nbias
         [-2, 2]"``), for any setting without a parameter here.
@@ -188,12 +194,12 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         ``std_test_score``, ``rank_test_score``, the same for ``train``, and
         ``mean_nonzero_weights``), when cross-validation chose the setting; else None.
     best_params_ : dict or None
-        The setting cross-validation chose (its one-standard-error rule), or None.
+        The setting cross-validation chose (the best CV accuracy, ties to the fewest weights), or None.
     """
 
     def __init__(self, *, hidden_layer_sizes=(4,), activation="binary", loss=None, margin=None, penalty=None,
                  penalty_weight=None, scale=None, weights=None, time_limit=60.0, solver="highs", threads=None,
-                 gap=None, solver_options=None, extra="", select=None, stall=True):
+                 gap=None, solver_options=None, extra="", select=None, stall=True, workers=None, scheduler=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.loss = loss
@@ -210,6 +216,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.extra = extra
         self.select = select
         self.stall = stall
+        self.workers = workers
+        self.scheduler = scheduler
 
     # -- the spec ---------------------------------------------------------------------
     def _hidden_sizes(self) -> tuple:
@@ -302,7 +310,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         select = None if self.select is None else bool(self.select)
         result = run(train_request(spec, data, time_limit=self.time_limit, solver=self.solver, threads=self.threads,
                                    gap=self.gap, solver_options=self.solver_options, stall=self.stall, out_dir=None,
-                                   select=select))
+                                   select=select, workers=self.workers, scheduler=self.scheduler))
         network = result.network
         network.columns = columns  # the weights files it saves record the names
         # the network's classes are the indices 0..k-1 (annc sorts integer labels numerically)
