@@ -87,8 +87,8 @@ def test_the_default_rule_takes_the_best_cv_accuracy_ties_to_the_sparsest():
 
 
 def test_one_standard_error_rule_takes_the_sparsest_within_one_se_of_the_best(monkeypatch):
-    import annc.training.cvselect as cvselect
-    monkeypatch.setattr(cvselect, "SE_RULE", 1.0)
+    import annc.training.cvresults as cvresults
+    monkeypatch.setattr(cvresults, "SE_RULE", 1.0)
     sel = _selection([(0.80, 0.01, 3), (0.86, 0.02, 5), (0.90, 0.02, 12), (0.885, 0.01, 8)])
     assert sel.best == 2
     assert abs(sel.se(2) - 0.02) < 1e-9 and abs(sel.mean(2) - 0.90) < 1e-9
@@ -210,7 +210,7 @@ def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
     from annc.solve.compiler import build
     from annc.training.margin import resolve
     from annc.training.search.incumbent import search_incumbent
-    from annc.training.trainer import SEED_NAME, seed_point
+    from annc.training.pool.candidates import SEED_NAME, seed_point
     data = as_data(moons(100))
     sel = cross_validate(parse_spec(WIDTH_ONLY), data, time_limit=30)
     spec = resolve(sel.spec, data).spec

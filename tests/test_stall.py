@@ -5,7 +5,6 @@ No timing is asserted: every stop is checked by the work checks it counts.
 """
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from annc.app.api import compile_api, train_api

@@ -21,7 +21,6 @@ from annc.solve.solvers.base import Interrupt
 from annc.io.spec import load_spec, parse_spec
 from annc.training.pool import complete, sgd_start
 from annc.training.pool.repair import repair_hidden
-from annc.solve.solvers import SolveOptions
 from annc.training.context import RunContext
 from annc.training.search import improve, mip_start
 

@@ -31,7 +31,7 @@ its CV accuracy is ``m_s = (1/k) sum_f a_{s,f}`` and its standard error
 **The rule.**  With ``b`` the setting of the highest ``m`` (ties: fewer mean non-zero weights),
 every setting with ``m_s >= m_b - SE_RULE * se_b`` counts as good as ``b``, and the simplest of
 them is chosen: the fewest mean non-zero weights, then the smaller width, then the larger l0
-weight, then the wider margin.  :data:`SE_RULE` 1 is the one-standard-error rule (Breiman et al.;
+weight, then the wider margin.  :data:`annc.training.cvresults.SE_RULE` 1 is the one-standard-error rule (Breiman et al.;
 Hastie, Tibshirani and Friedman, ESL 7.10); annc takes 0, the best CV accuracy with ties to the
 simplest: with 3 folds the standard error is wide (2-3 points), and the one-SE rule chose networks
 of 2 weights on anes96 (test 88.3% over 5 splits, L1 logistic regression 90.5%) where the best
@@ -43,7 +43,7 @@ time limit) only caps the folds, and a cut-short run says so.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -54,6 +54,7 @@ from ..io.spec import NetworkSpec
 from .compress import distinct_rows
 from .context import RunContext
 from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
+from .cvresults import CVSelection
 from .splits import _subset
 
 __all__ = ["CVSelection", "applies", "cross_validate", "open_settings", "plan_for", "select_share"]
@@ -69,7 +70,6 @@ CV_BY_DEFAULT = True  # --no-select (select=False) trains the spec as written.  
 # which exported the constant network on 2 of 5 breast_cancer splits (bench/issues36_37): its folds' path ran
 # one SGD seed, and the chosen setting's network on all rows was sought only after the folds, when the
 # cap had left no time for it; the whole set is now one more part of the path (``whole``)
-SE_RULE = 0.0  # standard errors below the best CV accuracy that count as good as the best (module docstring)
 SELECT_SHARE = 0.6  # of the time limit, at most, for the folds; the final training gets the rest
 SELECT_SHARE_LARGE = 0.4  # above MANY_ROWS rows: the final training's fixed costs grow with the rows
 
@@ -135,136 +135,6 @@ def other_eps(eps: float) -> float:
     """The margin the folds try beside the data's rule's: the wide one, or the narrow one after it."""
     from .margin import NARROW, WIDE
     return NARROW if eps == WIDE else WIDE
-
-
-@dataclass
-class CVSelection:
-    """What :func:`cross_validate` measured and chose; ``scores[i][f]`` is setting ``i`` on fold ``f``."""
-
-    plan: Plan
-    labels: list[str]
-    scores: list[list[FoldScore]]
-    chosen: int
-    best: int
-    spec: NetworkSpec  # the chosen setting written into the spec: what is trained on all rows
-    rows: int  # the training rows the folds were cut from
-    capped: bool = False
-    seconds: float = 0.0
-    specs: list = field(default_factory=list, repr=False)
-    start_network: tuple | None = field(default=None, repr=False)  # the chosen setting's network on all rows
-    refit_eps: float | None = None  # the margin the chosen setting is trained at on all rows, if not its own
-    whole: list = field(default_factory=list)  # each setting's FoldScore on the whole set (fit: all rows)
-    passed_over: list = field(default_factory=list)  # settings before the chosen one whose network on all
-    # rows fitted them far worse than their CV accuracy
-
-    @property
-    def label(self) -> str:
-        return self.labels[self.chosen]
-
-    def _acc(self, i: int) -> np.ndarray:
-        return np.array([f.accuracy for f in self.scores[i] if f.accuracy is not None], float)
-
-    def complete(self, i: int) -> bool:
-        return all(f.accuracy is not None for f in self.scores[i])
-
-    def mean(self, i: int) -> float:
-        a = self._acc(i)
-        return float(a.mean()) if len(a) else float("nan")
-
-    def se(self, i: int) -> float:
-        a = self._acc(i)
-        return float(a.std(ddof=1) / np.sqrt(len(a))) if len(a) > 1 else float("nan")
-
-    def nonzeros(self, i: int) -> float:
-        n = [f.nonzero_weights for f in self.scores[i] if f.nonzero_weights is not None]
-        return float(np.mean(n)) if n else float("nan")
-
-    def floor(self, best: int) -> float:
-        """The least CV accuracy as good as ``best``'s within the noise of the folds:
-        ``m_b - SE_RULE * se_b``."""
-        se = self.se(best)
-        return self.mean(best) - (SE_RULE * se if np.isfinite(se) else 0.0)
-
-    @property
-    def estimate(self) -> float:
-        """The CV estimate of the test accuracy: the chosen setting's mean fold accuracy."""
-        return self.mean(self.chosen)
-
-    def heading(self) -> list[str]:
-        b, c = self.best, self.chosen
-        rule = (f"best CV accuracy {self.mean(b):.4f} ({self.labels[b]})" + (
-            f" less {SE_RULE:g} standard error {self.se(b):.4f}" if SE_RULE else "")
-                + f": the simplest setting at or above {self.floor(b):.4f}")
-        return [f"model selection: {self.plan.folds}-fold stratified cross-validation on {self.rows} training rows, "
-                f"{len(self.labels)} settings ({', '.join(self.plan.open)} open), {self.seconds:.1f} s"
-                + (", cut short by the time limit" if self.capped else ""),
-                f"rule: {rule} (fewest non-zero weights, then width, then larger l0)",
-                f"chosen: {self.labels[c]}; CV estimate of test accuracy {self.estimate:.4f} "
-                f"+- {self.se(c):.4f}" + ("" if self.refit_eps is None else
-                                          f"; trained on all rows at eps {self.refit_eps:g} (at its own margin "
-                                          "the network on all rows fitted them far worse than on the folds)")
-                + ("" if not self.passed_over else
-                   f"; passed over (their networks on all rows fit far below their CV accuracy): "
-                   + ", ".join(self.passed_over))]
-
-    def table_lines(self) -> list[str]:
-        """The heading and one line per setting: CV accuracy +- its standard error, the fit
-        accuracy, the mean non-zero weights, the accuracy of its network on all the rows (the
-        whole set's path); ``*`` the chosen setting, ``b`` the best."""
-        head = ["", "setting", "CV acc", "+- se", "fit acc", "non-zeros", "all rows"]
-        cells = []
-        for i, label in enumerate(self.labels):
-            mark = "*" if i == self.chosen else "b" if i == self.best else ""
-            fit = [f.fit_accuracy for f in self.scores[i] if f.fit_accuracy is not None]
-            if not self.complete(i):
-                cells.append([mark, label, "-", "-", "-", "not on every fold", "-"])
-                continue
-            whole = self.whole[i].fit_accuracy if i < len(self.whole) else None
-            cells.append([mark, label, f"{self.mean(i):.4f}", f"{self.se(i):.4f}", f"{np.mean(fit):.4f}",
-                          f"{self.nonzeros(i):.1f}", "-" if whole is None else f"{whole:.4f}"])
-        width = [max(len(r[k]) for r in [head] + cells) for k in range(len(head))]
-
-        def line(row):
-            return "  ".join(c.rjust(w) if k >= 2 else c.ljust(w) for k, (c, w) in enumerate(zip(row, width))).rstrip()
-        return self.heading() + [line(head)] + [line(r) for r in cells]
-
-    def to_dict(self) -> dict:
-        """JSON-able, for the weights' ``meta["selection"]`` (and so the report): the whole path."""
-        return {"measure": f"{self.plan.folds}-fold stratified cross-validation accuracy",
-                "rule": f"the fewest mean non-zero weights within {SE_RULE:g} standard errors of the best",
-                "se_rule": SE_RULE,
-                "folds": self.plan.folds, "rows": self.rows, "open": list(self.plan.open),
-                "chosen": self.chosen, "chosen_label": self.label, "best": self.best,
-                "cv_estimate": self.estimate, "capped": self.capped, "refit_eps": self.refit_eps,
-                "passed_over": list(self.passed_over), "seconds": round(self.seconds, 3),
-                "refit": "the chosen setting is trained on all the training rows by the full search",
-                "candidates": [{"label": self.labels[i], "width": s.width, "penalty": s.penalty, "eps": s.eps,
-                                "cv_accuracy": self.mean(i) if self.complete(i) else None,
-                                "se": self.se(i) if self.complete(i) else None,
-                                "mean_nonzero_weights": self.nonzeros(i),
-                                "all_rows": self.whole[i].__dict__ if i < len(self.whole) else None,
-                                "folds": [f.__dict__ for f in self.scores[i]]}
-                               for i, s in enumerate(self.plan.settings)]}
-
-    def cv_results(self) -> dict:
-        """scikit-learn's ``cv_results_`` layout: ``params``, ``param_*``, ``split<f>_test_score``,
-        ``mean/std/rank_test_score``, the same for ``train``, and ``mean_nonzero_weights``."""
-        n, k = len(self.labels), self.plan.folds
-        out: dict = {"params": [{"width": s.width, "penalty_weight": s.penalty} for s in self.plan.settings]}
-        for name, attr in (("width", "width"), ("penalty_weight", "penalty")):
-            vals = [getattr(s, attr) for s in self.plan.settings]
-            out[f"param_{name}"] = np.ma.MaskedArray(np.array(vals, dtype=object), mask=[v is None for v in vals])
-        for part, attr in (("test", "accuracy"), ("train", "fit_accuracy")):
-            m = np.array([[np.nan if getattr(f, attr) is None else getattr(f, attr) for f in row]
-                          for row in self.scores])
-            for f in range(k):
-                out[f"split{f}_{part}_score"] = m[:, f]
-            out[f"mean_{part}_score"] = m.mean(axis=1)
-            out[f"std_{part}_score"] = m.std(axis=1)
-        means = np.nan_to_num(out["mean_test_score"], nan=-np.inf)
-        out["rank_test_score"] = (1 + np.array([(means > v).sum() for v in means])).astype(np.int32)
-        out["mean_nonzero_weights"] = np.array([self.nonzeros(i) for i in range(n)])
-        return out
 
 
 def _choose(sel: CVSelection) -> tuple[int, int]:

@@ -76,8 +76,8 @@ from .deadweights import drop_dead_weights
 from .finish import conclude_relaxed
 from .largedata import enter as large_path
 from .margin import resolve
-from .pool.candidates import network_start
 from .pool.point import hidden_network
+from .pool.candidates import SEED_NAME, seed_point
 from .proof import prove_start, skipped_solve
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, finite_or_none, result_of, trace_recorder
@@ -305,23 +305,6 @@ def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, ctx: RunContext, 
         log(f"lower bound {found.value:.6g} ({found.source}: {found.detail})")
         return found.value, f"{found.source}: {found.detail}"
     return bound, source
-
-
-SEED_NAME = "model selection's path on all rows"
-
-
-def seed_point(c: Compiled, seed: tuple, ctx: RunContext | None = None) -> np.ndarray | None:
-    """``seed`` (a network ``(weights, biases)``, its first layer on the raw inputs: the cheap
-    path of :mod:`annc.training.cvpath` for the setting model selection chose) as a point of
-    ``c``: on this model's scaling, repaired into the boxes and off the eps gap, with its exact
-    output layer (:func:`~annc.training.pool.candidates.network_start`); None if it cannot be lifted.
-    Its units keep their scale: they are in their boxes and off the gap already, on the same rows,
-    and scaling them into 90% of the box shrank their margins into the gap (on a breast_cancer split
-    the seed's objective went from 42 to 182, the constant network's)."""
-    W, b = [np.asarray(w, float) for w in seed[0]], [np.asarray(v, float) for v in seed[1]]
-    if c.scaling is not None:  # x = x' w + c: pre = (W0 w) x' + (b0 + c W0)
-        W[0], b[0] = W[0] * c.scaling.width[:, None], b[0] + c.scaling.center @ W[0]
-    return network_start(c.model, c.problem, W, b, scale=False, ctx=ctx)
 
 
 def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log: Callable, seed=None):

@@ -30,7 +30,6 @@ from __future__ import annotations
 import itertools
 import math
 
-import numpy as np
 
 from .bound import Bound, attainable
 from .conflict import applies, errors_bound, radius
