@@ -223,6 +223,11 @@ def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
     assert c.model.objective(record.x) <= record.start_objective + 1e-9
 
 
+def test_the_default_runs_up_to_a_thousand_rows_and_select_above():
+    from annc.training.cvselect import MANY_ROWS, by_default
+    assert by_default(as_data(moons(MANY_ROWS))) and not by_default(as_data(moons(MANY_ROWS + 1)))
+
+
 def test_a_short_limit_trains_the_spec_as_written():
     """Under MIN_LIMIT seconds the folds would leave the final training too little: no selection."""
     from annc.app.api import as_data, parse_spec

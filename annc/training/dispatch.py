@@ -50,7 +50,7 @@ def run(request: TrainRequest):
         return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(r))
     if mode == "batches":
         return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(r))
-    if mode in ("full", "select") and (r.select is True or (r.select is None and cvselect.CV_BY_DEFAULT)) \
+    if mode in ("full", "select") and (r.select is True or (r.select is None and cvselect.by_default(r.data))) \
             and applies(r.spec, r.data, r.opts.time_limit):
         return _cross_validated(r)
     if mode != "select":
