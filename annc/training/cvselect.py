@@ -151,10 +151,7 @@ def _choose(sel: CVSelection) -> tuple[int, int]:
     if not ok:
         return -1, -1
     best = min(ok, key=lambda i: (-sel.mean(i), sel.nonzeros(i), i))
-    floor = sel.floor(best)
-    near = [i for i in ok if sel.mean(i) >= floor - 1e-12]
-    s = sel.plan.settings
-    chosen = min(near, key=lambda i: (sel.nonzeros(i), s[i].width or 0, -s[i].penalty, -s[i].eps, i))
+    chosen = _order(sel, best)[0]
     return best, chosen
 
 
@@ -210,13 +207,13 @@ def _realised(sel: CVSelection, i: int) -> bool:
     return w.fit_accuracy is not None and w.fit_accuracy >= sel.mean(i) - SEED_SLACK
 
 
-def _order(sel: CVSelection) -> list[int]:
-    """The complete settings in the order the choice takes them: the rule's
-    (:func:`_choose`) first, then the others within one SE of the best in the rule's order, then
-    the rest by CV accuracy."""
+def _order(sel: CVSelection, best: int) -> list[int]:
+    """The complete settings in the order the choice takes them: those as good as ``best`` (the
+    rule's :meth:`~annc.training.cvresults.CVSelection.floor`), simplest first (the rule's choice
+    heads the list), then the rest by CV accuracy."""
     s = sel.plan.settings
     ok = [i for i in range(len(sel.labels)) if sel.complete(i)]
-    floor = sel.floor(sel.best)
+    floor = sel.floor(best)
     near = sorted((i for i in ok if sel.mean(i) >= floor - 1e-12),
                   key=lambda i: (sel.nonzeros(i), s[i].width or 0, -s[i].penalty, -s[i].eps, i))
     return near + sorted((i for i in ok if i not in near), key=lambda i: (-sel.mean(i), sel.nonzeros(i), i))
@@ -229,7 +226,7 @@ def _realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict,
     (:func:`_realised`); if none, the rule's choice at the narrow margin, by its path on all rows,
     when eps is open and the setting's is the wide one (``sel.refit_eps``); else ``(None, None)``."""
     from .margin import NARROW, WIDE
-    order = _order(sel)
+    order = _order(sel, sel.best)
     for i in order:
         if _realised(sel, i):
             sel.chosen = i
@@ -317,7 +314,8 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
         log("[select] no setting's network on all rows fits them as its folds did: training the spec as written")
         return None
     if sel.chosen != rule:
-        sel.passed_over = [sel.labels[i] for i in _order(sel)[:_order(sel).index(sel.chosen)]]
+        order = _order(sel, sel.best)
+        sel.passed_over = [sel.labels[i] for i in order[:order.index(sel.chosen)]]
     # eps pinned to the folds' (the data's rule, run again on the chosen setting's narrower or sparser
     # spec, may choose another margin: on a breast_cancer split 0.1 for width 1, where the folds had 0.001)
     sel.spec, sel.start_network = spec_at(spec, setting), seed
