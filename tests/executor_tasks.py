@@ -20,3 +20,10 @@ def fail_on_three(x):
 
 def worker_pid(_x):
     return os.getpid()
+
+
+def report_cap(spec, data, *, solver, opts, out_dir, greedy, stem):
+    """A stand-in for annc.training.trainer.train that says the time limit it was given, as
+    one of annc's own errors (which a decomposition run collects from every member)."""
+    from annc.core.errors import NoSolutionError
+    raise NoSolutionError(f"cap {opts.time_limit!r}")

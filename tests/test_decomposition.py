@@ -2,6 +2,8 @@
 forward pass, and the files every command reads."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import onnxruntime as ort
 import pytest
@@ -31,7 +33,7 @@ def blobs(tmp_path_factory):
 def ovo_run(blobs):
     root, train, test = blobs
     code, out, err = run_cli("train", str(root / "net.ann"), str(train), "--test", str(test), "--ensemble", "ovo",
-                             "--workers", "2", "--time-limit", "5", "--report", "-o", str(root / "out"))
+                             "--workers", "2", "--time-limit", "20", "--report", "-o", str(root / "out"))
     assert code == 0, out + err
     return root, train, test, out
 
@@ -74,7 +76,7 @@ def test_every_command_reads_the_ensemble(ovo_run, tmp_path):
 
 def test_batches_through_the_api(blobs):
     root, train, test = blobs
-    r = annc.train(SPEC, train, test=test, batches=2, time_limit=5, workers=2)
+    r = annc.train(SPEC, train, test=test, batches=2, time_limit=15, workers=2)
     assert r.kind == "batches" and len(r.members) == 2
     assert r.status.value in ("feasible", "no solution") and r.status.value != "optimal"  # a heuristic
     data = load_data(train, classes=r.network.classes)
@@ -130,6 +132,39 @@ def test_failed_pair_mips_fail_the_run_naming_every_pair(blobs, tmp_path, capfd)
     assert not (tmp_path / "o").exists()
 
 
+def test_each_pair_mip_is_capped_by_its_share_of_the_runs_limit(blobs):
+    """The time limit is the run's: each pair MIP, submitted with ``n`` still to start on one
+    worker, gets at most ``until_finish / n`` less a task's overhead (the stand-in trainer
+    reports the cap it was given)."""
+    import re
+    import executor_tasks
+    from annc.core.deadline import Deadline
+    from annc.core.errors import NoSolutionError
+    from annc.solve.solvers import SolveOptions
+    from annc.training.context import TASK_OVERHEAD
+    from annc.training.decomposition import train_ovo
+    root, train, _ = blobs
+    with pytest.raises(NoSolutionError) as e:
+        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), train=executor_tasks.report_cap,
+                  opts=SolveOptions(time_limit=40), workers=1, stem="net")
+    caps = [float(c) for c in re.findall(r"cap ([0-9.]+)", str(e.value))]
+    assert len(caps) == 3  # every pair was capped, in pair order
+    room = 40 - Deadline(40).reserve()
+    assert all(0 < c <= room / (3 - i) - TASK_OVERHEAD + 1e-9 for i, c in enumerate(caps))
+
+
+def test_a_limit_too_short_for_the_pairs_is_refused_before_any_starts(blobs, tmp_path):
+    from annc.solve.solvers import SolveOptions
+    from annc.training.decomposition import train_ovo
+    from annc.training.trainer import train as train_network
+    root, train, _ = blobs
+    with pytest.raises(UsageError, match=r"3 pair MIPs on 1 worker\(s\) .* give --time-limit (\d+) or more") as e:
+        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), train=train_network,
+                  opts=SolveOptions(time_limit=4), workers=1, stem="net", out_dir=tmp_path / "o")
+    assert int(re.search(r"--time-limit (\d+)", str(e.value)).group(1)) > 4
+    assert not (tmp_path / "o").exists()
+
+
 def test_api_option_errors(blobs):
     root, train, _ = blobs
     with pytest.raises(UsageError):
@@ -159,7 +194,7 @@ def test_ovo_completes_when_a_worker_is_killed(blobs):
             os.kill(workers[0].pid, signal.SIGKILL)
             killed.append(workers[0].pid)
 
-    r = train_ovo(parse_spec(SPEC, "net.ann"), data, train=train_network, opts=SolveOptions(time_limit=5),
+    r = train_ovo(parse_spec(SPEC, "net.ann"), data, train=train_network, opts=SolveOptions(time_limit=20),
                   workers=2, stem="net", log=log)
     assert killed
     assert len(r.members) == 3 and r.network.pairs == [(0, 1), (0, 2), (1, 2)] and r.verified

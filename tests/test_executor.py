@@ -78,12 +78,16 @@ def test_existing_cluster_by_scheduler_address(tmp_path):
                 with Executor(scheduler=addr, log=lines.append, connect_timeout=5) as ex:
                     out = ex.run(tasks.square, range(5))
                     workers = set(ex.run(tasks.worker_pid, range(3)))
+                    slots = ex.slots
+                    fed = ex.run(tasks.square, range(3), prepare=lambda i, item, waiting: item + waiting)
                 break
             except UsageError:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(1)
         assert out == [0, 1, 4, 9, 16]
+        assert slots == 1  # the one worker thread the test started
+        assert fed == [(i + 3 - i) ** 2 for i in range(3)]
         assert len(workers) == 1 and os.getpid() not in workers  # the one worker the test started
         assert any(addr in line for line in lines)
     finally:
@@ -142,6 +146,25 @@ def test_no_loop_thread_with_a_deadline(monkeypatch):
     with Executor(workers=1) as ex:
         assert ex.run(tasks.square, [3]) == [9]
     assert not [t for t in threading.enumerate() if t.name == "annc dask loop"]  # stopped with the executor
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_prepare_feeds_the_tasks_a_slot_at_a_time(workers):
+    """With ``prepare`` at most ``slots`` tasks are in flight: each is prepared (and told how
+    many are still waiting, itself included) only once an earlier one has finished."""
+    events = []
+
+    def prepare(i, item, waiting):
+        events.append(("prepare", i, waiting, sum(e[0] == "done" for e in events)))
+        return item + 1
+
+    with Executor(workers=workers) as ex:
+        assert ex.slots == workers
+        out = ex.run(tasks.square, list(range(5)), on_result=lambda i, r: events.append(("done", i)), prepare=prepare)
+    assert out == [(i + 1) ** 2 for i in range(5)]  # in item order, each as prepared
+    prepared = [e for e in events if e[0] == "prepare"]
+    assert [e[1:3] for e in prepared] == [(i, 5 - i) for i in range(5)]
+    assert all(done >= i - workers for _, i, _, done in prepared)  # never more than `workers` in flight
 
 
 def test_tasks_past_the_timeout_are_cancelled_and_said_so():

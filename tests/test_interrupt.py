@@ -79,14 +79,16 @@ def test_selection_stops_after_a_candidate_interrupted_before_any_network():
     """A first Ctrl-C no longer aborts a run with nothing found yet: the run ends with no
     solution, and --select (one candidate after another) trains no further candidate."""
     from annc.core.errors import NoSolutionError
+    from annc.training.context import RunContext
     from annc.training.selection import Row, _train_sequentially
 
-    def train(cand, fit, val):
+    def train(cand, fit, val, time_limit):
         err = NoSolutionError("[x] highs: interrupted before the solver found any solution")
         err.interrupted = True
         raise err
 
     rows = [Row(f"c{i}", "") for i in range(3)]
-    _train_sequentially([(f"c{i}", None) for i in range(3)], None, None, train, rows, log=lambda line: None)
+    _train_sequentially([(f"c{i}", None) for i in range(3)], None, None, train, rows, log=lambda line: None,
+                        ctx=RunContext())
     assert "interrupted" in rows[0].error
     assert rows[1].error == rows[2].error == "not trained: an earlier run was interrupted"

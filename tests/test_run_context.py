@@ -52,6 +52,22 @@ def test_a_share_never_ends_after_its_parent():
     assert child.ledger is ctx.ledger and child.interrupt is ctx.interrupt
 
 
+def test_a_slot_cap_is_each_waiting_tasks_share_of_what_is_left():
+    """``waiting`` tasks on ``slots`` run ``ceil(waiting / slots)`` rounds one after another:
+    each gets that share of what is left before the finish, less a task's overhead."""
+    from annc.core.deadline import FLOOR
+    from annc.training.context import TASK_OVERHEAD
+    ctx = RunContext.create(limit=100.0)
+    for waiting, slots in ((1, 1), (3, 1), (10, 2), (45, 2), (7, 8)):
+        rounds = -(-waiting // slots)
+        room = ctx.until_finish()  # taken before the cap: what is left only shrinks
+        cap = ctx.slot_cap(waiting, slots)
+        assert FLOOR <= cap <= (100.0 - ctx.deadline.reserve()) / rounds - TASK_OVERHEAD + 1e-9
+        assert rounds * (cap + TASK_OVERHEAD) <= room + 1e-9  # the rounds fit before the finish
+    assert ctx.slot_cap(10 ** 6, 1) == FLOOR  # never below the floor a solver needs
+    assert RunContext.create().slot_cap(5, 2) is None  # no limit: none invented
+
+
 def test_a_context_stops_at_its_deadline_or_a_ctrl_c():
     ctx = RunContext.create(limit=1e-9)
     assert ctx.expired() and ctx.stopped() and ctx.cap() > 0  # a solver still gets a positive limit

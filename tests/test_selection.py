@@ -131,7 +131,7 @@ def fake_trainer(outcomes, seen=None):
     accuracy, non-zero weights), or an exception to raise."""
     calls = iter(outcomes)
 
-    def train(spec, fit, val):
+    def train(spec, fit, val, time_limit):
         if seen is not None:
             seen.append((spec, len(fit.y), len(val.y)))
         out = next(calls)
@@ -152,6 +152,20 @@ def test_select_picks_the_best_validation_accuracy():
     assert [s for s, _, _ in seen] == [s for _, s in cands]
     assert all((f, v) == (18, 6) for _, f, v in seen)
     assert (sel.fit_rows, sel.validation_rows) == (18, 6)
+
+
+def test_candidates_share_the_selections_time():
+    """Under a context, each candidate is capped, as it starts, at its share of what is left:
+    with ``n`` still to start in this process, ``until_finish / n`` less a task's overhead."""
+    from annc.training.context import TASK_OVERHEAD, RunContext
+    spec, data, limits = parse_spec(HINGE), dataset([12, 12]), []
+    n = len(candidates(spec))
+    train = fake_trainer([(0.6, 2)] * n)
+    ctx = RunContext.create(limit=60.0)
+    select(spec, data, train=lambda s, f, v, limit: (limits.append(limit), train(s, f, v, limit))[1], ctx=ctx)
+    assert len(limits) == n
+    assert all(0 < t <= (60.0 - ctx.deadline.reserve()) / (n - i) - TASK_OVERHEAD + 1e-9
+               for i, t in enumerate(limits))
 
 
 def test_select_breaks_ties_by_fewer_nonzeros_then_order():
@@ -195,7 +209,8 @@ def test_select_end_to_end_on_xor():
     data = as_data(xor_data(64, noise=0.1, seed=0))
     spec = parse_spec(HINGE)
 
-    def fit(candidate, fit_data, val_data):
+    def fit(candidate, fit_data, val_data, time_limit):
+        assert time_limit is None  # select() without a ctx: no limit of its own
         return train(candidate, fit_data, test=val_data, out_dir=None, opts=SolveOptions(time_limit=2))
 
     sel = select(spec, data, train=fit)
@@ -215,7 +230,7 @@ def test_select_skips_unverified_networks_and_stops_after_an_interrupt():
     n = len(candidates(spec))
     results = iter([dict(verified=False, interrupted=False, acc=0.9), dict(verified=True, interrupted=True, acc=0.6)])
 
-    def train(candidate, fit, val):
+    def train(candidate, fit, val, time_limit):
         r = next(results)
         return SimpleNamespace(network=SimpleNamespace(nonzero_weights=lambda: 2), status="feasible",
                                test_accuracy=r["acc"], train_accuracy=0.7, seconds=1.0, verified=r["verified"],

@@ -110,7 +110,8 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--solver-cmd", metavar="TEMPLATE", help="run this solver command instead, with "
                    "{model} and {sol} replaced by the MPS file and the solution file it must write, "
                    "e.g. 'gurobi_cl ResultFile={sol} {model}'")
-    t.add_argument("--time-limit", type=float, metavar="S", help="seconds per MIP (greedy: per layer)")
+    t.add_argument("--time-limit", type=float, metavar="S", help="seconds for the whole run: selection, ovo's pair MIPs and batches "
+                   "share it (greedy: per layer)")
     t.add_argument("--gap", type=float, metavar="G", help="stop at this relative gap (e.g. 0.01)")
     t.add_argument("--threads", type=int, metavar="N", help="solver threads, for the full MIP and annc's own sub-MIPs")
     t.add_argument("--stall", default="auto", metavar="auto|off|N",

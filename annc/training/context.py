@@ -50,6 +50,7 @@ from ..solve.solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, get_dri
 from ..solve.solvers.base import Interrupt, Progress
 
 TASK_GRACE = 0.5  # seconds a caller waits beyond its deadline for a task its own cap has stopped
+TASK_OVERHEAD = 0.5  # seconds a task spends outside its own cap (sent, unpickled, its result sent back)
 FALLBACK = DEFAULT  # the bundled solver that runs a sub-MIP the user's solver cannot take
 
 
@@ -136,6 +137,18 @@ class RunContext:
         """A task's own time limit, counted from when it starts on a worker: what is left now
         (None: no limit).  A worker's clock is not this process's, so the cap is a duration."""
         return self.left()
+
+    def slot_cap(self, waiting: int, slots: int) -> float | None:
+        """The cap of a task that starts now when ``waiting`` tasks (itself included) are still
+        to start on ``slots`` tasks run at once: each slot runs ``ceil(waiting / slots)`` more
+        tasks one after another, so each gets that share of :meth:`until_finish`, less
+        :data:`TASK_OVERHEAD`, at least :data:`~annc.core.deadline.FLOOR` (None: no limit).
+        Taken when each task is submitted, the shares follow what the earlier ones really took."""
+        room = self.until_finish()
+        if room is None:
+            return None
+        rounds = -(-max(int(waiting), 1) // max(int(slots), 1))
+        return max(room / rounds - TASK_OVERHEAD, FLOOR)
 
     def task_wait(self) -> float | None:
         """How long to wait for tasks capped by :meth:`task_cap`: what is left, plus

@@ -5,8 +5,7 @@ independent MIPs, run them on :class:`annc.training.executor.Executor` (a local 
 processes, or an existing Dask cluster), and put the networks back together:
 
 **ovo** (``training ovo``, ``--ensemble ovo``; BeMi, Bernardelli et al. 2025): for every
-pair of classes ``i < j``, the spec with two outputs is trained (full training, its own
-time limit) on the rows of ``i`` and ``j`` only, optionally at most ``per_class`` rows of
+pair of classes ``i < j``, the spec with two outputs is trained (full training) on the rows of ``i`` and ``j`` only, optionally at most ``per_class`` rows of
 each (sampled with ``seed``).  The input scaling is fitted once on all the training rows
 and the members train on scaled rows (``scale none``), so the ensemble applies it once.
 The members vote (:class:`annc.core.ensemble.Ensemble`).  The ensemble's status is the weakest
@@ -25,6 +24,15 @@ so the averaged network and each batch's network are re-checked on all the train
 by annc's forward pass and the most accurate one is exported; ``meta["batches"]`` says
 which.  Its status is ``feasible`` at best: no bound applies to it.
 
+**Time.**  The time limit is the whole run's, as for every other mode: the sub-MIPs are fed
+to the cluster as many at a time as it has worker threads (``S``), and each, when it is
+submitted with ``n`` sub-MIPs still to start, gets ``until_finish / ceil(n / S)`` seconds less
+a task's overhead (:meth:`~annc.training.context.RunContext.slot_cap`), so a sub-MIP that
+ends early leaves its time to the ones after it.  Within that cap each sub-MIP's search
+runs by its work limits, as any training does.  A limit that would give the first sub-MIPs
+less than :data:`MEMBER_MIN` seconds is refused before any of them starts, with the limit
+that would do.
+
 Both return a :class:`DecomposedResult`, whose ``network`` (an ``Ensemble`` or a
 ``TrainedNetwork``) is what ``annc eval``, ``annc report``, ``annc export`` and ``predict``
 take; its accuracies are computed by annc's forward pass on all the rows.
@@ -32,6 +40,7 @@ take; its accuracies are computed by annc's forward pass on all the rows.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -40,6 +49,7 @@ import numpy as np
 
 from ..core import errors
 from ..core.ensemble import Ensemble
+from ..core.deadline import FINISH_MIN, FINISH_SHARE
 from ..core.errors import AnncError, NoSolutionError, UsageError
 from ..core.log import silent
 from ..core.network import Layer, TrainedNetwork
@@ -50,12 +60,14 @@ from ..io.solutions import Status
 from ..io.spec import NetworkSpec
 from ..solve.solvers import SolveOptions
 from .chain import weakest
-from .context import RunContext
+from .context import TASK_OVERHEAD, RunContext
 from .executor import Executor, TaskFailed
 from .request import check_batches, check_per_class
 from .splits import split_rows
 
 VALIDATION_FRACTION = 0.2  # batches: the part held out to weight the average
+MEMBER_MIN = 1.0  # seconds: the least time limit a sub-MIP is started with
+CLUSTER_START = 5.0  # seconds a local Dask cluster may take to start (counted in the limit that _enough suggests)
 
 
 @dataclass
@@ -145,25 +157,60 @@ def _error_class(failure) -> type[AnncError]:
     return NoSolutionError
 
 
-def _run(items: list, *, kind: str, workers, scheduler, log: Callable) -> list[MemberResult]:
-    """Every sub-MIP on the executor; if any failed, one error naming every failed one."""
+def _run(items: list, *, kind: str, ctx: RunContext, workers, scheduler, log: Callable) -> list[MemberResult]:
+    """Every sub-MIP on the executor, each capped by its share of ``ctx``'s time (module
+    docstring); if any failed, one error naming every failed one."""
     clock = RunContext.stopwatch()
+    what = "pair" if kind == "ovo" else "batch"
 
     def done(i, res):
         what = (f"failed: {res.message}" if isinstance(res, (TaskFailed, MemberFailure))
                 else f"{res.describe} on {res.rows} rows")
         log(f"[{items[i][0]}] {what} ({clock.seconds():.0f} s)")
 
-    with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler, log=log) as ex:
-        results = ex.run(train_member, items, names=[it[0] for it in items], retries=0, on_result=done)
+    def prepare(i, item, waiting):
+        name, spec, data, solver, opts, train = item
+        return name, spec, data, solver, replace(opts, time_limit=ctx.slot_cap(waiting, ex.slots)), train
+
+    def first_cap(slots: int, starting: float = 0.0) -> float | None:
+        """The first sub-MIPs' cap, with ``starting`` seconds still to go on starting the cluster."""
+        cap = ctx.slot_cap(len(items), slots)
+        each = None if cap is None else cap - starting / -(-len(items) // slots)
+        if each is not None and each < MEMBER_MIN:
+            raise UsageError(
+                f"{kind}: a time limit of {ctx.deadline.limit:g} s leaves {len(items)} {what} MIPs on "
+                f"{slots} worker(s) {max(each, 0):.2g} s each, under the {MEMBER_MIN:g} s a MIP needs; give "
+                f"--time-limit {_enough(ctx, len(items), slots):g} or more, or more workers")
+        return cap
+
+    workers = min(workers, len(items)) if workers else None
+    if scheduler is None:  # a local cluster: refused before it starts, counting its start
+        first_cap(Executor.local_slots(workers), CLUSTER_START)
+    with Executor(workers=workers, scheduler=scheduler, log=log) as ex:
+        if ctx.limited:  # the workers' imports before the first cap, not inside it
+            ex.warm(train_member.__module__, items[0][5].__module__)
+        first = first_cap(ex.slots)
+        if first is not None:
+            log(f"[{kind}] {len(items)} {what} MIPs, {ex.slots} at a time, within the run's "
+                f"{ctx.deadline.limit:g} s: about {first:.1f} s each")
+        results = ex.run(train_member, items, names=[it[0] for it in items], retries=0, on_result=done,
+                         prepare=None if first is None else prepare, timeout=ctx.task_wait())
     failed = [r for r in results if isinstance(r, (TaskFailed, MemberFailure))]
     if failed:
-        what = "pair" if kind == "ovo" else "batch"
         raise _error_class(failed[0])(
             f"{kind}: {len(failed)} of {len(items)} {what} MIPs failed, so there is no "
             f"{'ensemble' if kind == 'ovo' else 'network'} to export:\n"
             + "\n".join(f"  {what} {f.name}: {f.message}" for f in failed))
     return results
+
+
+def _enough(ctx: RunContext, tasks: int, slots: int) -> float:
+    """A whole-second time limit that gives each of ``tasks`` sub-MIPs on ``slots`` at least
+    :data:`MEMBER_MIN` seconds (what :meth:`~annc.training.context.RunContext.slot_cap` gives),
+    counting the time this run has already taken and the finish's reserve."""
+    rounds = -(-tasks // max(slots, 1))
+    return float(math.ceil((ctx.elapsed() + CLUSTER_START + rounds * (MEMBER_MIN + TASK_OVERHEAD) + FINISH_MIN)
+                           / (1 - FINISH_SHARE)) + 1)
 
 
 def _check(spec: NetworkSpec, data: Dataset, opts: SolveOptions | None, train) -> SolveOptions:
@@ -213,6 +260,7 @@ def train_ovo(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None
     """One binary network per pair of classes, combined by vote (see the module docstring);
     ``train`` trains each pair's MIP on a worker (:func:`annc.training.trainer.train`)."""
     o = _check(spec, data, opts, train)
+    ctx = RunContext.create(solver, o)
     check_per_class(per_class)
     C = len(data.classes)
     if C < 2:
@@ -239,7 +287,7 @@ def train_ovo(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None
                                                 f"<{name}>"), solver, o, train))
         pairs.append((i, j))
     log(f"[ovo] {len(items)} pair MIPs of {len(items[0][2].y)}-{max(len(it[2].y) for it in items)} rows each")
-    members = _run(items, kind="ovo", workers=workers, scheduler=scheduler, log=log)
+    members = _run(items, kind="ovo", ctx=ctx, workers=workers, scheduler=scheduler, log=log)
     ens = Ensemble(list(data.classes), [m.network for m in members], pairs,
                    {"spec": spec.source, "spec_text": spec.text, "solver": solver,
                     "per_class": per_class, "seed": seed},
@@ -256,6 +304,7 @@ def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, 
     """One MIP per batch, weights averaged by validation accuracy (see the module docstring);
     ``train`` trains each batch's MIP on a worker (:func:`annc.training.trainer.train`)."""
     o = _check(spec, data, opts, train)
+    ctx = RunContext.create(solver, o)
     K = check_batches(spec.batches if batches is None else batches)
     clock = RunContext.stopwatch()
     scaling, scaled = _scaled(spec, data)
@@ -276,7 +325,7 @@ def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, 
                       _rows(scaled, rows, data.y[rows], data.classes, f"<{stem} batch {k + 1}>"), solver, o,
                       train))
     log(f"[batches] {K} batch MIPs of about {len(deal[0])} rows; {len(val)} rows held out for the weights")
-    members = _run(items, kind="batches", workers=workers, scheduler=scheduler, log=log)
+    members = _run(items, kind="batches", ctx=ctx, workers=workers, scheduler=scheduler, log=log)
     Xv, yv = scaled.X[val], data.y[val]
     accs = np.array([float(np.mean(m.network.predict_index(Xv) == yv)) for m in members])
     weights = accs / accs.sum() if accs.sum() > 0 else np.full(K, 1.0 / K)

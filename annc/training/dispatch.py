@@ -55,7 +55,14 @@ def run(request: TrainRequest):
         return _cross_validated(r)
     if mode != "select":
         return fit(r)
-    return fit(replace(r, spec=(chosen := _select(r)).spec), selection=chosen)
+    whole = RunContext.create(r.solver, r.opts)
+    chosen = _select(r, whole.share(_share(r), of_finish=False))
+    return fit(replace(r, spec=chosen.spec, opts=replace(r.opts, time_limit=whole.cap())), selection=chosen)
+
+
+def _share(r: TrainRequest) -> float:
+    """The share of the time limit that selection (folds or candidates) may take."""
+    return SELECT_SHARE if SELECT_SHARE is not None else select_share(len(r.data.y))
 
 
 def _cross_validated(r: TrainRequest):
@@ -63,9 +70,8 @@ def _cross_validated(r: TrainRequest):
     the time limit (a share of the run's context), then the chosen setting trained on all the rows
     in what is left."""
     whole = RunContext.create(r.solver, r.opts)
-    share = SELECT_SHARE if SELECT_SHARE is not None else select_share(len(r.data.y))
     chosen = cross_validate(r.spec, r.data, time_limit=r.opts.time_limit,
-                            ctx=whole.share(share, of_finish=False), merge=r.merge, workers=r.workers,
+                            ctx=whole.share(_share(r), of_finish=False), merge=r.merge, workers=r.workers,
                             scheduler=r.scheduler, log=r.log)
     final = replace(r.opts, time_limit=whole.cap())
     if chosen is None:
@@ -79,19 +85,19 @@ def _decomposed(r: TrainRequest) -> dict:
                 out_dir=r.out_dir, stem=r.stem, log=r.log)
 
 
-def _select(r: TrainRequest):
-    """The :class:`~annc.training.selection.Selection` of ``r``'s spec (each candidate gets the full time limit)."""
+def _select(r: TrainRequest, ctx: RunContext):
+    """The :class:`~annc.training.selection.Selection` of ``r``'s spec, its candidates sharing ``ctx``'s time."""
     options = dict(solver=r.solver, stem=r.stem, merge=r.merge, greedy=r.greedy, warm_start=r.warm_start,
                    max_nonzeros=r.max_nonzeros, refine=r.refine)
-    if r.workers is not None or r.scheduler is not None:  # one task per candidate, its own time limit
+    if r.workers is not None or r.scheduler is not None:  # one task per candidate, capped as it starts
         how = dict(workers=r.workers, scheduler=r.scheduler,
                    options=dict(options, opts=replace(r.opts, progress=None, interrupt=None)))
     else:
-        how = dict(train=lambda cand, fit_part, val: train(
+        how = dict(train=lambda cand, fit_part, val, limit: train(
             cand, fit_part, test=val, out_dir=None, **options,  # no files, no progress lines;
             # a Ctrl-C stops this candidate and the search, not the final training
-            opts=replace(r.opts, progress=None, interrupt=Interrupt(log=r.log))))
+            opts=replace(r.opts, time_limit=limit, progress=None, interrupt=Interrupt(log=r.log))))
     chosen = select(r.spec, r.data, grid=None if r.select is True else r.select, fraction=r.select_fraction,
-                    seed=r.select_seed, log=r.log, task=train, **how)
+                    seed=r.select_seed, log=r.log, task=train, ctx=ctx, **how)
     r.log(f"[select] training the chosen candidate ({chosen.label}) on all {len(r.data.y)} training rows")
     return chosen

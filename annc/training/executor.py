@@ -11,7 +11,10 @@ laptop to a cluster.
 
 :meth:`Executor.run` submits ``fn(item)`` for every item and hands each result back to
 the caller as it finishes (``on_result``: progress streams back while the rest run).
-Every task carries its own options (a sub-MIP its own time limit).  A task whose worker
+Every task carries its own options (a sub-MIP its own time limit).  With ``prepare``, the
+tasks are fed to the cluster :attr:`Executor.slots` at a time, and each is prepared just
+before it is submitted, knowing how many are still waiting: a caller under one deadline
+gives each task its share of what is left then (:meth:`annc.training.context.RunContext.slot_cap`).  A task whose worker
 dies (killed, out of memory) is rerun on another worker by the scheduler (up to
 ``distributed.scheduler.allowed-failures`` times); a task that raises is retried
 ``retries`` times, then its entry is a :class:`TaskFailed` saying why, so one bad
@@ -127,6 +130,7 @@ class Executor:
         self.log = log or silent
         self.connect_timeout = connect_timeout
         self.client = self.cluster = self._loop = None
+        self.slots = 0  # tasks the cluster runs at once (its worker threads), once open
 
     def __enter__(self) -> "Executor":
         import dask
@@ -149,10 +153,12 @@ class Executor:
                 self.__exit__()
                 raise UsageError(f"the Dask scheduler at {self.scheduler} has no worker: start one with "
                                  f"'dask worker {self.scheduler}' ({type(e).__name__})") from None
-            n = len(self.client.scheduler_info().get("workers", {}))
+            info = self.client.scheduler_info().get("workers", {})
+            n = len(info)
+            self.slots = max(sum(int(w.get("nthreads", 1) or 1) for w in info.values()), 1)
             self.log(f"[dask] connected to {self.scheduler} ({n} worker(s))")
         else:
-            n = self.workers or os.cpu_count() or 1
+            n = self.local_slots(self.workers)
             self._loop = _LoopThread()  # the one loop of the cluster and its client (module docstring)
             loop = self._loop.loop
             try:
@@ -165,8 +171,23 @@ class Executor:
                                  "starts one needs its code under if __name__ == '__main__':, as for "
                                  "multiprocessing)") from None
             self.client = Client(self.cluster, loop=loop)
+            self.slots = n
             self.log(f"[dask] local cluster of {n} worker process(es)")
         return self
+
+    def warm(self, *modules: str) -> None:
+        """Import ``modules`` on every worker now (a fresh worker process takes seconds to import
+        annc's training modules, time a capped task should not spend inside its cap)."""
+        import importlib
+        if self.client is None:
+            raise UsageError("Executor.warm outside its with-block")
+        for name in dict.fromkeys(modules):
+            self.client.run(importlib.import_module, name)
+
+    @staticmethod
+    def local_slots(workers: int | None) -> int:
+        """The worker processes of a local cluster: ``workers``, or one per core."""
+        return workers or os.cpu_count() or 1
 
     def __exit__(self, *exc) -> None:
         for thing in (self.client, self.cluster):
@@ -180,21 +201,34 @@ class Executor:
         self.client = self.cluster = self._loop = None
 
     def run(self, fn: Callable, items: Sequence, *, names: Sequence[str] | None = None, retries: int = 1,
-            on_result: Callable[[int, object], None] | None = None, timeout: float | None = None) -> list:
+            on_result: Callable[[int, object], None] | None = None, timeout: float | None = None,
+            prepare: Callable[[int, object, int], object] | None = None) -> list:
         """``fn(item)`` for every item, on the cluster; the results in item order (a
         :class:`TaskFailed` where a task failed).  ``on_result(index, result)`` runs in
         this process as each task finishes.  ``timeout`` (seconds from the call; None: no
         limit): the tasks not finished by then are cancelled, and each is a :class:`TaskFailed`
-        that says so (a caller under a deadline never waits past it for a task queued late)."""
+        that says so (a caller under a deadline never waits past it for a task queued late).
+        ``prepare(index, item, waiting)`` (None: every task is submitted at once, as given):
+        at most :attr:`slots` tasks are in flight; each item is replaced by what ``prepare``
+        returns just before it is submitted, ``waiting`` the tasks not yet submitted, itself
+        included."""
         from distributed import as_completed
         if self.client is None:
             raise UsageError("Executor.run outside its with-block")
         items = list(items)
         names = [f"task {i}" for i in range(len(items))] if names is None else list(names)
         tag = uuid.uuid4().hex[:8]
-        futures = [self.client.submit(fn, item, key=f"annc-{tag}-{i}", retries=retries, pure=False)
-                   for i, item in enumerate(items)]
-        where = {f.key: i for i, f in enumerate(futures)}
+        at_once = len(items) if prepare is None else max(self.slots, 1)
+        futures: list = [None] * len(items)
+        where: dict = {}
+
+        def submit(i: int):
+            item = items[i] if prepare is None else prepare(i, items[i], len(items) - i)
+            futures[i] = fut = self.client.submit(fn, item, key=f"annc-{tag}-{i}", retries=retries, pure=False)
+            where[fut.key] = i
+            return fut
+        first = [submit(i) for i in range(min(at_once, len(items)))]
+        queued = iter(range(len(first), len(items)))
         results: list = [_PENDING] * len(items)
 
         def take(i: int, fut) -> None:
@@ -207,17 +241,20 @@ class Executor:
             if on_result is not None:
                 on_result(i, res)
         try:
-            for fut in _completed(as_completed(futures, timeout=timeout)):
+            flow = as_completed(first, timeout=timeout)
+            for fut in _completed(flow):
                 take(where[fut.key], fut)
+                if (i := next(queued, None)) is not None:
+                    flow.add(submit(i))
             for i, fut in enumerate(futures):  # the timeout passed: the finished ones are kept
-                if results[i] is _PENDING and fut.done():
+                if results[i] is _PENDING and fut is not None and fut.done():
                     take(i, fut)
         except BaseException:
-            self.client.cancel([f for f in futures if not f.done()])
+            self.client.cancel([f for f in futures if f is not None and not f.done()])
             raise
         late = [i for i, r in enumerate(results) if r is _PENDING]
         if late:
-            self.client.cancel([futures[i] for i in late])
+            self.client.cancel([futures[i] for i in late if futures[i] is not None])
             for i in late:
                 results[i] = TaskFailed(i, names[i], f"not finished within {timeout:g} s: cancelled")
         return results

@@ -26,23 +26,30 @@ How (like scikit-learn's ``GridSearchCV`` with one stratified split and ``refit`
 **In parallel** (``workers`` / ``scheduler``, ``annc train --select --workers N``): the
 candidates are independent, so each is one task on :class:`annc.training.executor.Executor` (a
 local Dask cluster of ``workers`` processes, or the cluster at ``scheduler``):
-:func:`train_candidate` trains it on a worker with the options given (each with the full
-time limit) and sends back a :class:`Trial`, the few numbers the table needs.  The rows,
+:func:`train_candidate` trains it on a worker with the options given and sends back a :class:`Trial`, the few numbers the table needs.  The rows,
 the rule and the tie-breaks are those of the sequential run, in candidate order whatever
 the order the tasks finish in; so with the same solutions, the same candidate is chosen.
 A Ctrl-C cancels the candidates still running and chooses among those that finished.
+
+**Time.**  The candidates share the selection's :class:`~annc.training.context.RunContext`
+(``ctx``: the caller gives it its share of the run's time limit): each candidate, when it
+starts with ``n`` candidates still to start and ``S`` run at once (1 in this process), is
+capped at ``until_finish / ceil(n / S)`` (:meth:`~annc.training.context.RunContext.slot_cap`),
+so the selection ends within its share, and a candidate that ends early leaves its time to
+the next.
 
 The grids are :mod:`annc.training.select_grid`; the stratified split is :mod:`annc.training.splits`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..core.errors import NoSolutionError, UsageError
 from ..core.log import silent
 from ..io.data import Dataset
 from ..io.spec import NetworkSpec, format_spec
+from .context import RunContext
 from .select_grid import (DEFAULT_GRID, GRID_KEYS, MARGIN_LOSSES, MAX_CANDIDATES,  # noqa: F401 - re-exported
                           MAX_DEFAULT_CANDIDATES, candidates)
 from .splits import DEFAULT_FRACTION, split_rows, validation_split  # noqa: F401 - re-exported
@@ -205,15 +212,16 @@ def _log_row(log: Callable, k: int, n: int, row: Row) -> None:
 
 
 def _train_sequentially(cands, fit: Dataset, val: Dataset, train: Callable, rows: list[Row],
-                        log: Callable) -> None:
-    """Each candidate in turn in this process; none after one that was interrupted."""
+                        log: Callable, ctx) -> None:
+    """Each candidate in turn in this process, with its share of ``ctx``'s time; none after
+    one that was interrupted."""
     interrupted = False
     for i, (_label, cand) in enumerate(cands):
         if interrupted:
             rows[i].error = "not trained: an earlier run was interrupted"
             continue
         try:
-            result = train(cand, fit, val)
+            result = train(cand, fit, val, ctx.slot_cap(len(cands) - i, 1))
         except NoSolutionError as e:
             rows[i].error = str(e) or "no solution"
             interrupted = bool(getattr(e, "interrupted", False))  # a Ctrl-C before this run had a network
@@ -223,8 +231,9 @@ def _train_sequentially(cands, fit: Dataset, val: Dataset, train: Callable, rows
 
 
 def _train_in_parallel(cands, fit: Dataset, val: Dataset, options: dict, task: Callable, workers, scheduler,
-                       rows: list[Row], log: Callable) -> None:
-    """Every candidate as a task on the executor; rows filled as the tasks finish."""
+                       rows: list[Row], log: Callable, ctx) -> None:
+    """Every candidate as a task on the executor, with its share of ``ctx``'s time; rows
+    filled as the tasks finish."""
     from .executor import Executor, TaskFailed
     finished = [False] * len(cands)
 
@@ -240,7 +249,12 @@ def _train_in_parallel(cands, fit: Dataset, val: Dataset, options: dict, task: C
     try:
         with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler,
                       log=log) as ex:
-            ex.run(train_candidate, items, names=[label for label, _ in cands], retries=0, on_result=done)
+            def prepare(i, item, waiting):
+                cand, fit_part, val_part, opts_of, fn = item
+                limit = ctx.slot_cap(waiting, ex.slots)
+                return cand, fit_part, val_part, {**opts_of, "opts": replace(opts_of["opts"], time_limit=limit)}, fn
+            ex.run(train_candidate, items, names=[label for label, _ in cands], retries=0, on_result=done,
+                   prepare=prepare if ctx.limited and "opts" in options else None, timeout=ctx.task_wait())
     except KeyboardInterrupt:
         if not any(finished[i] and rows[i].ok for i in range(len(rows))):
             raise
@@ -253,12 +267,13 @@ def _train_in_parallel(cands, fit: Dataset, val: Dataset, options: dict, task: C
 def select(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None, grid: dict | None = None,
            fraction: float = DEFAULT_FRACTION, seed: int = 0, log: Callable = silent,
            options: dict | None = None, task: Callable | None = None, workers: int | None = None,
-           scheduler: str | None = None) -> Selection:
+           scheduler: str | None = None, ctx: RunContext | None = None) -> Selection:
     """Choose among :func:`candidates` by accuracy on a held-out part of ``data``.
 
     ``data`` is the *training* data; :func:`validation_split` makes ``(fit, val)`` of it.
-    Each candidate is trained by ``train(candidate_spec, fit, val)`` -- a callable the
-    caller provides (it sets the solver, the time limit, the output folder), returning
+    Each candidate is trained by ``train(candidate_spec, fit, val, time_limit)`` -- a callable
+    the caller provides (it sets the solver and the output folder; ``time_limit`` is the
+    candidate's share of ``ctx``, None without a limit), returning
     a :class:`~annc.training.trainer.TrainResult` or an object with ``.network``, ``.status``,
     ``.test_accuracy`` (here the validation accuracy), ``.train_accuracy`` (the fit
     accuracy) and ``.seconds``.  A candidate whose training raises
@@ -279,6 +294,8 @@ def select(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None, g
     fewer non-zero weights (``network.nonzero_weights()``) -- parsimony, the paper's
     promise -- then to the earlier candidate.  Raises NoSolutionError when every
     candidate failed.  The caller trains :attr:`Selection.spec` on all of ``data``.
+
+    ``ctx`` (None: no time limit) is the selection's share of the run's time (module docstring).
     """
     from .executor import check_scheduler, check_workers
     workers, scheduler = check_workers(workers), check_scheduler(scheduler)
@@ -291,15 +308,16 @@ def select(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None, g
                          f"(annc.training.trainer.train), not {type(task).__name__}")
     if not parallel and not callable(train):
         raise UsageError(f"train must be a callable, not {type(train).__name__}")
+    ctx = ctx if ctx is not None else RunContext()
     fit, val = validation_split(data, fraction, seed)
     cands = candidates(spec, grid)
     log(f"[select] {len(cands)} candidates; fitting on {len(fit.y)} rows, validating on {len(val.y)}"
         + (" (in parallel)" if parallel else ""))
     rows = [Row(label, format_spec(cand)) for label, cand in cands]
     if parallel:
-        _train_in_parallel(cands, fit, val, options, task, workers, scheduler, rows, log)
+        _train_in_parallel(cands, fit, val, options, task, workers, scheduler, rows, log, ctx)
     else:
-        _train_sequentially(cands, fit, val, train, rows, log)
+        _train_sequentially(cands, fit, val, train, rows, log, ctx)
     best: int | None = None
     for i, row in enumerate(rows):  # candidate order: the tie-break to the earlier one
         if row.ok and (best is None or _better(row, rows[best])):
