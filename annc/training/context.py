@@ -147,8 +147,7 @@ class RunContext:
         room = self.until_finish()
         if room is None:
             return None
-        rounds = -(-max(int(waiting), 1) // max(int(slots), 1))
-        return max(room / rounds - TASK_OVERHEAD, FLOOR)
+        return max(room / rounds(waiting, slots) - TASK_OVERHEAD, FLOOR)
 
     def task_wait(self) -> float | None:
         """How long to wait for tasks capped by :meth:`task_cap`: what is left, plus
@@ -223,6 +222,12 @@ class RunContext:
                             native=native)
         self.ledger.counts[get_driver(by).title or by] += 1
         return solvers.solve(model, by, opts)  # looked up at call time: a test may stand in for it
+
+
+def rounds(tasks: int, slots: int) -> int:
+    """How many tasks each of ``slots`` runs one after another to run ``tasks``: ``ceil(tasks / slots)``
+    (at least one of each)."""
+    return -(-max(int(tasks), 1) // max(int(slots), 1))
 
 
 def _why_not(solver: str) -> str:

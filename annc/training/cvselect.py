@@ -262,7 +262,9 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     sub-MIPs (None: no cap, HiGHS).  In this
     process the folds run width by width (all folds of width 1, then of width 2, ...), so that a cap
     leaves the narrower settings scored on every fold; with ``workers`` or ``scheduler`` each fold
-    is a task on :class:`annc.training.executor.Executor`.  None when the cap left no setting
+    (and the whole set) is a task on :class:`annc.training.executor.Executor`, fed a worker thread at
+    a time and capped, as it starts, at its share of the folds' time
+    (:meth:`~annc.training.context.RunContext.slot_cap`).  None when the cap left no setting
     scored on every fold."""
     ctx = ctx or RunContext()
     fold_ctx = ctx.share(FOLDS_SHARE, of_finish=False)  # the rest: the chosen setting's network on all rows
@@ -276,11 +278,15 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     parts = folds + [(cv_data, cv_data)]  # the last: the whole set, whose networks seed the final training
     if workers is not None or scheduler is not None:
         from .executor import Executor, TaskFailed
-        items = [(spec, fit, val, plan, merge, fold_ctx.left(), ctx.solver, f == len(folds))
+        items = [(spec, fit, val, plan, merge, None, ctx.solver, f == len(folds))
                  for f, (fit, val) in enumerate(parts)]
+
+        def prepare(i, item, waiting):  # each part capped, as it starts, at its share of the folds' time
+            return item[:5] + (fold_ctx.slot_cap(waiting, ex.slots),) + item[6:]
         with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler, log=log) as ex:
             results = ex.run(fold_task, items, names=[f"fold {f}" for f in range(len(folds))] + ["all rows"],
-                             retries=0)
+                             retries=0, prepare=prepare if fold_ctx.limited else None,
+                             timeout=fold_ctx.task_wait())
         done = [([FoldScore(why=r.message)] * len(labels), {}) if isinstance(r, TaskFailed) else r for r in results]
         per_fold, (whole, networks) = [d[0] for d in done[:-1]], done[-1]
     else:

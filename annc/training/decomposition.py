@@ -60,7 +60,7 @@ from ..io.solutions import Status
 from ..io.spec import NetworkSpec
 from ..solve.solvers import SolveOptions
 from .chain import weakest
-from .context import TASK_OVERHEAD, RunContext
+from .context import TASK_OVERHEAD, RunContext, rounds
 from .executor import Executor, TaskFailed
 from .request import check_batches, check_per_class
 from .splits import split_rows
@@ -164,37 +164,35 @@ def _run(items: list, *, kind: str, ctx: RunContext, workers, scheduler, log: Ca
     what = "pair" if kind == "ovo" else "batch"
 
     def done(i, res):
-        what = (f"failed: {res.message}" if isinstance(res, (TaskFailed, MemberFailure))
+        said = (f"failed: {res.message}" if isinstance(res, (TaskFailed, MemberFailure))
                 else f"{res.describe} on {res.rows} rows")
-        log(f"[{items[i][0]}] {what} ({clock.seconds():.0f} s)")
+        log(f"[{items[i][0]}] {said} ({clock.seconds():.0f} s)")
 
-    def prepare(i, item, waiting):
-        name, spec, data, solver, opts, train = item
-        return name, spec, data, solver, replace(opts, time_limit=ctx.slot_cap(waiting, ex.slots)), train
-
-    def first_cap(slots: int, starting: float = 0.0) -> float | None:
+    def first_cap(slots: int, starting: float = 0.0) -> float:
         """The first sub-MIPs' cap, with ``starting`` seconds still to go on starting the cluster."""
         cap = ctx.slot_cap(len(items), slots)
-        each = None if cap is None else cap - starting / -(-len(items) // slots)
-        if each is not None and each < MEMBER_MIN:
+        each = cap - starting / rounds(len(items), slots)
+        if each < MEMBER_MIN:
             raise UsageError(
                 f"{kind}: a time limit of {ctx.deadline.limit:g} s leaves {len(items)} {what} MIPs on "
                 f"{slots} worker(s) {max(each, 0):.2g} s each, under the {MEMBER_MIN:g} s a MIP needs; give "
                 f"--time-limit {_enough(ctx, len(items), slots):g} or more, or more workers")
         return cap
 
+    def prepare(i, item, waiting):
+        name, spec, data, solver, opts, train = item
+        if i == 0:  # once the workers are warm: refused, or said, with the first cap they get
+            log(f"[{kind}] {len(items)} {what} MIPs, {ex.slots} at a time, within the run's "
+                f"{ctx.deadline.limit:g} s: about {first_cap(ex.slots):.1f} s each")
+        return name, spec, data, solver, replace(opts, time_limit=ctx.slot_cap(waiting, ex.slots)), train
+
     workers = min(workers, len(items)) if workers else None
-    if scheduler is None:  # a local cluster: refused before it starts, counting its start
+    if ctx.limited and scheduler is None:  # a local cluster: refused before it starts, counting its start
         first_cap(Executor.local_slots(workers), CLUSTER_START)
     with Executor(workers=workers, scheduler=scheduler, log=log) as ex:
-        if ctx.limited:  # the workers' imports before the first cap, not inside it
-            ex.warm(train_member.__module__, items[0][5].__module__)
-        first = first_cap(ex.slots)
-        if first is not None:
-            log(f"[{kind}] {len(items)} {what} MIPs, {ex.slots} at a time, within the run's "
-                f"{ctx.deadline.limit:g} s: about {first:.1f} s each")
         results = ex.run(train_member, items, names=[it[0] for it in items], retries=0, on_result=done,
-                         prepare=None if first is None else prepare, timeout=ctx.task_wait())
+                         prepare=prepare if ctx.limited else None, warm=(items[0][5].__module__,),
+                         timeout=ctx.task_wait())
     failed = [r for r in results if isinstance(r, (TaskFailed, MemberFailure))]
     if failed:
         raise _error_class(failed[0])(
@@ -208,8 +206,7 @@ def _enough(ctx: RunContext, tasks: int, slots: int) -> float:
     """A whole-second time limit that gives each of ``tasks`` sub-MIPs on ``slots`` at least
     :data:`MEMBER_MIN` seconds (what :meth:`~annc.training.context.RunContext.slot_cap` gives),
     counting the time this run has already taken and the finish's reserve."""
-    rounds = -(-tasks // max(slots, 1))
-    return float(math.ceil((ctx.elapsed() + CLUSTER_START + rounds * (MEMBER_MIN + TASK_OVERHEAD) + FINISH_MIN)
+    return float(math.ceil((ctx.elapsed() + CLUSTER_START + rounds(tasks, slots) * (MEMBER_MIN + TASK_OVERHEAD) + FINISH_MIN)
                            / (1 - FINISH_SHARE)) + 1)
 
 

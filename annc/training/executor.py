@@ -131,6 +131,7 @@ class Executor:
         self.connect_timeout = connect_timeout
         self.client = self.cluster = self._loop = None
         self.slots = 0  # tasks the cluster runs at once (its worker threads), once open
+        self.size = 0  # its worker processes, once open
 
     def __enter__(self) -> "Executor":
         import dask
@@ -154,7 +155,7 @@ class Executor:
                 raise UsageError(f"the Dask scheduler at {self.scheduler} has no worker: start one with "
                                  f"'dask worker {self.scheduler}' ({type(e).__name__})") from None
             info = self.client.scheduler_info().get("workers", {})
-            n = len(info)
+            n = self.size = len(info)
             self.slots = max(sum(int(w.get("nthreads", 1) or 1) for w in info.values()), 1)
             self.log(f"[dask] connected to {self.scheduler} ({n} worker(s))")
         else:
@@ -171,16 +172,14 @@ class Executor:
                                  "starts one needs its code under if __name__ == '__main__':, as for "
                                  "multiprocessing)") from None
             self.client = Client(self.cluster, loop=loop)
-            self.slots = n
+            self.slots = self.size = n
             self.log(f"[dask] local cluster of {n} worker process(es)")
         return self
 
-    def warm(self, *modules: str) -> None:
+    def _warm(self, modules: Sequence[str]) -> None:
         """Import ``modules`` on every worker now (a fresh worker process takes seconds to import
         annc's training modules, time a capped task should not spend inside its cap)."""
         import importlib
-        if self.client is None:
-            raise UsageError("Executor.warm outside its with-block")
         for name in dict.fromkeys(modules):
             self.client.run(importlib.import_module, name)
 
@@ -202,7 +201,7 @@ class Executor:
 
     def run(self, fn: Callable, items: Sequence, *, names: Sequence[str] | None = None, retries: int = 1,
             on_result: Callable[[int, object], None] | None = None, timeout: float | None = None,
-            prepare: Callable[[int, object, int], object] | None = None) -> list:
+            prepare: Callable[[int, object, int], object] | None = None, warm: Sequence[str] = ()) -> list:
         """``fn(item)`` for every item, on the cluster; the results in item order (a
         :class:`TaskFailed` where a task failed).  ``on_result(index, result)`` runs in
         this process as each task finishes.  ``timeout`` (seconds from the call; None: no
@@ -211,7 +210,9 @@ class Executor:
         ``prepare(index, item, waiting)`` (None: every task is submitted at once, as given):
         at most :attr:`slots` tasks are in flight; each item is replaced by what ``prepare``
         returns just before it is submitted, ``waiting`` the tasks not yet submitted, itself
-        included."""
+        included; before the first, every worker imports ``fn``'s module and the modules of
+        ``warm`` (the modules of what the items carry, such as the training function), so that a
+        cap ``prepare`` sets is not spent on a fresh worker's imports."""
         from distributed import as_completed
         if self.client is None:
             raise UsageError("Executor.run outside its with-block")
@@ -219,6 +220,8 @@ class Executor:
         names = [f"task {i}" for i in range(len(items))] if names is None else list(names)
         tag = uuid.uuid4().hex[:8]
         at_once = len(items) if prepare is None else max(self.slots, 1)
+        if prepare is not None:
+            self._warm([fn.__module__, *warm])
         futures: list = [None] * len(items)
         where: dict = {}
 

@@ -77,8 +77,7 @@ def enter(stack: ExitStack, name: str, data: Dataset, *, merge: bool, ctx: RunCo
     if parallel:
         from .executor import Executor
         ex = stack.enter_context(Executor(workers=workers, scheduler=scheduler, log=lambda s: log(f"[{name}] {s}")))
-        n = len(ex.client.scheduler_info().get("workers", {}))
-        where = f"on {n} Dask worker{'s' if n != 1 else ''}"
+        where = f"on {ex.size} Dask worker{'s' if ex.size != 1 else ''}"
         ctx = replace(ctx, executor=ex)
     compressed, compression = representatives(data, merge=merge, executor=ctx.executor, where=where)
     return compressed, compression, ctx

@@ -254,7 +254,8 @@ def _train_in_parallel(cands, fit: Dataset, val: Dataset, options: dict, task: C
                 limit = ctx.slot_cap(waiting, ex.slots)
                 return cand, fit_part, val_part, {**opts_of, "opts": replace(opts_of["opts"], time_limit=limit)}, fn
             ex.run(train_candidate, items, names=[label for label, _ in cands], retries=0, on_result=done,
-                   prepare=prepare if ctx.limited and "opts" in options else None, timeout=ctx.task_wait())
+                   prepare=prepare if ctx.limited and "opts" in options else None, warm=(task.__module__,),
+                   timeout=ctx.task_wait())
     except KeyboardInterrupt:
         if not any(finished[i] and rows[i].ok for i in range(len(rows))):
             raise
