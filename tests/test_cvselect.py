@@ -134,6 +134,7 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine():
         busy.wait()
     assert quiet.plan.folds == 3 and len(quiet.labels) == 12  # widths 1, 2; six l0 weights
     assert loaded.label == quiet.label and loaded.chosen == quiet.chosen
+    assert quiet.budget is not None and loaded.budget == quiet.budget == loaded.spec.max_weights  # the budget too
     assert [[f.__dict__ for f in row] for row in loaded.scores] == [[f.__dict__ for f in row] for row in quiet.scores]
     assert all(quiet.complete(i) for i in range(len(quiet.labels)))
     assert all(np.array_equal(a, b) for a, b in zip(quiet.start_network[0] + quiet.start_network[1],
@@ -235,3 +236,24 @@ def test_a_short_limit_trains_the_spec_as_written():
     spec, data = parse_spec(WIDTH_ONLY), as_data(moons(120))
     assert applies(spec, data, None) and applies(spec, data, MIN_LIMIT)
     assert not applies(spec, data, MIN_LIMIT - 1)
+
+
+def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weights():
+    """Where the penalty is open the final training gets ``max_weights``: the folds' mean non-zero
+    weights of the chosen setting rounded up, at least those of its network on all rows, which is
+    then a feasible start; a written penalty leaves the spec without a budget."""
+    from annc.solve.compiler import build
+    from annc.training.margin import resolve
+    from annc.training.pool.candidates import seed_point
+    from annc.training.cvselect import nonzero_weights
+    data = as_data(moons(100))
+    sel = cross_validate(parse_spec(RECIPE), data, time_limit=30)
+    folds = int(np.ceil(sel.nonzeros(sel.chosen) - 1e-9))
+    assert sel.budget == max(nonzero_weights(sel.start_network[0]), folds) == sel.spec.max_weights
+    assert any("weight budget: at most" in line for line in sel.table_lines())
+    assert sel.to_dict()["budget"] == sel.budget
+    c = build(resolve(sel.spec, data).spec, data)
+    y = seed_point(c, sel.start_network)
+    assert y is not None and c.model.check(y).ok  # within the budget row nmax
+    written = cross_validate(parse_spec(WIDTH_ONLY), data, time_limit=30)
+    assert written.budget is None and written.spec.max_weights is None

@@ -157,3 +157,27 @@ def test_losses_and_penalties_match_the_exported_network(extra):
         assert r.objective == pytest.approx(round(r.objective)) and r.objective == round((1 - v.train_accuracy) * 16)
     if "l0" in extra:
         assert v.network_loss >= 0.05 * net.nonzero_weights() - 1e-6
+
+
+def test_max_weights_holds_in_the_solved_network_and_verification_checks_it():
+    """``max_weights 2``: HiGHS's network has at most 2 non-zero weights, passes verification, and
+    the same point checked against the model without room for it (``max_weights 1``) fails, by the
+    row ``nmax`` and by the network's own count."""
+    from dataclasses import replace
+    from annc.solve.compiler import build
+    from annc.io.data import Dataset
+    from annc.io.datasets import xor_data
+    from annc.solve.decode import decode_network
+    from annc.solve.verify import check
+    X, y = xor_data(16, noise=0.1, seed=2)
+    data = Dataset(X, y, [0, 1], [f"x{i}" for i in range(5)], "label", "<xor>", "0")
+    spec = parse_spec("input 5\nhidden 2 binary\noutput 2\nloss errors\npenalty l0 0.05\nmax_weights 2\n")
+    c = build(spec, data)
+    r = solve(c.model, "highs", SolveOptions(time_limit=60))
+    net = decode_network(c.varmap, r.x)
+    assert r.status.value == "optimal" and 0 < net.nonzero_weights() <= 2
+    assert check(c, r.x, net, status="optimal", solver_objective=r.objective).ok
+    tight = build(replace(spec, max_weights=net.nonzero_weights() - 1), data)
+    v = check(tight, r.x, net, status="optimal", solver_objective=r.objective)
+    assert any("nmax" in p for p in v.problems), v.problems
+    assert any("more than the spec's max_weights" in p for p in v.problems), v.problems

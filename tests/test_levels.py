@@ -239,3 +239,29 @@ def test_structure_holds_for_random_sparse_networks_on_larger_data(seed):
     nnz = np.count_nonzero(W0.reshape(n, -1), 1) + np.count_nonzero(W1.reshape(n, -1), 1)
     assert ok.sum() > 1000
     assert np.all(s[nnz[ok]] <= errors[ok] + EXACT)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=tiny(), budget=st.integers(0, 4), seed=st.integers(0, 3))
+def test_a_weight_budget_solves_to_the_budgeted_brute_force_optimum_and_bounds_stay_below(problem, budget, seed):
+    """``max_weights K``: HiGHS's optimum of the MIP is ``min_{p <= K} errors(p) + lambda p`` over the
+    enumerated networks (row ``nmax``), and every bound of the budgeted problem (weight levels up to
+    ``K``, support without the larger feature sets, subsets) is at most it."""
+    from annc.training.bounds import Work
+    if problem.spec.penalty != "l0":
+        problem = replace(problem, spec=replace(problem.spec, penalty="l0", penalty_weight=0.0))
+    lam = problem.spec.penalty_weight
+    best, _ = errors_within(problem)  # the fewest errors with at most p weights, p = 0..all
+    optimum = float(min(best[p] + lam * p for p in range(min(budget, len(best) - 1) + 1)))
+    budgeted = replace(problem, spec=replace(problem.spec, max_weights=budget))
+    res = solve(formulate(budgeted), "highs", SolveOptions(threads=1, time_limit=60))
+    assert res.status == Status.OPTIMAL and res.objective == pytest.approx(optimum, abs=1e-6)
+    units = problem.spec.hidden[0].units
+    zeros = ([np.zeros((problem.spec.inputs, units)), np.zeros((units, problem.spec.classes))],
+             [np.zeros(units), np.zeros(problem.spec.classes)])
+    found = lower_bounds(budgeted, incumbent=zeros, target=optimum,
+                         work=Work(subsets=2, rows=3, node_limit=50, time_cap=20, seed=seed, disjoint=True),
+                         levels=Levels(rows=3, grow=1, max_subs=6, node_limit=50, seed=seed))
+    assert {b.source for b in found} >= {"loss floor"}
+    for b in found:
+        assert 0 <= b.value <= optimum + EXACT, (b, optimum, budget)

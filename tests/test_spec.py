@@ -1,6 +1,7 @@
 """The .ann DSL: example specs, canonical formatting, located error messages."""
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from annc.core.errors import AnncError, SpecError
@@ -91,6 +92,7 @@ def test_format_spec_round_trips_everything():
         loss hinge 0.25
         training greedy
         penalty l0 0.001
+        max_weights 9
         symmetry count
     """
     spec = parse_spec(text, "all.ann")
@@ -101,7 +103,7 @@ def test_format_spec_round_trips_everything():
     )
     assert spec.output == LayerSpec(3, "linear", (-1.5, 1.5), (-1.0, 1.0), None)
     assert (spec.eps, spec.partitions, spec.loss, spec.margin) == (0.001, 6, "hinge", 0.25)
-    assert (spec.training, spec.penalty, spec.penalty_weight) == ("greedy", "l0", 0.001)
+    assert (spec.training, spec.penalty, spec.penalty_weight, spec.max_weights) == ("greedy", "l0", 0.001, 9)
     assert spec.symmetry == "count"
     again = parse_spec(format_spec(spec), "all.ann")
     assert again == spec
@@ -489,3 +491,26 @@ def test_an_unclosed_block_ends_the_recovery():
     err = errors("input 0\nhidden 5 binary {\n  M 0\noutput 2\n")
     assert [(d.line, d.column) for d in err.diagnostics] == [(1, 7), (4, 9)], str(err)
     assert "missing '}' for the '{' at line 2, column 17" in err.diagnostics[1].message
+
+
+def test_max_weights_needs_the_l0_penalty_and_a_whole_number():
+    """'max_weights K' counts the l0 penalty's non-zero weights: the default recipe's l0, or a written one."""
+    assert parse_spec("input 2\nhidden 2 binary\noutput 2\nmax_weights 0\n").max_weights == 0
+    assert parse_spec("input 2\noutput 2\nloss errors\npenalty l0 0.1\nmax_weights 3\n").max_weights == 3
+    assert parse_spec("input 2\noutput 2\n").max_weights is None
+    for text, message in [("loss errors\nmax_weights 3", "this spec's penalty is none"),
+                          ("penalty l1 0.1\nmax_weights 3", "this spec's penalty is l1"),
+                          ("max_weights -1", "must be at least 0"), ("max_weights 2.5", "must be an integer"),
+                          ("max_weights 1 2", "one integer")]:
+        with pytest.raises(SpecError, match=message):
+            parse_spec("input 2\nhidden 2 binary\noutput 2\n" + text + "\n")
+
+
+def test_a_python_spec_with_max_weights_and_another_penalty_is_refused():
+    from annc.core.errors import ModelError
+    from annc.formulations import formulate
+    from annc.io.problem import make_problem
+    import dataclasses
+    bad = dataclasses.replace(parse_spec("input 2\noutput 2\nloss errors\npenalty l1 0.1\n"), max_weights=1)
+    with pytest.raises(ModelError, match="max_weights 1 bounds"):
+        formulate(make_problem(bad, np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1]), [0, 1]))

@@ -53,6 +53,9 @@ def formulate(problem: TrainingProblem, name: str = "annc", *, allow_small_m: bo
     """Build the training MIP of ``problem``; see the module docstring for its blocks.
     The model's ``layout`` holds the handles to them (:class:`Layout`)."""
     spec = problem.spec
+    if spec.max_weights is not None and spec.penalty != "l0":  # a spec built in Python: the parser says so
+        raise ModelError(f"max_weights {spec.max_weights} bounds the count of the l0 penalty's non-zero weights; "
+                         f"this spec's penalty is {spec.penalty}")
     low = Lowering(ModelBuilder(name), problem)
     inp = LayerInput("data", None, problem.X, problem.X)
     layout, weights = Layout(), []

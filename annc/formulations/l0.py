@@ -2,6 +2,9 @@
 
 Per weight ``alpha`` in ``[aL, aU]`` a binary ``n`` with ``min(aL, 0) n <= alpha <= max(aU, 0) n``
 (rows ``pl{l}``/``pu{l}``), and ``lambda sum n`` in the objective: ``n = 0`` forces ``alpha = 0``.
+A weight budget (the spec's ``max_weights K``) adds one row ``nmax``: ``sum n <= K`` over every
+layer's indicators, so the networks of the class are those with at most ``K`` non-zero weights
+(a network with more lifts to a point that violates it).
 Lift: ``n = 1[alpha != 0]`` (the MIP's own rule).  Value (what verification compares with
 the solver's objective): a weight counts when ``|alpha| > ZERO_TOL``, so that a solver's
 round-off zero does not.  The two agree except for weights with ``0 < |alpha| <= ZERO_TOL``.
@@ -26,6 +29,10 @@ def lower(low: Lowering, weights: list) -> list[dict]:
         b.rows(f"pu{layer}", a.shape, "L", 0.0, [(a, 1.0), (s, -max(wu, 0.0))], role="l0", layer=layer)
         b.minimize(s, lam)
         out.append({"n": s})
+    budget = low.problem.spec.max_weights
+    if budget is not None and out:
+        every = np.concatenate([np.ravel(blk["n"]) for blk in out])
+        b.rows("nmax", (1,), "L", float(budget), [(every[None, :], 1.0)], role="l0")
     return out
 
 

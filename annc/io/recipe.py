@@ -123,7 +123,9 @@ def loss_value(spec: NetworkSpec) -> str:
 
 
 def penalty_value(spec: NetworkSpec) -> str:
-    return f"{spec.penalty} {spec.penalty_weight:.6g}" if PENALTY[spec.penalty].weighted else spec.penalty
+    """``l0 0.5``, ``none``; with a weight budget ``l0 0.5, max_weights 6``."""
+    value = f"{spec.penalty} {spec.penalty_weight:.6g}" if PENALTY[spec.penalty].weighted else spec.penalty
+    return value + ("" if spec.max_weights is None else f", max_weights {spec.max_weights}")
 
 
 def recipe_of(spec: NetworkSpec, chosen=None) -> Recipe:

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..core.penalties import PENALTY
 from ..io.data import Dataset
-from ..io.spec import NetworkSpec
+from ..io.spec import NetworkSpec, penalty_at
 from ..solve.compiler import build
 from ..solve.decode import decode_network
 from .context import RunContext
@@ -97,8 +97,7 @@ def spec_at(spec: NetworkSpec, s: Setting) -> NetworkSpec:
     """``spec`` with the setting ``s`` written: every hidden layer at most ``s.width`` units,
     the l0 weight (the spec's own kind if it is weighted; none at weight 0) and eps."""
     hidden = spec.hidden if s.width is None else tuple(replace(h, units=min(h.units, s.width)) for h in spec.hidden)
-    kind = spec.penalty if PENALTY[spec.penalty].weighted else "l0"
-    penalty = ("none", 0.0) if s.penalty <= 0 else (kind, float(s.penalty))
+    penalty = penalty_at(spec, s.penalty)
     return replace(spec, hidden=hidden, penalty=penalty[0], penalty_weight=penalty[1], eps=float(s.eps),
                    eps_auto=False)
 

@@ -37,6 +37,7 @@ class CVSelection:
     seconds: float = 0.0
     specs: list = field(default_factory=list, repr=False)
     start_network: tuple | None = field(default=None, repr=False)  # the chosen setting's network on all rows
+    budget: int | None = None  # max_weights of the final training (annc.training.cvselect.budget)
     refit_eps: float | None = None  # the margin the chosen setting is trained at on all rows, if not its own
     whole: list = field(default_factory=list)  # each setting's FoldScore on the whole set (fit: all rows)
     passed_over: list = field(default_factory=list)  # settings before the chosen one whose network on all
@@ -90,7 +91,10 @@ class CVSelection:
                                           "the network on all rows fitted them far worse than on the folds)")
                 + ("" if not self.passed_over else
                    "; passed over (their networks on all rows fit far below their CV accuracy): "
-                   + ", ".join(self.passed_over))]
+                   + ", ".join(self.passed_over))] + ([] if self.budget is None else [
+                    f"weight budget: at most {self.budget} non-zero weights (max_weights {self.budget}: what the folds "
+                    "scored for the chosen setting, and at least its network on all rows; the full search lowers "
+                    "the objective within it)"])
 
     def table_lines(self) -> list[str]:
         """The heading and one line per setting: CV accuracy +- its standard error, the fit
@@ -122,7 +126,9 @@ class CVSelection:
                 "chosen": self.chosen, "chosen_label": self.label, "best": self.best,
                 "cv_estimate": self.estimate, "capped": self.capped, "refit_eps": self.refit_eps,
                 "passed_over": list(self.passed_over), "seconds": round(self.seconds, 3),
-                "refit": "the chosen setting is trained on all the training rows by the full search",
+                "budget": self.budget,
+                "refit": "the chosen setting is trained on all the training rows by the full search"
+                         + ("" if self.budget is None else f", with at most {self.budget} non-zero weights"),
                 "candidates": [{"label": self.labels[i], "width": s.width, "penalty": s.penalty, "eps": s.eps,
                                 "cv_accuracy": self.mean(i) if self.complete(i) else None,
                                 "se": self.se(i) if self.complete(i) else None,

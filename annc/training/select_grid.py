@@ -33,7 +33,7 @@ from typing import Callable, Sequence
 from ..core.errors import UsageError
 from ..core.losses import takes, with_argument
 from ..core.penalties import PENALTY
-from ..io.spec import NetworkSpec, format_spec
+from ..io.spec import NetworkSpec, format_spec, penalty_at
 
 __all__ = ["DEFAULT_GRID", "GRID_KEYS", "MARGIN_LOSSES", "MAX_CANDIDATES", "MAX_DEFAULT_CANDIDATES", "candidates"]
 
@@ -74,12 +74,11 @@ def _widths(spec: NetworkSpec, factor: float) -> tuple[int, ...]:
 
 def _axes(spec: NetworkSpec, grid: dict | None):
     """The values of each axis: penalties ``(kind, weight)``, margins, hidden widths."""
-    kind = spec.penalty if PENALTY[spec.penalty].weighted else "l0"
     if grid is None:
         if PENALTY[spec.penalty].weighted:
             penalties = [(spec.penalty, _times(spec.penalty_weight, f)) for f in DEFAULT_GRID["penalty_factor"]]
         else:
-            penalties = [("none", 0.0) if w == 0 else ("l0", w) for w in DEFAULT_GRID["no_penalty"]]
+            penalties = [penalty_at(spec, w) for w in DEFAULT_GRID["no_penalty"]]
         margins = [_times(spec.margin, f) for f in DEFAULT_GRID["margin_factor"]] \
             if takes(spec.loss, "margin") else [spec.margin]
         widths = [_widths(spec, f) for f in DEFAULT_GRID["width_factor"]]
@@ -92,8 +91,7 @@ def _axes(spec: NetworkSpec, grid: dict | None):
             raise UsageError(f"unknown selection grid key {key!r}: the keys are {', '.join(GRID_KEYS)}")
     penalties = [(spec.penalty, spec.penalty_weight)]
     if "penalty_weight" in grid:
-        penalties = [("none", 0.0) if w == 0 else (kind, w)
-                     for w in _numbers(grid, "penalty_weight", lambda v: v >= 0, "a penalty weight >= 0")]
+        penalties = [penalty_at(spec, w) for w in _numbers(grid, "penalty_weight", lambda v: v >= 0, "a penalty weight >= 0")]
     margins = [spec.margin]
     if "margin" in grid:
         if not takes(spec.loss, "margin"):

@@ -23,11 +23,11 @@ from .format import format_spec
 from .locate import locate, located, where
 from .syntax import read_statements, too_long, undecodable
 from .types import (HIDDEN_ACTIVATIONS, LAYER_SETTINGS, LOSSES, PENALTIES, SYMMETRIES, TOP_SETTINGS, TRAININGS,
-                    LayerSpec, NetworkSpec, Position)
+                    LayerSpec, NetworkSpec, Position, penalty_at)
 
 __all__ = ["parse_spec", "load_spec", "load_spec_of", "format_spec", "locate", "located", "where",
            "NetworkSpec", "LayerSpec", "Position", "TOP_SETTINGS", "LAYER_SETTINGS",
-           "HIDDEN_ACTIVATIONS", "LOSSES", "TRAININGS", "PENALTIES", "SYMMETRIES"]
+           "HIDDEN_ACTIVATIONS", "LOSSES", "TRAININGS", "PENALTIES", "SYMMETRIES", "penalty_at"]
 
 
 def parse_spec(text: str, filename: str = "<spec>") -> NetworkSpec:

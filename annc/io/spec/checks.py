@@ -17,8 +17,8 @@ from ...core.limits import MAX_GRID, MAX_LAYERS, MAX_PIECES, MAX_UNITS
 from ...core.losses import LOSS, with_argument
 from ...core.penalties import PENALTY
 from .syntax import Statement, end_of_file, short
-from .types import (GRID_FIELDS, LAYER_FIELDS, LAYER_SETTINGS, MAX_BATCHES, PENALTIES, RECIPE, RECIPE_SETTING, SCALINGS,
-                    SYMMETRIES, TOP_SETTINGS, TRAININGS, LayerSpec, NetworkSpec, Position)
+from .types import (GRID_FIELDS, LAYER_FIELDS, LAYER_SETTINGS, MAX_BATCHES, MAX_WEIGHT_BUDGET, PENALTIES, RECIPE,
+                    RECIPE_SETTING, SCALINGS, SYMMETRIES, TOP_SETTINGS, TRAININGS, LayerSpec, NetworkSpec, Position)
 from .values import INVALID, ValueChecker, one_of, plural, suggest
 
 _WIDTH_LIMIT = " (annc's limit on the width of a layer)"
@@ -268,6 +268,9 @@ class _Checker(ValueChecker):
             return self.loss(st)
         if key == "penalty":
             return self.penalty(st)
+        if key == "max_weights":
+            k = self.single_integer(st, 0, MAX_WEIGHT_BUDGET, " (a bound on the count of non-zero weights)")
+            return k if k is INVALID else {"max_weights": k}
         if key == "training" and st.values and st.values[0].kind == "word" and st.values[0].text == "batches":
             if not self.count(st, 2, "'batches' and the number of batches, e.g. 'training batches 4'"):
                 return INVALID
@@ -295,6 +298,11 @@ class _Checker(ValueChecker):
         if sym and sym.values and sym.values[0].text != "none" and not hidden:
             self.error(sym.values[0], f"'symmetry {sym.values[0].text}' orders the units of hidden "
                        "layers; this net has none")
+        budget, penalty = seen.get("max_weights"), seen.get("penalty")
+        named = penalty.values[0].text if penalty and penalty.values else "none" if "loss" in seen else "l0"
+        if budget and named != "l0":
+            self.error(budget, f"'max_weights' bounds the count of the l0 penalty's non-zero weights; this spec's "
+                       f"penalty is {named} (write 'penalty l0 X', e.g. 'penalty l0 0.5')")
         training = seen.get("training")
         if training and training.values and training.values[0].text == "greedy" \
                 and not hidden:
@@ -315,7 +323,7 @@ class _Checker(ValueChecker):
         if "loss" not in got:  # the default recipe: each field unless the spec names its setting
             settings.update({k: AUTO if v == "auto" else v for k, v in RECIPE.items()
                              if RECIPE_SETTING.get(k, k) not in got})
-        for key in ("input", "eps", "P", "loss", "training", "penalty", "symmetry", "scale"):
+        for key in ("input", "eps", "P", "loss", "training", "penalty", "max_weights", "symmetry", "scale"):
             settings.update(got.get(key, {}))
         layers = tuple(make(h) for h in hidden), make(got["output"])
         if settings.get("penalty_weight") is AUTO:

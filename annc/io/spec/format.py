@@ -79,6 +79,8 @@ def format_spec(spec: NetworkSpec) -> str:
     out.append(f"training {spec.training}" + (f" {spec.batches}" if spec.training == "batches" else ""))
     out.append(f"penalty {spec.penalty}"
                + (f" {_fmt(spec.penalty_weight)}" if PENALTY[spec.penalty].weighted else ""))
+    if spec.max_weights is not None:
+        out.append(f"max_weights {spec.max_weights}")
     out.append(f"symmetry {spec.symmetry}")
     out.append(f"scale {spec.scale}")
     return "\n".join(out) + "\n"

@@ -8,7 +8,7 @@ Every default is written once, as a dataclass default here; the checker
 Every node keeps where it was written (:class:`Position`, 1-based line and column of
 the setting's name): ``NetworkSpec.positions`` for the top-level settings (``"input"``,
 ``"weights"``, ``"bias"``, ``"M"``, ``"eps"``, ``"P"``, ``"loss"``, ``"training"``,
-``"penalty"``, ``"symmetry"``, ``"scale"``) and ``LayerSpec.positions`` for a layer (``"layer"``: its
+``"penalty"``, ``"max_weights"``, ``"symmetry"``, ``"scale"``) and ``LayerSpec.positions`` for a layer (``"layer"``: its
 ``hidden``/``output`` statement; ``"weights"``, ``"bias"``, ``"M"``: its own ``{ }``
 settings).  Positions are not part of equality or hashing, and a layer keeps its own
 when it is moved into another spec (``dataclasses.replace``), as greedy training does.
@@ -25,7 +25,7 @@ from ...core.penalties import PENALTY
 from ...core.scaling import SCALINGS  # noqa: F401 - the values of the spec's "scale"
 
 TOP_SETTINGS = ("input", "hidden", "output", "weights", "bias", "eps", "M", "P",
-                "loss", "training", "penalty", "symmetry", "scale")
+                "loss", "training", "penalty", "max_weights", "symmetry", "scale")
 LAYER_FIELDS = {"weights": "weight_bounds", "bias": "bias_bounds", "M": "big_m"}  # setting: field
 GRID_FIELDS = {"weights": "weight_grid", "bias": "bias_grid"}  # 'weights [lo, hi] grid K': field of K
 LAYER_SETTINGS = tuple(LAYER_FIELDS)  # what a layer's { } block takes
@@ -43,6 +43,7 @@ RECIPE = {"loss": "errors", "penalty": "l0", "penalty_weight": 0.5, "eps": 0.001
 RECIPE_SETTING = {"penalty_weight": "penalty", "eps_auto": "eps"}  # a field's overriding setting (else its own name)
 TRAININGS = ("full", "greedy", "ovo", "batches")  # "batches" takes its number: 'training batches K'
 MAX_BATCHES = 1000
+MAX_WEIGHT_BUDGET = 2**31 - 1  # 'max_weights': a model row's right-hand side, far above any network's weights
 PENALTIES = tuple(PENALTY)  # annc.core.penalties; also the keys of annc.formulations.PENALTIES
 SYMMETRIES = ("none", "bias", "count")
 
@@ -108,6 +109,9 @@ class NetworkSpec:
     batches: int = 0  # 'training batches K': K
     penalty: str = "none"  # "none" | "l1" | "l0"
     penalty_weight: float = 0.0
+    # 'max_weights K': at most K non-zero weights (biases not counted), a row over the l0 penalty's
+    # indicators (annc.formulations.l0); cross-validation sets it where the penalty is left open
+    max_weights: int | None = None
     symmetry: str = "none"  # "none" | "bias" | "count": order of the units of each hidden layer
     scale: str = "minmax"  # "minmax" | "standard" | "none": input scaling fitted on the training data
     source: str = "<spec>"  # file name the spec came from
@@ -131,6 +135,14 @@ class NetworkSpec:
         if key is None:
             return own.get("layer")
         return own.get(key) or self.positions.get(key)
+
+
+def penalty_at(spec: NetworkSpec, weight: float) -> tuple[str, float]:
+    """``(penalty, penalty_weight)`` of ``spec`` with its penalty's factor set to ``weight``: the spec's
+    own weighted kind (l0 if it has none); at weight 0 no penalty (``"none"``: no indicators to
+    build), except under a weight budget (``max_weights``), whose row counts the l0 indicators."""
+    kind = spec.penalty if PENALTY[spec.penalty].weighted else "l0"
+    return ("none", 0.0) if weight <= 0 and spec.max_weights is None else (kind, max(float(weight), 0.0))
 
 
 def grid_values(bounds, K: int) -> tuple[float, ...]:

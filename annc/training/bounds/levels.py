@@ -23,7 +23,7 @@ effective units (:mod:`.structure`): at most one, or two and more.  Each case ha
 relaxation of the case either way), and a level's value is that of its weaker case: every
 network is in one of them.  A single unit's sub-MIPs are small and settle quickly; the
 second case starts at four weights, where two units reading one feature each are bounded
-by two cuts (``D2``) without a solver.  Only levels ``p <= P`` matter (``P`` the spec's weights), and
+by two cuts (``D2``) without a solver.  Only levels ``p <= P`` matter (``P`` the spec's weights, or its weight budget ``max_weights``: :func:`.structure.weight_count`), and
 once ``lambda p`` reaches the target no level above can go below it: the bound is
 ``min( min_{p <= p*} lambda p + F(p),  lambda (p* + 1) )`` with ``p* < target / lambda``.
 

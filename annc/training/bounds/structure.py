@@ -118,9 +118,11 @@ def two_cuts(X: np.ndarray, counts: np.ndarray, max_cells: int = MAX_CELLS) -> f
 
 
 def weight_count(spec) -> int:
-    """The number of weights (not biases) of the spec's network."""
+    """The most non-zero weights (not biases) a network of the spec has: all of its weights, or
+    its weight budget ``max_weights`` if that is fewer."""
     sizes = [spec.inputs] + [ls.units for ls in spec.layers]
-    return int(sum(a * b for a, b in zip(sizes[:-1], sizes[1:])))
+    every = int(sum(a * b for a, b in zip(sizes[:-1], sizes[1:])))
+    return every if spec.max_weights is None else min(every, int(spec.max_weights))
 
 
 def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: float = 0.0,

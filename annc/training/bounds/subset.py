@@ -38,6 +38,7 @@ from ...formulations import ACTIVATIONS, formulate
 from ...formulations.common import leads
 from ...io.problem import TrainingProblem
 from ...io.solutions import Status
+from ...io.spec import penalty_at
 from ..context import RunContext
 from .bound import Bound, attainable
 
@@ -155,7 +156,8 @@ def solve_rows(problem: TrainingProblem, rows, work: Work, *, penalty: bool = Tr
     if work.symmetry is not None:
         spec = replace(spec, symmetry=work.symmetry)
     if not penalty:
-        spec = replace(spec, penalty="none", penalty_weight=0.0)
+        kind, weight = penalty_at(spec, 0.0)
+        spec = replace(spec, penalty=kind, penalty_weight=weight)
     sub = restrict(problem, rows, spec)
     clock = RunContext.stopwatch()
     res = (ctx or RunContext()).within(work.time_cap).solve(formulate(sub), node_limit=work.node_limit, gap=None)

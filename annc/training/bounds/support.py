@@ -24,6 +24,9 @@ sets of up to ``depth`` features are enumerated (``m_s``: the least ``C(F)`` wit
 
 (the last term only while ``depth < d``).  With no conflicts at all this is still
 ``min(T0, lambda L)``: a network that classifies two classes pays for a path of weights.
+
+Under a weight budget ``K`` (the spec's ``max_weights``) a network reading ``F`` has
+``|F| + L - 1 <= K`` weights, so the terms of larger ``F`` are left out (a set of them is empty).
 """
 from __future__ import annotations
 
@@ -58,14 +61,16 @@ def support_bound(problem, *, depth: int = DEPTH, max_sets: int = MAX_SETS,
         n = math.comb(d, s)
         if s > depth or sets + n > max_sets:
             break
+        if spec.max_weights is not None and s + L - 1 > spec.max_weights:
+            break  # no network within the budget reads s features
         m_s = min(errors_bound(X[:, list(F)], c, r)[0] for F in itertools.combinations(range(d), s))
         terms.append((m_s + lam * (s + L - 1), f"{m_s:g} errors on the best {s} feature(s)"))
         used, sets = s, sets + n
         if m_s <= full:  # no larger set does better than all features do
             break
-    if used < d:
+    if used < d and (spec.max_weights is None or used + L <= spec.max_weights):
         terms.append((full + lam * (used + L), f"{full:g} errors on all features, {used + 1}+ read"))
-    value, why = min(terms, key=lambda t: t[0])
+    value, why = min(terms, key=lambda t: t[0], default=(math.inf, ""))
     if t0 <= value:
         value, why = t0, "constant outputs"
     return Bound(attainable(problem, value), "support",
