@@ -173,7 +173,7 @@ def test_grid_search_over_a_hidden_layer():
 
 def test_get_params_set_params_and_clone():
     params = dict(hidden_layer_sizes=(3,), activation="sign", loss="hinge", margin=0.25, penalty="l0",
-                  penalty_weight=0.1, scale="none", weights=(-2.0, 2.0), time_limit=7.5, solver="highs",
+                  penalty_weight=0.1, max_weights=4, scale="none", weights=(-2.0, 2.0), time_limit=7.5, solver="highs",
                   threads=1, gap=0.01, solver_options=None, extra="eps 0.02", select=False, stall=3,
                   workers=2, scheduler=None)
     est = MIPNetClassifier(**params)
@@ -189,3 +189,14 @@ def test_get_params_set_params_and_clone():
     again = clone(fitted)
     assert again.get_params() == fitted.get_params() and not hasattr(again, "classes_")
     assert np.array_equal(again.fit(X, y).predict(X), fitted.predict(X))  # deterministic refit
+
+
+def test_max_weights_bounds_the_fitted_network():
+    """``max_weights`` writes ``max_weights K``: the fitted network has at most K non-zero weights;
+    with a penalty other than l0 it is annc's SpecError."""
+    X, y = blobs(40)
+    assert MIPNetClassifier(hidden_layer_sizes=(2,), max_weights=2)._spec_text(2, 2).endswith("max_weights 2\n")
+    est = MIPNetClassifier(hidden_layer_sizes=(2,), max_weights=2, time_limit=30, select=False).fit(X, y)
+    assert est.network_.nonzero_weights() <= 2 and est.get_params()["max_weights"] == 2
+    with pytest.raises(SpecError, match="max_weights"):
+        MIPNetClassifier(hidden_layer_sizes=(), penalty="l1", penalty_weight=0.1, max_weights=2).fit(X, y)

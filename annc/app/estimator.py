@@ -130,6 +130,10 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     penalty_weight : float or None, default=None
         X of the penalty; required with ``penalty="l1"`` or ``"l0"`` (a word, such as
         ``"auto"`` where the spec language takes one, is written as is).
+    max_weights : int or None, default=None
+        At most this many non-zero weights (``max_weights K``: a row over the l0 penalty's
+        indicators; needs the l0 penalty, the default recipe's or ``penalty="l0"``).  None: no
+        budget of your own (cross-validation sets one where the penalty is left open).
     scale : {"minmax", "standard", "none"} or None, default=None
         annc's input scaling, fitted on the training data; None keeps the spec's
         default (``minmax``).  The weight and bias boxes apply to scaled features.
@@ -194,11 +198,12 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         ``std_test_score``, ``rank_test_score``, the same for ``train``, and
         ``mean_nonzero_weights``), when cross-validation chose the setting; else None.
     best_params_ : dict or None
-        The setting cross-validation chose (the best CV accuracy, ties to the fewest weights), or None.
+        The setting cross-validation chose (the best CV accuracy, ties to the fewest weights), with
+        the weight budget of the final training (``max_weights``) where it set one; or None.
     """
 
     def __init__(self, *, hidden_layer_sizes=(4,), activation="binary", loss=None, margin=None, penalty=None,
-                 penalty_weight=None, scale=None, weights=None, time_limit=60.0, solver="highs", threads=None,
+                 penalty_weight=None, max_weights=None, scale=None, weights=None, time_limit=60.0, solver="highs", threads=None,
                  gap=None, solver_options=None, extra="", select=None, stall=True, workers=None, scheduler=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -206,6 +211,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.margin = margin
         self.penalty = penalty
         self.penalty_weight = penalty_weight
+        self.max_weights = max_weights
         self.scale = scale
         self.weights = weights
         self.time_limit = time_limit
@@ -263,6 +269,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
                 weight = (_word(weight, "penalty_weight") if isinstance(weight, str)  # a word such as auto
                           else _number(weight, "penalty_weight"))
                 lines.append(f"penalty {penalty} {weight}")
+        if self.max_weights is not None:
+            lines.append(f"max_weights {_number(self.max_weights, 'max_weights')}")
         if self.scale is not None:
             lines.append(f"scale {_word(self.scale, 'scale')}")
         if self.weights is not None:
@@ -326,6 +334,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         cv = getattr(result, "selection", None)
         self.cv_results_ = cv.cv_results() if hasattr(cv, "cv_results") else None
         self.best_params_ = None if self.cv_results_ is None else dict(self.cv_results_["params"][cv.chosen])
+        if self.best_params_ is not None and getattr(cv, "budget", None) is not None:
+            self.best_params_["max_weights"] = cv.budget  # the final training's weight budget
         return self
 
     def _in_fit_order(self, X):
