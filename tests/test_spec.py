@@ -514,3 +514,16 @@ def test_a_python_spec_with_max_weights_and_another_penalty_is_refused():
     bad = dataclasses.replace(parse_spec("input 2\noutput 2\nloss errors\npenalty l1 0.1\n"), max_weights=1)
     with pytest.raises(ModelError, match="max_weights 1 bounds"):
         formulate(make_problem(bad, np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1]), [0, 1]))
+
+
+@pytest.mark.parametrize("how", [dict(greedy=True), dict(ensemble="ovo"), dict(batches=2)])
+def test_max_weights_is_refused_where_several_mips_make_the_network(how):
+    """Greedy layers, ovo pairs and batches each solve their own MIP: a budget per MIP is not the
+    network's, so annc refuses it before any work (its UsageError)."""
+    from annc.app.api import train
+    from annc.core.errors import UsageError
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]] * 3)
+    y = np.array([0, 1, 1, 0] * 3)
+    spec = "input 2\nhidden 2 binary\noutput 2\nmax_weights 4\n"
+    with pytest.raises(UsageError, match="max_weights 4 bounds the weights of one MIP's network"):
+        train(spec, (X, y), time_limit=5, out_dir=None, **how)

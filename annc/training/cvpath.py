@@ -95,7 +95,8 @@ class FoldScore:
 
 def spec_at(spec: NetworkSpec, s: Setting) -> NetworkSpec:
     """``spec`` with the setting ``s`` written: every hidden layer at most ``s.width`` units,
-    the l0 weight (the spec's own kind if it is weighted; none at weight 0) and eps."""
+    the l0 weight (:func:`annc.io.spec.penalty_at`: the spec's own kind if it is weighted; none at
+    weight 0 unless the spec has a weight budget) and eps."""
     hidden = spec.hidden if s.width is None else tuple(replace(h, units=min(h.units, s.width)) for h in spec.hidden)
     penalty = penalty_at(spec, s.penalty)
     return replace(spec, hidden=hidden, penalty=penalty[0], penalty_weight=penalty[1], eps=float(s.eps),

@@ -168,6 +168,10 @@ class TrainRequest:
         if self.solver_cmd is not None:
             opts.command = self.solver_cmd
         mode = self.mode
+        if self.spec.max_weights is not None and (mode == "greedy" or mode in DECOMPOSED):
+            raise UsageError(f"max_weights {self.spec.max_weights} bounds the weights of one MIP's network; {mode} "
+                             "training solves several MIPs (one per layer, pair or batch), whose networks together "
+                             "could have more: train it as one MIP (training full), or drop max_weights")
         if mode in DECOMPOSED:
             self._check_decomposed(mode, solver)
         else:
