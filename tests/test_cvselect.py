@@ -245,11 +245,11 @@ def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weight
     from annc.solve.compiler import build
     from annc.training.margin import resolve
     from annc.training.pool.candidates import seed_point
-    from annc.training.cvselect import nonzero_weights
+    from annc.formulations.l0 import count
     data = as_data(moons(100))
     sel = cross_validate(parse_spec(RECIPE), data, time_limit=30)
     folds = int(np.ceil(sel.nonzeros(sel.chosen) - 1e-9))
-    assert sel.budget == max(nonzero_weights(sel.start_network[0]), folds) == sel.spec.max_weights
+    assert sel.budget == max(count(sel.start_network[0]), folds) == sel.spec.max_weights
     assert any("weight budget: at most" in line for line in sel.table_lines())
     assert sel.to_dict()["budget"] == sel.budget
     c = build(resolve(sel.spec, data).spec, data)

@@ -203,8 +203,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, *, hidden_layer_sizes=(4,), activation="binary", loss=None, margin=None, penalty=None,
-                 penalty_weight=None, max_weights=None, scale=None, weights=None, time_limit=60.0, solver="highs", threads=None,
-                 gap=None, solver_options=None, extra="", select=None, stall=True, workers=None, scheduler=None):
+                 penalty_weight=None, max_weights=None, scale=None, weights=None, time_limit=60.0, solver="highs",
+                 threads=None, gap=None, solver_options=None, extra="", select=None, stall=True, workers=None,
+                 scheduler=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.loss = loss

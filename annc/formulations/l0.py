@@ -40,8 +40,13 @@ def lift(W: np.ndarray) -> dict:
     return {"n": (W != 0).astype(float)}
 
 
+def count(weights: list) -> int:
+    """The weights that count (``|alpha| > ZERO_TOL``): what ``max_weights`` bounds."""
+    return int(sum(np.count_nonzero(np.abs(np.asarray(w, float)) > ZERO_TOL) for w in weights))
+
+
 def value(spec, weights: list) -> float:
-    return float(spec.penalty_weight * sum(np.count_nonzero(np.abs(w) > ZERO_TOL) for w in weights))
+    return float(spec.penalty_weight * count(weights))
 
 
 def floor(problem) -> float:

@@ -136,10 +136,10 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
                      relaxed=layout.relaxed, floor=floor(problem))
     v.problems += _non_finite(feas, solver_objective, point_obj, loss, acc, solver_acc)
     v.problems += [_problem(w) for w in feas.violations if w.kind != "non-finite"]
-    budget = c.spec.max_weights
-    if budget is not None and net.nonzero_weights() > budget:
-        v.problems.append(f"the exported network has {net.nonzero_weights()} non-zero weights, more than the "
-                          f"spec's max_weights {budget}")
+    budget, used = c.spec.max_weights, net.nonzero_weights()
+    if budget is not None and used > budget:
+        v.problems.append(f"the exported network has {used} non-zero weights, more than the spec's "
+                          f"max_weights {budget}")
     for i, (bad, total) in mism.items():
         if bad:
             v.problems.append(f"layer {i}: {bad} of {total} binary activations of the exported network "

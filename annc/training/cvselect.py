@@ -58,7 +58,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..core.log import silent
-from ..formulations.l0 import ZERO_TOL
+from ..formulations import l0
 from ..io.data import Dataset
 from ..io.recipe import _written
 from ..io.spec import NetworkSpec
@@ -265,12 +265,7 @@ def budget(sel: CVSelection, seed) -> int:
     fitted 90.8% of theirs."""
     folds = sel.nonzeros(sel.chosen)
     scored = int(math.ceil(folds - 1e-9)) if math.isfinite(folds) else 0
-    return max(nonzero_weights(seed[0]), scored)
-
-
-def nonzero_weights(weights) -> int:
-    """The non-zero weights (``|w| >``:data:`annc.formulations.l0.ZERO_TOL`, the l0 penalty's count)."""
-    return int(sum(np.count_nonzero(np.abs(np.asarray(w, float)) > ZERO_TOL) for w in weights))
+    return max(l0.count(seed[0]), scored)
 
 
 def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:

@@ -91,7 +91,8 @@ def _axes(spec: NetworkSpec, grid: dict | None):
             raise UsageError(f"unknown selection grid key {key!r}: the keys are {', '.join(GRID_KEYS)}")
     penalties = [(spec.penalty, spec.penalty_weight)]
     if "penalty_weight" in grid:
-        penalties = [penalty_at(spec, w) for w in _numbers(grid, "penalty_weight", lambda v: v >= 0, "a penalty weight >= 0")]
+        weights = _numbers(grid, "penalty_weight", lambda v: v >= 0, "a penalty weight >= 0")
+        penalties = [penalty_at(spec, w) for w in weights]
     margins = [spec.margin]
     if "margin" in grid:
         if not takes(spec.loss, "margin"):
