@@ -105,3 +105,28 @@ def test_a_wide_margin_network_trains_and_verifies(tmp_path):
     assert r.verified and r.train_accuracy == 1.0
     vmap = json.loads(next(tmp_path.glob("*.map.json")).read_text())
     assert map_spec(vmap).eps == WIDE
+
+
+def test_the_pool_takes_the_eps_choices_sgd_network_without_training_it_again(monkeypatch):
+    """The eps choice and the start pool's first candidate train the same seed-0 SGD network of
+    the same rows: the second is remembered from the first (one SGD run, not two), equal to a
+    network trained afresh, and a caller's change to it does not reach the memory."""
+    import annc.training.pool.seeding as seeding
+    X, y = noise(seed=3)
+    p = build(as_spec(DEFAULT + "eps 0.001\n"), as_data((X, y))).problem
+    trained = []
+    real = seeding.train_sgd
+    monkeypatch.setattr(seeding, "train_sgd", lambda *a, **k: trained.append(1) or real(*a, **k))
+    monkeypatch.setattr(seeding, "_SGD_MEMO", type(seeding._SGD_MEMO)())
+    resolve(as_spec(DEFAULT), as_data((X, y)))  # the eps choice: one SGD run
+    first = sgd_net(p, seed=0)
+    assert len(trained) == 1
+    first.layers[0].weight[:] = 0.0  # a caller's change
+    again = sgd_net(p, seed=0)
+    fresh = real(*p.class_rows()[:2], [2], "binary", classes=[0, 1], epochs=seeding.sgd_epochs(p), seed=0,
+                 sample_weight=p.class_rows()[2])
+    assert len(trained) == 1
+    for a, b in zip(again.layers, fresh.layers):
+        assert np.array_equal(a.weight, b.weight) and np.array_equal(a.bias, b.bias)
+    sgd_net(p, seed=1)  # another seed is another network
+    assert len(trained) == 2

@@ -52,6 +52,18 @@ def test_a_share_never_ends_after_its_parent():
     assert child.ledger is ctx.ledger and child.interrupt is ctx.interrupt
 
 
+def test_the_finish_keeps_its_second_but_never_a_large_share_of_a_short_limit():
+    """The finish's reserve: 5% of a long limit, one second of a middling one, and at most a tenth of
+    a short one (a pair of one-vs-one capped at 2 s kept half of it and had no time to search)."""
+    from annc.core.deadline import FINISH_MIN, FINISH_MOST_SHARE, FINISH_SHARE, Deadline
+    assert Deadline(None).reserve() == 0.0
+    for limit in (0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 60.0, 600.0):
+        reserve = Deadline(limit).reserve()
+        assert reserve >= FINISH_SHARE * limit and reserve <= max(FINISH_SHARE * limit, FINISH_MOST_SHARE * limit)
+        assert reserve >= min(FINISH_MIN, FINISH_MOST_SHARE * limit)
+        assert (reserve >= FINISH_MIN) == (limit >= FINISH_MIN / FINISH_MOST_SHARE)
+
+
 def test_a_slot_cap_is_each_waiting_tasks_share_of_what_is_left():
     """``waiting`` tasks on ``slots`` run ``ceil(waiting / slots)`` rounds one after another:
     each gets that share of what is left before the finish, less a task's overhead."""

@@ -3,7 +3,10 @@ spec, magnitude-pruned versions of it), repaired, the best of them by the MIP ob
 with its own or a refitted output layer, then the exact output layer from that one."""
 from __future__ import annotations
 
+import copy
+import hashlib
 import warnings
+from collections import OrderedDict
 from dataclasses import replace
 
 import numpy as np
@@ -47,13 +50,43 @@ def spec_weights(spec) -> int:
 def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, most: int | None = None):
     """The SGD network of the seed (:func:`annc.training.sgd.train_sgd` on the problem's samples,
     :func:`sgd_epochs` epochs, at most ``most``, with the lasso of :func:`sgd_l1` when ``lasso``); the spec's
-    hidden layers must be ones SGD trains (:func:`sgd_trains`)."""
+    hidden layers must be ones SGD trains (:func:`sgd_trains`).
+
+    SGD is a function of its inputs alone (seeded, full batch), so the network is remembered
+    (:data:`_SGD_MEMO`, by the digest of every input): the eps choice of :mod:`annc.training.margin`
+    and the start pool's first candidate train the same seed-0 network of the same rows, and the
+    second takes it from the first instead of training it again (0.7 s of a pair's 2 s in one-vs-one
+    under a run's limit)."""
     spec = problem.spec
     X, y, w = problem.class_rows()  # the samples' full-batch loss, on distinct rows
     epochs = sgd_epochs(problem) if most is None else min(sgd_epochs(problem), most)
-    return train_sgd(X, y, [ls.units for ls in spec.hidden], spec.hidden[0].activation,
-                     classes=list(range(len(problem.classes))), epochs=epochs, seed=seed,
-                     l1=sgd_l1(spec) if lasso else 0.0, sample_weight=w)
+    args = dict(hidden=[ls.units for ls in spec.hidden], activation=spec.hidden[0].activation,
+                classes=list(range(len(problem.classes))), epochs=epochs, seed=seed,
+                l1=sgd_l1(spec) if lasso else 0.0)
+    key = _digest(X, y, w, repr(sorted(args.items())))
+    if key not in _SGD_MEMO:
+        _SGD_MEMO[key] = train_sgd(X, y, args.pop("hidden"), args.pop("activation"), sample_weight=w, **args)
+        while len(_SGD_MEMO) > SGD_MEMO_SIZE:
+            _SGD_MEMO.popitem(last=False)
+    _SGD_MEMO.move_to_end(key)
+    return copy.deepcopy(_SGD_MEMO[key])  # callers may change what they get
+
+
+SGD_MEMO_SIZE = 4  # SGD networks remembered (each a few weight matrices)
+_SGD_MEMO: OrderedDict = OrderedDict()  # digest of sgd_net's inputs -> its network
+
+
+def _digest(*parts) -> str:
+    """One digest of arrays (their dtype, shape and bytes) and strings."""
+    h = hashlib.blake2b(digest_size=16)
+    for p in parts:
+        if isinstance(p, np.ndarray):
+            p = np.ascontiguousarray(p)
+            h.update(f"{p.dtype}{p.shape}".encode())
+            h.update(p.tobytes())
+        else:
+            h.update(str(p).encode())
+    return h.hexdigest()
 
 
 def sgd_l1(spec) -> float:

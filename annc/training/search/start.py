@@ -13,8 +13,11 @@ start written beside the model, :mod:`annc.io.writers.startfiles`):
   :data:`START_BUDGET` seconds, or a quarter of the time limit if that is less
   (:func:`start_budget`); ``annc compile`` has no time limit, so it gets
   :data:`START_BUDGET` unless ``--start-budget`` gives another budget;
-* under :data:`MIN_START_BUDGET` seconds (a time limit under 2 s) no start is tried:
-  that is not even time for one SGD run;
+* under :data:`MIN_START_BUDGET` seconds (a time limit under 1 s) no start is tried: that is
+  not time for a candidate's output layer (the pool's first SGD network is most often trained
+  already: the default recipe's eps choice trains the same one, and
+  :func:`~annc.training.pool.seeding.sgd_net` remembers it; a one-vs-one pair under a run's
+  limit has 1.5 to 2 s, and its search what is left after the eps choice and the build);
 * SGD trains networks whose hidden layers are all binary or all ReLU
   (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`); any other network (no hidden layer, ``sign``
   units, a mix) gets no start, and :func:`~.incumbent.budgeted_start` says so without searching;
@@ -45,7 +48,7 @@ from ..sgd import HIDDEN_ACTIVATIONS
 from .local import improve
 
 START_BUDGET = 20.0  # seconds for the MIP start's search, at most a quarter of a time limit
-MIN_START_BUDGET = 0.5  # below this (a time limit under 2 s) no start is tried
+MIN_START_BUDGET = 0.25  # below this (a time limit under 1 s) no start is tried
 
 
 class StartOutcome(NamedTuple):
