@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, set[str]]] = [
             "varmap"}),
     ("formulations", {"binary", "common", "errors", "grid", "hinge", "l0", "l1", "lift", "nll", "nopenalty", "output",
                       "registry", "relu", "sign", "symmetry"}),
-    ("solve", {"compiler", "solvers", "decode", "verify", "verdict"}),
+    ("solve", {"compiler", "solvers", "lp", "decode", "verify", "verdict"}),
     ("training", {"context", "pool", "search", "finish", "margin", "compiling", "bounds", "sgd", "anneal", "compress", "chain",
                   "deadweights", "request", "runfiles", "results", "trainer", "proof", "stalling",
                   "splits", "select_grid", "selection", "cvpath", "cvresults", "cvselect", "decomposition", "dispatch", "executor",

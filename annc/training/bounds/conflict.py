@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, csr_matrix, vstack
 from scipy.sparse.csgraph import maximum_flow
 from scipy.spatial import cKDTree
@@ -43,6 +42,7 @@ from scipy.spatial import cKDTree
 from ...core.activations import HIDDEN
 from ...core.errors import ModelError
 from ...core.losses import LOSS
+from ...solve.lp import solve_lp
 from .bound import TOL, Bound
 
 MARGIN = 1e-9  # a pair counts only if W ||x_u - x_v||_1 < eps (1 - MARGIN): round-off never adds one
@@ -195,8 +195,8 @@ def _lp_cover(weight: np.ndarray, gid: np.ndarray, a: np.ndarray, b: np.ndarray)
         r, j = np.nonzero(g >= 0)
         rows.append(coo_matrix((-np.ones(len(r)), (r, g[r, j])), shape=(len(multi), G)))
         rhs.append(-((g >= 0).sum(1) - 1.0))
-    res = linprog(weight, A_ub=vstack(rows).tocsr(), b_ub=np.concatenate(rhs), bounds=(0, 1), method="highs")
-    if res.status != 0:
-        raise ModelError(f"the conflict bound's LP failed: {res.message}")
-    value = float(res.fun)
+    x = solve_lp(weight, vstack(rows), np.concatenate(rhs), 0.0, 1.0)
+    if x is None:
+        raise ModelError("the conflict bound's LP failed: HiGHS ended without an optimum")
+    value = float(np.asarray(weight, float) @ x)
     return float(math.ceil(value - TOL)) if np.all(weight == np.round(weight)) else max(value - TOL, 0.0)

@@ -46,6 +46,7 @@ from sklearn.svm import LinearSVC
 
 from ...core.penalties import PENALTY
 from ...io.problem import TrainingProblem
+from ...solve.lp import solve_lp
 
 L1_PATH = (0.01, 0.1, 1.0, 10.0)  # C of L1 logistic regression (smaller: sparser)
 LP_L1 = (0.25, 1.0, 4.0)  # margin_lp's weight price, in units of the spec's l0 weight (or of 0.5)
@@ -127,7 +128,6 @@ def margin_lp(problem: TrainingProblem, on: np.ndarray, l1: float):
     sparse *and* wide-margined, where a sparse support chosen first (by logistic
     regression) often leaves rows inside the gap.  ``(w, b)``, or None without an optimum."""
     import scipy.sparse as sp
-    from scipy.optimize import linprog
     ls, eps = problem.spec.hidden[0], problem.spec.eps
     X, rows = problem.X, problem.row_samples
     n, d, m = X.shape[0], X.shape[1], eps / 10
@@ -137,14 +137,14 @@ def margin_lp(problem: TrainingProblem, on: np.ndarray, l1: float):
     rhs = np.where(on, -(eps + m), -m)
     cost = np.r_[np.full(2 * d, l1), 0.0, rows]
     (wl, wu), bb = ls.weight_bounds, ls.bias_bounds
-    bounds = [(0, max(wu, 0.0))] * d + [(0, max(-wl, 0.0))] * d + [tuple(bb)] + [(0, None)] * n
-    res = linprog(cost, A_ub=lhs, b_ub=rhs, bounds=bounds, method="highs",
-                  options={"time_limit": LP_SECONDS})
-    if res.status != 0 or res.x is None:
+    lower = np.r_[np.zeros(2 * d), bb[0], np.zeros(n)]
+    upper = np.r_[np.full(d, max(wu, 0.0)), np.full(d, max(-wl, 0.0)), bb[1], np.full(n, np.inf)]
+    x = solve_lp(cost, lhs, rhs, lower, upper, time_limit=LP_SECONDS)
+    if x is None:
         return None
-    w = res.x[:d] - res.x[d:2 * d]
+    w = x[:d] - x[d:2 * d]
     w[np.abs(w) < 1e-9] = 0.0
-    return w, float(res.x[2 * d])
+    return w, float(x[2 * d])
 
 
 def placed(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, targets_first: list[int]):

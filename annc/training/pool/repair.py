@@ -25,6 +25,7 @@ from ...core.activations import HIDDEN
 from ...formulations import ACTIVATIONS
 from ...formulations.grid import project
 from ...io.problem import TrainingProblem
+from ...solve.lp import solve_lp
 
 REFIT_SECONDS = 0.5  # an LP refit of one unit that takes longer is given up (the bias alone then moves it)
 BOX_ROOM = 0.9  # scale into 90% of the box, leaving the bias room to move off the eps gap
@@ -124,22 +125,26 @@ def refit_unit(A: np.ndarray, on: np.ndarray, w: np.ndarray, eps: float, wb, bb,
     (``xi = 0``) whenever some hyperplane through the box separates it by ``eps + 2m``: the
     bias alone (:func:`threshold`) cannot widen a margin, the LP can.  ``(w, b)``, or None
     when the LP ends without an optimum within :data:`REFIT_SECONDS` (about 10 ms for 400
-    rows and 20 inputs; 1 to 2 s for 10,000 noisy rows, which are then left to the bias)."""
-    from scipy.optimize import linprog
+    rows and 20 inputs; 1 to 2 s for 10,000 noisy rows, which are then left to the bias).
+    The LP goes to HiGHS in memory (:func:`annc.solve.lp.solve_lp`), its matrix built column by
+    column: ``[-s A_S | -s | -I]`` with ``s`` the rows' signs."""
     S = np.flatnonzero(np.asarray(w) != 0)
-    n, m = len(on), eps / 10
+    n, m, k = len(on), eps / 10, len(S) + 1
     sign = np.where(on, 1.0, -1.0)[:, None]
-    lhs = sp.hstack([sp.csr_matrix(-sign * A[:, S]), sp.csr_matrix(-sign), -sp.identity(n)], format="csr")
+    dense = -sign * np.column_stack([np.asarray(A, float)[:, S], np.ones(n)])  # the weights' and the bias's columns
+    lhs = sp.csc_matrix((np.r_[dense.ravel(order="F"), -np.ones(n)],
+                         np.r_[np.tile(np.arange(n), k), np.arange(n)],
+                         np.r_[np.arange(k + 1) * n, k * n + 1 + np.arange(n)]), shape=(n, k + n))
     rhs = np.where(on, -(eps + m), -m)
-    cost = np.r_[np.zeros(len(S) + 1), np.asarray(rows, float)]
-    bounds = [tuple(wb)] * len(S) + [tuple(bb)] + [(0, None)] * n
-    res = linprog(cost, A_ub=lhs, b_ub=rhs, bounds=bounds, method="highs",
-                  options={"time_limit": REFIT_SECONDS})
-    if res.status != 0 or res.x is None:
+    cost = np.r_[np.zeros(k), np.asarray(rows, float)]
+    lower = np.r_[np.full(len(S), wb[0]), bb[0], np.zeros(n)]
+    upper = np.r_[np.full(len(S), wb[1]), bb[1], np.full(n, np.inf)]
+    x = solve_lp(cost, lhs, rhs, lower, upper, time_limit=REFIT_SECONDS)
+    if x is None:
         return None
     out = np.zeros(len(w))
-    out[S] = res.x[:len(S)]
-    return out, float(res.x[len(S)])
+    out[S] = x[:len(S)]
+    return out, float(x[len(S)])
 
 
 def _fewer_flips(act, pre, W, b, k, nb, eps, ls, rows) -> float | None:
