@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import replace
@@ -64,16 +65,21 @@ def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, mos
                 classes=list(range(len(problem.classes))), epochs=epochs, seed=seed,
                 l1=sgd_l1(spec) if lasso else 0.0)
     key = _digest(X, y, w, repr(sorted(args.items())))
-    if key not in _SGD_MEMO:
-        _SGD_MEMO[key] = train_sgd(X, y, args.pop("hidden"), args.pop("activation"), sample_weight=w, **args)
+    with _SGD_MEMO_LOCK:  # a Dask worker may run tasks in threads of one process
+        net = _SGD_MEMO.get(key)
+    if net is None:
+        net = train_sgd(X, y, args.pop("hidden"), args.pop("activation"), sample_weight=w, **args)
+    with _SGD_MEMO_LOCK:
+        _SGD_MEMO[key] = net
+        _SGD_MEMO.move_to_end(key)
         while len(_SGD_MEMO) > SGD_MEMO_SIZE:
             _SGD_MEMO.popitem(last=False)
-    _SGD_MEMO.move_to_end(key)
-    return copy.deepcopy(_SGD_MEMO[key])  # callers may change what they get
+    return copy.deepcopy(net)  # callers may change what they get
 
 
 SGD_MEMO_SIZE = 4  # SGD networks remembered (each a few weight matrices)
 _SGD_MEMO: OrderedDict = OrderedDict()  # digest of sgd_net's inputs -> its network
+_SGD_MEMO_LOCK = threading.Lock()
 
 
 def _digest(*parts) -> str:
