@@ -162,6 +162,21 @@ def test_a_native_option_reaches_highs():
         solvers.solve(c.model, "highs", SolveOptions(native=(("no_such_option", 1),)))
 
 
+def test_highs_presolve_enumeration_is_off_under_a_time_limit_unless_the_user_sets_the_rules():
+    """HiGHS 1.16's presolve enumeration does not check the time limit (a neighbourhood sub-MIP ran
+    37 s of 10): under a limit annc switches it off, and a user's own presolve_rule_off, set after, wins;
+    HiGHS takes the option (an older HiGHS without the rule ignores its bit)."""
+    from annc.solve.solvers.highs import ENUMERATION_OFF
+    driver = SOLVERS["highs"]
+    assert ENUMERATION_OFF not in driver.highs_options(SolveOptions())
+    capped = driver.highs_options(SolveOptions(time_limit=5.0))
+    assert capped[0] == ENUMERATION_OFF and ("time_limit", 5.0) in capped
+    mine = driver.highs_options(SolveOptions(time_limit=5.0, native=(("presolve_rule_off", 0),)))
+    assert [v for n, v in mine if n == "presolve_rule_off"][-1] == 0
+    c = build(as_spec(SPEC), as_data((np.array([[0, 0], [1, 1.0]]), np.array([0, 1]))), name="t")
+    assert solvers.solve(c.model, "highs", SolveOptions(time_limit=5.0)).x is not None
+
+
 def test_a_native_option_reaches_scip():
     pytest.importorskip("pyscipopt")
     c = _instance(0)

@@ -8,6 +8,8 @@ Progress comes from HiGHS's MIP logging and improving-solution callbacks; Ctrl-C
 the interrupt flag that HiGHS polls, so it stops and keeps its incumbent.  A MIP start
 goes in through ``setSolution``.  The stall rule (:mod:`.stall`) reads the node count,
 incumbent and bound that HiGHS passes to its MIP interrupt callback, and stops it there.
+Under a time limit presolve's enumeration rule is off (:data:`ENUMERATION_OFF`): it does not
+check the limit.
 """
 from __future__ import annotations
 
@@ -23,6 +25,13 @@ from .base import BOUND_EVERY, Clock, Progress, SolveOptions, SolveResult, inter
 from .driver import Driver
 from .highs_scheduler import new_highs
 from .stall import stall_of
+
+
+ENUMERATION_OFF = ("presolve_rule_off", 1 << 16)  # HiGHS's presolve rule 16, "Enumeration" (1.16; no rule
+# has that bit in older releases, where it is ignored). It does not check the time limit: on a neighbourhood
+# sub-MIP of 7,000 rows (28,577 rows and 228 columns after the other reductions) it ran 37 s of a 10 s limit
+# (HPresolve::enumerateSolutions, seen with py-spy); without it the same solve stops at 10.1 s with a dual
+# bound of 692 (700 the incumbent), and in 30 s improves it to 696.
 
 
 def to_highs_lp(model: Model) -> "highspy.HighsLp":
@@ -59,10 +68,15 @@ class HighsDriver(Driver):
     in_memory = in_process = mip_start = progress = interrupt = stall = True
     parameters = {"time_limit": "time_limit", "gap": "mip_rel_gap", "threads": "threads", "node_limit": "mip_max_nodes"}
 
+    def highs_options(self, opts: SolveOptions) -> list[tuple[str, object]]:
+        """What :meth:`solve` sets, in order: under a time limit :data:`ENUMERATION_OFF` first, then
+        :meth:`settings` (a native ``presolve_rule_off`` of the user's, set later, wins)."""
+        return ([ENUMERATION_OFF] if opts.time_limit is not None else []) + self.settings(opts)
+
     def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
         opts = opts.checked()  # HiGHS aborts the process on an absurd thread count: never pass one
         h = new_highs()
-        for name, value in self.settings(opts):
+        for name, value in self.highs_options(opts):
             if h.setOptionValue(name, value) == highspy.HighsStatus.kError:
                 raise UsageError(f"HiGHS refuses {name} = {value!r}")
         h.passModel(to_highs_lp(model))
