@@ -17,6 +17,7 @@ import threading
 
 import highspy
 import numpy as np
+import scipy.sparse as sp
 
 from ...core.errors import UsageError
 from ...core.model import Model
@@ -41,24 +42,38 @@ def to_highs_lp(model: Model) -> "highspy.HighsLp":
     buffers in C++ (assigning them to ``HighsLp`` fields converts element by element:
     ~4x slower on millions of non-zeros); ``getLp`` then hands the model back.
     """
+    h = new_highs()
+    pass_arrays(h, model.A, model.obj, model.lb, model.ub, np.where(model.sense == "L", -np.inf, model.rhs),
+                np.where(model.sense == "G", np.inf, model.rhs), integer=model.integer, offset=model.obj_const)
+    return h.getLp()
+
+
+def pass_arrays(h: "highspy.Highs", A, cost, lower, upper, row_lower, row_upper, *, integer=None,
+                offset: float = 0.0) -> None:
+    """``min cost x + offset`` s.t. ``row_lower <= A x <= row_upper``, ``lower <= x <= upper``
+    (``integer``: a mask of the integer columns; None: none) into ``h``, through ``passModel``'s
+    array overload (see :func:`to_highs_lp`); infinite bounds become HiGHS's.  ``A``: a scipy
+    sparse matrix or a dense array; ``lower``/``upper`` may be scalars."""
     inf = highspy.kHighsInf
-    A = model.A.tocsc()
+    A = sp.csc_matrix(A)
     if not A.has_sorted_indices:
         A = A.copy()
         A.sort_indices()
+    n_row, n_col = A.shape
     i32 = lambda a: np.ascontiguousarray(a, dtype=np.int32)  # noqa: E731 - HighsInt
     f64 = lambda a: np.ascontiguousarray(a, dtype=np.float64)  # noqa: E731
-    h = new_highs()
+
+    def bound(a, n: int) -> np.ndarray:  # n entries, HiGHS's infinity for an infinite one
+        a = np.broadcast_to(np.asarray(a, float), (n,))
+        return f64(np.where(a == np.inf, inf, np.where(a == -np.inf, -inf, a)))
+    kind = (np.full(n_col, int(highspy.HighsVarType.kContinuous)) if integer is None else
+            np.where(integer, int(highspy.HighsVarType.kInteger), int(highspy.HighsVarType.kContinuous)))
     status = h.passModel(
-        int(model.num_cols), int(model.num_rows), int(A.nnz), int(highspy.MatrixFormat.kColwise),
-        int(highspy.ObjSense.kMinimize), float(model.obj_const), f64(model.obj),
-        f64(np.where(np.isinf(model.lb), -inf, model.lb)), f64(np.where(np.isinf(model.ub), inf, model.ub)),
-        f64(np.where(model.sense == "L", -inf, model.rhs)), f64(np.where(model.sense == "G", inf, model.rhs)),
-        i32(A.indptr), i32(A.indices), f64(A.data),
-        i32(np.where(model.integer, int(highspy.HighsVarType.kInteger), int(highspy.HighsVarType.kContinuous))))
+        int(n_col), int(n_row), int(A.nnz), int(highspy.MatrixFormat.kColwise), int(highspy.ObjSense.kMinimize),
+        float(offset), f64(cost), bound(lower, n_col), bound(upper, n_col), bound(row_lower, n_row),
+        bound(row_upper, n_row), i32(A.indptr), i32(A.indices), f64(A.data), i32(kind))
     if status == highspy.HighsStatus.kError:
         raise ValueError("HiGHS refused the model's arrays")
-    return h.getLp()
 
 
 class HighsDriver(Driver):

@@ -61,14 +61,13 @@ def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, mos
     spec = problem.spec
     X, y, w = problem.class_rows()  # the samples' full-batch loss, on distinct rows
     epochs = sgd_epochs(problem) if most is None else min(sgd_epochs(problem), most)
-    args = dict(hidden=[ls.units for ls in spec.hidden], activation=spec.hidden[0].activation,
-                classes=list(range(len(problem.classes))), epochs=epochs, seed=seed,
-                l1=sgd_l1(spec) if lasso else 0.0)
-    key = _digest(X, y, w, repr(sorted(args.items())))
+    hidden, activation = [ls.units for ls in spec.hidden], spec.hidden[0].activation
+    classes, l1 = list(range(len(problem.classes))), sgd_l1(spec) if lasso else 0.0
+    key = _digest(X, y, w, repr((hidden, activation, classes, epochs, seed, l1)))
     with _SGD_MEMO_LOCK:  # a Dask worker may run tasks in threads of one process
         net = _SGD_MEMO.get(key)
     if net is None:
-        net = train_sgd(X, y, args.pop("hidden"), args.pop("activation"), sample_weight=w, **args)
+        net = train_sgd(X, y, hidden, activation, classes=classes, epochs=epochs, seed=seed, l1=l1, sample_weight=w)
     with _SGD_MEMO_LOCK:
         _SGD_MEMO[key] = net
         _SGD_MEMO.move_to_end(key)
