@@ -257,3 +257,26 @@ def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weight
     assert y is not None and c.model.check(y).ok  # within the budget row nmax
     written = cross_validate(parse_spec(WIDTH_ONLY), data, time_limit=30)
     assert written.budget is None and written.spec.max_weights is None
+
+
+def test_the_folds_pool_holds_the_annealed_network_where_the_final_pool_does():
+    """At the spec's width each fold trains SGD's network and, with enough samples per weight
+    (``annealed_applies``, 8 a weight: 16 weights here), the annealed sigmoids' one, as the final
+    training's pool does; each is a feasible point of the fold's model at every width, through the
+    units its output layer weighs most."""
+    from annc.solve.compiler import build
+    from annc.training.context import RunContext
+    from annc.training.cvpath import _pool, _wide_layers, spec_at
+    from annc.training.pool import feasible
+    spec, s = parse_spec("input 2\nhidden 4 binary\noutput 2\n"), Setting(None, 0.5, 0.001)
+    many, few = as_data(moons(400)), as_data(moons(60))
+    assert len(_wide_layers(spec, s, many, True, RunContext())) == 2
+    assert len(_wide_layers(spec, s, few, True, RunContext())) == 1  # 60 rows, 16 weights: SGD's only
+    relu = parse_spec("input 2\nhidden 4 relu\noutput 2\n")
+    assert len(_wide_layers(relu, s, many, True, RunContext())) == 1  # SGD's only: no annealed ReLU
+    narrow = Setting(2, 0.5, 0.001)
+    c = build(spec_at(spec, narrow), many, name="fold")
+    state = {}
+    points = _pool(c, 2, state, narrow.eps, lambda: _wide_layers(spec, s, many, True, RunContext()), RunContext())
+    wide = [p for p in points if p is not None]
+    assert len(state[("wide", narrow.eps)]) == 2 and len(wide) >= 2 and all(feasible(c.model, x) for x in wide)
