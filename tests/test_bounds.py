@@ -370,6 +370,6 @@ def test_subset_bound_is_positive_under_l0_and_its_work_is_counted():
 def test_lower_bounds_names_every_source():
     pb = problem_of(spec_text(2, 1, 2, 0.1, lam=0.5), [[0, 0], [1 / 16, 0], [1, 1]], [[1, 1], [0, 1], [1, 0]])
     found = lower_bounds(pb, solver_bound=0.7, work=Work(subsets=1, rows=3, node_limit=100, disjoint=True))
-    assert [b.source for b in found] == ["loss floor", "conflict", "support", "subset", "solver"]
+    assert [b.source for b in found] == ["loss floor", "conflict", "support", "hull packing", "subset", "solver"]
     assert found[-1].value == 1.0  # 0.7 raised to the next attainable objective
-    assert [b.source for b in lower_bounds(pb, work=None)] == ["loss floor", "conflict", "support"]
+    assert [b.source for b in lower_bounds(pb, work=None)] == ["loss floor", "conflict", "support", "hull packing"]

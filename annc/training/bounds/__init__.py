@@ -16,6 +16,8 @@ beats, with the argument that proves it:
   weight budget ``p`` a bound on the errors of the networks with at most ``p`` weights
   (counting arguments on all rows, plus sub-MIPs on a growing row set), the penalty
   counted once: ``min_p lambda p + errors(p)``;
+* ``hull packing`` (:mod:`.hulls`): with one step unit, disjoint sample sets whose two classes'
+  convex hulls meet, each costing an error (used by the weight levels under ``l0``);
 * ``subset`` and ``disjoint subsets`` (:mod:`.subset`): the problem on a few rows, solved
   by HiGHS within a node limit (its dual bound, or its optimum when proven);
 * ``solver``: the dual bound of a solve of the whole MIP, when the caller has one.
@@ -27,10 +29,13 @@ from __future__ import annotations
 
 import math
 
+from ...core.losses import LOSS
 from ...formulations import floor
 from ..context import RunContext
 from .bound import Bound, attainable, best
 from .conflict import conflict_bound
+from .hulls import applies as hulls_apply
+from .hulls import hull_sets, packed
 from .levels import Levels, level_bound
 from .subset import Work, restrict, subset_bounds
 from .support import support_bound
@@ -57,9 +62,15 @@ def lower_bounds(problem, *, incumbent=None, solver_bound: float | None = None,
     support = support_bound(problem, full=None if conflict is None else conflict.value)
     if support is not None:
         out.append(support)
+    hulls = []
+    if LOSS[problem.spec.loss].counts_errors and hulls_apply(problem.spec) and problem.spec.hidden[0].units == 1:
+        hulls = hull_sets(problem.X, problem.counts, problem.spec, stop=None if ctx is None else ctx.expired)
+        out.append(Bound(attainable(problem, packed(hulls)), "hull packing",
+                         f"{len(hulls)} disjoint sample sets whose two classes' convex hulls meet: one step unit "
+                         f"errs on each"))
     if target is not None and levels is not None:
         lv = level_bound(problem, target=target, incumbent=incumbent, base=0.0 if conflict is None else conflict.value,
-                         work=levels, ctx=ctx)
+                         work=levels, ctx=ctx, hulls=hulls)
         if lv is not None:
             out.append(lv)
     if work is not None and work.subsets > 0:

@@ -62,6 +62,7 @@ from ...formulations import formulate
 from ...io.solutions import Status
 from ..context import RunContext
 from .bound import TOL, Bound, attainable
+from .hulls import packed
 from .structure import errors_by_weights, one_hidden_step, weight_count
 from .subset import restrict, wrong_groups
 
@@ -176,11 +177,13 @@ def network_at(model, x: np.ndarray) -> tuple[list, list]:
 
 
 def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, work: Levels = Levels(),
-                ctx: RunContext | None = None) -> Bound | None:
+                ctx: RunContext | None = None, hulls: list | None = None) -> Bound | None:
     """The bound of the module docstring, aiming at ``target`` (the incumbent's objective:
     levels that reach it need no more work); ``incumbent``: ``(weights, biases)`` on the
     problem's rows; ``base``: an errors bound valid for every network on all rows (the
-    conflict bound), a floor of ``s_all``.  None where it does not apply.
+    conflict bound), a floor of ``s_all``; ``hulls``: the sets of a hull packing on the problem's
+    rows (:func:`.hulls.hull_sets`), which bound the networks of one effective unit on all rows
+    and, those of them that use no row of ``S``, on the rest.  None where it does not apply.
     ``ctx``: the run context: its solver and threads run the sub-MIPs, its deadline caps them."""
     spec = problem.spec
     if not applies(spec) or not math.isfinite(target) or problem.num_rows == 0:
@@ -191,7 +194,9 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
     # cases by effective units: at most one (a sub-MIP with one unit), two or more (p // 2 units)
     split = one_hidden_step(spec) and spec.hidden[0].units >= 2
     cases = [(0, 1), (2, spec.hidden[0].units)] if split else [None]
-    s_all = {c: errors_by_weights(problem.X, problem.counts, spec, top, base, units=c) for c in cases}
+    hulls = hulls or []
+    s_all = {c: errors_by_weights(problem.X, problem.counts, spec, top, base, units=c, hull=packed(hulls))
+             for c in cases}
     order = boundary_order(problem)
     S = first_rows(problem, incumbent, work.rows, order) if work.max_subs > 0 else np.zeros(0, int)
     rng = np.random.default_rng(work.seed)
@@ -202,7 +207,8 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
     def rest_bound():
         rest = np.ones(problem.num_rows, bool)
         rest[S] = False
-        return {c: errors_by_weights(problem.X[rest], problem.counts[rest], spec, top, max_cells=0, units=c)
+        return {c: errors_by_weights(problem.X[rest], problem.counts[rest], spec, top, max_cells=0, units=c,
+                                     hull=packed(hulls, leave_out=S))
                 for c in cases}  # cheap: every round
 
     s_rest = rest_bound()
@@ -245,6 +251,7 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
             final.add((c, p))  # its network is as good on every row, or the sub-MIP cannot settle it
     lowest = min(min(value(p) for p in range(top + 1)), tail)
     result = attainable(problem, lowest) if math.isfinite(lowest) else attainable(problem, lam * P)
+    packing = f", a hull packing of {len(hulls)} sets ({packed(hulls):g} errors)" if hulls else ""
     return Bound(result, "weight levels",
-                 f"every weight budget 0..{top} bounded: structure on all rows, {tally.subs} sub-MIPs on a set of "
-                 f"{len(S)} rows ({tally.proven} proven, {tally.nodes} nodes), penalty counted once")
+                 f"every weight budget 0..{top} bounded: structure on all rows{packing}, {tally.subs} sub-MIPs on a "
+                 f"set of {len(S)} rows ({tally.proven} proven, {tally.nodes} nodes), penalty counted once")

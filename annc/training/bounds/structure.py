@@ -29,7 +29,9 @@ feature (:func:`one_cut`; cuts between any two distinct values: more than the un
 do, so a lower bound).  Likewise with ``m = 2`` and ``w1 = 2`` each unit is a threshold on
 one feature (the same or two): the rows fall in at most four cells of two cuts, each with
 one winner at most: ``errors >= D2`` (:func:`two_cuts`, computed while its work, the cells of
-every pair's grid, stays under :data:`MAX_CELLS`; else not used).  ``base`` (e.g. the conflict bound, valid for every network) is a
+every pair's grid, stays under :data:`MAX_CELLS`; else not used).  With ``m = 1``, however many
+features the unit reads, ``errors >= H``, the hull packing of :mod:`.hulls` (``hull``, computed
+by the caller: disjoint sample sets that no one step unit classifies right).  ``base`` (e.g. the conflict bound, valid for every network) is a
 floor on every term.  Then ``s(p)`` is the least of these over every ``(m, w1, q)`` that
 ``p`` weights allow (``m = 0``: ``T0``).
 
@@ -126,12 +128,14 @@ def weight_count(spec) -> int:
 
 
 def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: float = 0.0,
-                      max_cells: int = MAX_CELLS, units: tuple[int, int] | None = None) -> np.ndarray:
+                      max_cells: int = MAX_CELLS, units: tuple[int, int] | None = None,
+                      hull: float = 0.0) -> np.ndarray:
     """``s(0..pmax)`` of the module docstring for the rows ``X`` with class counts ``counts``
     (never below ``base``, a bound valid for every network on these rows); ``max_cells``:
     the work limit of :func:`two_cuts` (0: not used).  ``units = (lo, hi)``: only the
     networks with ``lo <= m <= hi`` effective units (one hidden layer of step units; constant
-    outputs count as ``m = 0``), ``inf`` where a budget holds none of them."""
+    outputs count as ``m = 0``), ``inf`` where a budget holds none of them.  ``hull``: the
+    hull packing's errors bound on these rows (:mod:`.hulls`), valid for ``m = 1``."""
     totals = counts.sum(0)
     J, L = counts.shape[1], len(spec.layers)
     lo, hi = (0, math.inf) if units is None else units
@@ -154,11 +158,12 @@ def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: 
         elif p >= L:
             for m in range(max(lo, 1), int(min(K, p // 2, hi)) + 1):
                 # w1 = m: every effective unit reads one feature; q = p - m output weights at most
-                single = top_errors(totals, min(J, p - m + 1, 2 ** m))
+                one = hull if m == 1 else 0.0  # the hull packing: one effective unit, any features
+                single = max(top_errors(totals, min(J, p - m + 1, 2 ** m)), one)
                 if m <= 2:
                     single = max(single, cuts(m))
                 best = min(best, single)
                 if p - m - 1 >= m:  # w1 > m: some unit reads two features or more; q <= p - m - 1
-                    best = min(best, top_errors(totals, min(J, p - m, 2 ** m)))
+                    best = min(best, max(top_errors(totals, min(J, p - m, 2 ** m)), one))
         s[p] = max(best, base)
     return s
