@@ -107,6 +107,23 @@ def test_unreachable_scheduler_is_a_usage_error():
             pass
 
 
+def test_a_failed_connection_leaves_no_client_for_the_garbage_collector():
+    """The half-made client of a failed connection is closed before the error reaches the caller.
+    Left in a reference cycle, it would be closed by whichever later allocation runs the garbage
+    collector, and if that is inside a new cluster's start (which holds distributed's LoopRunner
+    lock, the one its close needs), the run deadlocks: a CI run hung there once."""
+    import gc
+    from distributed import Client
+    gc.disable()  # only annc's own collection may finalise it
+    try:
+        with pytest.raises(UsageError, match="cannot reach the Dask scheduler"):
+            with Executor(scheduler=f"tcp://127.0.0.1:{_free_port()}", connect_timeout=1):
+                pass
+        assert not [o for o in gc.get_objects() if isinstance(o, Client)]
+    finally:
+        gc.enable()
+
+
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
 def test_check_workers(bad):
     with pytest.raises(UsageError, match="--workers"):

@@ -118,6 +118,20 @@ class _LoopThread:
             self._thread.join(timeout)
 
 
+def _finalise_pending_clients() -> None:
+    """Run the garbage collector now, so that no unreachable ``distributed.Client`` is left for it.
+
+    A client that failed to connect is half made and sits in a reference cycle; its ``__del__``
+    closes it through ``LoopRunner.stop``, which takes a lock shared by every ``LoopRunner``
+    (a class attribute in distributed).  If the collector happens to run while a new cluster's
+    ``LoopRunner.start`` holds that lock, the ``__del__`` waits for it on the same thread: a
+    deadlock (seen once in CI: a test starting a ``LocalCluster`` hung in ``Client.__del__``).
+    Collecting at the points where annc makes or drops clients, before any lock is taken,
+    leaves the collector nothing of the kind to find later."""
+    import gc
+    gc.collect()
+
+
 class Executor:
     """Runs independent tasks on a Dask cluster; a context manager (see the module docstring)."""
 
@@ -137,17 +151,23 @@ class Executor:
         import dask
         from distributed import Client, LocalCluster
         dask.config.set({"distributed.worker.daemon": False})  # a task may start processes (solvers)
+        _finalise_pending_clients()
         if self.scheduler is not None:
             # distributed's own loop here: a client that fails to connect is half made, and
             # its __del__ would later close it on a loop the executor had stopped
             try:
                 self.client = Client(self.scheduler, timeout=self.connect_timeout)
             except ValueError as e:  # not an address at all
-                raise UsageError(f"--scheduler {self.scheduler!r} is not a Dask scheduler address such as "
-                                 f"tcp://127.0.0.1:8786 ({e})") from None
+                failed = UsageError(f"--scheduler {self.scheduler!r} is not a Dask scheduler address such as "
+                                    f"tcp://127.0.0.1:8786 ({e})")
             except (OSError, TimeoutError) as e:
-                raise UsageError(f"cannot reach the Dask scheduler at {self.scheduler} within "
-                                 f"{self.connect_timeout:g} s ({type(e).__name__}: {e})") from None
+                failed = UsageError(f"cannot reach the Dask scheduler at {self.scheduler} within "
+                                    f"{self.connect_timeout:g} s ({type(e).__name__}: {e})")
+            else:
+                failed = None
+            if failed is not None:  # the half-made client is garbage now (its frames are gone): close it here
+                _finalise_pending_clients()
+                raise failed from None
             try:
                 self.client.wait_for_workers(1, timeout=3 * self.connect_timeout)
             except (OSError, TimeoutError) as e:
