@@ -43,11 +43,10 @@ from ..io.data import Dataset
 from ..io.spec import NetworkSpec, penalty_at
 from ..solve.compiler import build
 from ..solve.decode import decode_network
-from .anneal import best_annealed
 from .context import RunContext
 from .pool import complete, feasible, hidden_network, network_start, sgd_start
 from .pool.linear import separator_networks
-from .pool.seeding import annealed_applies, nets_start
+from .pool.seeding import annealed_applies, annealed_start
 from .search.local import drop_weights
 
 __all__ = ["FoldScore", "Plan", "Setting", "fold_path", "spec_at"]
@@ -148,10 +147,7 @@ def _wide_layers(spec: NetworkSpec, s: Setting, fit: Dataset, merge: bool, ctx: 
     c = build(spec_at(spec, replace(s, width=None)), fit, name="fold", merge=merge)
     out = [_sgd_layers(c, ctx)]
     if annealed_applies(c.problem) and not ctx.stopped():
-        X, y, w = c.problem.class_rows()
-        net, _ = best_annealed(X, y, [ls.units for ls in c.problem.spec.hidden], len(c.problem.classes),
-                               sample_weight=w, seeds=range(1), stop=ctx.stopped)
-        x = nets_start(c.model, c.problem, [net], ctx=ctx)
+        x = annealed_start(c.model, c.problem, seeds=1, ctx=ctx, prune=False)
         out.append(None if x is None else hidden_network(c.model, x))
     return [layers for layers in out if layers is not None]
 

@@ -91,12 +91,7 @@ def hull_sets(X: np.ndarray, counts: np.ndarray, spec, *, near: int = NEAR, max_
         return []
     W = spec.eps / radius(spec)
     cap = counts.copy()
-    k = min(U, near)
-    dist, idx = cKDTree(X).query(X, k=k, p=1)
-    dist, idx = np.asarray(dist, float).reshape(U, k), np.asarray(idx, int).reshape(U, k)
-    label = counts.argmax(1)
-    other = np.where(label[idx] != label[:, None], dist, np.inf).min(1)
-    other[(counts > 0).sum(1) > 1] = -1.0  # rows holding several classes first
+    dist, idx, other = nearest_other(X, counts, near)
     sets, lps = [], 0
     halt = (lambda: False) if stop is None else stop
     for u in np.argsort(other, kind="stable"):
@@ -131,6 +126,20 @@ def hull_sets(X: np.ndarray, counts: np.ndarray, spec, *, near: int = NEAR, max_
                 for g in found.groups:
                     cap[g] -= found.weight
     return sets
+
+
+def nearest_other(X: np.ndarray, counts: np.ndarray, k: int):
+    """``(dist, idx, other)``: each row's ``k`` nearest rows in L1 (itself first; at most all of
+    them), their distances, and the distance to the nearest of them whose majority class differs
+    from its own (``inf`` if none; ``-1`` for a row holding several classes)."""
+    U = len(X)
+    k = min(U, k)
+    dist, idx = cKDTree(X).query(X, k=k, p=1)
+    dist, idx = np.asarray(dist, float).reshape(U, k), np.asarray(idx, int).reshape(U, k)
+    label = counts.argmax(1)
+    other = np.where(label[idx] != label[:, None], dist, np.inf).min(1)
+    other[(counts > 0).sum(1) > 1] = -1.0
+    return dist, idx, other
 
 
 def _near_classes(counts: np.ndarray, dn: np.ndarray, A: int) -> list[int]:

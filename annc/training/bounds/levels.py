@@ -55,14 +55,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.spatial import cKDTree
 
 from ...core.losses import LOSS
 from ...formulations import formulate
 from ...io.solutions import Status
 from ..context import RunContext
 from .bound import TOL, Bound, attainable
-from .hulls import packed
+from .hulls import nearest_other, packed
 from .structure import errors_by_weights, one_hidden_step, weight_count
 from .subset import restrict, wrong_groups
 
@@ -88,15 +87,7 @@ def applies(spec) -> bool:
 def boundary_order(problem) -> np.ndarray:
     """The rows by their L1 distance to the nearest of 8 neighbours of another class
     (rows holding several classes first)."""
-    X, c = problem.X, problem.counts
-    U = len(X)
-    k = min(U, 8)
-    dist, idx = cKDTree(X).query(X, k=k, p=1)
-    dist, idx = np.asarray(dist).reshape(U, -1), np.asarray(idx).reshape(U, -1)
-    label = c.argmax(1)
-    near = np.where(label[idx] != label[:, None], dist, np.inf).min(1)
-    near[(c > 0).sum(1) > 1] = -1.0
-    return np.argsort(near, kind="stable")
+    return np.argsort(nearest_other(problem.X, problem.counts, 8)[2], kind="stable")
 
 
 def first_rows(problem, incumbent, rows: int, order: np.ndarray) -> np.ndarray:

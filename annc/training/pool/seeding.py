@@ -210,13 +210,13 @@ def annealed_applies(problem: TrainingProblem) -> bool:
 
 
 def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEAL_SEEDS,
-                   ctx: RunContext | None = None) -> np.ndarray | None:
+                   ctx: RunContext | None = None, prune: bool = True) -> np.ndarray | None:
     """A feasible start from the annealed sigmoids of :mod:`annc.training.anneal` (the best of
     ``seeds`` seeds by training accuracy, on the problem's distinct rows weighted by their
     samples), rounded to step units and finished as :func:`sgd_start` finishes SGD's network
     (repair, refitted or exact output layer); under a weight penalty also its pruned networks
-    (:func:`~annc.training.anneal.pruned_annealed`), the MIP objective choosing.  None unless every
-    hidden layer is binary.
+    (:func:`~annc.training.anneal.pruned_annealed`), the MIP objective choosing (``prune=False``:
+    never, as cross-validation's folds do).  None unless every hidden layer is binary.
     The run context ``ctx`` only caps it; with an executor (the large-data path on Dask) its
     seeds run as tasks (:func:`~annc.training.anneal.best_annealed`)."""
     if not annealed_trains(problem.spec):
@@ -226,7 +226,7 @@ def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEA
     net, _ = best_annealed(X, y, [ls.units for ls in problem.spec.hidden], len(problem.classes),
                            sample_weight=w, seeds=range(seeds), stop=ctx.stopped, ctx=ctx)
     nets = [net]
-    if sgd_l1(problem.spec) > 0:  # a weight penalty: the pruned networks too, the objective chooses
+    if prune and sgd_l1(problem.spec) > 0:  # a weight penalty: the pruned networks too, the objective chooses
         nets += pruned_annealed(X, y, net, sample_weight=w, stop=ctx.stopped)
     return nets_start(model, problem, nets, ctx=ctx)
 
