@@ -107,9 +107,7 @@ def hull_sets(X: np.ndarray, counts: np.ndarray, spec, *, near: int = NEAR, max_
                     found = _one_set(X, nb, dn, cap, u, A, B, W, spec.eps)
                     if found is None:
                         break
-                    sets.append(found)
-                    for g in found.groups:
-                        cap[g] -= found.weight
+                    _take(sets, cap, found)
         if lps >= max_lps or halt():
             break
     columns = 0
@@ -122,10 +120,15 @@ def hull_sets(X: np.ndarray, counts: np.ndarray, spec, *, near: int = NEAR, max_
                 found = _hull_lp(X, a, b, np.ones(len(a) + len(b)), None, cap, A, B, W, spec.eps)
                 if found is None:
                     break
-                sets.append(found)
-                for g in found.groups:
-                    cap[g] -= found.weight
+                _take(sets, cap, found)
     return sets
+
+
+def _take(sets: list[HullSet], cap: np.ndarray, found: HullSet) -> None:
+    """Add ``found`` to the packing: its weight spent from each of its groups' capacity."""
+    sets.append(found)
+    for g in found.groups:
+        cap[g] -= found.weight
 
 
 def nearest_other(X: np.ndarray, counts: np.ndarray, k: int):
