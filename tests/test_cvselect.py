@@ -130,7 +130,7 @@ def test_cv_results_has_scikit_learns_layout():
         assert key in r
     assert list(r["rank_test_score"]) == [3, 1, 2]
     assert r["mean_test_score"] == pytest.approx([0.80, 0.90, 0.885])
-    assert r["params"][1] == {"width": 2, "penalty_weight": 2.0}
+    assert r["params"][1] == {"width": 2, "penalty_weight": 2.0, "logistic_C": None}
     json.dumps(sel.to_dict())  # the weights file records the whole path
 
 
@@ -147,9 +147,9 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine():
     finally:
         busy.kill()
         busy.wait()
-    assert quiet.plan.folds == 3 and len(quiet.labels) == 12  # widths 1, 2; six l0 weights
+    assert quiet.plan.folds == 3 and len(quiet.labels) == 12 + 4  # widths 1, 2; six l0 weights; four logistic
     assert loaded.label == quiet.label and loaded.chosen == quiet.chosen
-    assert quiet.budget is not None and loaded.budget == quiet.budget == loaded.spec.max_weights  # the budget too
+    assert loaded.budget == quiet.budget == loaded.spec.max_weights and loaded.keeps == quiet.keeps  # the budget too
     assert [[f.__dict__ for f in row] for row in loaded.scores] == [[f.__dict__ for f in row] for row in quiet.scores]
     assert all(quiet.complete(i) for i in range(len(quiet.labels)))
     assert all(np.array_equal(a, b) for a, b in zip(quiet.start_network[0] + quiet.start_network[1],
@@ -161,7 +161,7 @@ def test_the_path_warm_starts_each_penalty_from_the_last():
     drop kept at a larger weight is kept at a smaller one (mean non-zero weights never fall)."""
     sel = cross_validate(parse_spec(RECIPE), as_data(moons(120)), time_limit=30)
     for width in (1, 2):
-        path = [i for i, s in enumerate(sel.plan.settings) if s.width == width]
+        path = [i for i, s in enumerate(sel.plan.settings) if s.width == width and s.logistic is None]
         for f in range(sel.plan.folds):
             nnz = [sel.scores[i][f].nonzero_weights for i in path]
             assert nnz == sorted(nnz), (width, f, nnz)
@@ -210,10 +210,12 @@ def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
     assert plan_for(spec, 400, 2, 0.1).folds == 2  # never more folds than the smallest class has rows
     plan = plan_for(spec, 400, 200, 0.1, time_limit=30)
     assert sorted({s.width for s in plan.settings}) == [1, 2, 4] and plan.open == ("penalty", "width")
-    assert [s.penalty for s in plan.settings if s.width == 1] == [4.0, 2.0, 1.0, 0.5, 0.25, 0.125]
+    assert [s.penalty for s in plan.settings if s.width == 1 and s.logistic is None] == [4.0, 2.0, 1.0, 0.5, 0.25,
+                                                                                          0.125]
     roomy = plan_for(spec, 400, 200, 0.1, time_limit=60)  # a limit of a minute: the other margin too
     assert roomy.open == ("penalty", "width", "eps") and sorted({s.eps for s in roomy.settings}) == [0.001, 0.1]
-    assert len(roomy.settings) == 2 * len(plan.settings) and roomy.settings[0].eps == 0.1  # the rule's first
+    path = [s for s in plan.settings if s.logistic is None]
+    assert len(roomy.settings) == 2 * len(path) + len(plan.logistic) and roomy.settings[0].eps == 0.1  # the rule's
     X, y = moons(2500)
     sample = _sample(as_data((X, y)), 0)
     assert len(sample.y) == MAX_CV_ROWS and abs(np.mean(sample.y) - np.mean(y)) < 0.01  # stratified
@@ -253,10 +255,13 @@ def test_a_short_limit_trains_the_spec_as_written():
     assert not applies(spec, data, MIN_LIMIT - 1)
 
 
-def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weights():
+def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weights(monkeypatch):
     """Where the penalty is open the final training gets ``max_weights``: the folds' mean non-zero
     weights of the chosen setting rounded up, at least those of its network on all rows, which is
-    then a feasible start; a written penalty leaves the spec without a budget."""
+    then a feasible start; a written penalty leaves the spec without a budget.  (The path's settings
+    only: a chosen logistic separator is kept as it is, with no budget.)"""
+    import annc.training.cvselect as cvselect
+    monkeypatch.setattr(cvselect, "LOGISTIC_PATH", ())
     from annc.solve.compiler import build
     from annc.training.margin import resolve
     from annc.training.pool.candidates import seed_point
@@ -297,3 +302,92 @@ def test_the_folds_pool_holds_the_annealed_network_of_step_units():
     points = _pool(c, 2, state, narrow.eps, lambda: _wide_layers(spec, s, many, True, RunContext()), RunContext())
     wide = [p for p in points if p is not None]
     assert len(state[("wide", narrow.eps)]) == 2 and len(wide) >= 2 and all(feasible(c.model, x) for x in wide)
+
+
+def noisy_line(n=300, flip=0.2, seed=0):
+    """Two classes split by a line through 2 of 5 uniform features, a ``flip`` share of labels flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, 5))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    return X, np.where(rng.random(n) < flip, 1 - y, y)
+
+
+def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
+    """Beside the path, for two classes, L1 logistic regression at each C of LOGISTIC_PATH: one
+    unit, the spec's default l0 weight and the narrow margin; none where the spec writes its
+    penalty, nor for more classes (one-vs-rest step units lose the argmax of the scores)."""
+    from annc.training.cvselect import LOGISTIC_PATH, plan_for
+    from annc.training.margin import NARROW
+    plan = plan_for(parse_spec("input 2\nhidden 4 binary\noutput 2\n"), 400, 200, 0.1, time_limit=30)
+    assert [s.logistic for s in plan.logistic] == list(LOGISTIC_PATH)
+    assert {(s.width, s.penalty, s.eps) for s in plan.logistic} == {(1, 0.5, NARROW)}
+    assert all(s.logistic is None for _, path in plan.groups() for s in path)  # not in the path's pools
+    assert not plan_for(parse_spec(WIDTH_ONLY), 400, 200, 0.1).logistic  # a written penalty: its objective
+    assert not plan_for(parse_spec("input 2\nhidden 4 binary\noutput 3\n"), 400, 100, 0.1).logistic
+    assert {s.width for s in plan_for(parse_spec("input 2\nhidden 1 binary\noutput 2\n"), 400, 100, 0.1).logistic} \
+        == {None}  # width not open: the spec's
+    assert "L1 logistic C=0.1, width 1, eps 0.001" in [s.label(parse_spec(RECIPE)) for s in plan.logistic]
+
+
+def _logistic_only(spec, C=1.0):
+    from annc.training.cvselect import plan_for
+    plan = plan_for(spec, 300, 100, 0.1, time_limit=30)
+    s = next(s for s in plan.logistic if s.logistic == C)
+    return Plan((s,), plan.folds, plan.open), s
+
+
+def test_a_logistic_setting_is_logistic_regressions_own_separator():
+    """The fold's network of a logistic setting: one step unit whose weights are L1 logistic
+    regression's, fitted on the fold's scaled rows, times a positive factor (its support and
+    direction), so it reads the rows as the regression does; it is not thinned by the path."""
+    from annc.solve.compiler import build
+    from annc.training.cvpath import fold_path, spec_at
+    from annc.training.pool.linear import logistic
+    spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
+    data = as_data(noisy_line())
+    plan, s = _logistic_only(spec)
+    state: dict = {}
+    score = fold_path(spec, data, data, plan, state=state)[s]
+    (W, b), _scaling = state["networks"][s]
+    c = build(spec_at(spec, s), data)
+    X, y, w = c.problem.class_rows()
+    lr = logistic(1.0).fit(X, (y != np.bincount(y, weights=w).argmax()).astype(int), sample_weight=w)
+    coef = np.ravel(lr.coef_)
+    assert W[0].shape == (5, 1) and np.array_equal(W[0][:, 0] != 0, coef != 0)  # its support
+    cos = W[0][:, 0] @ coef / np.linalg.norm(W[0][:, 0]) / np.linalg.norm(coef)
+    assert cos > 1 - 1e-9  # its direction: a positive multiple
+    assert score.nonzero_weights == int(np.count_nonzero(coef)) + int(np.count_nonzero(W[1]))
+    agree = np.mean((X @ coef + lr.intercept_[0] > 0) == (X @ W[0][:, 0] + b[0] >= 0))
+    assert agree >= 0.95  # only rows the repair moved off the narrow gap may differ
+
+
+def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path):
+    """When model selection chooses a logistic separator (``keeps``), the final training exports
+    its network on all rows as it is: no search and no full MIP replace it, the verdict says so,
+    and annc's lower bound, valid for every network, stays at or below its objective."""
+    from types import SimpleNamespace
+    from annc.training.cvpath import fold_path
+    from annc.training.cvselect import _raw
+    from annc.training.request import TrainRequest
+    from annc.training.search.incumbent import KEPT_WHY
+    from annc.training.trainer import fit
+    spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
+    X, y = noisy_line()
+    data = as_data((X, y))
+    plan, s = _logistic_only(spec)
+    state: dict = {}
+    fold_path(spec, data, data, plan, state=state)
+    seed = _raw(*state["networks"][s])
+    from annc.training.cvpath import spec_at
+    chosen = SimpleNamespace(start_network=seed, keeps=True, to_dict=lambda: {"chosen_label": "kept"})
+    from annc.solve.solvers import SolveOptions
+    request = TrainRequest(spec_at(spec, s), data, None, opts=SolveOptions(time_limit=30), out_dir=tmp_path)
+    r = fit(request.checked(), selection=chosen)
+    v = r.verdict
+    assert v.search["added"] == "kept" and v.ended == KEPT_WHY and r.verified
+    pre = X @ seed[0][0] + seed[1][0]  # the seed's unit on the raw rows
+    assert np.array_equal(r.network.forward(X)[0][:, 0] > 0.5, pre[:, 0] >= 0)  # the same unit, row for row
+    errors = int(np.sum(r.network.predict(X) != y))
+    assert v.objective == pytest.approx(errors + 0.5 * r.network.nonzero_weights())
+    assert v.lower_bound is not None and v.lower_bound <= v.objective + 1e-9
+    assert (tmp_path / "spec.weights.json").exists()

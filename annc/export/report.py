@@ -128,7 +128,9 @@ def search_lines(v: Verdict) -> list[str]:
         out.append("  certificate        " + cert["text"])
     added = {"improved": "improved on every candidate of the start pool",
              "certificate": "a proven neighbourhood certificate (no improvement on the start pool)",
-             "none": "nothing beyond the start pool"}[s["added"]]
+             "none": "nothing beyond the start pool",
+             "kept": "a bound: model selection kept the logistic separator (the rule's choice on the "
+                     "folds), and the MIP search did not replace it"}[s["added"]]
     out.append(f"  the MIP added      {added}")
     if s.get("no_better_than_linear"):
         out.append("  note               this network is no better than the best linear separator found")

@@ -54,6 +54,12 @@ class CVSelection:
     def label(self) -> str:
         return self.labels[self.chosen]
 
+    @property
+    def keeps(self) -> bool:
+        """Whether the chosen setting is a logistic separator: the final training keeps its network
+        on all rows (the MIP bounds it) instead of searching the objective's minimiser."""
+        return self.plan.settings[self.chosen].logistic is not None
+
     def _acc(self, i: int) -> np.ndarray:
         return np.array([f.accuracy for f in self.scores[i] if f.accuracy is not None], float)
 
@@ -140,9 +146,12 @@ class CVSelection:
                 "cv_estimate": self.estimate, "capped": self.capped, "refit_eps": self.refit_eps,
                 "passed_over": list(self.passed_over), "seconds": round(self.seconds, 3),
                 "budget": self.budget,
-                "refit": "the chosen setting is trained on all the training rows by the full search"
-                         + ("" if self.budget is None else f", with at most {self.budget} non-zero weights"),
+                "refit": ("the chosen logistic separator is fitted on all the training rows and kept; the MIP "
+                          "bounds its objective" if self.keeps else
+                          "the chosen setting is trained on all the training rows by the full search"
+                          + ("" if self.budget is None else f", with at most {self.budget} non-zero weights")),
                 "candidates": [{"label": self.labels[i], "width": s.width, "penalty": s.penalty, "eps": s.eps,
+                                "logistic_C": s.logistic,
                                 "cv_accuracy": self.mean(i) if self.complete(i) else None,
                                 "se": self.se(i) if self.complete(i) else None,
                                 "mean_nonzero_weights": self.nonzeros(i),
@@ -154,8 +163,9 @@ class CVSelection:
         """scikit-learn's ``cv_results_`` layout: ``params``, ``param_*``, ``split<f>_test_score``,
         ``mean/std/rank_test_score``, the same for ``train``, and ``mean_nonzero_weights``."""
         n, k = len(self.labels), self.plan.folds
-        out: dict = {"params": [{"width": s.width, "penalty_weight": s.penalty} for s in self.plan.settings]}
-        for name, attr in (("width", "width"), ("penalty_weight", "penalty")):
+        out: dict = {"params": [{"width": s.width, "penalty_weight": s.penalty, "logistic_C": s.logistic}
+                                for s in self.plan.settings]}
+        for name, attr in (("width", "width"), ("penalty_weight", "penalty"), ("logistic_C", "logistic")):
             vals = [getattr(s, attr) for s in self.plan.settings]
             out[f"param_{name}"] = np.ma.MaskedArray(np.array(vals, dtype=object), mask=[v is None for v in vals])
         for part, attr in (("test", "accuracy"), ("train", "fit_accuracy")):

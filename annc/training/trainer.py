@@ -84,7 +84,7 @@ from .results import TrainResult, accuracy, finite_or_none, result_of, trace_rec
 from .runfiles import RunFiles as _RunFiles
 from .runfiles import changed_files as _changed_files
 from .runfiles import csv_backing
-from .search.incumbent import search_incumbent
+from .search.incumbent import KEPT_WHY, kept_incumbent, search_incumbent
 from .search.start import MIN_START_BUDGET
 from .stalling import stall_checks
 
@@ -122,7 +122,8 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, workers: int | N
 def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
                out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
                warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
-               seed=None, tasks: ExitStack, workers: int | None = None, scheduler: str | None = None) -> Step:
+               seed=None, keep: bool = False, tasks: ExitStack, workers: int | None = None,
+               scheduler: str | None = None) -> Step:
     ctx = RunContext.create(solver, opts)  # every step below takes its time and solver settings from it
     ctx.report("build")
     # large data: the MIP on representatives, its clustering and annealed seeds on Dask when asked
@@ -158,7 +159,12 @@ def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts
         step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
     times["build"] = ctx.elapsed()
     record = None
-    if warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
+    kept = kept_incumbent(c, seed, ctx=ctx, log=lambda line: log(f"[{name}] {line}")) if keep and seed is not None \
+        else None
+    if kept is not None:
+        step_opts, record = replace(step_opts, start=kept.x), kept
+        times["start pool"] = record.seconds
+    elif warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
         step_opts, record = _with_start(name, c, step_opts, ctx, log, seed)
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
     tasks.close()  # the large-data path's cluster, if any: closed before the solver's limit is taken
@@ -182,7 +188,8 @@ def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts
     step_opts = replace(step_opts, progress=trace_recorder(trace, step_opts.progress))
     ctx.report("solve", best=None if record is None else record.objective, time_limit=step_opts.time_limit)
     solving = ctx.stopwatch()
-    skipped = None if proof is not None else _no_time_for_the_full_mip(c, step_opts, record, ctx)
+    skipped = None if proof is not None else KEPT_WHY if kept is not None else \
+        _no_time_for_the_full_mip(c, step_opts, record, ctx)
     if skipped:
         log(f"[{name}] {skipped}")
     try:
@@ -362,7 +369,8 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
     files = _RunFiles()
     kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
               refine=r.refine, files=files, max_nonzeros=r.max_nonzeros, workers=r.workers, scheduler=r.scheduler,
-              seed=None if greedy else getattr(selection, "start_network", None))  # cross-validation's network
+              seed=None if greedy else getattr(selection, "start_network", None),  # cross-validation's network
+              keep=not greedy and bool(getattr(selection, "keeps", False)))  # ... kept: a logistic separator
     clock = RunContext.stopwatch()
     try:
         steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)

@@ -56,35 +56,46 @@ STEP = ("binary", "sign")  # first-layer units that carry a linear separator unc
 PASS_WEIGHT, PASS_BIAS = 1.0, -0.5  # a later layer's unit that copies a binary input
 
 
-def separators(problem: TrainingProblem) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
-    """``(name, W, b)`` per model of the path, each fitted when it is asked for (the start pool
-    stops asking at its deadline): ``W`` is ``d x m`` (one column per separator, ``m = 1`` for
-    two classes, else one per class, most frequent first) and ``b`` has ``m`` entries; a column
-    says ``class c`` where ``X @ W[:, i] + b[i] > 0``."""
+def logistic(C: float) -> LogisticRegression:
+    """L1-regularised logistic regression at ``C`` (liblinear, deterministic)."""
+    return LogisticRegression(**_l1(), solver="liblinear", C=C, max_iter=2000, random_state=0)
+
+
+def one_vs_rest(problem: TrainingProblem, make) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(W, b)`` of the model ``make()`` fitted on the problem's (scaled) rows with their sample
+    counts as weights: ``W`` is ``d x m`` (one column per separator, ``m = 1`` for two classes,
+    "not the majority class"; else one per class, most frequent first) and ``b`` has ``m``
+    entries; a column says ``class c`` where ``X @ W[:, i] + b[i] > 0``.  None for one class."""
     X, y, weight = problem.class_rows()
     J = len(problem.classes)
     present = np.flatnonzero(problem.counts.sum(0) > 0)
     if len(present) < 2:
-        return
+        return None
     order = present[np.argsort(-problem.counts.sum(0)[present], kind="stable")]
     targets = [order[0]] if J == 2 and len(present) == 2 else list(order)
-    models = [(f"L1 logistic regression C={C:g}",
-               lambda C=C: LogisticRegression(**_l1(), solver="liblinear", C=C, max_iter=2000,
-                                              random_state=0)) for C in L1_PATH]
+    W, b = [], []
+    for c in targets:
+        positive = (y == c) if len(targets) > 1 or J > 2 else (y != c)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            m = make().fit(X, positive.astype(int), sample_weight=weight)
+        W.append(np.ravel(m.coef_))
+        b.append(float(np.ravel(m.intercept_)[0]))
+    return np.column_stack(W), np.asarray(b)
+
+
+def separators(problem: TrainingProblem) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
+    """``(name, W, b)`` per model of the path (:func:`one_vs_rest`), each fitted when it is asked
+    for (the start pool stops asking at its deadline)."""
+    models = [(f"L1 logistic regression C={C:g}", lambda C=C: logistic(C)) for C in L1_PATH]
     models += [(f"L1 linear SVM C={C:g}",
                 lambda C=C: LinearSVC(penalty="l1", loss="squared_hinge", dual=False, C=C, max_iter=5000,
                                       random_state=0)) for C in SVM_PATH]
     for name, make in models:
-        W, b = [], []
-        for c in targets:
-            positive = (y == c) if len(targets) > 1 or J > 2 else (y != c)
-            # two classes: one separator that says "not the majority class"
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                m = make().fit(X, positive.astype(int), sample_weight=weight)
-            W.append(np.ravel(m.coef_))
-            b.append(float(np.ravel(m.intercept_)[0]))
-        yield name, np.column_stack(W), np.asarray(b)
+        fitted = one_vs_rest(problem, make)
+        if fitted is None:
+            return
+        yield (name, *fitted)
 
 
 def _l1() -> dict:
@@ -177,24 +188,51 @@ def placed(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, targets_first
     return weights, biases
 
 
-def separator_networks(problem: TrainingProblem) -> Iterator[tuple[str, list, list]]:
-    """``(name, weights, biases)`` of every separator network (the margin LPs, then those of
-    :func:`separators`), in the spec's layers (:func:`placed`), each computed when it is asked
-    for; none when the spec has no hidden layer or the data have one class."""
+def _targets(problem: TrainingProblem) -> tuple[list, list] | None:
+    """``(targets, labels)``: the classes the separators' units vote for, in :func:`placed`'s
+    order, and each unit's target pattern (a boolean per row); None when the spec's first layer
+    has no step units or the data have one class."""
     if not problem.spec.hidden:
-        return
+        return None
     counts = problem.counts.sum(0)
     present = np.flatnonzero(counts > 0)
     order = list(present[np.argsort(-counts[present], kind="stable")])
     if problem.spec.hidden[0].activation not in STEP or len(present) < 2:
-        return
+        return None
     major = problem.counts.argmax(1)  # each row's most frequent class
     # one column per target class (separators): "not the majority class" alone for two classes
-    m = 1 if len(problem.classes) == 2 and len(present) == 2 else len(present)
-    if m == 1:  # two classes, "not the majority class": unit on -> the other class
-        targets, labels = ([order[1], order[0]] if len(order) > 1 else order), [major != order[0]]
-    else:
-        targets, labels = order, [major == c for c in order[:m]]
+    if len(problem.classes) == 2 and len(present) == 2:  # unit on -> the other class
+        return ([order[1], order[0]] if len(order) > 1 else order), [major != order[0]]
+    return order, [major == c for c in order]
+
+
+def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | None:
+    """L1 logistic regression at ``C`` (:func:`logistic`, one-vs-rest) as a network of the spec:
+    its hyperplanes scaled by a positive factor into the first layer's box (a step unit does not
+    change: ``1[s (w.x + b) >= 0] = 1[w.x + b >= 0]``), placed by :func:`placed`; the caller
+    repairs the rows inside the eps gap and gives it its exact output layer.  Not refitted to the
+    labels: this is the logistic model's own separator, the one model selection scores against
+    the exact search's networks (:mod:`annc.training.cvpath`).  None where :func:`_targets` is."""
+    from .repair import fit_box
+    got = _targets(problem)
+    fitted = None if got is None else one_vs_rest(problem, lambda: logistic(C))
+    if fitted is None:
+        return None
+    ls = problem.spec.hidden[0]
+    W, b = fitted
+    wb = [fit_box(np.r_[W[:, i], b[i]], ls.weight_bounds, ls.bias_bounds) for i in range(W.shape[1])]
+    return placed(problem, np.column_stack([v[:-1] for v in wb]), np.array([v[-1] for v in wb]), got[0])
+
+
+def separator_networks(problem: TrainingProblem) -> Iterator[tuple[str, list, list]]:
+    """``(name, weights, biases)`` of every separator network (the margin LPs, then those of
+    :func:`separators`), in the spec's layers (:func:`placed`), each computed when it is asked
+    for; none when the spec has no hidden layer or the data have one class."""
+    got = _targets(problem)
+    if got is None:
+        return
+    targets, labels = got
+    m = len(labels)
     price = problem.spec.penalty_weight if PENALTY[problem.spec.penalty].weighted else 0.5
     for f in LP_L1:
         fits = [margin_lp(problem, lab, f * price) for lab in labels]

@@ -26,8 +26,10 @@ import numpy as np
 from ...core.model import Model
 from ...formulations import floor as loss_floor
 from ...io.problem import TrainingProblem
+from ...solve.compiler import Compiled
 from ...core.errors import AnncError
 from ..context import RunContext
+from ..pool.candidates import SEED_NAME, seed_point
 from . import lns
 from .local import drop_weights
 from .start import MIN_START_BUDGET, StartOutcome, sgd_trains, start_budget, start_search
@@ -47,6 +49,7 @@ class SearchRecord:
     steps: list = field(default_factory=list)  # (neighbourhood, objective) per accepted LNS step
     sub_mips: int = 0
     capped: bool = False  # a wall-clock cap stopped a step before its work limit
+    kept: bool = False  # model selection's network kept as it is (a logistic separator): no search ran
     seconds: float = 0.0
     pool_seconds: float = 0.0  # the start pool and its local search; the rest of ``seconds`` is the LNS
     message: str = ""
@@ -72,7 +75,7 @@ class SearchRecord:
             found = "solver (the full MIP, from annc's incumbent)" if self.x is not None else "solver"
         else:
             found = self.found_by
-        added = ("improved" if improved else
+        added = ("kept" if self.kept else "improved" if improved else
                  "certificate" if cert is not None and cert.key != "output" else "none")
         return {
             "start_objective": self.start_objective,
@@ -185,3 +188,28 @@ def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float 
                                                        f"{budget:g} s budget)"))
     return StartOutcome(rec.x, took, f"{lines[0]} ({took:.1f}s" + (", cut short by the budget" if rec.capped else "")
                         + ")")
+
+
+KEPT_WHY = ("the full MIP is not run: model selection chose the logistic separator, whose network is kept "
+            "(the MIP's minimiser of the training objective scored lower on the folds); annc's bounds bound it")
+
+
+def kept_incumbent(c: Compiled, seed, *, ctx: RunContext | None = None, log=None) -> SearchRecord | None:
+    """Model selection's logistic separator ``seed`` (a network on the raw inputs:
+    :attr:`annc.training.cvresults.CVSelection.keeps`) as the run's incumbent, with no search: lifted
+    into the compiled problem ``c`` (:func:`~annc.training.pool.candidates.seed_point`), its record
+    ``kept`` (the verdict then says the MIP added a bound); None when it cannot be lifted (``log``
+    hears which)."""
+    ctx, say = ctx or RunContext(), log or (lambda *_: None)
+    clock = ctx.stopwatch()
+    y = seed_point(c, seed, ctx)
+    if y is None:
+        say("the logistic separator model selection chose cannot be lifted: searching instead")
+        return None
+    obj = float(c.model.objective(y))
+    rec = SearchRecord(x=y, pool=[(SEED_NAME, obj)], start_objective=obj, kept=True,
+                       found_by="model selection: the logistic separator, kept")
+    rec.seconds = rec.pool_seconds = clock.seconds()
+    rec.message = f"model selection's logistic separator kept: objective {obj:.6g}"
+    say(rec.message)
+    return rec
