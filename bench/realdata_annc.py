@@ -148,7 +148,7 @@ def search_fields(meta: dict) -> dict:
     return {"start_objective": _num(s.get("start_objective")), "pool": pool, "pool_best": _num(s.get("pool_best")),
             "best_linear": _num(s.get("best_linear")), "final_objective": _num(s.get("final_objective")),
             "found_by": None if found is None else str(found), "certificate": cert,
-            "added": added if added in ("improved", "certificate", "none") else None}
+            "added": added if added in ("improved", "certificate", "none", "kept") else None}
 
 
 
