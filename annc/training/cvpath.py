@@ -70,11 +70,12 @@ class Setting:
     logistic: float | None = None  # C of L1 logistic regression: the setting is its separator (step 3)
 
     def label(self, spec: NetworkSpec) -> str:
-        pen = f"l0 {self.penalty:g}" if self.penalty > 0 else "no penalty"
-        if spec.penalty != "l0" and PENALTY[spec.penalty].weighted:
-            pen = f"{spec.penalty} {self.penalty:g}"
         if self.logistic is not None:
             pen = f"L1 logistic C={self.logistic:g}"
+        elif spec.penalty != "l0" and PENALTY[spec.penalty].weighted:
+            pen = f"{spec.penalty} {self.penalty:g}"
+        else:
+            pen = f"l0 {self.penalty:g}" if self.penalty > 0 else "no penalty"
         width = "" if self.width is None else f", width {self.width}"
         return f"{pen}{width}, eps {self.eps:g}"
 
@@ -265,9 +266,9 @@ def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx:
     logistic = (groups is None) if logistic is None else logistic
     groups = plan.groups() if groups is None else groups
     state = {} if state is None else state
-    scores = {s: FoldScore(why="not reached: the time limit") for _, path in groups for s in path}
+    asked = (plan.logistic if logistic else ()) + tuple(s for _, path in groups for s in path)
+    scores = {s: FoldScore(why="not reached: the time limit") for s in asked}
     if logistic:
-        scores.update({s: FoldScore(why="not reached: the time limit") for s in plan.logistic})
         _logistic_scores(spec, fit, val, plan.logistic, ctx, merge, state, scores)
 
     for (eps, width), path in groups:

@@ -160,9 +160,10 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
     folds = min(FOLDS_SHORT if short else FOLDS, smallest_class)
     # eps: the data's rule's, and under a limit of SHORT seconds or more (or none) the other margin too
     epss = (eps,) if "eps" not in open_ or (time_limit is not None and time_limit < SHORT) else (eps, other_eps(eps))
-    open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
     path = tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties)
-    return Plan(path + _logistic_settings(spec, open_settings(spec), eps), folds, open_)
+    logistic = _logistic_settings(spec, open_, eps)  # eps open: the separators take the narrow margin
+    open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
+    return Plan(path + logistic, folds, open_)
 
 
 def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float) -> tuple[Setting, ...]:
@@ -172,7 +173,7 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float) ->
     is open (the separator keeps its own hyperplane: a wide gap would move the rows near it).  Not
     for k > 2 classes: one-vs-rest step units read the sign of each class's score, not which is
     largest, and where the folds chose them the test accuracy fell (wine, 2 of 5 splits: 98.1% to
-    94.4% and 96.3%; class3, a split: 84.4% to 80.0%; ``bench/issue36_logistic/multiclass``)."""
+    94.4% and 96.3%; class3, a split: 84.4% to 80.0%; ``bench/issue36_logistic/with_multiclass_*``)."""
     from .margin import NARROW
     if "penalty" not in open_ or not spec.hidden or spec.classes != 2:
         return ()
