@@ -122,6 +122,47 @@ def test_settings_not_scored_on_every_fold_do_not_compete():
     assert _choose(sel) == (-1, -1)
 
 
+def test_a_logistic_separator_alone_does_not_stand_for_the_spec_s_width():
+    """The folds reached the spec's width only if a path setting of that width was scored on every
+    fold: the logistic separators (width 1) and the narrower path do not count, so a capped run
+    trains the spec as written instead of keeping a separator never held against the wider network."""
+    sel = _selection([(0.80, 0.01, 3), (0.95, 0.01, 2)])  # settings: width 1, width 2
+    logistic = Setting(1, 0.5, 0.001, logistic=1.0)
+    sel.plan = Plan(sel.plan.settings + (logistic,), sel.plan.folds, sel.plan.open)
+    sel.labels.append("L1 logistic C=1")
+    sel.scores.append([FoldScore(0.9, 0.9, 4) for _ in range(sel.plan.folds)])
+    assert sel.width_settled()
+    sel.scores[1][0] = FoldScore(why="not reached: the time limit")  # width 2, the spec's, cut short
+    assert not sel.width_settled()  # the separator and width 1 are complete, the spec's width is not
+    assert sel.width_settled(separators_suffice=True)  # on at most 1,000 rows the separator suffices
+    sel.scores[0][0] = FoldScore(why="not reached: the time limit")
+    assert not sel.width_settled()
+    sel.scores[2][0] = FoldScore(why="not reached: the time limit")
+    assert not sel.width_settled(separators_suffice=True)  # nothing of the spec's class scored on every fold
+
+
+def _widths_path(width_means, top, rows=100_000):
+    """A selection whose path has one setting per width of ``width_means`` (CV accuracy each,
+    complete) and the spec's width ``top`` (not reached), beside a complete logistic separator."""
+    settings = [Setting(w, 0.5, 0.1) for w in width_means] + [Setting(top, 0.5, 0.1), Setting(1, 0.5, 0.001, logistic=1.0)]
+    scores = [[FoldScore(m, m, 3)] * 4 for m in width_means.values()]
+    scores += [[FoldScore(why="not reached: the time limit")] * 4, [FoldScore(0.99, 0.99, 3)] * 4]
+    plan = Plan(tuple(settings), 4, ("penalty", "width"))
+    return CVSelection(plan, [s.label(parse_spec(RECIPE)) for s in settings], scores, 0, 0, parse_spec(RECIPE), rows)
+
+
+def test_a_cut_path_chooses_only_where_width_stopped_paying():
+    """Cut before the spec's width: the rule may choose among what the folds scored only when they
+    reached two widths or more and the widest scored no higher than the narrowest plus the rule's
+    resolution (a validation row's worth of 0.75 a fold); a separator's score says nothing of width."""
+    assert _widths_path({1: 0.80, 2: 0.80}, top=4).width_settled()
+    assert _widths_path({1: 0.80, 2: 0.79}, top=4).width_settled()
+    assert not _widths_path({1: 0.80, 2: 0.83}, top=4).width_settled()  # width 2 still gained
+    assert not _widths_path({1: 0.80}, top=4).width_settled()  # one width: no trend to read
+    near = _widths_path({1: 0.80, 2: 0.80 + 0.02}, top=4, rows=100)  # 25 validation rows a fold
+    assert near.resolution() == pytest.approx(0.03) and near.width_settled()  # under one row a fold
+
+
 def test_cv_results_has_scikit_learns_layout():
     sel = _selection([(0.80, 0.01, 3), (0.90, 0.02, 12), (0.885, 0.01, 8)])
     r = sel.cv_results()
@@ -327,6 +368,11 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     assert {s.width for s in plan_for(parse_spec("input 2\nhidden 1 binary\noutput 2\n"), 400, 100, 0.1).logistic} \
         == {None}  # width not open: the spec's
     assert "L1 logistic C=0.1, width 1, eps 0.001" in [s.label(parse_spec(RECIPE)) for s in plan.logistic]
+    # above 1,000 rows the data's margin where it is narrower (no gap of 0.001 among thousands of rows)
+    spec4 = parse_spec("input 2\nhidden 4 binary\noutput 2\n")
+    assert {s.eps for s in plan_for(spec4, 2000, 900, 0.0001, time_limit=60).logistic} == {0.0001}
+    assert {s.eps for s in plan_for(spec4, 2000, 900, 0.1, time_limit=60).logistic} == {NARROW}
+    assert {s.eps for s in plan_for(spec4, 900, 400, 0.0001, time_limit=60).logistic} == {NARROW}
 
 
 def _logistic_only(spec, C=1.0):
@@ -361,13 +407,34 @@ def test_a_logistic_setting_is_logistic_regressions_own_separator():
     assert agree >= 0.95  # only rows the repair moved off the narrow gap may differ
 
 
+def test_a_separator_chosen_on_a_sample_is_fitted_on_all_rows():
+    """Where the folds were cut from a sample, the kept separator is L1 logistic regression fitted
+    on all the rows (on their own scaling), not the sample's lifted onto rows it never saw: its
+    direction on all rows is the regression's on all rows."""
+    from annc.solve.compiler import build
+    from annc.training.context import RunContext
+    from annc.training.cvpath import spec_at
+    from annc.training.cvrows import logistic_on_rows
+    from annc.training.pool.linear import logistic
+    spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
+    data = as_data(noisy_line())
+    _plan, s = _logistic_only(spec)
+    W, b = logistic_on_rows(spec, data, s, RunContext(), True)  # on raw inputs
+    c = build(spec_at(spec, s), data)
+    X, y, w = c.problem.class_rows()
+    coef = np.ravel(logistic(1.0).fit(X, (y != np.bincount(y, weights=w).argmax()).astype(int), sample_weight=w).coef_)
+    scaled = W[0][:, 0] * c.scaling.width  # the raw network's unit on the scaled inputs
+    assert np.array_equal(scaled != 0, coef != 0)
+    assert scaled @ coef / np.linalg.norm(scaled) / np.linalg.norm(coef) > 1 - 1e-9
+
+
 def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path):
     """When model selection chooses a logistic separator (``keeps``), the final training exports
     its network on all rows as it is: no search and no full MIP replace it, the verdict says so,
     and annc's lower bound, valid for every network, stays at or below its objective."""
     from types import SimpleNamespace
     from annc.training.cvpath import fold_path
-    from annc.training.cvselect import _raw
+    from annc.training.cvrows import raw_network
     from annc.training.request import TrainRequest
     from annc.training.search.incumbent import KEPT_WHY
     from annc.training.trainer import fit
@@ -377,7 +444,7 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     plan, s = _logistic_only(spec)
     state: dict = {}
     fold_path(spec, data, data, plan, state=state)
-    seed = _raw(*state["networks"][s])
+    seed = raw_network(*state["networks"][s])
     from annc.training.cvpath import spec_at
     chosen = SimpleNamespace(start_network=seed, keeps=True, to_dict=lambda: {"chosen_label": "kept"})
     from annc.solve.solvers import SolveOptions

@@ -36,7 +36,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("solve", {"compiler", "solvers", "lp", "decode", "verify", "verdict"}),
     ("training", {"context", "pool", "search", "finish", "margin", "compiling", "bounds", "sgd", "anneal", "compress", "chain",
                   "deadweights", "request", "runfiles", "results", "trainer", "proof", "stalling",
-                  "splits", "select_grid", "selection", "cvpath", "cvresults", "cvselect", "decomposition", "dispatch", "executor",
+                  "splits", "select_grid", "selection", "cvpath", "cvresults", "cvrows", "cvselect", "decomposition", "dispatch", "executor",
                   "largedata"}),
     ("export", {"report", "report_drawing", "html_report", "onnx_export"}),
     ("app", {"api", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator"}),

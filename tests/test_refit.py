@@ -93,3 +93,31 @@ def test_off_gap_never_flips_more_than_the_bias_alone(seed, eps):
         assert not np.any((pre > 1e-9) & (pre < eps - 1e-9))
         Wo, bo = np.zeros((units, 2)), np.zeros(2)
         assert complete(model, pb, [*Wr, Wo], [*br, bo]) is not None  # a point the model accepts
+
+
+def _threshold_by_enumeration(pre, bias, eps, bl, bu):
+    """:func:`threshold` as its docstring states it: every candidate zero, each one's flips counted
+    on every sample, the fewest taken (ties to the earlier candidate)."""
+    v = np.unique(pre)
+    slack = 1e-6 * max(eps, 1.0)
+    gaps = np.nonzero(np.diff(v) > eps + 2 * slack)[0]
+    cands = [v[0] - eps - slack, v[-1] + slack] + list((v[gaps] + v[gaps + 1] - eps) / 2)
+    if not np.any((v > -slack) & (v < eps + slack)):
+        cands.append(0.0)
+    best, fewest = None, None
+    for c in cands:
+        if bl <= bias - c <= bu:
+            flips = int(np.sum((pre - c >= eps) != (pre >= 0)))
+            if fewest is None or flips < fewest:
+                best, fewest = float(bias - c), flips
+    return best
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-40, 40), min_size=1, max_size=40), st.sampled_from([1e-5, 1e-3, 0.05, 0.2]),
+       st.sampled_from([0.01, 0.1, 1.0]), st.floats(-2, 2), st.floats(-3, 0), st.floats(0, 3))
+def test_threshold_counts_flips_as_enumeration_does(values, eps, step, bias, bl, bu):
+    """The sorted, cumulative count of :func:`threshold` chooses the bias that enumerating every
+    candidate on every sample chooses, ties included (values on a grid make ties and gaps of every size)."""
+    pre = np.asarray(values, float) * step
+    assert threshold(pre, bias, eps, bl, bu) == _threshold_by_enumeration(pre, bias, eps, bl, bu)

@@ -57,7 +57,7 @@ from .pool.linear import logistic_network, separator_networks
 from .pool.seeding import annealed_start, annealed_trains
 from .search.local import drop_weights
 
-__all__ = ["FoldScore", "Plan", "Setting", "fold_path", "spec_at"]
+__all__ = ["FoldScore", "Plan", "Setting", "fold_path", "logistic_point", "spec_at"]
 
 
 @dataclass(frozen=True)
@@ -231,6 +231,14 @@ def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) 
     return points
 
 
+def logistic_point(c, C: float, ctx: RunContext):
+    """L1 logistic regression's separator at ``C`` as a point of the compiled ``c``
+    (:func:`~annc.training.pool.linear.logistic_network` on ``c``'s own rows and scaling, the rows
+    inside the eps gap repaired, its exact output layer), or None."""
+    placed = logistic_network(c.problem, C)
+    return None if placed is None else network_start(c.model, c.problem, *placed, scale=False, ctx=ctx)
+
+
 def _logistic_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ctx: RunContext, merge: bool,
                      state: dict, scores: dict) -> None:
     """Step 3 of the module docstring: each logistic setting's network on the fold, scored into
@@ -241,8 +249,7 @@ def _logistic_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ct
             return
         key = (s.width, s.eps)
         c = compiled[key] = compiled.get(key) or build(spec_at(spec, s), fit, name="fold", merge=merge)
-        placed = logistic_network(c.problem, s.logistic)
-        x = None if placed is None else network_start(c.model, c.problem, *placed, scale=False, ctx=ctx)
+        x = logistic_point(c, s.logistic, ctx)
         if ctx.stopped():  # its output layer may have been cut short
             return
         if x is None:

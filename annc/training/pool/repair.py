@@ -66,25 +66,34 @@ def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float,
     a value back into the forbidden interval), the one flipping fewest of ``pre >= 0``.
     With ``values`` (a bias grid) the bias is the grid value that leaves no ``pre`` in
     ``(slack, eps)`` and flips fewest, the nearest to ``bias`` among those.
+
+    Every candidate zero ``c`` lies at least ``slack`` from each value's threshold ``c + eps``, so
+    the samples it turns on are those of the sorted values from ``searchsorted(c + eps)``: the
+    flips of all candidates come from two cumulative counts, ``O(n log n)`` in all (a loop over
+    the candidates was ``O(n^2)`` with a tiny eps, which makes nearly every gap a candidate).
+    Ties go to the earlier candidate, as listed.
     """
     if values is not None:
         return _grid_threshold(pre, bias, eps, np.asarray(values, float))
+    pre = np.asarray(pre, float)
     v = np.unique(pre)
     slack = 1e-6 * max(eps, 1.0)
     gaps = np.nonzero(np.diff(v) > eps + 2 * slack)[0]
     # c is the new zero: values <= c - slack go off, values >= c + eps + slack go on
-    cands = [v[0] - eps - slack, v[-1] + slack] + list((v[gaps] + v[gaps + 1] - eps) / 2)
+    cands = np.r_[v[0] - eps - slack, v[-1] + slack, (v[gaps] + v[gaps + 1] - eps) / 2]
     if not np.any((v > -slack) & (v < eps + slack)):
-        cands.append(0.0)  # already clear of the gap (a refit's bias may sit at its bound)
-    orig = pre >= 0
-    best, best_flips = None, None
-    for c in cands:
-        nb = bias - c
-        if bl <= nb <= bu:
-            flips = int(np.sum((pre - c >= eps) != orig))
-            if best_flips is None or flips < best_flips:
-                best, best_flips = float(nb), flips
-    return best
+        cands = np.r_[cands, 0.0]  # already clear of the gap (a refit's bias may sit at its bound)
+    nb = bias - cands
+    ok = np.flatnonzero((bl <= nb) & (nb <= bu))
+    if not len(ok):
+        return None
+    order = np.argsort(pre, kind="stable")
+    s, on = pre[order], (pre >= 0)[order]
+    on_before = np.r_[0, np.cumsum(on)]  # on samples among the first i sorted values
+    cut = np.searchsorted(s, cands[ok] + eps, side="left")  # values from here are on after the move
+    n_on = on_before[-1]
+    flips = on_before[cut] + (len(s) - cut) - (n_on - on_before[cut])  # on turned off + off turned on
+    return float(nb[ok[int(np.argmin(flips))]])
 
 
 def _grid_threshold(pre: np.ndarray, bias: float, eps: float, values: np.ndarray) -> float | None:
