@@ -68,8 +68,8 @@ def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float,
     ``(slack, eps)`` and flips fewest, the nearest to ``bias`` among those.
 
     Every candidate zero ``c`` lies at least ``slack`` from each value's threshold ``c + eps``, so
-    the samples it turns on are those of the sorted values from ``searchsorted(c + eps)``: the
-    flips of all candidates come from two cumulative counts, ``O(n log n)`` in all (a loop over
+    on the sorted values the move turns on those from ``cut = searchsorted(c + eps)``, and with
+    ``neg`` values below 0 it flips ``|cut - neg|`` of them: ``O(n log n)`` in all (a loop over
     the candidates was ``O(n^2)`` with a tiny eps, which makes nearly every gap a candidate).
     Ties go to the earlier candidate, as listed.
     """
@@ -87,12 +87,9 @@ def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float,
     ok = np.flatnonzero((bl <= nb) & (nb <= bu))
     if not len(ok):
         return None
-    order = np.argsort(pre, kind="stable")
-    s, on = pre[order], (pre >= 0)[order]
-    on_before = np.r_[0, np.cumsum(on)]  # on samples among the first i sorted values
+    s = np.sort(pre)
     cut = np.searchsorted(s, cands[ok] + eps, side="left")  # values from here are on after the move
-    n_on = on_before[-1]
-    flips = on_before[cut] + (len(s) - cut) - (n_on - on_before[cut])  # on turned off + off turned on
+    flips = np.abs(cut - np.searchsorted(s, 0.0, side="left"))  # on turned off, or off turned on
     return float(nb[ok[int(np.argmin(flips))]])
 
 
