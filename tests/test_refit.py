@@ -61,6 +61,10 @@ def test_the_bias_stays_where_it_is_clear_of_the_gap_even_at_its_bound():
     assert threshold(pre, 1.0, EPS, -1, 1) == 1.0  # not 0.7495, which turns the row at 0.002 off
 
 
+def _no_lp(*args, **kwargs):
+    raise AssertionError("off_gap(refit=False) solved an LP")
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**16), st.sampled_from([0.001, 0.01, 0.05]))
 def test_off_gap_never_flips_more_than_the_bias_alone(seed, eps):
@@ -76,15 +80,17 @@ def test_off_gap_never_flips_more_than_the_bias_alone(seed, eps):
     before = pattern(pb.X, W, b)
     got = off_gap(pb, [W], [b])
     saved = repair.refit_unit
-    try:  # the same repair with the bias alone
-        repair.refit_unit = lambda *a, **k: None
-        alone = off_gap(pb, [W], [b])
+    try:  # the same repair with the bias alone (refit=False): no LP is solved
+        repair.refit_unit = _no_lp
+        alone = off_gap(pb, [W], [b], refit=False)
     finally:
         repair.refit_unit = saved
     if alone is not None:
         assert got is not None
         flipped = rows @ (got[2] != before)
         assert np.all(flipped <= rows @ (alone[2] != before))
+        pre = pb.X @ alone[0][0] + alone[1][0]
+        assert not np.any((pre > 1e-9) & (pre < eps - 1e-9))  # the biases alone clear the gap too
     if got is not None:
         Wr, br, H = got
         assert np.all(Wr[0][W == 0] == 0)  # no weight appears

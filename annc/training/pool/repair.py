@@ -188,15 +188,16 @@ def layer_inputs(problem: TrainingProblem, weights: list, biases: list, layer: i
     return act
 
 
-def off_gap(problem: TrainingProblem, weights: list, biases: list, *, scale: bool = True):
+def off_gap(problem: TrainingProblem, weights: list, biases: list, *, scale: bool = True, refit: bool = True):
     """Steps 1-2: the hidden layers' ``(weights, biases)`` in their boxes (scaled into 90% of
     them when ``scale``) and clear of the eps gap, and the last hidden layer's outputs on the
-    problem's rows (the MIP's semantics); or None when some unit's bias cannot move off the gap."""
-    done = _off_gap(problem, weights, biases, scale)
+    problem's rows (the MIP's semantics); or None when some unit's bias cannot move off the gap.
+    ``refit=False`` moves the biases alone (:func:`threshold`, no LP of :func:`refit_unit`)."""
+    done = _off_gap(problem, weights, biases, scale, refit)
     return None if done is None else done[:3]
 
 
-def _off_gap(problem: TrainingProblem, weights: list, biases: list, scale: bool):
+def _off_gap(problem: TrainingProblem, weights: list, biases: list, scale: bool, refit: bool = True):
     """:func:`off_gap` and the scale ``carry`` of the last hidden layer's outputs (a ReLU
     unit scaled by ``c`` outputs ``c`` times its original value)."""
     spec, eps, act = problem.spec, problem.spec.eps, problem.X
@@ -220,7 +221,7 @@ def _off_gap(problem: TrainingProblem, weights: list, biases: list, scale: bool)
         bias_grid = None if ls.bias_values is None else np.asarray(ls.bias_values)
         for k in range(W.shape[1]):
             nb = threshold(pre[:, k], b[k], eps, *ls.bias_bounds, values=bias_grid)
-            if refits(ls):
+            if refit and refits(ls):
                 nb = _fewer_flips(act, pre, W, b, k, nb, eps, ls, rows)
             if nb is None:
                 return None
