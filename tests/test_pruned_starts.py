@@ -187,6 +187,28 @@ def test_a_weight_on_a_useless_input_is_dropped_and_the_objective_falls_by_its_p
     assert m.objective(y2) <= m.objective(x) - 4 * 0.5 + 1e-9
 
 
+def test_the_folds_drop_pass_moves_units_off_the_gap_by_their_biases_alone(monkeypatch):
+    """With ``refit_gap=False`` (cross-validation's folds) the gap after a drop is cleared by the
+    biases alone: the repair's LP (``off_gap``'s refit) is never solved; the one LP of a try is
+    the refit that keeps the unit's activations (``_kept_pattern``), and the result is still a
+    point the model accepts, never worse."""
+    import annc.training.pool.repair as repair
+    from annc.training.search import local
+
+    def no_lp(*args, **kwargs):
+        raise AssertionError("the gap repair solved an LP")
+    X, y = blobs(seed=7)
+    m, pb = problem(SPEC.replace("output 3", "output 3\neps 0.05"), X, y)  # a wide gap: drops land in it
+    x = sgd_start(m, pb, seed=0, lasso=False, ctx=RunContext.create(limit=5))
+    assert x is not None
+    kept = []
+    keep = local._kept_pattern
+    monkeypatch.setattr(repair, "refit_unit", no_lp)
+    monkeypatch.setattr(local, "_kept_pattern", lambda *a: kept.append(1) or keep(*a))
+    y2 = local.drop_weights(m, pb, x, ctx=RunContext.create(limit=60), refit_gap=False)
+    assert kept and m.check(y2).ok and m.objective(y2) <= m.objective(x) + 1e-9
+
+
 def test_a_spent_budget_drops_nothing():
     from annc.training.search.local import drop_weights
     X, y = blobs(seed=5)

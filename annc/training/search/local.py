@@ -104,12 +104,13 @@ def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, ctx
 
 
 def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *,
-                 ctx: RunContext | None = None) -> np.ndarray:
+                 ctx: RunContext | None = None, refit_gap: bool = True) -> np.ndarray:
     """Greedy weight dropping from the feasible point ``x``: each non-zero weight in turn
     (the smallest first, compared within its unit after dividing by the unit's largest
     ``|w|``: a step unit's weights scale freely) is set to 0; the hidden units' biases move
-    off the eps gap if they must (:func:`~annc.training.pool.repair.off_gap`, no scaling, the
-    biases alone: :func:`_lifted`) and the network's lift replaces ``x`` when its objective is lower.  When that drop costs
+    off the eps gap if they must (:func:`~annc.training.pool.repair.off_gap`, no scaling; with
+    ``refit_gap=False`` by the biases alone, :func:`_lifted`) and the network's lift replaces ``x``
+    when its objective is lower.  When that drop costs
     loss and the weight is a step unit's, the unit's other weights and bias are also
     refitted by an LP to keep its activations on every row (:func:`_kept_pattern`), and
     the better of the two is taken: a weight that another direction can replace then goes.
@@ -130,10 +131,10 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *,
                 return x
             tw = [w.copy() for w in W]
             tw[li][i, j] = 0.0
-            y, cw, cb = _lifted(model, problem, (tw, b))
+            y, cw, cb = _lifted(model, problem, (tw, b), refit_gap)
             obj = np.inf if y is None else model.objective(y)
             if obj > best - lam + 1e-9:  # the drop cost loss: refit the unit to keep its activations
-                y2, cw2, cb2 = _lifted(model, problem, _kept_pattern(problem, W, b, li, i, j))
+                y2, cw2, cb2 = _lifted(model, problem, _kept_pattern(problem, W, b, li, i, j), refit_gap)
                 obj2 = np.inf if y2 is None else model.objective(y2)
                 if obj2 < obj:
                     y, cw, cb, obj = y2, cw2, cb2, obj2
@@ -166,21 +167,24 @@ def _kept_pattern(problem: TrainingProblem, weights: list, biases: list, layer: 
     return tw, tb
 
 
-def _lifted(model: Model, problem: TrainingProblem, cand):
+def _lifted(model: Model, problem: TrainingProblem, cand, refit: bool = True):
     """``(point, weights, biases)`` of the candidate network ``cand = (weights, biases)``:
     its lift, or, when the lift is not feasible, the lift after moving the hidden biases
-    off the eps gap (:func:`~annc.training.pool.repair.off_gap`, no scaling, the biases alone);
-    ``(None, ...)`` if neither is feasible (or ``cand`` is None).  The biases alone: a drop
-    moves one unit's pre-activations, and the rows it puts into the gap go to the side that
-    flips fewest; the LP that would keep the others clear costs as much as the kept pattern's
-    (:func:`_kept_pattern`), which :func:`drop_weights` tries anyway when the drop costs loss
-    (on breast_cancer's folds the gap's LPs were 8.7 s of 29)."""
+    off the eps gap (:func:`~annc.training.pool.repair.off_gap`, no scaling); ``(None, ...)`` if
+    neither is feasible (or ``cand`` is None).  ``refit=False``: by the biases alone, the rows a
+    drop puts into the gap going to the side that flips fewest, where the repair's LP would keep
+    them clear; the cheap search of cross-validation's folds
+    (:mod:`annc.training.cvpath`) drops so, as those LPs cost as much as the kept pattern's
+    (:func:`_kept_pattern`), which :func:`drop_weights` tries anyway when the drop costs loss (on
+    breast_cancer's folds the gap's LPs were 8.7 s of 29).  The full search keeps the LP: with
+    the biases alone there too, class3 scored 78.0% over 5 splits, against 79.1% with it
+    (``bench/issue36_work``)."""
     if cand is None:
         return None, None, None
     tw, tb = cand
     y = complete(model, problem, tw, tb)
     if y is None:
-        moved = off_gap(problem, tw[:-1], tb[:-1], scale=False, refit=False)
+        moved = off_gap(problem, tw[:-1], tb[:-1], scale=False, refit=refit)
         if moved is None:
             return None, None, None
         tw, tb = moved[0] + [tw[-1]], moved[1] + [tb[-1]]
