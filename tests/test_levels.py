@@ -200,6 +200,33 @@ def test_a_start_proven_by_annc_skips_the_full_mip():
     assert step.verdict.objective == pytest.approx(1.0)
     assert step.verdict.bound_source.split(":")[0] in ("support", "weight levels")
     assert step.result.status_text.startswith("not run")
+    # the pool ended at its first network that meets the bound, and no search ran after it
+    search = step.verdict.search
+    assert search["added"] == "proof" and search["sub_mips"] == 0 and not search["certificates"]
+    objectives = [c["objective"] for c in search["pool"]]
+    assert objectives[-1] == pytest.approx(1.0) and all(o > 1.0 + 1e-6 for o in objectives[:-1])
+    from annc.export.report import search_lines
+    assert any("the MIP added      a proof" in line for line in search_lines(step.verdict))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problem=tiny(), more=st.floats(0.0, 6.0))
+def test_the_pools_quick_bound_aimed_higher_is_never_weaker_and_what_it_keeps_changes_nothing(problem, more):
+    """The start pool's test (:func:`annc.training.proof.meets_bound`) computes the bound once, aimed
+    at its first objective, and compares the later, lower ones with it: a bound aimed higher must
+    never be weaker, and every value stays below the brute-force optimum.  The bounds it keeps for
+    the proof (``known``) give the same values as a fresh computation."""
+    from annc.training.bounds import best
+    from annc.training.proof import QUICK_LEVELS
+    if problem.spec.penalty_weight == 0:
+        problem = replace(problem, spec=replace(problem.spec, penalty="l0", penalty_weight=0.5))
+    _, optimum = errors_within(problem)
+    known = {}
+    high = best(lower_bounds(problem, work=None, target=optimum + more, levels=QUICK_LEVELS, known=known))
+    low = best(lower_bounds(problem, work=None, target=optimum, levels=QUICK_LEVELS, known=known))
+    fresh = best(lower_bounds(problem, work=None, target=optimum, levels=QUICK_LEVELS))
+    assert low.value <= high.value + EXACT and high.value <= optimum + EXACT, (low, high, optimum)
+    assert fresh.value == low.value and "cuts on all rows" in known and "fixed" in known
 
 
 def test_two_cuts_against_plain_enumeration():

@@ -129,6 +129,7 @@ def search_lines(v: Verdict) -> list[str]:
     added = {"improved": "improved on every candidate of the start pool",
              "certificate": "a proven neighbourhood certificate (no improvement on the start pool)",
              "none": "nothing beyond the start pool",
+             "proof": "a proof: annc's lower bound meets the start pool's best, so no search ran after it",
              "kept": "a bound: model selection kept the logistic separator (the rule's choice on the "
                      "folds), and the MIP search did not replace it"}[s["added"]]
     out.append(f"  the MIP added      {added}")

@@ -12,6 +12,10 @@ proof here is a proof for the exported network.
 Work limits decide what the attempt does (:data:`PROOF_LEVELS`: sub-MIPs and nodes); the
 time limit only caps it, at :data:`PROOF_SHARE` of the run's limit and half of what the
 solver would have.
+
+Earlier, in the start pool, :func:`meets_bound` compares each candidate with the bounds that need
+no sub-MIP and no incumbent; once the pool's best meets them, the pool ends and no search runs
+after it.  What it computed is kept (``known``) and read back here.
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ from .context import RunContext
 from .pool.point import hidden_network
 
 PROOF_LEVELS = Levels(max_subs=10, node_limit=300)  # the weight levels' work before the full MIP
+QUICK_LEVELS = Levels(max_subs=0)  # the pool's test: the weight levels' counting arguments, no sub-MIP
 PROOF_SHARE = 0.15  # of the run's time limit, at most, for the attempt (a cap; the work limits decide)
 
 
@@ -52,20 +57,48 @@ def forward_objective(c, x: np.ndarray) -> float:
 
 
 def prove_start(c, x: np.ndarray, *, ctx: RunContext | None = None, rel_tol: float | None = None,
-                levels: Levels = PROOF_LEVELS) -> tuple[Bound | None, Proof | None]:
+                levels: Levels = PROOF_LEVELS, known: dict | None = None) -> tuple[Bound | None, Proof | None]:
     """``(best bound, proof)``: annc's best bound for the problem of ``c`` aimed at the
     start ``x``, and a :class:`Proof` when it meets the start's objective (else None); the
     sub-MIPs run on ``ctx``'s solver, within :data:`PROOF_SHARE` of its limit and half of what
-    is left before its finish (the solver keeps the other half)."""
+    is left before its finish (the solver keeps the other half).  ``known``: the bounds of
+    :func:`meets_bound` already computed for this problem (see
+    :func:`~annc.training.bounds.lower_bounds`)."""
     objective = max(c.model.objective(x), forward_objective(c, x))
     ctx = ctx or RunContext()
     cap = ctx.share(0.5).within(PROOF_SHARE * ctx.deadline.limit) if ctx.limited else ctx
     found = best(lower_bounds(c.problem, incumbent=hidden_network(c.model, x), work=None, target=objective,
-                              levels=levels, ctx=cap))
+                              levels=levels, ctx=cap, known=known))
     rel = REL_TOL if rel_tol is None else rel_tol
     if found is not None and objective - found.value <= ABS_TOL + rel * abs(objective):
         return found, Proof(found, objective)
     return found, None
+
+
+def meets_bound(c, *, known: dict, ctx: RunContext | None = None, rel_tol: float | None = None):
+    """A test of the start pool's objectives: true when an objective is within the verdict's
+    tolerance of annc's bounds that need no sub-MIP and no incumbent (the loss floor, conflict,
+    support and hull packing bounds of :func:`~annc.training.bounds.lower_bounds`, and the weight
+    levels' counting arguments, :data:`QUICK_LEVELS`): no network of the class does better, so the
+    pool and the searches after it have nothing left to gain.
+
+    The bound is computed once, at the first call, aimed at that objective ``T1``: the pool's
+    later objectives ``T2 <= T1`` are compared with it, which is right because the weight levels'
+    bound aimed higher is never weaker (``min(min_{p <= p*} lambda p + F(p), lambda (p* + 1))``
+    with ``p* < T / lambda``: a larger ``p*`` adds levels that are each at least ``lambda p``).
+    What it computes is kept in ``known``, where :func:`prove_start` reads it back: the run pays
+    for it once.  A pass decides work only: the proof the verdict reports is
+    :func:`prove_start`'s, on the exported network's objective."""
+    rel = REL_TOL if rel_tol is None else rel_tol
+    value: list[float] = []
+
+    def enough(objective: float) -> bool:
+        if not value:
+            found = best(lower_bounds(c.problem, work=None, target=objective, levels=QUICK_LEVELS, ctx=ctx,
+                                      known=known))
+            value.append(-np.inf if found is None else found.value)
+        return objective - value[0] <= ABS_TOL + rel * abs(objective)
+    return enough
 
 
 def skipped_solve(solver: str, x: np.ndarray, proof: Proof) -> SolveResult:

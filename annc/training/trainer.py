@@ -78,7 +78,7 @@ from .largedata import enter as large_path
 from .margin import resolve
 from .pool.point import hidden_network
 from .pool.candidates import SEED_NAME, seed_point
-from .proof import prove_start, skipped_solve
+from .proof import meets_bound, prove_start, skipped_solve
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, finite_or_none, result_of, trace_recorder
 from .runfiles import RunFiles as _RunFiles
@@ -149,30 +149,30 @@ def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts
     log(f"[{name}] {st['columns']} columns ({st['binary']} binary), {st['rows']} rows, "
         f"{st['nonzeros']} non-zeros; solving with {solver}")
     step_files: list[Path] = []
-    step_opts = opts
-    times = {}
+    step_opts, times = opts, {}
     if out_dir is not None:
         step_files = write_artifacts(c, out_dir, name, data_csv=csv)
         files.add(step_files, artifacts_of=name)
-        # file-based solvers reuse the MPS just written and leave their solution file
-        # beside it, where `annc decode` finds the matching map
+        # file-based solvers reuse this MPS and leave their solution beside it, where `annc decode` finds the map
         step_opts = replace(opts, model_file=str(c.model_path), workdir=str(out_dir))
     times["build"] = ctx.elapsed()
-    record = None
+    record, known = None, {}  # known: the bounds that need no incumbent, computed once (the pool's test, the proof)
+    provable = compressed is None and not c.model.layout.relaxed and bool(c.problem.spec.hidden)
     kept = kept_incumbent(c, seed, ctx=ctx, log=lambda line: log(f"[{name}] {line}")) if keep and seed is not None \
         else None
     if kept is not None:
         step_opts, record = replace(step_opts, start=kept.x), kept
         times["start pool"] = record.seconds
     elif warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
-        step_opts, record = _with_start(name, c, step_opts, ctx, log, seed)
+        enough = meets_bound(c, known=known, ctx=ctx, rel_tol=opts.gap) if provable else None
+        step_opts, record = _with_start(name, c, step_opts, ctx, log, seed, enough)
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
     tasks.close()  # the large-data path's cluster, if any: closed before the solver's limit is taken
     ctx = replace(ctx, executor=None)
     proof = pre = None  # annc's own bound may prove the search's network optimal: then no full MIP
-    if step_opts.start is not None and compressed is None and not c.model.layout.relaxed and c.problem.spec.hidden:
+    if step_opts.start is not None and provable:
         proving = ctx.stopwatch()
-        pre, proof = prove_start(c, step_opts.start, ctx=ctx, rel_tol=opts.gap)
+        pre, proof = prove_start(c, step_opts.start, ctx=ctx, rel_tol=opts.gap, known=known)
         times["bounds"] = proving.seconds()
         if proof is not None:
             log(f"[{name}] proven optimal before the full MIP: lower bound {proof.bound.line()}")
@@ -314,18 +314,18 @@ def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, ctx: RunContext, 
     return bound, source
 
 
-def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log: Callable, seed=None):
+def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log: Callable, seed=None, enough=None):
     """``opts`` with annc's incumbent as the MIP start (:func:`~annc.training.search.incumbent.search_incumbent`:
     the start pool, local search and exact neighbourhood search, within
     :data:`SEARCH_SHARE` of what is left before the finish: its decisions are work limits, the
     share only stops it), and the search's record; the solver then has what the search left,
     less the finish's reserve (:meth:`~annc.training.context.RunContext.until_finish`).  ``seed``:
     model selection's network of the chosen setting, a candidate of the pool before the
-    neighbourhood search."""
+    neighbourhood search.  ``enough``: :func:`~annc.training.proof.meets_bound`'s test, which ends the search."""
     search = ctx.share(SEARCH_SHARE)
     y = None if seed is None else seed_point(c, seed, search)
     record = search_incumbent(c.model, c.problem, ctx=search, log=lambda line: log(f"[{name}] {line}"),
-                              given=() if y is None else ((SEED_NAME, y),))
+                              given=() if y is None else ((SEED_NAME, y),), enough=enough)
     log(f"[{name}] {record.message}")
     return (opts if record.x is None else replace(opts, start=record.x)), record
 

@@ -46,7 +46,7 @@ __all__ = ["Bound", "Levels", "Work", "level_bound", "attainable", "best", "conf
 
 def lower_bounds(problem, *, incumbent=None, solver_bound: float | None = None,
                  work: Work | None = Work(), target: float | None = None, levels: Levels | None = Levels(),
-                 ctx: RunContext | None = None) -> list[Bound]:
+                 ctx: RunContext | None = None, known: dict | None = None) -> list[Bound]:
     """Every bound of the module docstring that applies to ``problem``, in that order.
 
     ``incumbent``: ``(weights, biases)`` of a network on the problem's (scaled) rows, which
@@ -54,7 +54,34 @@ def lower_bounds(problem, *, incumbent=None, solver_bound: float | None = None,
     of the whole MIP; ``work``: the subset sub-MIPs' budget (None: no sub-MIPs);
     ``target``: the incumbent's objective, which the weight levels aim at (None: no weight
     levels), under ``levels`` (their work limits); ``ctx``: the run context whose solver runs
-    every sub-MIP and whose deadline caps them."""
+    every sub-MIP and whose deadline caps them; ``known``: a dict the caller keeps for one problem,
+    where the bounds that depend on nothing else (floor, conflict, support, hull packing, and the
+    weight levels' cuts on all rows) are kept after their first computation and read back on the
+    next call."""
+    if known is None:
+        conflict, fixed, hulls = _fixed(problem, ctx)
+    else:
+        if "fixed" not in known:
+            known["fixed"] = _fixed(problem, ctx)
+        conflict, fixed, hulls = known["fixed"]
+    out = list(fixed)
+    if target is not None and levels is not None:
+        lv = level_bound(problem, target=target, incumbent=incumbent, base=0.0 if conflict is None else conflict.value,
+                         work=levels, ctx=ctx, hulls=hulls, memo=known)
+        if lv is not None:
+            out.append(lv)
+    if work is not None and work.subsets > 0:
+        out += subset_bounds(problem, incumbent=incumbent, subsets=work.subsets, rows=work.rows,
+                             node_limit=work.node_limit, time_cap=work.time_cap, seed=work.seed,
+                             symmetry=work.symmetry, disjoint=work.disjoint, ctx=ctx)
+    if solver_bound is not None and math.isfinite(solver_bound):
+        out.append(Bound(attainable(problem, solver_bound), "solver", "dual bound of the whole MIP"))
+    return out
+
+
+def _fixed(problem, ctx: RunContext | None) -> tuple:
+    """``(conflict bound or None, [floor, conflict, support, hull packing], hull sets)``: the bounds
+    of ``problem`` that depend on no incumbent, target or work limit."""
     out = [Bound(attainable(problem, floor(problem)), "loss floor", "rows with several classes")]
     conflict = conflict_bound(problem)
     if conflict is not None:
@@ -68,15 +95,4 @@ def lower_bounds(problem, *, incumbent=None, solver_bound: float | None = None,
         out.append(Bound(attainable(problem, packed(hulls)), "hull packing",
                          f"{len(hulls)} disjoint sample sets whose two classes' convex hulls meet: one step unit "
                          f"errs on each"))
-    if target is not None and levels is not None:
-        lv = level_bound(problem, target=target, incumbent=incumbent, base=0.0 if conflict is None else conflict.value,
-                         work=levels, ctx=ctx, hulls=hulls)
-        if lv is not None:
-            out.append(lv)
-    if work is not None and work.subsets > 0:
-        out += subset_bounds(problem, incumbent=incumbent, subsets=work.subsets, rows=work.rows,
-                             node_limit=work.node_limit, time_cap=work.time_cap, seed=work.seed,
-                             symmetry=work.symmetry, disjoint=work.disjoint, ctx=ctx)
-    if solver_bound is not None and math.isfinite(solver_bound):
-        out.append(Bound(attainable(problem, solver_bound), "solver", "dual bound of the whole MIP"))
-    return out
+    return conflict, tuple(out), hulls

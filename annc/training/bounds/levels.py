@@ -168,14 +168,16 @@ def network_at(model, x: np.ndarray) -> tuple[list, list]:
 
 
 def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, work: Levels = Levels(),
-                ctx: RunContext | None = None, hulls: list | None = None) -> Bound | None:
+                ctx: RunContext | None = None, hulls: list | None = None, memo: dict | None = None) -> Bound | None:
     """The bound of the module docstring, aiming at ``target`` (the incumbent's objective:
     levels that reach it need no more work); ``incumbent``: ``(weights, biases)`` on the
     problem's rows; ``base``: an errors bound valid for every network on all rows (the
     conflict bound), a floor of ``s_all``; ``hulls``: the sets of a hull packing on the problem's
     rows (:func:`.hulls.hull_sets`), which bound the networks of one effective unit on all rows
     and, those of them that use no row of ``S``, on the rest.  None where it does not apply.
-    ``ctx``: the run context: its solver and threads run the sub-MIPs, its deadline caps them."""
+    ``ctx``: the run context: its solver and threads run the sub-MIPs, its deadline caps them.
+    ``memo``: a dict the caller keeps for ``problem``, where the single-feature cuts on all rows
+    (:func:`.structure.errors_by_weights`, the costly part of ``s_all``) are kept once computed."""
     spec = problem.spec
     if not applies(spec) or not math.isfinite(target) or problem.num_rows == 0:
         return None
@@ -186,7 +188,8 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
     split = one_hidden_step(spec) and spec.hidden[0].units >= 2
     cases = [(0, 1), (2, spec.hidden[0].units)] if split else [None]
     hulls = hulls or []
-    s_all = {c: errors_by_weights(problem.X, problem.counts, spec, top, base, units=c, hull=packed(hulls))
+    cut = {} if memo is None else memo.setdefault("cuts on all rows", {})  # shared by the cases
+    s_all = {c: errors_by_weights(problem.X, problem.counts, spec, top, base, units=c, hull=packed(hulls), cut=cut)
              for c in cases}
     order = boundary_order(problem)
     S = first_rows(problem, incumbent, work.rows, order) if work.max_subs > 0 else np.zeros(0, int)
@@ -202,7 +205,7 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
                                      hull=packed(hulls, leave_out=S))
                 for c in cases}  # cheap: every round
 
-    s_rest = rest_bound()
+    s_rest = rest_bound() if len(S) else {c: np.zeros(top + 1) for c in cases}  # no S: s_all says it all
 
     def case_value(c, p: int) -> float:
         return max(s_all[c][p], s_rest[c][p] + known[c][p])

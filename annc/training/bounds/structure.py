@@ -129,20 +129,22 @@ def weight_count(spec) -> int:
 
 def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: float = 0.0,
                       max_cells: int = MAX_CELLS, units: tuple[int, int] | None = None,
-                      hull: float = 0.0) -> np.ndarray:
+                      hull: float = 0.0, cut: dict | None = None) -> np.ndarray:
     """``s(0..pmax)`` of the module docstring for the rows ``X`` with class counts ``counts``
     (never below ``base``, a bound valid for every network on these rows); ``max_cells``:
     the work limit of :func:`two_cuts` (0: not used).  ``units = (lo, hi)``: only the
     networks with ``lo <= m <= hi`` effective units (one hidden layer of step units; constant
     outputs count as ``m = 0``), ``inf`` where a budget holds none of them.  ``hull``: the
-    hull packing's errors bound on these rows (:mod:`.hulls`), valid for ``m = 1``."""
+    hull packing's errors bound on these rows (:mod:`.hulls`), valid for ``m = 1``.  ``cut``: a dict
+    kept by the caller for these rows and ``max_cells``, where ``D_1`` and ``D_2`` are kept once
+    computed (they depend on nothing else)."""
     totals = counts.sum(0)
     J, L = counts.shape[1], len(spec.layers)
     lo, hi = (0, math.inf) if units is None else units
     t0 = top_errors(totals, 1)
     step = one_hidden_step(spec)
     K = spec.hidden[0].units if step else 0
-    cut: dict[int, float] = {}  # m -> D_m, the least errors of m cuts on single features (m = 1, 2)
+    cut = {} if cut is None else cut  # m -> D_m, the least errors of m cuts on single features (m = 1, 2)
 
     def cuts(m: int) -> float:
         if m not in cut:

@@ -75,7 +75,7 @@ class Candidate:
 
 
 def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = None,
-               ctx: RunContext | None = None) -> tuple[list[Candidate], bool]:
+               ctx: RunContext | None = None, enough=None) -> tuple[list[Candidate], bool]:
     """The pool of candidate starts, each a feasible point of ``model`` with its name:
     SGD seeds ``0 .. seeds - 1`` (steps 1-4; for a penalised spec each seed pruned, and seed
     0 also trained with the lasso) and the sparse linear separators of :mod:`.linear` placed in
@@ -84,7 +84,9 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     epochs, node limits); the run context ``ctx``'s deadline only stops it early, and the second
     value says whether it did.  A Ctrl-C (``ctx``'s interrupt) ends the pool after its first
     candidate (the run keeps the best network so far, and there is none before).  ``ctx``'s
-    progress sink hears of each candidate tried, with the best objective so far."""
+    progress sink hears of each candidate tried, with the best objective so far.  ``enough``: a test
+    of an objective (:func:`annc.training.proof.meets_bound`); once the best candidate passes it, the
+    pool has nothing left to gain and ends."""
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
     penalised = sgd_l1(problem.spec) > 0
     seeds = seeds or (SCREEN if relu else SEEDS)
@@ -130,6 +132,8 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
             if ctx.interrupt is not None:
                 ctx.interrupt.has_solution = True  # a feasible point: from now on a Ctrl-C keeps the best
         tried(n)
+        if pool and enough is not None and enough(min(c.objective for c in pool)):
+            break  # the best meets a lower bound: no candidate can do better
     return pool, ctx.expired()  # the deadline may have cut the last candidate's output layer
 
 

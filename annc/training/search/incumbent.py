@@ -50,6 +50,7 @@ class SearchRecord:
     sub_mips: int = 0
     capped: bool = False  # a wall-clock cap stopped a step before its work limit
     kept: bool = False  # model selection's network kept as it is (a logistic separator): no search ran
+    met_bound: bool = False  # the pool's best met annc's lower bound: no search ran after the pool
     seconds: float = 0.0
     pool_seconds: float = 0.0  # the start pool and its local search; the rest of ``seconds`` is the LNS
     message: str = ""
@@ -75,7 +76,7 @@ class SearchRecord:
             found = "solver (the full MIP, from annc's incumbent)" if self.x is not None else "solver"
         else:
             found = self.found_by
-        added = ("kept" if self.kept else "improved" if improved else
+        added = ("kept" if self.kept else "improved" if improved else "proof" if self.met_bound else
                  "certificate" if cert is not None and cert.key != "output" else "none")
         return {
             "start_objective": self.start_objective,
@@ -94,13 +95,15 @@ class SearchRecord:
 
 
 def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext | None = None,
-                     log=None, neighbourhoods: bool = True, given: tuple = ()) -> SearchRecord:
+                     log=None, neighbourhoods: bool = True, given: tuple = (), enough=None) -> SearchRecord:
     """Steps 1-2 of the module docstring (``neighbourhoods=False``: step 1 only, its local search
     then freeing every layer); the run context ``ctx``'s deadline caps the whole of it (the
     start pool and its local search take half), and its decisions are work limits.  ``given``:
     ``(name, point)`` pairs of this model made elsewhere (model selection's network on all rows),
     candidates of the pool beside the local search's start: the best of them all is the start of
-    the neighbourhood search.
+    the neighbourhood search.  ``enough``: a test of an objective against a lower bound
+    (:func:`annc.training.proof.meets_bound`): the pool ends at the first network that passes it,
+    and no search runs after it (it has nothing left to gain).
     The record's ``x`` is None when no start could be made (then nothing else ran).  ``ctx``'s
     progress sink hears of each phase and candidate."""
     ctx = ctx or RunContext()
@@ -117,7 +120,7 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
     clock = ctx.stopwatch()
     ctx.report("start pool", candidates=0, time_limit=budget)
     exact = neighbourhoods and lns.applies(model, problem)  # then the neighbourhood search moves the hidden layers
-    found = start_search(model, problem, ctx=ctx.share(0.5, of_finish=False), hidden=not exact)
+    found = start_search(model, problem, ctx=ctx.share(0.5, of_finish=False), hidden=not exact, enough=enough)
     rec.pool_seconds = rec.seconds = clock.seconds()
     rec.pool = [(c.name, c.objective) for c in found.pool]
     lin = found.best_linear
@@ -128,7 +131,8 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
         best = found.pool_best
         rec.found_by = (f"start pool: {best.name}" if rec.start_objective >= best.objective - IMPROVE_TOL
                         else f"local search from {best.name}")
-        say(f"MIP start from a pool of {len(found.pool)} and local search: objective {rec.start_objective:.6g} "
+        how = " (it ended at a network that meets annc's lower bound)" if found.proven else " and local search"
+        say(f"MIP start from a pool of {len(found.pool)}{how}: objective {rec.start_objective:.6g} "
             f"(best of the pool: {best.name}, {best.objective:.6g}"
             + (f"; best linear separator {lin.objective:.6g}" if lin else "") + ")")
     for name, y in given:
@@ -139,6 +143,11 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
             say(f"{name} is the better start: objective {obj:.6g}")
     if rec.x is None:
         rec.message = f"no MIP start: the search found no feasible point ({clock.seconds():.1f}s)"
+        return rec
+    if enough is not None and enough(rec.start_objective):
+        rec.met_bound, rec.seconds = True, clock.seconds()
+        rec.message = (f"annc's search: objective {rec.start_objective:.6g}, found by {rec.found_by} "
+                       f"({rec.seconds:.1f}s): it meets annc's lower bound, so no search ran after the pool")
         return rec
     if exact:
         polish = None

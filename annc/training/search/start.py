@@ -88,6 +88,7 @@ class StartSearch:
     pool: list = field(default_factory=list)
     start_objective: float | None = None  # the start after the local search
     capped: bool = False
+    proven: bool = False  # the pool's best meets the ``enough`` test: no local search ran
 
     @property
     def pool_best(self) -> Candidate | None:
@@ -99,17 +100,22 @@ class StartSearch:
 
 
 def start_search(model: Model, problem: TrainingProblem, *, ctx: RunContext | None = None,
-                 seeds: int | None = None, hidden: bool = True) -> StartSearch:
+                 seeds: int | None = None, hidden: bool = True, enough=None) -> StartSearch:
     """The MIP start: the best candidate of the start pool, improved by the local search
     (:func:`~.local.improve`); the run context ``ctx``'s deadline only caps the search (its
     decisions are work limits: the same inputs give the same start under any load).  ``ctx``'s
     progress sink hears of each candidate and when the local search begins.  ``hidden=False``:
-    the local search frees only the output layer."""
+    the local search frees only the output layer.  ``enough``: a test of an objective
+    (:func:`annc.training.proof.meets_bound`): the pool ends at the first candidate that passes it,
+    and then no local search runs."""
     ctx = ctx or RunContext()
-    pool, capped = start_pool(model, problem, seeds=seeds, ctx=ctx)
+    pool, capped = start_pool(model, problem, seeds=seeds, ctx=ctx, enough=enough)
     found = StartSearch(None, pool, capped=capped)
     best = found.pool_best
     if best is None:
+        return found
+    if enough is not None and enough(best.objective):
+        found.x, found.start_objective, found.proven = best.x, best.objective, True
         return found
     ctx.report("local search", elapsed=ctx.elapsed(), best=best.objective)
     found.x = improve(model, problem, best.x, ctx=ctx, floor=lower_bound(problem), hidden=hidden)
