@@ -78,8 +78,10 @@ def test_train_gives_scip_the_start(tmp_path):
     code, out, err = run_cli("train", SPECS / "xor.ann", csv, "--solver", "scip", "--time-limit", "60",
                              "-o", tmp_path)  # no -q: the log says the start
     assert code == 0, out + err
-    # the start's objective depends on the SGD run (hence on the BLAS kernel): not checked
-    assert re.search(r"MIP start from a pool of \d+ and local search: objective [0-9.]+", out), out
+    # the start's objective depends on the SGD run (hence on the BLAS kernel): not checked; where a
+    # candidate meets the loss floor the pool ends there, and no local search runs
+    assert re.search(r"MIP start from a pool of \d+( and local search| \(it ended at a network that meets annc's "
+                     r"lower bound\)): objective [0-9.]+", out), out
     assert re.search(r"status\s+(optimal|feasible, gap)", out), out
     assert "verification          passed" in out
 
