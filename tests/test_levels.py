@@ -212,7 +212,7 @@ def test_a_start_proven_by_annc_skips_the_full_mip():
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem=tiny(), more=st.floats(0.0, 6.0))
 def test_the_pools_quick_bound_aimed_higher_is_never_weaker_and_what_it_keeps_changes_nothing(problem, more):
-    """The start pool's test (:func:`annc.training.proof.meets_bound`) computes the bound once, aimed
+    """The start pool's test (:class:`annc.training.proof.PoolTest`) computes the bound once, aimed
     at its first objective, and compares the later, lower ones with it: a bound aimed higher must
     never be weaker, and every value stays below the brute-force optimum.  The bounds it keeps for
     the proof (``known``) give the same values as a fresh computation."""
@@ -292,3 +292,33 @@ def test_a_weight_budget_solves_to_the_budgeted_brute_force_optimum_and_bounds_s
     assert {b.source for b in found} >= {"loss floor"}
     for b in found:
         assert 0 <= b.value <= optimum + EXACT, (b, optimum, budget)
+
+
+def test_the_pools_bound_is_the_floor_at_which_the_searches_stop(monkeypatch):
+    """The pool's test hands its bound to the local and neighbourhood searches as the floor at which
+    they stop: with the bound put above every objective (and the test made never to pass, so the
+    searches do run), both are given it, and the neighbourhood search solves no sub-MIP."""
+    from sklearn.datasets import make_moons
+    from annc.app.api import as_data
+    from annc.io.spec import parse_spec
+    from annc.solve.compiler import build
+    from annc.training.proof import PoolTest
+    from annc.training.search import incumbent, lns, start
+    from annc.training.search.incumbent import search_incumbent
+    monkeypatch.setattr(PoolTest, "__call__", lambda self, objective: False)
+    floors = {}
+
+    def spy(name, real):
+        def call(*args, floor, **kwargs):
+            floors[name] = floor
+            return real(*args, floor=floor, **kwargs)
+        return call
+    monkeypatch.setattr(start, "improve", spy("local", start.improve))
+    monkeypatch.setattr(incumbent.lns, "search", spy("neighbourhoods", lns.search))
+    c = build(parse_spec("input 2\nhidden 2 binary\noutput 2\neps 0.001\n"),
+              as_data(make_moons(30, noise=0.3, random_state=0)))
+    test = PoolTest(c, {})
+    test.value = np.inf
+    rec = search_incumbent(c.model, c.problem, enough=test)
+    assert floors == {"local": np.inf, "neighbourhoods": np.inf}
+    assert rec.x is not None and rec.sub_mips == 0 and not rec.steps

@@ -13,7 +13,7 @@ Work limits decide what the attempt does (:data:`PROOF_LEVELS`: sub-MIPs and nod
 time limit only caps it, at :data:`PROOF_SHARE` of the run's limit and half of what the
 solver would have.
 
-Earlier, in the start pool, :func:`meets_bound` compares each candidate with the bounds that need
+Earlier, in the start pool, :class:`PoolTest` compares each candidate with the bounds that need
 no sub-MIP and no incumbent; once the pool's best meets them, the pool ends and no search runs
 after it.  What it computed is kept (``known``) and read back here.
 """
@@ -62,7 +62,7 @@ def prove_start(c, x: np.ndarray, *, ctx: RunContext | None = None, rel_tol: flo
     start ``x``, and a :class:`Proof` when it meets the start's objective (else None); the
     sub-MIPs run on ``ctx``'s solver, within :data:`PROOF_SHARE` of its limit and half of what
     is left before its finish (the solver keeps the other half).  ``known``: the bounds of
-    :func:`meets_bound` already computed for this problem (see
+    :class:`PoolTest` already computed for this problem (see
     :func:`~annc.training.bounds.lower_bounds`)."""
     objective = max(c.model.objective(x), forward_objective(c, x))
     ctx = ctx or RunContext()
@@ -75,8 +75,9 @@ def prove_start(c, x: np.ndarray, *, ctx: RunContext | None = None, rel_tol: flo
     return found, None
 
 
-def meets_bound(c, *, known: dict, ctx: RunContext | None = None, rel_tol: float | None = None):
-    """A test of the start pool's objectives: true when an objective is within the verdict's
+@dataclass
+class PoolTest:
+    """A test of the start pool's objectives (call it): true when an objective is within the verdict's
     tolerance of annc's bounds that need no sub-MIP and no incumbent (the loss floor, conflict,
     support and hull packing bounds of :func:`~annc.training.bounds.lower_bounds`, and the weight
     levels' counting arguments, :data:`QUICK_LEVELS`): no network of the class does better, so the
@@ -88,17 +89,26 @@ def meets_bound(c, *, known: dict, ctx: RunContext | None = None, rel_tol: float
     with ``p* < T / lambda``: a larger ``p*`` adds levels that are each at least ``lambda p``).
     What it computes is kept in ``known``, where :func:`prove_start` reads it back: the run pays
     for it once.  A pass decides work only: the proof the verdict reports is
-    :func:`prove_start`'s, on the exported network's objective."""
-    rel = REL_TOL if rel_tol is None else rel_tol
-    value: list[float] = []
+    :func:`prove_start`'s, on the exported network's objective.  :meth:`floor` is the bound once
+    computed: the local and neighbourhood searches stop when they reach it."""
 
-    def enough(objective: float) -> bool:
-        if not value:
-            found = best(lower_bounds(c.problem, work=None, target=objective, levels=QUICK_LEVELS, ctx=ctx,
-                                      known=known))
-            value.append(-np.inf if found is None else found.value)
-        return objective - value[0] <= ABS_TOL + rel * abs(objective)
-    return enough
+    c: object
+    known: dict
+    ctx: RunContext | None = None
+    rel_tol: float | None = None
+    value: float | None = None  # the bound, once computed
+
+    def __call__(self, objective: float) -> bool:
+        if self.value is None:
+            found = best(lower_bounds(self.c.problem, work=None, target=objective, levels=QUICK_LEVELS,
+                                      ctx=self.ctx, known=self.known))
+            self.value = -np.inf if found is None else found.value
+        rel = REL_TOL if self.rel_tol is None else self.rel_tol
+        return objective - self.value <= ABS_TOL + rel * abs(objective)
+
+    def floor(self) -> float:
+        """The bound (``-inf`` before the first call)."""
+        return -np.inf if self.value is None else self.value
 
 
 def skipped_solve(solver: str, x: np.ndarray, proof: Proof) -> SolveResult:

@@ -78,7 +78,7 @@ from .largedata import enter as large_path
 from .margin import resolve
 from .pool.point import hidden_network
 from .pool.candidates import SEED_NAME, seed_point
-from .proof import meets_bound, prove_start, skipped_solve
+from .proof import PoolTest, prove_start, skipped_solve
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, finite_or_none, result_of, trace_recorder
 from .runfiles import RunFiles as _RunFiles
@@ -164,7 +164,7 @@ def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts
         step_opts, record = replace(step_opts, start=kept.x), kept
         times["start pool"] = record.seconds
     elif warm_start and SOLVERS[solver].mip_start and step_opts.start is None:
-        enough = meets_bound(c, known=known, ctx=ctx, rel_tol=opts.gap) if provable else None
+        enough = PoolTest(c, known, ctx, opts.gap) if provable else None
         step_opts, record = _with_start(name, c, step_opts, ctx, log, seed, enough)
         times["start pool"], times["search"] = record.pool_seconds, record.seconds - record.pool_seconds
     tasks.close()  # the large-data path's cluster, if any: closed before the solver's limit is taken
@@ -321,7 +321,7 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log
     share only stops it), and the search's record; the solver then has what the search left,
     less the finish's reserve (:meth:`~annc.training.context.RunContext.until_finish`).  ``seed``:
     model selection's network of the chosen setting, a candidate of the pool before the
-    neighbourhood search.  ``enough``: :func:`~annc.training.proof.meets_bound`'s test, which ends the search."""
+    neighbourhood search.  ``enough``: the :class:`~annc.training.proof.PoolTest` that ends the search."""
     search = ctx.share(SEARCH_SHARE)
     y = None if seed is None else seed_point(c, seed, search)
     record = search_incumbent(c.model, c.problem, ctx=search, log=lambda line: log(f"[{name}] {line}"),

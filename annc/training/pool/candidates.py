@@ -85,7 +85,7 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     value says whether it did.  A Ctrl-C (``ctx``'s interrupt) ends the pool after its first
     candidate (the run keeps the best network so far, and there is none before).  ``ctx``'s
     progress sink hears of each candidate tried, with the best objective so far.  ``enough``: a test
-    of an objective (:func:`annc.training.proof.meets_bound`); once the best candidate passes it, the
+    of an objective (:class:`annc.training.proof.PoolTest`); once the best candidate passes it, the
     pool has nothing left to gain and ends."""
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
     penalised = sgd_l1(problem.spec) > 0

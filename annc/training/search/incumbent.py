@@ -102,8 +102,9 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
     ``(name, point)`` pairs of this model made elsewhere (model selection's network on all rows),
     candidates of the pool beside the local search's start: the best of them all is the start of
     the neighbourhood search.  ``enough``: a test of an objective against a lower bound
-    (:func:`annc.training.proof.meets_bound`): the pool ends at the first network that passes it,
-    and no search runs after it (it has nothing left to gain).
+    (:class:`annc.training.proof.PoolTest`): the pool ends at the first network that passes it,
+    and no search runs after it (it has nothing left to gain); its bound, once computed, is the
+    floor at which the neighbourhood search stops.
     The record's ``x`` is None when no start could be made (then nothing else ran).  ``ctx``'s
     progress sink hears of each phase and candidate."""
     ctx = ctx or RunContext()
@@ -155,7 +156,8 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
             def polish(y):  # within what is left of the deadline (one lift per weight: minutes on 150k rows)
                 return drop_weights(model, problem, y, ctx=ctx)
         ctx.report("neighbourhood search", elapsed=clock.seconds(), best=rec.start_objective)
-        r = lns.search(model, problem, rec.x, ctx=ctx, floor=loss_floor(problem), log=say, polish=polish)
+        floor = loss_floor(problem) if enough is None else max(loss_floor(problem), enough.floor())
+        r = lns.search(model, problem, rec.x, ctx=ctx, floor=floor, log=say, polish=polish)
         rec.x, rec.certificate, rec.steps, rec.sub_mips = r.x, r.certificate, r.improvements, r.sub_mips
         rec.band = r.band
         rec.capped = rec.capped or r.capped

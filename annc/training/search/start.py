@@ -106,8 +106,8 @@ def start_search(model: Model, problem: TrainingProblem, *, ctx: RunContext | No
     decisions are work limits: the same inputs give the same start under any load).  ``ctx``'s
     progress sink hears of each candidate and when the local search begins.  ``hidden=False``:
     the local search frees only the output layer.  ``enough``: a test of an objective
-    (:func:`annc.training.proof.meets_bound`): the pool ends at the first candidate that passes it,
-    and then no local search runs."""
+    (:class:`annc.training.proof.PoolTest`): the pool ends at the first candidate that passes it,
+    and then no local search runs; its bound is the floor at which the local search stops."""
     ctx = ctx or RunContext()
     pool, capped = start_pool(model, problem, seeds=seeds, ctx=ctx, enough=enough)
     found = StartSearch(None, pool, capped=capped)
@@ -118,7 +118,8 @@ def start_search(model: Model, problem: TrainingProblem, *, ctx: RunContext | No
         found.x, found.start_objective, found.proven = best.x, best.objective, True
         return found
     ctx.report("local search", elapsed=ctx.elapsed(), best=best.objective)
-    found.x = improve(model, problem, best.x, ctx=ctx, floor=lower_bound(problem), hidden=hidden)
+    floor = lower_bound(problem) if enough is None else max(lower_bound(problem), enough.floor())
+    found.x = improve(model, problem, best.x, ctx=ctx, floor=floor, hidden=hidden)
     found.start_objective = model.objective(found.x)
     return found
 
