@@ -104,14 +104,19 @@ def lower_bound(*, solver_status: Status | None, solver_objective: float | None,
                          solver_bound=solver_bound, floor=floor)[0]
 
 
+def closes(objective: float, bound: float, rel_tol: float | None = None) -> bool:
+    """``bound`` meets ``objective`` within the verdict's tolerance: ``objective - bound <= ABS_TOL +
+    rel |objective|`` (``rel`` = ``rel_tol``, default :data:`REL_TOL`): no network does better."""
+    rel = REL_TOL if rel_tol is None else rel_tol
+    return objective - bound <= ABS_TOL + rel * abs(objective)
+
+
 def judge(objective: float, bound: float | None, *, relaxed: bool, source: str, rel_tol: float | None = None,
           solver_objective: float | None = None, verified: bool = True, bound_source: str | None = None) -> Verdict:
     """The verdict on a network of training objective ``objective`` given the lower bound
     ``bound`` (from ``bound_source``, if said); ``unknown`` when its point failed
     verification (no network to speak of)."""
-    rel = REL_TOL if rel_tol is None else rel_tol
-    proven = (bound is not None and math.isfinite(objective)
-              and objective - bound <= ABS_TOL + rel * abs(objective))
+    proven = bound is not None and math.isfinite(objective) and closes(objective, bound, rel_tol)
     status = Status.UNKNOWN if not verified else Status.OPTIMAL if proven else Status.FEASIBLE
     return Verdict(status, objective, bound, relaxed, source, solver_objective, bound_source)
 

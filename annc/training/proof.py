@@ -3,7 +3,7 @@
 After annc's search (:mod:`annc.training.search.incumbent`) the trainer has a network, the
 MIP start.  If a valid lower bound (:func:`annc.training.bounds.lower_bounds`: the loss
 floor, conflict, support and weight-level bounds) already meets that network's objective
-within the verdict's tolerance (:func:`annc.solve.verdict.judge`: ``ABS_TOL + rel |obj|``),
+within the verdict's tolerance (:func:`annc.solve.verdict.closes`: ``ABS_TOL + rel |obj|``),
 the network is proven optimal and the full MIP has nothing left to gain: the run stops
 there (:func:`skipped_solve` stands in for the solver's result).  The objective checked is
 the larger of the MIP's at the start and annc's forward pass of the start's network, so a
@@ -26,7 +26,7 @@ import numpy as np
 from ..formulations import ACTIVATIONS, network_loss
 from ..io.solutions import Status
 from ..solve.solvers.base import SolveResult
-from ..solve.verdict import ABS_TOL, REL_TOL
+from ..solve.verdict import closes
 from .bounds import Bound, Levels, best, lower_bounds
 from .context import RunContext
 from .pool.point import hidden_network
@@ -69,8 +69,7 @@ def prove_start(c, x: np.ndarray, *, ctx: RunContext | None = None, rel_tol: flo
     cap = ctx.share(0.5).within(PROOF_SHARE * ctx.deadline.limit) if ctx.limited else ctx
     found = best(lower_bounds(c.problem, incumbent=hidden_network(c.model, x), work=None, target=objective,
                               levels=levels, ctx=cap, known=known))
-    rel = REL_TOL if rel_tol is None else rel_tol
-    if found is not None and objective - found.value <= ABS_TOL + rel * abs(objective):
+    if found is not None and closes(objective, found.value, rel_tol):
         return found, Proof(found, objective)
     return found, None
 
@@ -103,8 +102,7 @@ class PoolTest:
             found = best(lower_bounds(self.c.problem, work=None, target=objective, levels=QUICK_LEVELS,
                                       ctx=self.ctx, known=self.known))
             self.value = -np.inf if found is None else found.value
-        rel = REL_TOL if self.rel_tol is None else self.rel_tol
-        return objective - self.value <= ABS_TOL + rel * abs(objective)
+        return closes(objective, self.value, self.rel_tol)
 
     def floor(self) -> float:
         """The bound (``-inf`` before the first call)."""
