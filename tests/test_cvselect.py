@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from annc.app.api import as_data
 from annc.core.errors import UsageError
@@ -362,9 +364,10 @@ def noisy_line(n=300, flip=0.2, seed=0):
 
 
 def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
-    """Beside the path, for two classes, L1 logistic regression at each C of LOGISTIC_PATH: one
-    unit, the spec's default l0 weight and the narrow margin; none where the spec writes its
-    penalty, nor for more classes (one-vs-rest step units lose the argmax of the scores)."""
+    """Beside the path, L1 logistic regression at each C of LOGISTIC_PATH: one unit for two
+    classes, the spec's default l0 weight and the narrow margin; none where the spec writes its
+    penalty.  For k classes k (k - 1) / 2 units (the pairwise comparisons of the scores: k
+    one-vs-rest step units lose their argmax), only where the spec's one hidden layer is that wide."""
     from annc.training.cvselect import LOGISTIC_PATH, plan_for
     from annc.training.margin import NARROW
     plan = plan_for(parse_spec("input 2\nhidden 4 binary\noutput 2\n"), 400, 200, 0.1, time_limit=30)
@@ -372,7 +375,12 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     assert {(s.width, s.penalty, s.eps) for s in plan.logistic} == {(1, 0.5, NARROW)}
     assert all(s.logistic is None for _, path in plan.groups() for s in path)  # not in the path's pools
     assert not plan_for(parse_spec(WIDTH_ONLY), 400, 200, 0.1).logistic  # a written penalty: its objective
-    assert not plan_for(parse_spec("input 2\nhidden 4 binary\noutput 3\n"), 400, 100, 0.1).logistic
+    assert {s.width for s in plan_for(parse_spec("input 2\nhidden 4 binary\noutput 3\n"), 400, 100, 0.1).logistic} \
+        == {3}
+    assert {s.width for s in plan_for(parse_spec("input 2\nhidden 3 binary\noutput 3\n"), 400, 100, 0.1).logistic} \
+        == {3}
+    for narrow in ("hidden 2 binary\noutput 3", "hidden 4 binary\noutput 4", "hidden 4 binary\nhidden 4 binary\noutput 3"):
+        assert not plan_for(parse_spec(f"input 2\n{narrow}\n"), 400, 100, 0.1).logistic, narrow
     assert {s.width for s in plan_for(parse_spec("input 2\nhidden 1 binary\noutput 2\n"), 400, 100, 0.1).logistic} \
         == {None}  # width not open: the spec's
     assert "L1 logistic C=0.1, width 1, eps 0.001" in [s.label(parse_spec(RECIPE)) for s in plan.logistic]
@@ -466,3 +474,55 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     assert v.objective == pytest.approx(errors + 0.5 * r.network.nonzero_weights())
     assert v.lower_bound is not None and v.lower_bound <= v.objective + 1e-9
     assert (tmp_path / "spec.weights.json").exists()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.integers(1, 4), st.integers(0, 2**31 - 1))
+def test_the_pairwise_units_compute_the_argmax_of_the_scores(m, d, seed):
+    """pool.linear.pairwise: m (m - 1) / 2 step units h_ij = 1[s_i >= s_j] and a linear output layer
+    whose argmax is the class of the largest of the m scores s = X W + b, on every row without a tie
+    (the classes in any order, and a class without a score never chosen)."""
+    from annc.training.pool.linear import pairs, pairwise
+    rng = np.random.default_rng(seed)
+    W, b, X = rng.normal(size=(d, m)), rng.normal(size=m), rng.normal(size=(50, d))
+    classes = m + 1
+    targets = [int(c) for c in rng.permutation(classes)[:m]]
+    W2, b2, Wo, bo = pairwise(W, b, targets, classes)
+    assert W2.shape == (d, pairs(m)) and Wo.shape == (pairs(m), classes)
+    s = X @ W + b
+    top = np.sort(s, axis=1)
+    clear = top[:, -1] - top[:, -2] > 1e-9
+    h = (X @ W2 + b2 >= 0).astype(float)
+    o = h @ Wo + bo
+    assert np.array_equal(np.argmax(o, axis=1)[clear], np.asarray(targets)[np.argmax(s, axis=1)][clear])
+    ranked = np.sort(o[clear], axis=1)
+    assert np.all(ranked[:, -1] - ranked[:, -2] >= 1 - 1e-9)  # won by a whole vote
+
+
+def test_a_three_class_logistic_setting_predicts_as_logistic_regression():
+    """The fold's network of a logistic setting for three classes: three step units (the pairwise
+    comparisons of one-vs-rest L1 logistic regression's scores on the fold's scaled rows) and an
+    exact output layer; on the fold's rows it predicts the regression's class, but for the rows the
+    repair moved off the narrow eps gap."""
+    from sklearn.datasets import make_blobs
+    from annc.solve.compiler import build
+    from annc.training.cvpath import fold_path, spec_at
+    from annc.training.cvselect import plan_for
+    from annc.training.pool.linear import logistic
+    X, y = make_blobs(240, centers=3, n_features=4, cluster_std=2.5, random_state=3)
+    spec = parse_spec("input 4\nhidden 4 binary\noutput 3\n")
+    data = as_data((X, y))
+    plan = plan_for(spec, 240, 80, 0.1, time_limit=30)
+    s = next(s for s in plan.logistic if s.logistic == 1.0)
+    assert s.width == 3
+    state: dict = {}
+    score = fold_path(spec, data, data, Plan((s,), plan.folds, plan.open), state=state)[s]
+    (W, b), scaling = state["networks"][s]
+    assert W[0].shape == (4, 3)
+    c = build(spec_at(spec, s), data)
+    Xs, ys, w = c.problem.class_rows()
+    scores = np.column_stack([Xs @ np.ravel(m.coef_) + m.intercept_[0] for m in
+                              (logistic(1.0).fit(Xs, (ys == k).astype(int), sample_weight=w) for k in range(3))])
+    net_says = np.argmax(np.where(Xs @ W[0] + b[0] >= 0, 1.0, 0.0) @ W[1] + b[1], axis=1)
+    assert np.mean(net_says == np.argmax(scores, axis=1)) >= 0.95
+    assert score.fit_accuracy >= np.mean(np.argmax(scores, axis=1) == ys) - 0.05

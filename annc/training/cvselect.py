@@ -24,10 +24,11 @@ chosen here by how networks trained with each setting do on rows they never saw:
   cut from a stratified sample of that many rows (large data: the full search then runs on all
   rows, or on its weighted representatives above 10,000 distinct rows).
 
-**The logistic separators.**  For two classes where the penalty is open, the plan also holds L1
-logistic regression at each C of :data:`LOGISTIC_PATH` (:func:`_logistic_settings`; step 3 of
-:mod:`annc.training.cvpath`): a network of the spec's class (one step unit) that a convex surrogate
-finds, scored on the same folds by the same rule.  The exact search minimises the training errors;
+**The logistic separators.**  Where the penalty is open, the plan also holds L1 logistic
+regression at each C of :data:`LOGISTIC_PATH` (:func:`_logistic_settings`; step 3 of
+:mod:`annc.training.cvpath`): a network of the spec's class that a convex surrogate finds (one
+step unit for two classes; for ``k`` classes the ``k (k - 1) / 2`` pairwise comparisons of its
+scores, where the spec's hidden layer is that wide), scored on the same folds by the same rule.  The exact search minimises the training errors;
 on noisy, nearly linear data its minimiser generalises worse than the surrogate's separator, and
 the folds see it.  When the rule chooses a logistic setting (:attr:`CVSelection.keeps`), the final
 training keeps its network on all rows as it is (no search and no full MIP replace it, no weight
@@ -176,13 +177,18 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
 
 
 def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, rows: int) -> tuple[Setting, ...]:
-    """The logistic separators the folds score beside the path (:data:`LOGISTIC_PATH`), for two
-    classes where the penalty is open (the objective is the default recipe's): one unit (width 1),
+    """The logistic separators the folds score beside the path (:data:`LOGISTIC_PATH`), where the
+    penalty is open (the objective is the default recipe's): one unit (width 1) for two classes,
     the spec's default l0 weight (the objective the verdict reports) and the narrow margin where eps
-    is open (the separator keeps its own hyperplane: a wide gap would move the rows near it).  Not
-    for k > 2 classes: one-vs-rest step units read the sign of each class's score, not which is
-    largest, and where the folds chose them the test accuracy fell (wine, 2 of 5 splits: 98.1% to
-    94.4% and 96.3%; class3, a split: 84.4% to 80.0%; ``bench/issue36_logistic/with_multiclass_*``).
+    is open (the separator keeps its own hyperplane: a wide gap would move the rows near it).
+
+    For ``k > 2`` classes the model's prediction is the argmax of its ``k`` scores, which ``k`` step
+    units reading each score's sign do not compute (where the folds chose such units the test
+    accuracy fell: wine, 2 of 5 splits, 98.1% to 94.4% and 96.3%; class3, a split, 84.4% to 80.0%;
+    ``bench/issue36_logistic/with_multiclass_*``).  Its units are therefore the ``k (k - 1) / 2``
+    pairwise comparisons of the scores (:func:`~annc.training.pool.linear.pairwise`), whose output
+    layer computes the argmax exactly: a setting of that width, where one hidden layer of step units
+    is that wide.
 
     Above :data:`MANY_ROWS` rows the margin is the data's ``eps`` where it is narrower than the
     narrow one: a unit's pre-activations on thousands of rows lie closer together than 0.001, so
@@ -190,9 +196,13 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, ro
     until it fitted 55-61% of its 7,000 rows, where at the data's 0.0001 it fits 85%, as L1
     logistic regression does."""
     from .margin import NARROW
-    if "penalty" not in open_ or not spec.hidden or spec.classes != 2:
+    from .pool.linear import pairs
+    if "penalty" not in open_ or not spec.hidden:
         return ()
-    width = 1 if "width" in open_ else None
+    units = 1 if spec.classes == 2 else pairs(spec.classes)
+    if spec.classes > 2 and (len(spec.hidden) != 1 or spec.hidden[0].units < units):
+        return ()
+    width = units if "width" in open_ else None
     weight = spec.penalty_weight if PENALTY[spec.penalty].weighted else 0.0
     margin = (min(NARROW, eps) if rows > MANY_ROWS else NARROW) if "eps" in open_ else eps
     return tuple(Setting(width, weight, margin, logistic=C) for C in LOGISTIC_PATH)

@@ -212,7 +212,12 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     change: ``1[s (w.x + b) >= 0] = 1[w.x + b >= 0]``), placed by :func:`placed`; the caller
     repairs the rows inside the eps gap and gives it its exact output layer.  Not refitted to the
     labels: this is the logistic model's own separator, the one model selection scores against
-    the exact search's networks (:mod:`annc.training.cvpath`).  None where :func:`_targets` is."""
+    the exact search's networks (:mod:`annc.training.cvpath`).  None where :func:`_targets` is.
+
+    For ``m > 2`` classes the model predicts ``argmax_c s_c(x)``, ``s_c = w_c.x + b_c``, which ``m``
+    step units reading the signs of the ``s_c`` do not compute.  So its units are the pairwise
+    comparisons (:func:`pairwise`): ``m (m - 1) / 2`` units, one hidden layer; None where the
+    spec's first layer is narrower or it has more hidden layers."""
     from .repair import fit_box
     got = _targets(problem)
     fitted = None if got is None else one_vs_rest(problem, lambda: logistic(C))
@@ -220,8 +225,51 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
         return None
     ls = problem.spec.hidden[0]
     W, b = fitted
+    if W.shape[1] > 1:
+        if len(problem.spec.hidden) != 1 or ls.units < pairs(W.shape[1]):
+            return None
+        W, b, Wo, bo = pairwise(W, b, got[0], len(problem.classes))
     wb = [fit_box(np.r_[W[:, i], b[i]], ls.weight_bounds, ls.bias_bounds) for i in range(W.shape[1])]
-    return placed(problem, np.column_stack([v[:-1] for v in wb]), np.array([v[-1] for v in wb]), got[0])
+    W, b = np.column_stack([v[:-1] for v in wb]), np.array([v[-1] for v in wb])
+    if W.shape[1] == 1:
+        return placed(problem, W, b, got[0])
+    weights, biases = placed(problem, W, b, got[0])
+    out = problem.spec.output
+    scale = min(1.0, *(hi / max(np.abs(v).max(), 1e-12) for v, hi in
+                       ((Wo, min(-out.weight_bounds[0], out.weight_bounds[1])),
+                        (bo, min(-out.bias_bounds[0], out.bias_bounds[1])))))
+    weights[-1][:Wo.shape[0]], biases[-1] = Wo * scale, bo * scale  # argmax is kept by a positive factor
+    return weights, biases
+
+
+def pairs(m: int) -> int:
+    """The units of :func:`pairwise` for ``m`` classes: ``m (m - 1) / 2``."""
+    return m * (m - 1) // 2
+
+
+def pairwise(W: np.ndarray, b: np.ndarray, targets: list[int], classes: int):
+    """``(W2, b2, Wo, bo)``: the scores ``s_i = W[:, i].x + b[i]`` of ``m`` classes (``targets[i]``
+    the class of column ``i``) as a hidden layer of step units and a linear output layer that
+    predicts ``argmax_i s_i`` (the first of tied scores aside).  Unit ``(i, j)``, ``i < j``, is
+    ``h_ij = 1[s_i - s_j >= 0]``; class ``i``'s output is
+
+        o_i = sum_{j > i} h_ij + sum_{j < i} (1 - h_ji),
+
+    the number of classes whose score ``s_i`` is at least.  The class of the largest score has
+    ``o = m - 1`` and every other class at most ``m - 2``, so the output's argmax is the model's.
+    ``Wo`` is ``pairs(m) x classes`` (``+1`` from ``h_ij`` to ``i``, ``-1`` to ``j``) and ``bo`` holds
+    each class's ``#{j < i}``, shifted by ``(m - 1) / 2`` so that it is centred on 0; classes
+    without a column get ``-(m - 1) / 2 - 1``, below every output of a column's class."""
+    m = W.shape[1]
+    units = [(i, j) for i in range(m) for j in range(i + 1, m)]
+    W2 = np.column_stack([W[:, i] - W[:, j] for i, j in units])
+    b2 = np.array([b[i] - b[j] for i, j in units])
+    Wo, bo = np.zeros((len(units), classes)), np.full(classes, -(m - 1) / 2 - 1.0)
+    for u, (i, j) in enumerate(units):
+        Wo[u, targets[i]], Wo[u, targets[j]] = 1.0, -1.0
+    for i in range(m):
+        bo[targets[i]] = i - (m - 1) / 2
+    return W2, b2, Wo, bo
 
 
 def separator_networks(problem: TrainingProblem) -> Iterator[tuple[str, list, list]]:
