@@ -61,7 +61,7 @@ chooses the support size likewise).
 Only settings scored on every fold compete; the clock (the share :func:`select_share` of the
 time limit) only caps the folds, and a cut-short run says so.  Cut before the spec's width, the
 rule chooses only when :meth:`~annc.training.cvresults.CVSelection.width_settled` holds (a logistic
-separator scored, on at most :data:`MANY_ROWS` rows; or width had stopped paying); else the spec is
+separator scored, for two classes on at most :data:`MANY_ROWS` rows; or width had stopped paying); else the spec is
 trained as written.
 """
 from __future__ import annotations
@@ -369,7 +369,8 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     if sel.chosen < 0:  # nothing scored on every fold: the caller trains the spec as written
         log("[select] no setting was scored on every fold within the time limit: training the spec as written")
         return None
-    if not sel.width_settled(separators_suffice=len(cv_data.y) <= MANY_ROWS):  # cut before the spec's width
+    # cut before the spec's width; a separator stands in for the path only for two classes (one unit)
+    if not sel.width_settled(separators_suffice=len(cv_data.y) <= MANY_ROWS and spec.classes == 2):
         log("[select] the time limit stopped the folds before the spec's width, and what they reached does not "
             "settle the width: training the spec as written")
         return None
