@@ -28,8 +28,8 @@ chosen here by how networks trained with each setting do on rows they never saw:
 regression at each C of :data:`LOGISTIC_PATH` (:func:`_logistic_settings`; step 3 of
 :mod:`annc.training.cvpath`): a network of the spec's class that a convex surrogate finds (one
 step unit for two classes; for ``k`` classes the ``k (k - 1) / 2`` pairwise comparisons of its
-scores, where the spec's hidden layer is that wide), scored on the same folds by the same rule.  The exact search minimises the training errors;
-on noisy, nearly linear data its minimiser generalises worse than the surrogate's separator, and
+scores, where the spec's hidden layer is that wide), scored on the same folds by the same rule.
+The exact search minimises the training errors; on noisy, nearly linear data its minimiser generalises worse than the surrogate's separator, and
 the folds see it.  When the rule chooses a logistic setting (:attr:`CVSelection.keeps`), the final
 training keeps its network on all rows as it is (no search and no full MIP replace it, no weight
 budget) and annc's lower bounds bound its objective: the verdict says the MIP added a bound.
@@ -61,8 +61,8 @@ chooses the support size likewise).
 Only settings scored on every fold compete; the clock (the share :func:`select_share` of the
 time limit) only caps the folds, and a cut-short run says so.  Cut before the spec's width, the
 rule chooses only when :meth:`~annc.training.cvresults.CVSelection.width_settled` holds (a logistic
-separator scored, for two classes on at most :data:`MANY_ROWS` rows; or width had stopped paying); else the spec is
-trained as written.
+separator scored, for two classes on at most :data:`MANY_ROWS` rows; or width had stopped paying);
+else the spec is trained as written.
 """
 from __future__ import annotations
 
