@@ -72,9 +72,9 @@ class CVSelection:
            k (k - 1) / 2 pairwise units, as wide as the spec may be: on class4, 4 classes and width 6,
            whose folds stop at width 3 at 30 s, it was chosen over the spec as written on 2 splits,
            76.7% and 81.7% against 77.5% and 84.2%, with twice the weights.)  On 1,000 rows or
-           fewer a run cut short has little time left for the spec as written: trained so, breast_cancer scored 88.7% with 58 weights over 5
-           splits, against 95.8% with 11 when the rule chose among the settings scored
-           (``bench/issue36_cut``); or
+           fewer a run cut short has little time left for the spec as written: trained so,
+           breast_cancer scored 88.7% with 58 weights over 5 splits, against 95.8% with 11 when
+           the rule chose among the settings scored (``bench/issue36_cut``); or
         3. the cap stopped the folds after two widths or more, and the widest of them scored no
            higher than the narrowest plus the rule's :meth:`resolution` (best CV accuracy of
            each): the path had stopped gaining from width where it was cut.
