@@ -13,7 +13,6 @@ from annc.solve.solvers import SolveOptions, solve
 from annc.solve.solvers.highs_scheduler import new_highs, run as run_highs
 
 
-
 def _tiny_mip():
     h = new_highs()
     inf = highspy.kHighsInf
