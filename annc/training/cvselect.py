@@ -82,6 +82,7 @@ from .context import RunContext
 from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
 from .cvresults import CVSelection
 from .cvrows import logistic_on_rows, path_on_rows, raw_network
+from .pool.linear import pairs
 from .splits import _subset
 
 __all__ = ["CVSelection", "applies", "by_default", "cross_validate", "open_settings", "plan_for", "select_share"]
@@ -196,7 +197,6 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, ro
     until it fitted 55-61% of its 7,000 rows, where at the data's 0.0001 it fits 85%, as L1
     logistic regression does."""
     from .margin import NARROW
-    from .pool.linear import pairs
     if "penalty" not in open_ or not spec.hidden:
         return ()
     units = 1 if spec.classes == 2 else pairs(spec.classes)

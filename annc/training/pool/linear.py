@@ -158,10 +158,13 @@ def margin_lp(problem: TrainingProblem, on: np.ndarray, l1: float):
     return w, float(x[2 * d])
 
 
-def placed(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, targets_first: list[int]):
+def placed(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, targets_first: list[int], output=None):
     """The separators ``(W, b)`` in the spec's hidden layers and an output layer voting for
     their classes: ``(weights, biases)`` of every layer (see the module docstring); the
-    separators beyond the first layer's width are left out."""
+    separators beyond the first layer's width are left out.  ``output``: ``(Wo, bo)``, the
+    output layer's rows for the separators' units and its biases, in place of the vote (one
+    hidden layer; the caller's :func:`~annc.training.pool.repair.repair_network` scales the
+    layer into its box by one factor, which keeps every argmax)."""
     spec = problem.spec
     units = [ls.units for ls in spec.hidden]
     m = min(W.shape[1], units[0])
@@ -179,6 +182,11 @@ def placed(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, targets_first
         n_in = ls.units
     J = len(problem.classes)
     Wo, bo = np.zeros((n_in, J)), np.zeros(J)
+    if output is not None:
+        Wo[:len(output[0])], bo[:] = output
+        weights.append(Wo)
+        biases.append(bo)
+        return weights, biases
     for i, c in enumerate(targets_first[:min(m, n_in)]):
         Wo[i, c] = 1.0
     if W.shape[1] == 1 and len(targets_first) > 1:  # two classes: off votes for the majority
@@ -225,21 +233,14 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
         return None
     ls = problem.spec.hidden[0]
     W, b = fitted
+    output = None
     if W.shape[1] > 1:
         if len(problem.spec.hidden) != 1 or ls.units < pairs(W.shape[1]):
             return None
-        W, b, Wo, bo = pairwise(W, b, got[0], len(problem.classes))
+        W, b, *output = pairwise(W, b, got[0], len(problem.classes))
     wb = [fit_box(np.r_[W[:, i], b[i]], ls.weight_bounds, ls.bias_bounds) for i in range(W.shape[1])]
-    W, b = np.column_stack([v[:-1] for v in wb]), np.array([v[-1] for v in wb])
-    if W.shape[1] == 1:
-        return placed(problem, W, b, got[0])
-    weights, biases = placed(problem, W, b, got[0])
-    out = problem.spec.output
-    scale = min(1.0, *(hi / max(np.abs(v).max(), 1e-12) for v, hi in
-                       ((Wo, min(-out.weight_bounds[0], out.weight_bounds[1])),
-                        (bo, min(-out.bias_bounds[0], out.bias_bounds[1])))))
-    weights[-1][:Wo.shape[0]], biases[-1] = Wo * scale, bo * scale  # argmax is kept by a positive factor
-    return weights, biases
+    return placed(problem, np.column_stack([v[:-1] for v in wb]), np.array([v[-1] for v in wb]), got[0],
+                  output=output)
 
 
 def pairs(m: int) -> int:
