@@ -366,8 +366,8 @@ def noisy_line(n=300, flip=0.2, seed=0):
 def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     """Beside the path, L1 logistic regression at each C of LOGISTIC_PATH: one unit for two
     classes, the spec's default l0 weight and the narrow margin; none where the spec writes its
-    penalty.  For k classes k (k - 1) / 2 units (the pairwise comparisons of the scores: k
-    one-vs-rest step units lose their argmax), only where the spec's one hidden layer is that wide."""
+    penalty.  For k classes k (k - 1) / 2 units (one-vs-one: a unit per pair of classes), only
+    where the spec's one hidden layer is that wide."""
     from annc.training.cvselect import LOGISTIC_PATH, plan_for
     from annc.training.margin import NARROW
     plan = plan_for(parse_spec("input 2\nhidden 4 binary\noutput 2\n"), 400, 200, 0.1, time_limit=30)
@@ -477,33 +477,40 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(2, 5), st.integers(1, 4), st.integers(0, 2**31 - 1))
-def test_the_pairwise_units_compute_the_argmax_of_the_scores(m, d, seed):
-    """pool.linear.pairwise: m (m - 1) / 2 step units h_ij = 1[s_i >= s_j] and a linear output layer
-    whose argmax is the class of the largest of the m scores s = X W + b, on every row without a tie
-    (the classes in any order, and a class without a score never chosen)."""
-    from annc.training.pool.linear import pairs, pairwise
+@given(st.integers(2, 5), st.integers(0, 2**31 - 1))
+def test_the_vote_layer_chooses_a_class_with_the_most_wins(m, seed):
+    """pool.linear.votes: for any outcome of the m (m - 1) / 2 pairwise step units (not only
+    transitive ones), the output's maximum is the largest number of wins, and every class of the
+    argmax has that many (the classes in any order, a class without units never chosen); where the
+    units compare scores, h_ij = 1[s_i >= s_j], it is the class of the largest score, won by a
+    whole vote."""
+    from annc.training.pool.linear import _units, pairs, votes
     rng = np.random.default_rng(seed)
-    W, b, X = rng.normal(size=(d, m)), rng.normal(size=m), rng.normal(size=(50, d))
     classes = m + 1
     targets = [int(c) for c in rng.permutation(classes)[:m]]
-    W2, b2, Wo, bo = pairwise(W, b, targets, classes)
-    assert W2.shape == (d, pairs(m)) and Wo.shape == (pairs(m), classes)
-    s = X @ W + b
-    top = np.sort(s, axis=1)
-    clear = top[:, -1] - top[:, -2] > 1e-9
-    h = (X @ W2 + b2 >= 0).astype(float)
-    o = h @ Wo + bo
-    assert np.array_equal(np.argmax(o, axis=1)[clear], np.asarray(targets)[np.argmax(s, axis=1)][clear])
-    ranked = np.sort(o[clear], axis=1)
-    assert np.all(ranked[:, -1] - ranked[:, -2] >= 1 - 1e-9)  # won by a whole vote
+    Wo, bo = votes(targets, classes)
+    assert Wo.shape == (pairs(m), classes)
+    H = rng.integers(0, 2, size=(64, pairs(m))).astype(float)  # any tournament
+    wins = np.zeros((64, m))
+    for u, (i, j) in enumerate(_units(m)):
+        wins[:, i] += H[:, u]
+        wins[:, j] += 1 - H[:, u]
+    o = H @ Wo + bo
+    assert np.array_equal(o.max(axis=1), wins.max(axis=1) - (m - 1) / 2)
+    assert np.array_equal(wins[np.arange(64), [targets.index(c) for c in np.argmax(o, axis=1)]], wins.max(axis=1))
+    s = rng.normal(size=(64, m))  # transitive: scores
+    H = np.column_stack([(s[:, i] >= s[:, j]).astype(float) for i, j in _units(m)])
+    o = H @ Wo + bo
+    assert np.array_equal(np.argmax(o, axis=1), np.asarray(targets)[np.argmax(s, axis=1)])
+    ranked = np.sort(o, axis=1)
+    assert np.all(ranked[:, -1] - ranked[:, -2] >= 1 - 1e-9)
 
 
-def test_a_three_class_logistic_setting_predicts_as_logistic_regression():
-    """The fold's network of a logistic setting for three classes: three step units (the pairwise
-    comparisons of one-vs-rest L1 logistic regression's scores on the fold's scaled rows) and an
-    exact output layer; on the fold's rows it predicts the regression's class, but for the rows the
-    repair moved off the narrow eps gap."""
+def test_a_three_class_logistic_setting_predicts_as_one_vs_one_logistic_regression():
+    """The fold's network of a logistic setting for three classes: three step units (one-vs-one L1
+    logistic regression on the fold's scaled rows, each pair at C n / n_pair) and an exact output
+    layer; on the fold's rows it predicts the one-vs-one vote's class, but for the rows the repair
+    moved off the narrow eps gap."""
     from sklearn.datasets import make_blobs
     from annc.solve.compiler import build
     from annc.training.cvpath import fold_path, spec_at
@@ -521,11 +528,19 @@ def test_a_three_class_logistic_setting_predicts_as_logistic_regression():
     assert W[0].shape == (4, 3)
     c = build(spec_at(spec, s), data)
     Xs, ys, w = c.problem.class_rows()
-    scores = np.column_stack([Xs @ np.ravel(m.coef_) + m.intercept_[0] for m in
-                              (logistic(1.0).fit(Xs, (ys == k).astype(int), sample_weight=w) for k in range(3))])
+    order = list(np.argsort(-np.bincount(ys, weights=w), kind="stable"))  # most frequent first
+    wins = np.zeros((len(ys), 3))
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        rows = (ys == order[i]) | (ys == order[j])
+        m = logistic(w.sum() / w[rows].sum()).fit(Xs[rows], (ys[rows] == order[i]).astype(int),
+                                                   sample_weight=w[rows])
+        beats = Xs @ np.ravel(m.coef_) + m.intercept_[0] > 0
+        wins[:, order[i]] += beats
+        wins[:, order[j]] += ~beats
+    vote = np.argmax(wins, axis=1)
     net_says = np.argmax(np.where(Xs @ W[0] + b[0] >= 0, 1.0, 0.0) @ W[1] + b[1], axis=1)
-    assert np.mean(net_says == np.argmax(scores, axis=1)) >= 0.95
-    assert score.fit_accuracy >= np.mean(np.argmax(scores, axis=1) == ys) - 0.05
+    assert np.mean(net_says == vote) >= 0.95
+    assert score.fit_accuracy >= np.mean(vote == ys) - 0.05
 
 
 def test_only_a_two_class_separator_stands_in_for_a_path_cut_before_the_spec_width(monkeypatch):

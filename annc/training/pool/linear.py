@@ -222,55 +222,88 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     labels: this is the logistic model's own separator, the one model selection scores against
     the exact search's networks (:mod:`annc.training.cvpath`).  None where :func:`_targets` is.
 
-    For ``m > 2`` classes the model predicts ``argmax_c s_c(x)``, ``s_c = w_c.x + b_c``, which ``m``
-    step units reading the signs of the ``s_c`` do not compute.  So its units are the pairwise
-    comparisons (:func:`pairwise`): ``m (m - 1) / 2`` units, one hidden layer; None where the
-    spec's first layer is narrower or it has more hidden layers."""
+    For ``m > 2`` classes it is one-vs-one L1 logistic regression (:func:`one_vs_one`): one step
+    unit per pair of classes, ``m (m - 1) / 2`` units in one hidden layer, and an output layer that
+    counts each class's wins (:func:`votes`); None where the spec's first layer is narrower or it
+    has more hidden layers.  (One-vs-rest's ``m`` units reading the signs of its scores do not
+    compute its argmax, and its argmax as pairwise differences of scores reads the features of both
+    classes in every unit: on wine 25 weights at C=1 where one-vs-one has 15.)"""
     from .repair import fit_box
     got = _targets(problem)
-    fitted = None if got is None else one_vs_rest(problem, lambda: logistic(C))
-    if fitted is None:
+    if got is None:
         return None
     ls = problem.spec.hidden[0]
-    W, b = fitted
     output = None
-    if W.shape[1] > 1:
-        if len(problem.spec.hidden) != 1 or ls.units < pairs(W.shape[1]):
+    if len(problem.classes) > 2:
+        m = len(got[0])
+        if len(problem.spec.hidden) != 1 or ls.units < pairs(m):
             return None
-        W, b, *output = pairwise(W, b, got[0], len(problem.classes))
+        fitted = one_vs_one(problem, C, got[0])
+        output = votes(got[0], len(problem.classes))
+    else:
+        fitted = one_vs_rest(problem, lambda: logistic(C))
+    if fitted is None:
+        return None
+    W, b = fitted
     wb = [fit_box(np.r_[W[:, i], b[i]], ls.weight_bounds, ls.bias_bounds) for i in range(W.shape[1])]
     return placed(problem, np.column_stack([v[:-1] for v in wb]), np.array([v[-1] for v in wb]), got[0],
                   output=output)
 
 
 def pairs(m: int) -> int:
-    """The units of :func:`pairwise` for ``m`` classes: ``m (m - 1) / 2``."""
+    """The one-vs-one units of ``m`` classes (:func:`one_vs_one`): ``m (m - 1) / 2``."""
     return m * (m - 1) // 2
 
 
-def pairwise(W: np.ndarray, b: np.ndarray, targets: list[int], classes: int):
-    """``(W2, b2, Wo, bo)``: the scores ``s_i = W[:, i].x + b[i]`` of ``m`` classes (``targets[i]``
-    the class of column ``i``) as a hidden layer of step units and a linear output layer that
-    predicts ``argmax_i s_i`` (the first of tied scores aside).  Unit ``(i, j)``, ``i < j``, is
-    ``h_ij = 1[s_i - s_j >= 0]``; class ``i``'s output is
+def one_vs_one(problem: TrainingProblem, C: float, targets: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(W, b)``: for each pair ``i < j`` of the classes ``targets`` (in :func:`votes`' unit
+    order), L1 logistic regression (:func:`logistic`) fitted on the rows of classes ``targets[i]``
+    and ``targets[j]`` only, with their sample counts as weights: column ``(i, j)`` says class
+    ``targets[i]`` where ``X @ W[:, u] + b[u] > 0``.  liblinear's objective is
+    ``|w|_1 + C sum_n loss_n``, so a pair with ``n_ij`` of the ``n`` samples is fitted at
+    ``C n / n_ij``: the penalty per sample of the model on all classes.  None where a class has
+    no row."""
+    X, y, weight = problem.class_rows()
+    total = float(weight.sum())
+    W, b = [], []
+    for i, j in _units(len(targets)):
+        rows = (y == targets[i]) | (y == targets[j])
+        if not np.any(y[rows] == targets[i]) or not np.any(y[rows] == targets[j]):
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            m = logistic(C * total / float(weight[rows].sum())).fit(
+                X[rows], (y[rows] == targets[i]).astype(int), sample_weight=weight[rows])
+        W.append(np.ravel(m.coef_))
+        b.append(float(np.ravel(m.intercept_)[0]))
+    return np.column_stack(W), np.asarray(b)
 
-        o_i = sum_{j > i} h_ij + sum_{j < i} (1 - h_ji),
 
-    the number of classes whose score ``s_i`` is at least.  The class of the largest score has
-    ``o = m - 1`` and every other class at most ``m - 2``, so the output's argmax is the model's.
-    ``Wo`` is ``pairs(m) x classes`` (``+1`` from ``h_ij`` to ``i``, ``-1`` to ``j``) and ``bo`` holds
-    each class's ``#{j < i}``, shifted by ``(m - 1) / 2`` so that it is centred on 0; classes
-    without a column get ``-(m - 1) / 2 - 1``, below every output of a column's class."""
-    m = W.shape[1]
-    units = [(i, j) for i in range(m) for j in range(i + 1, m)]
-    W2 = np.column_stack([W[:, i] - W[:, j] for i, j in units])
-    b2 = np.array([b[i] - b[j] for i, j in units])
+def _units(m: int) -> list[tuple[int, int]]:
+    """The pairs ``(i, j)``, ``i < j``, of ``m`` classes in the order of the units."""
+    return [(i, j) for i in range(m) for j in range(i + 1, m)]
+
+
+def votes(targets: list[int], classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(Wo, bo)``: the output layer of ``pairs(m)`` step units, unit ``(i, j)`` (``i < j``,
+    :func:`_units`' order) ``h_ij = 1`` when class ``targets[i]`` beats ``targets[j]``, that
+    counts each class's wins: class ``targets[i]``'s output is
+
+        o_i = sum_{j > i} h_ij + sum_{j < i} (1 - h_ji) - (m - 1) / 2,
+
+    its wins centred on 0.  ``Wo`` is ``pairs(m) x classes`` (``+1`` from ``h_ij`` to ``i``, ``-1``
+    to ``j``) and ``bo`` holds each class's ``#{j < i} - (m - 1) / 2``; classes outside ``targets``
+    get ``-(m - 1) / 2 - 1``, below every output of a target's.  The argmax is the class with
+    the most wins, as one-vs-one voting; where the units' wins are transitive (they compare
+    scores, ``h_ij = 1[s_i >= s_j]``) that is the class of the largest score, won by a whole vote."""
+    m = len(targets)
+    units = _units(m)
     Wo, bo = np.zeros((len(units), classes)), np.full(classes, -(m - 1) / 2 - 1.0)
     for u, (i, j) in enumerate(units):
         Wo[u, targets[i]], Wo[u, targets[j]] = 1.0, -1.0
     for i in range(m):
         bo[targets[i]] = i - (m - 1) / 2
-    return W2, b2, Wo, bo
+    return Wo, bo
 
 
 def separator_networks(problem: TrainingProblem) -> Iterator[tuple[str, list, list]]:
