@@ -187,13 +187,10 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, ro
     (:func:`~annc.training.pool.linear.one_vs_one`): a unit for each of the ``k (k - 1) / 2`` pairs
     of classes, fitted on the rows of its two classes, and an output layer that counts each class's
     wins (:func:`~annc.training.pool.linear.votes`): a setting of that width, where one hidden layer
-    of step units is that wide.  (``k`` one-vs-rest units reading each score's sign do not compute
-    the regression's argmax, and where the folds chose them the test accuracy fell: wine, 2 of 5
-    splits, 98.1% to 94.4% and 96.3%, ``bench/issue36_logistic/with_multiclass_*``.  The argmax as
-    the pairwise differences of the one-vs-rest scores is exact but reads both classes' features in
-    every unit: wine 97.0% with 31.2 weights, class3 79.1% with 22.4, against one-vs-one's 95.6%
-    with 17.4 and 80.4% with 16.0; L1 logistic regression has 16.8 and 15.8,
-    ``bench/issue36_ovo``.)
+    of step units is that wide.  (``k`` one-vs-rest units reading each score's sign lost accuracy
+    where the folds chose them, ``bench/issue36_logistic/with_multiclass_*``; the pairwise
+    differences of its scores read both classes' features in every unit: wine 31.2 weights against
+    one-vs-one's 17.4 and L1 logistic regression's 16.8, ``bench/issue36_ovo``.)
 
     Above :data:`MANY_ROWS` rows the margin is the data's ``eps`` where it is narrower than the
     narrow one: a unit's pre-activations on thousands of rows lie closer together than 0.001, so
