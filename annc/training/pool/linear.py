@@ -73,15 +73,18 @@ def one_vs_rest(problem: TrainingProblem, make) -> tuple[np.ndarray, np.ndarray]
         return None
     order = present[np.argsort(-problem.counts.sum(0)[present], kind="stable")]
     targets = [order[0]] if J == 2 and len(present) == 2 else list(order)
-    W, b = [], []
-    for c in targets:
-        positive = (y == c) if len(targets) > 1 or J > 2 else (y != c)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            m = make().fit(X, positive.astype(int), sample_weight=weight)
-        W.append(np.ravel(m.coef_))
-        b.append(float(np.ravel(m.intercept_)[0]))
-    return np.column_stack(W), np.asarray(b)
+    fits = [_hyperplane(make(), X, (y == c) if len(targets) > 1 or J > 2 else (y != c), weight) for c in targets]
+    return np.column_stack([w for w, _ in fits]), np.array([b for _, b in fits])
+
+
+def _hyperplane(model, X: np.ndarray, positive: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(w, b)`` of the linear ``model`` fitted to the boolean ``positive`` (a row's class is
+    positive where ``X @ w + b > 0``), rows weighted by ``weight``; liblinear's convergence
+    warning is silenced (its iteration cap is a work limit)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, positive.astype(int), sample_weight=weight)
+    return np.ravel(model.coef_), float(np.ravel(model.intercept_)[0])
 
 
 def separators(problem: TrainingProblem) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
@@ -255,28 +258,22 @@ def pairs(m: int) -> int:
     return m * (m - 1) // 2
 
 
-def one_vs_one(problem: TrainingProblem, C: float, targets: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
+def one_vs_one(problem: TrainingProblem, C: float, targets: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """``(W, b)``: for each pair ``i < j`` of the classes ``targets`` (in :func:`votes`' unit
     order), L1 logistic regression (:func:`logistic`) fitted on the rows of classes ``targets[i]``
     and ``targets[j]`` only, with their sample counts as weights: column ``(i, j)`` says class
     ``targets[i]`` where ``X @ W[:, u] + b[u] > 0``.  liblinear's objective is
     ``|w|_1 + C sum_n loss_n``, so a pair with ``n_ij`` of the ``n`` samples is fitted at
-    ``C n / n_ij``: the penalty per sample of the model on all classes.  None where a class has
-    no row."""
+    ``C n / n_ij``: the penalty per sample of the model on all classes.  ``targets`` are classes
+    present in the rows (:func:`_targets`' order), so each pair has rows of both."""
     X, y, weight = problem.class_rows()
     total = float(weight.sum())
-    W, b = [], []
+    fits = []
     for i, j in _units(len(targets)):
         rows = (y == targets[i]) | (y == targets[j])
-        if not np.any(y[rows] == targets[i]) or not np.any(y[rows] == targets[j]):
-            return None
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            m = logistic(C * total / float(weight[rows].sum())).fit(
-                X[rows], (y[rows] == targets[i]).astype(int), sample_weight=weight[rows])
-        W.append(np.ravel(m.coef_))
-        b.append(float(np.ravel(m.intercept_)[0]))
-    return np.column_stack(W), np.asarray(b)
+        fits.append(_hyperplane(logistic(C * total / float(weight[rows].sum())), X[rows], y[rows] == targets[i],
+                                weight[rows]))
+    return np.column_stack([w for w, _ in fits]), np.array([b for _, b in fits])
 
 
 def _units(m: int) -> list[tuple[int, int]]:
