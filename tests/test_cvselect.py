@@ -132,6 +132,42 @@ def test_settings_not_scored_on_every_fold_do_not_compete():
     assert _choose(sel) == (-1, -1)
 
 
+def _path_and_separator(path_folds, separator_folds, path_weights=9, rows=300):
+    """A path setting (width 2) and a logistic separator (width 1, 3 weights) on 3 folds with the
+    given accuracies; 300 rows: the resolution is 0.75 row of a fold's 100, 0.0075."""
+    settings = (Setting(2, 0.5, 0.1), Setting(1, 0.5, 0.001, logistic=1.0))
+    scores = [[FoldScore(a, a, path_weights) for a in path_folds], [FoldScore(a, a, 3) for a in separator_folds]]
+    sel = CVSelection(Plan(settings, 3, ("penalty", "width")), ["path", "separator"], scores, 0, 0,
+                      parse_spec(RECIPE), rows)
+    sel.best, sel.chosen = _choose(sel)
+    return sel
+
+
+def test_the_path_goes_before_the_separator_only_where_it_earns_it():
+    """The path's setting must beat the separator on the same folds by more than half the standard
+    error of the paired differences, and by more than the resolution."""
+    from annc.training.cvresults import PAIRED_SE
+    assert PAIRED_SE == 0.5
+    separator = [0.80, 0.80, 0.84]
+    one_fold = _path_and_separator([0.80, 0.90, 0.80], separator)  # d = 0, +0.10, -0.04
+    mean, se = one_fold.paired(0, 1)
+    assert mean == pytest.approx(0.02) and se == pytest.approx(np.std([0, 0.1, -0.04], ddof=1) / np.sqrt(3))
+    assert one_fold.best == 0 and mean < 0.5 * se  # the best CV accuracy, carried by one fold of three
+    assert one_fold.chosen == 1 and one_fold.keeps
+    lines = "\n".join(one_fold.table_lines())
+    assert "kept behind the chosen separator: path (+2.0 points, paired se 4.2)" in lines
+    assert one_fold.to_dict()["behind_separator"] == ["path (+2.0 points, paired se 4.2)"]
+    steady = _path_and_separator([0.83, 0.84, 0.85], separator)  # d = +0.03, +0.04, +0.01
+    assert steady.earns(0, 1) and steady.chosen == 0 and steady.behind_separator() == []
+    tie = _path_and_separator([a + 0.005 for a in separator], separator, path_weights=2)  # sparser, +0.5 row a fold
+    assert tie.paired(0, 1)[1] == pytest.approx(0, abs=1e-12) and not tie.earns(0, 1)  # under the resolution
+    assert tie.chosen == 1
+    alone = _path_and_separator([0.80, 0.90, 0.80], separator)
+    alone.plan = Plan(alone.plan.settings[:1], 3, alone.plan.open)  # no separator scored: the rule as before
+    alone.labels, alone.scores = alone.labels[:1], alone.scores[:1]
+    assert _choose(alone) == (0, 0)
+
+
 def test_a_logistic_separator_alone_does_not_stand_for_the_spec_s_width():
     """The folds reached the spec's width only if a path setting of that width was scored on every
     fold: the logistic separators (width 1) and the narrower path do not count, so a capped run

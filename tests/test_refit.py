@@ -43,6 +43,24 @@ def test_a_refit_keeps_a_pattern_the_bias_alone_must_flip():
     assert np.all(np.abs(Wr[0]) <= 1) and np.all(np.abs(br[0]) <= 1)
 
 
+def test_a_repair_without_refit_keeps_the_units_hyperplane():
+    """The rows of the test above: where the bias alone must flip a row, ``refit=False`` (a kept
+    logistic separator's repair, annc.training.cvpath.logistic_point) moves the bias and keeps the
+    unit's direction, flipping that row; the refit turns the unit to read x2 instead."""
+    X = np.array([[0.5002, 0.0], [0.4998, 1.0]])
+    W, b = np.array([[1.0], [1e-4]]), np.array([-0.5])
+    model, pb = problem(f"input 2\nhidden 1 binary\noutput 2\neps {EPS}\nscale none\n", X, np.array([0, 1]))
+    out = [np.array([[0.0, 1.0]]), np.array([0.5, 0.0])]
+    kept = repair.repair_network(pb, [W, out[0]], [b, out[1]], scale=False, refit=False)
+    refitted = repair.repair_network(pb, [W, out[0]], [b, out[1]], scale=False)
+    w_kept, w_fit = kept[0][0][:, 0], refitted[0][0][:, 0]
+    assert np.allclose(w_kept, W[:, 0])  # the same hyperplane's direction and scale, the bias moved
+    assert abs(kept[1][0][0] - b[0]) <= 2 * EPS
+    assert int(np.sum(kept[2][:, 0] != pattern(pb.X, W, b)[:, 0])) == 1  # the row the bias alone flips
+    assert abs(w_fit @ W[:, 0]) / np.linalg.norm(w_fit) / np.linalg.norm(W[:, 0]) < 0.99  # the refit turned it
+    assert np.array_equal(refitted[2][:, 0], pattern(pb.X, W, b)[:, 0])
+
+
 def test_a_refit_keeps_zero_weights_at_zero():
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 1, (40, 5))

@@ -38,16 +38,19 @@ budget) and annc's lower bounds bound its objective: the verdict says the MIP ad
 its CV accuracy is ``m_s = (1/k) sum_f a_{s,f}`` and its standard error
 ``se_s = sd_s / sqrt(k)`` with ``sd_s`` the sample standard deviation over the folds.
 
-**The rule.**  With ``b`` the setting of the highest ``m`` (ties: fewer mean non-zero weights),
-every setting with ``m_s >= m_b - max(SE_RULE * se_b, RESOLUTION / v)`` counts as good as ``b``
-(``v = rows / k`` a fold's validation rows: a difference under :data:`annc.training.cvresults.RESOLUTION`
-row a fold is below what the folds resolve), and the simplest of them is chosen: the fewest mean non-zero weights, then the smaller width, then the larger l0
-weight, then the wider margin.  :data:`annc.training.cvresults.SE_RULE` 1 is the one-standard-error rule (Breiman et al.;
-Hastie, Tibshirani and Friedman, ESL 7.10); annc takes 0, the best CV accuracy with ties to the
-simplest: with 3 folds the standard error is wide (2-3 points), and the one-SE rule chose networks
-of 2 weights on anes96 (test 88.3% over 5 splits, L1 logistic regression 90.5%) where the best
-chose 5-10 (90.1%); on whas500 72.3% against 73.7% (``bench/issues36_37_cv``).  ``m`` of the
-chosen setting is the CV estimate of the test accuracy (slightly optimistic: the same folds chose it).
+**The rule.**  With ``b`` the setting of the highest ``m`` (ties: fewer mean non-zero weights), every
+setting with ``m_s >= m_b - max(SE_RULE * se_b, RESOLUTION / v)`` counts as good as ``b`` (``v = rows / k``
+a fold's validation rows: a difference under :data:`annc.training.cvresults.RESOLUTION` row a fold is below
+what the folds resolve), and the simplest of them is chosen: the fewest mean non-zero weights, then the
+smaller width, then the larger l0 weight, then the wider margin.  A setting of the MIP path goes before the
+logistic separators only where it earns it (:meth:`~annc.training.cvresults.CVSelection.separator_first`):
+the mean of its paired fold differences with the first separator of that order is above
+:data:`~annc.training.cvresults.PAIRED_SE` of their standard error and above the resolution.
+``SE_RULE`` 1 is the one-standard-error rule (Breiman et al.; ESL 7.10); annc takes 0: with 3 folds the
+standard error is 2-3 points wide, and the one-SE rule chose 2 weights on anes96 (test 88.3% over 5
+splits, L1 logistic regression 90.5%) where the best chose 5-10 (90.1%; ``bench/issues36_37_cv``).
+``m`` of the chosen setting is the CV estimate of the test accuracy (slightly optimistic: the same folds
+chose it).
 
 **The weight budget.**  The folds score the cheap path; the final training runs the full search,
 which at the same l0 weight fits the training rows closer with more weights, and not the test
@@ -95,10 +98,8 @@ MAX_CV_ROWS = 2000  # the folds are cut from a stratified sample of at most this
 MIN_DISTINCT = 100  # fewer distinct rows: the data merge (XOR), the spec is trained as written
 MIN_LIMIT = 30.0  # under a shorter --time-limit the spec is trained as written: on breast_cancer at 12 s the
 # folds scored no setting on a loaded 2-core machine and left the final training 4 s (train accuracy 63%)
-CV_BY_DEFAULT = True  # --no-select (select=False) trains the spec as written.  Off in an earlier version,
-# which exported the constant network on 2 of 5 breast_cancer splits (bench/issues36_37): its folds' path ran
-# one SGD seed, and the chosen setting's network on all rows was sought only after the folds, when the
-# cap had left no time for it; the whole set is now one more part of the path (``whole``)
+CV_BY_DEFAULT = True  # --no-select (select=False) trains the spec as written (off in an earlier version,
+# whose folds ran one SGD seed and left no time for the network on all rows: bench/issues36_37)
 SELECT_SHARE = 0.6  # of the time limit, at most, for the folds; the final training gets the rest.  At 30 s the
 # folds' cap is 15.3 s; without a cap they need 6-18 s on 13 of 14 bench sets (class4 30 s) on a 2-core EPYC
 # without AVX-512, and 4 are over it (bench/issue36_work).  0.7 let 3 more finish, and modechoice's completed
@@ -242,8 +243,7 @@ def _sample(data: Dataset, seed: int) -> Dataset:
     return _subset(data, np.sort(rows), "cv sample")
 
 
-FOLDS_SHARE = 0.85  # of the selection's share, at most, for the folds and the whole set's path: the rest may
-# train the chosen setting at the narrow margin on all rows
+FOLDS_SHARE = 0.85  # of the selection's share, at most, for the folds and the whole set (the rest: _realise's refit)
 SEED_SLACK = 0.05  # a setting's network on all rows may fit them this much worse than its CV accuracy
 
 
@@ -256,14 +256,15 @@ def _realised(sel: CVSelection, i: int) -> bool:
 
 def _order(sel: CVSelection, best: int) -> list[int]:
     """The complete settings in the order the choice takes them: those as good as ``best`` (the
-    rule's :meth:`~annc.training.cvresults.CVSelection.floor`), simplest first (the rule's choice
-    heads the list), then the rest by CV accuracy."""
+    rule's :meth:`~annc.training.cvresults.CVSelection.floor`), simplest first, then the rest by CV
+    accuracy; the path's settings ahead of the first separator that do not earn their place go behind it."""
     s = sel.plan.settings
     ok = [i for i in range(len(sel.labels)) if sel.complete(i)]
     floor = sel.floor(best)
     near = sorted((i for i in ok if sel.mean(i) >= floor - 1e-12),
                   key=lambda i: (sel.nonzeros(i), s[i].width or 0, -s[i].penalty, -s[i].eps, i))
-    return near + sorted((i for i in ok if i not in near), key=lambda i: (-sel.mean(i), sel.nonzeros(i), i))
+    rest = sorted((i for i in ok if i not in near), key=lambda i: (-sel.mean(i), sel.nonzeros(i), i))
+    return sel.separator_first(near + rest)
 
 
 def _realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, ctx: RunContext, merge: bool,

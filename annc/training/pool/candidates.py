@@ -138,13 +138,14 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
 
 
 def network_start(model: Model, problem: TrainingProblem, weights: list, biases: list, *,
-                  scale: bool = True, ctx: RunContext | None = None) -> np.ndarray | None:
+                  scale: bool = True, refit: bool = True, ctx: RunContext | None = None) -> np.ndarray | None:
     """A given network as a start: repaired into the box and off the eps gap
     (:func:`~annc.training.pool.repair.repair_network`), with the exact output layer (step 3) from
     its own (the run context ``ctx`` only caps that MIP); None if it cannot be repaired or
     lifted.  ``scale=False`` keeps the hidden
-    units' scale (units an LP fitted with their margin)."""
-    repaired = repair_network(problem, weights, biases, scale=scale)
+    units' scale (units an LP fitted with their margin); ``refit=False`` keeps their hyperplanes
+    (the biases alone move off the gap)."""
+    repaired = repair_network(problem, weights, biases, scale=scale, refit=refit)
     if repaired is None:
         return None
     W, b, H, Wo, bo = repaired

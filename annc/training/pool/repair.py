@@ -252,7 +252,7 @@ def box_output(problem: TrainingProblem, weight, bias):
     return Wo, bo
 
 
-def repair_network(problem: TrainingProblem, weights: list, biases: list, *, scale: bool = True):
+def repair_network(problem: TrainingProblem, weights: list, biases: list, *, scale: bool = True, refit: bool = True):
     """:func:`repair_hidden`, and the network's own output layer moved into its box:
     ``(hidden weights, hidden biases, H, W_out, b_out)``, or None.
 
@@ -265,8 +265,9 @@ def repair_network(problem: TrainingProblem, weights: list, biases: list, *, sca
     start that costs no MIP solve (:func:`annc.training.pool.seeding.sgd_start` compares such
     starts, and hands the best to the exact output-layer MIP as its start).  ``scale=False``
     keeps the hidden units' scale (a unit an LP fitted in its box with its margin: scaling
-    it to 90% of the box would shrink the margin into the gap)."""
-    done = _off_gap(problem, weights[:-1], biases[:-1], scale)
+    it to 90% of the box would shrink the margin into the gap).  ``refit=False`` moves the hidden
+    biases alone off the gap (:func:`off_gap`'s), keeping every unit's hyperplane."""
+    done = _off_gap(problem, weights[:-1], biases[:-1], scale, refit)
     if done is None:
         return None
     W, b, H, carry = done
