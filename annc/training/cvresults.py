@@ -189,8 +189,7 @@ class CVSelection:
                 + (", cut short by the time limit" if self.capped else ""),
                 f"rule: {rule} (fewest non-zero weights, then width, then larger l0); a setting of the MIP path "
                 f"goes before the logistic separators only if it beats the first of them on the same folds by more "
-                f"than {PAIRED_SE:g} standard error of their paired differences and the resolution"
-                + ("" if not behind else "; not earned, kept behind the chosen separator: " + ", ".join(behind)),
+                f"than {PAIRED_SE:g} standard error of their paired differences and the resolution",
                 f"chosen: {self.labels[c]}; CV estimate of test accuracy {self.estimate:.4f} "
                 f"+- {self.se(c):.4f}" + ("" if self.refit_eps is None else
                                           f"; trained on all rows at eps {self.refit_eps:g} (at its own margin "
@@ -200,7 +199,10 @@ class CVSelection:
                    + ", ".join(self.passed_over))] + ([] if self.budget is None else [
                     f"weight budget: at most {self.budget} non-zero weights (max_weights {self.budget}: what the folds "
                     "scored for the chosen setting, and at least its network on all rows; the full search lowers "
-                    "the objective within it)"])
+                    "the objective within it)"]) + ([] if not behind else [
+                    f"kept behind the chosen separator ({len(behind)} of the path scored higher on the folds, not by "
+                    f"the paired rule's margin): " + ", ".join(behind[:3])
+                    + (f" and {len(behind) - 3} more (meta.selection lists them)" if len(behind) > 3 else "")])
 
     def table_lines(self) -> list[str]:
         """The heading and one line per setting: CV accuracy +- its standard error, the fit
@@ -229,7 +231,8 @@ class CVSelection:
                 "rule": f"the fewest mean non-zero weights within {SE_RULE:g} standard errors of the best"
                         f" and {RESOLUTION:g} validation row a fold; a path setting goes before the logistic"
                         f" separators only if it beats them by {PAIRED_SE:g} paired standard error and the resolution",
-                "se_rule": SE_RULE, "paired_se": PAIRED_SE, "behind_separator": self.behind_separator(), "resolution_rows": RESOLUTION, "floor": self.floor(self.best),
+                "se_rule": SE_RULE, "paired_se": PAIRED_SE, "behind_separator": self.behind_separator(),
+                "resolution_rows": RESOLUTION, "floor": self.floor(self.best),
                 "folds": self.plan.folds, "rows": self.rows, "open": list(self.plan.open),
                 "chosen": self.chosen, "chosen_label": self.label, "best": self.best,
                 "cv_estimate": self.estimate, "capped": self.capped, "refit_eps": self.refit_eps,
