@@ -149,9 +149,9 @@ class CVSelection:
         k = next((n for n, i in enumerate(order) if s[i].logistic is not None), None)
         if k is None:
             return order
-        ahead, ref = order[:k], order[k]
-        return [i for i in ahead if self.earns(i, ref)] + [ref] + [i for i in ahead if not self.earns(i, ref)] \
-            + order[k + 1:]
+        ref = order[k]
+        earned = {i: self.earns(i, ref) for i in order[:k]}
+        return [i for i in earned if earned[i]] + [ref] + [i for i in earned if not earned[i]] + order[k + 1:]
 
     def behind_separator(self) -> list[str]:
         """The path's settings of a higher CV accuracy than the chosen logistic separator that did
