@@ -235,7 +235,8 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine():
     finally:
         busy.kill()
         busy.wait()
-    assert quiet.plan.folds == 3 and len(quiet.labels) == 12 + 4  # widths 1, 2; six l0 weights; four logistic
+    from annc.training.cvselect import LOGISTIC_PATH
+    assert quiet.plan.folds == 3 and len(quiet.labels) == 12 + len(LOGISTIC_PATH)  # widths 1, 2; six l0; the Cs
     assert loaded.label == quiet.label and loaded.chosen == quiet.chosen
     assert loaded.budget == quiet.budget == loaded.spec.max_weights and loaded.keeps == quiet.keeps  # the budget too
     assert [[f.__dict__ for f in row] for row in loaded.scores] == [[f.__dict__ for f in row] for row in quiet.scores]
@@ -505,6 +506,9 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     r = fit(request.checked(), selection=chosen)
     v = r.verdict
     assert v.search["added"] == "kept" and v.ended == KEPT_WHY and r.verified
+    # no full MIP ran: the network is the one kept, and its point's objective is its network's
+    assert v.search["found_by"] == "model selection: the logistic separator, kept"
+    assert v.search["final_objective"] == pytest.approx(v.search["start_objective"])
     pre = X @ seed[0][0] + seed[1][0]  # the seed's unit on the raw rows
     assert np.array_equal(r.network.forward(X)[0][:, 0] > 0.5, pre[:, 0] >= 0)  # the same unit, row for row
     errors = int(np.sum(r.network.predict(X) != y))

@@ -150,3 +150,24 @@ def test_floor_is_reached_by_a_majority_network(loss):
     x = lift(model.layout, model.num_cols, pb, W, b)
     assert model.check(x, START_TOL).ok
     assert model.objective(x) == pytest.approx(floor(pb), abs=1e-9)
+
+
+@pytest.mark.parametrize("penalty", sorted(PENALTIES))
+def test_a_round_off_weight_lifts_to_the_value_its_network_has(penalty):
+    """An exact output layer's arithmetic leaves weights of 1e-16 where it means 0 (a kept
+    one-vs-one separator on wine had two).  The point such a network lifts to has its network's
+    value: for l0, ``n = 0`` at a weight the value does not count (before, the point's objective
+    was 0.5 per such weight above the network's), and the point passes the start tolerance."""
+    pen = {"l0": "penalty l0 0.5", "l1": "penalty l1 0.5"}.get(penalty, "penalty none")
+    spec = parse_spec(f"input 2\nhidden 2 binary\noutput 2\neps {EPS}\n{pen}")
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    pb = make_problem(spec, X, np.array([0, 1, 1, 0]), [0, 1])
+    W = [np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[1.0, 1e-16], [-1.0, -1e-16]])]
+    b = [np.array([-0.5, -0.5]), np.array([0.0, 0.5])]
+    model = formulate(pb)
+    x = lift(model.layout, model.num_cols, pb, W, b)
+    chk = model.check(x, START_TOL)
+    assert chk.ok, chk.violations
+    net = exported(spec, model, x)
+    value = network_loss(spec, net.scores(pb.X), pb.counts, [L.weight for L in net.layers])
+    assert model.objective(x) == pytest.approx(value, abs=1e-9)

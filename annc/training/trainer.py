@@ -243,7 +243,7 @@ def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts
                     solver_objective=res.objective, verified=ver.ok,
                     bound_source=bound_source if not c.model.layout.relaxed else None)
     if record is not None and record.x is not None and ver.ok:
-        from_solver = source == "solver" and found_loss < record.objective - 1e-6
+        from_solver = not skipped and proof is None and source == "solver" and found_loss < record.objective - 1e-6
         verdict.search = record.conclude(found_loss, from_solver=from_solver)
     if found_loss > ver.network_loss:
         verdict.dead_weights = (net.meta["dead_weights_dropped"], found_loss)
