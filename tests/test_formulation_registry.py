@@ -109,15 +109,20 @@ def check_lift(activation, loss, penalty, inst):
         i, j = np.triu_indices(spec.classes, 1)
         gaps = np.abs(o[:, i] - o[:, j])
         assume(gaps.size == 0 or gaps.min() >= EPS + 1e-7)
+    value, obj = lifted_value(spec, pb, W, b)
+    assert abs(value - obj) <= 1e-9 * max(1.0, abs(obj)), (value, obj)
+    assert value >= floor(pb) - 1e-9
+
+
+def lifted_value(spec, pb, W, b) -> tuple[float, float]:
+    """The value of the network the point of ``(W, b)`` exports, and the model's objective at that
+    point, which must satisfy every row at the start tolerance."""
     model = formulate(pb)
     x = lift(model.layout, model.num_cols, pb, W, b)
     chk = model.check(x, START_TOL)
     assert chk.ok, chk.violations
     net = exported(spec, model, x)
-    value = network_loss(spec, net.scores(pb.X), pb.counts, [L.weight for L in net.layers])
-    obj = model.objective(x)
-    assert abs(value - obj) <= 1e-9 * max(1.0, abs(obj)), (value, obj)
-    assert value >= floor(pb) - 1e-9
+    return network_loss(spec, net.scores(pb.X), pb.counts, [L.weight for L in net.layers]), model.objective(x)
 
 
 @pytest.mark.parametrize("activation,loss,penalty", COMBINATIONS, ids=["-".join(c) for c in COMBINATIONS])
@@ -164,10 +169,5 @@ def test_a_round_off_weight_lifts_to_the_value_its_network_has(penalty):
     pb = make_problem(spec, X, np.array([0, 1, 1, 0]), [0, 1])
     W = [np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([[1.0, 1e-16], [-1.0, -1e-16]])]
     b = [np.array([-0.5, -0.5]), np.array([0.0, 0.5])]
-    model = formulate(pb)
-    x = lift(model.layout, model.num_cols, pb, W, b)
-    chk = model.check(x, START_TOL)
-    assert chk.ok, chk.violations
-    net = exported(spec, model, x)
-    value = network_loss(spec, net.scores(pb.X), pb.counts, [L.weight for L in net.layers])
-    assert model.objective(x) == pytest.approx(value, abs=1e-9)
+    value, obj = lifted_value(spec, pb, W, b)
+    assert obj == pytest.approx(value, abs=1e-9)

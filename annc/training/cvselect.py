@@ -91,10 +91,7 @@ from .splits import _subset
 __all__ = ["CVSelection", "applies", "by_default", "cross_validate", "open_settings", "plan_for", "select_share"]
 
 PENALTY_PATH = (4.0, 2.0, 1.0, 0.5, 0.25, 0.125)  # l0 weights, large to small (factors of 2 around 0.5)
-LOGISTIC_PATH = (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)  # C of the logistic separators the folds score (smaller: sparser).
-# Half-decades from 0.1 to 10, where the folds' choices lie: with decades alone, wine's and breast_cancer's folds
-# chose between C=1 and C=10 only (wine 95.2% test, breast_cancer 13.0 weights); with 0.3 and 3 they chose C=3 on
-# 5 of their 10 splits, C=0.3 on 5 of anes96's, diabetes' and whas500's 15 (bench/issue36_grid)
+LOGISTIC_PATH = (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)  # C of the folds' separators (smaller: sparser; bench/issue36_grid)
 FOLDS, FOLDS_SHORT, SHORT = 5, 3, 60.0  # k, and k under a time limit below SHORT seconds
 MANY_ROWS = 1000  # more training rows: FOLDS_SHORT folds too
 MAX_CV_ROWS = 2000  # the folds are cut from a stratified sample of at most this many rows

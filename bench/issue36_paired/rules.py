@@ -1,7 +1,8 @@
 """The choice of annc's own rule (cvselect._order and _realised) on the fold scores collect.py
 recorded, and each chosen setting's network on all rows: its test and training accuracy and
 weights, per set (mean over the splits).  ``R0=1``: the rule without the paired check (the path
-and the separators by CV accuracy alone); ``PSE=x``: PAIRED_SE = x.  ``*`` marks a choice that
+and the separators by CV accuracy alone); ``PSE=x``: PAIRED_SE = x; ``CS=0.01,0.1,1,10``: only
+the logistic separators at those Cs (bench/issue36_grid; every setting of the path kept).  ``*`` marks a choice that
 differs from the one recorded (the code that ran collect.py).
 
     python bench/issue36_paired/rules.py bench/issue36_paired/folds.jsonl
@@ -22,6 +23,9 @@ for f in sys.argv[1:]:
         r = json.loads(l)
         if not r["settings"]: continue
         S = r["settings"]
+        if os.environ.get("CS"):
+            keep = {float(c) for c in os.environ["CS"].split(",")}
+            S = [s for s in S if s["logistic"] is None or s["logistic"] in keep]
         plan = Plan(tuple(Setting(s["width"], s["penalty"], s["eps"], logistic=s["logistic"]) for s in S), r["folds"], ("penalty", "width"))
         scores = [[FoldScore(a, f_, n) for a, f_, n in zip(s["acc"], s["fit"], s["nnz"])] for s in S]
         whole = [FoldScore(s["whole_fit"], s["whole_fit"], s["whole_nnz"]) for s in S]
