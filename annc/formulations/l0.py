@@ -40,13 +40,18 @@ def lower(low: Lowering, weights: list) -> list[dict]:
     return out
 
 
+def counts(W) -> np.ndarray:
+    """Which weights of ``W`` count (``|alpha| > ZERO_TOL``): the one rule of the lift and the value."""
+    return np.abs(np.asarray(W, float)) > ZERO_TOL
+
+
 def lift(W: np.ndarray) -> dict:
-    return {"n": (np.abs(np.asarray(W, float)) > ZERO_TOL).astype(float)}
+    return {"n": counts(W).astype(float)}
 
 
 def count(weights: list) -> int:
-    """The weights that count (``|alpha| > ZERO_TOL``): what ``max_weights`` bounds."""
-    return int(sum(np.count_nonzero(np.abs(np.asarray(w, float)) > ZERO_TOL) for w in weights))
+    """The weights that count (:func:`counts`): what ``max_weights`` bounds."""
+    return int(sum(np.count_nonzero(counts(w)) for w in weights))
 
 
 def value(spec, weights: list) -> float:
