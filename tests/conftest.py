@@ -2,6 +2,11 @@ from pathlib import Path
 
 import pytest
 
+# annc's training modules (and scikit-learn, which they load) imported once per test process:
+# a time limit counts from the command's start (annc.training.dispatch), so a test of a short
+# limit must not spend it on the first import of a process (seconds on a busy machine)
+import annc.training.dispatch  # noqa: F401,E402
+
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -16,6 +16,7 @@ import argparse
 import math
 import os
 import sys
+import time
 import warnings
 
 from .. import __version__
@@ -110,8 +111,9 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--solver-cmd", metavar="TEMPLATE", help="run this solver command instead, with "
                    "{model} and {sol} replaced by the MPS file and the solution file it must write, "
                    "e.g. 'gurobi_cl ResultFile={sol} {model}'")
-    t.add_argument("--time-limit", type=float, metavar="S", help="seconds for the whole run: selection, ovo's pair MIPs and batches "
-                   "share it (greedy: per layer)")
+    t.add_argument("--time-limit", type=float, metavar="S", help="seconds for the whole run, counted from the command's start "
+                   "(starting annc and reading the data count): selection, ovo's pair MIPs and batches share it "
+                   "(greedy: per layer)")
     t.add_argument("--gap", type=float, metavar="G", help="stop at this relative gap (e.g. 0.01)")
     t.add_argument("--threads", type=int, metavar="N", help="solver threads, for the full MIP and annc's own sub-MIPs")
     t.add_argument("--stall", default="auto", metavar="auto|off|N",
@@ -199,7 +201,9 @@ def _warning_lines(previous):
 
 
 def main(argv=None) -> int:
+    started = time.perf_counter()  # a time limit counts from here (annc.training.dispatch)
     args = parser().parse_args(argv)
+    args.started = started
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("always", AnncWarning)  # every run says it, not only the first in a process

@@ -10,6 +10,7 @@ once it has stopped.
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 from .cli_commands import print_lines
@@ -50,7 +51,10 @@ def cmd_train(a) -> int:
             stem=Path(a.spec).stem, merge=not a.no_merge, greedy=True if a.greedy else None,
             warm_start=not a.no_warm_start, max_nonzeros=a.max_nonzeros, refine=not a.no_refine,
             select=select, select_fraction=a.select_fraction, select_seed=a.select_seed, ensemble=a.ensemble,
-            batches=a.batches, per_class=a.per_class, workers=a.workers, scheduler=a.scheduler, log=rep.log)
+            batches=a.batches, per_class=a.per_class, workers=a.workers, scheduler=a.scheduler, log=rep.log,
+            started=getattr(a, "started", None))
+        if rep.time_limit is not None and request.started is not None:  # the time left counts from the start too
+            rep.time_limit = max(rep.time_limit - (time.perf_counter() - request.started), 0.0)
         r = run(request)
     if decomposed:
         _decomposed_summary(mode, r, data, test)

@@ -88,12 +88,14 @@ class RunContext:
 
     @classmethod
     def create(cls, solver: str = DEFAULT, options: SolveOptions | None = None,
-               limit: float | None = None) -> "RunContext":
-        """A context for one MIP: ``limit`` seconds from now (default ``options.time_limit``)."""
+               limit: float | None = None, started: float | None = None) -> "RunContext":
+        """A context for one MIP: ``limit`` seconds (default ``options.time_limit``) from ``started``
+        (a ``time.perf_counter()`` reading: the user's command's start; default now)."""
         options = options or SolveOptions()
         if options.interrupt is None:
             options = replace(options, interrupt=Interrupt())
-        return cls(Deadline(options.time_limit if limit is None else limit), solver, options)
+        start = time.perf_counter() if started is None else started
+        return cls(Deadline(options.time_limit if limit is None else limit, start=start), solver, options)
 
     # -- time ---------------------------------------------------------------------------
     @property
@@ -222,6 +224,12 @@ class RunContext:
                             native=native)
         self.ledger.counts[get_driver(by).title or by] += 1
         return solvers.solve(model, by, opts)  # looked up at call time: a test may stand in for it
+
+
+def seconds_since(started: float) -> float:
+    """Seconds since ``started``, a ``time.perf_counter()`` value (the user's command's start:
+    :func:`annc.training.dispatch._from_start` takes them from the time limit)."""
+    return time.perf_counter() - started
 
 
 def rounds(tasks: int, slots: int) -> int:

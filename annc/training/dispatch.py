@@ -22,13 +22,25 @@ is checked once (:meth:`~annc.training.request.TrainRequest.checked`), then:
 
 Selection and decomposition receive that ``train`` function from here: neither imports
 :mod:`annc.training.trainer`.
+
+**The time limit counts from the user's command** (``request.started``, set by
+:func:`annc.app.cli.main` as it begins): the seconds before training (starting Python and annc,
+loading scikit-learn, reading the data) are taken from the limit here (:func:`_started`,
+:func:`_from_start`; selection's run context counts from the start), so
+``annc train --time-limit T`` ends within ``T`` plus the finish's overrun as its user times it (on a
+2-core EPYC annc's imports alone took 6 s).  What the limit *sizes* (whether cross-validation runs,
+its folds) is the limit the user gave, never what is left of it: the same command gives the same
+plan on any machine.  ``annc.train`` and the estimator leave ``started`` unset: a Python process
+loads annc once, and their limit counts from the call (after the imports).  Greedy training's limit
+is each layer's MIP's, from that MIP's start, as before.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 
+from ..core.errors import UsageError
 from ..solve.solvers.base import Interrupt
-from .context import RunContext
+from .context import RunContext, seconds_since
 from . import cvselect
 from .cvselect import applies, cross_validate, select_share
 from .decomposition import train_batches, train_ovo
@@ -44,20 +56,59 @@ SELECT_SHARE: float | None = None  # None: cvselect.select_share of the rows (a 
 def run(request: TrainRequest):
     """Check ``request`` and train it: a :class:`~annc.training.results.TrainResult`, or for ovo and
     batches a :class:`~annc.training.decomposition.DecomposedResult`."""
-    r = request.checked()
+    r = _started(request.checked())
     mode = r.mode
     if mode == "ovo":
-        return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(r))
+        return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(_from_start(r)))
     if mode == "batches":
-        return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(r))
+        return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(_from_start(r)))
     if mode in ("full", "select") and (r.select is True or (r.select is None and cvselect.by_default(r.data))) \
             and applies(r.spec, r.data, r.opts.time_limit):
         return _cross_validated(r)
     if mode != "select":
-        return fit(r)
-    whole = RunContext.create(r.solver, r.opts)
-    chosen = _select(r, whole.share(_share(r), of_finish=False))
+        return fit(_from_start(r))
+    whole = RunContext.create(r.solver, r.opts, started=r.started)
+    chosen = _select(r, _selection_part(r, whole))
     return fit(replace(r, spec=chosen.spec, opts=replace(r.opts, time_limit=whole.cap())), selection=chosen)
+
+
+def _started(r: TrainRequest) -> TrainRequest:
+    """``r``, once its limit is known to outlast the seconds since ``r.started`` (module docstring):
+    a line says how many went before training; :class:`~annc.core.errors.UsageError` if they took
+    it all.  ``started`` cleared where the limit does not count from it (no limit; greedy, whose
+    limit is each layer's)."""
+    limit = r.opts.time_limit
+    if r.started is None or limit is None or r.mode == "greedy":
+        return replace(r, started=None)
+    spent = seconds_since(r.started)
+    if spent >= limit:
+        raise UsageError(f"the time limit of {limit:g} s was spent before training began: starting annc and reading "
+                         f"the data took {spent:.1f} s here; give a longer --time-limit")
+    if spent >= SAY_SPENT:
+        r.log(f"[time] {spent:.1f} s of the {limit:g} s limit went on starting annc and reading the data: "
+              f"training has {limit - spent:.1f} s")
+    return r
+
+
+def _from_start(r: TrainRequest) -> TrainRequest:
+    """``r`` with its time limit counted from ``r.started``: the limit less the seconds since then
+    (for the modes that create their run context from the options: full training, ovo, batches)."""
+    if r.started is None:
+        return r
+    return replace(r, opts=replace(r.opts, time_limit=max(r.opts.time_limit - seconds_since(r.started), 0.0)),
+                   started=None)
+
+
+def _selection_part(r: TrainRequest, whole: RunContext) -> RunContext:
+    """Selection's part of the run's context ``whole``: :func:`_share` of the limit the user gave
+    (the same cap on any machine, whatever the start took), ending no later than ``whole``; the
+    final training has the rest."""
+    if not whole.limited:
+        return whole
+    return whole.within(_share(r) * r.opts.time_limit)
+
+
+SAY_SPENT = 1.0  # seconds before training from which the run says how much of its limit they took
 
 
 def _share(r: TrainRequest) -> float:
@@ -67,11 +118,11 @@ def _share(r: TrainRequest) -> float:
 
 def _cross_validated(r: TrainRequest):
     """Cross-validation of the open settings, within :func:`~annc.training.cvselect.select_share` of
-    the time limit (a share of the run's context), then the chosen setting trained on all the rows
-    in what is left."""
-    whole = RunContext.create(r.solver, r.opts)
+    the time limit (:func:`_selection_part` of the run's context), then the chosen setting trained
+    on all the rows in what is left.  The folds' plan is sized by the limit the user gave."""
+    whole = RunContext.create(r.solver, r.opts, started=r.started)
     chosen = cross_validate(r.spec, r.data, time_limit=r.opts.time_limit,
-                            ctx=whole.share(_share(r), of_finish=False), merge=r.merge, workers=r.workers,
+                            ctx=_selection_part(r, whole), merge=r.merge, workers=r.workers,
                             scheduler=r.scheduler, log=r.log)
     final = replace(r.opts, time_limit=whole.cap())
     if chosen is None:

@@ -142,6 +142,8 @@ class TrainRequest:
     workers: int | None = None
     scheduler: str | None = None
     log: Callable = field(default=silent, repr=False)
+    started: float | None = None  # the clock's reading when the user's command began (annc.app.cli.main): the
+    # time limit counts from then (annc.training.dispatch); None: from when training starts
 
     @property
     def mode(self) -> str:
