@@ -104,7 +104,7 @@ def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -
     elif res.interrupted:
         why = "interrupted before the solver found any solution"
     elif opts.time_limit is not None:
-        why = (f"no solution found within the time limit of {opts.time_limit:.3g} s "
+        why = (f"no solution found in the {opts.time_limit:.3g} s of the time limit this MIP had "
                f"({res.status_text}); raise --time-limit, or try another solver")
     else:
         why = f"no solution found ({res.status_text})"
