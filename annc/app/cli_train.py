@@ -10,7 +10,6 @@ once it has stopped.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 from .cli_commands import print_lines
@@ -24,6 +23,7 @@ def cmd_train(a) -> int:
     from ..solve.compiler import with_scale
     from ..solve.solvers import SolveOptions
     from ..solve.solvers.base import Interrupt, solver_options, stall_setting
+    from ..training.context import seconds_since
     from ..training.dispatch import run
     from ..training.request import DECOMPOSED, TrainRequest, mode_of
     from .progress import Reporter
@@ -54,7 +54,7 @@ def cmd_train(a) -> int:
             batches=a.batches, per_class=a.per_class, workers=a.workers, scheduler=a.scheduler, log=rep.log,
             started=getattr(a, "started", None))
         if rep.time_limit is not None and request.started is not None:  # the time left counts from the start too
-            rep.time_limit = max(rep.time_limit - (time.perf_counter() - request.started), 0.0)
+            rep.time_limit = max(rep.time_limit - seconds_since(request.started), 0.0)
         r = run(request)
     if decomposed:
         _decomposed_summary(mode, r, data, test)

@@ -228,7 +228,7 @@ class RunContext:
 
 def seconds_since(started: float) -> float:
     """Seconds since ``started``, a ``time.perf_counter()`` value (the user's command's start:
-    :func:`annc.training.dispatch._from_start` takes them from the time limit)."""
+    :mod:`annc.training.dispatch` takes them from the time limit, the command line's time left too)."""
     return time.perf_counter() - started
 
 

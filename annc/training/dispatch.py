@@ -51,6 +51,7 @@ from .trainer import fit, train
 __all__ = ["run"]
 
 SELECT_SHARE: float | None = None  # None: cvselect.select_share of the rows (a test may set a share)
+SAY_SPENT = 1.0  # seconds before training from which the run says how much of its limit they took
 
 
 def run(request: TrainRequest):
@@ -107,8 +108,6 @@ def _selection_part(r: TrainRequest, whole: RunContext) -> RunContext:
         return whole
     return whole.within(_share(r) * r.opts.time_limit)
 
-
-SAY_SPENT = 1.0  # seconds before training from which the run says how much of its limit they took
 
 
 def _share(r: TrainRequest) -> float:
