@@ -70,12 +70,12 @@ def test_the_folds_plan_and_cap_read_the_users_limit_and_the_final_training_has_
     def folds(spec, data, *, time_limit, ctx, **kw):
         seen.update(plan=time_limit, cap=ctx.left())
         return None  # nothing chosen: the spec as written is trained
-    monkeypatch.setattr(dispatch.cvselect, "by_default", lambda data: True)
+    monkeypatch.setattr(dispatch.cvselect, "CV_BY_DEFAULT", True)
     monkeypatch.setattr(dispatch, "applies", lambda spec, data, limit: seen.setdefault("applies", limit) == 30.0)
     monkeypatch.setattr(dispatch, "cross_validate", folds)
     monkeypatch.setattr(dispatch, "fit", lambda r, **kw: seen.update(final=r.opts.time_limit))
     dispatch.run(_request(xor_csv, time.perf_counter() - 5.0, 30.0))
-    share = dispatch.select_share(80) * 30.0
+    share = dispatch.cvselect.SELECT_SHARE * 30.0
     assert seen["applies"] == seen["plan"] == 30.0
     assert share - 5.0 < seen["cap"] <= share  # its share of the user's 30 s, not of the 25 s left
     assert seen["final"] <= 25.0

@@ -9,20 +9,33 @@ chosen here by how networks trained with each setting do on rows they never saw:
   (the spec's width is the largest tried, the narrowest k - 1 units for k classes); ``eps`` left open is chosen on the data as before
   (:func:`annc.training.margin.choose_eps`, once, on all the training rows) and used on every
   fold; under a time limit of :data:`SHORT` seconds or more the other margin (0.1 or 0.001,
-  :func:`other_eps`) is tried too, where the hidden units are binary steps.  A spec that names its loss, or a spec built in Python, writes everything.
-* **when** (:func:`applies`): some setting is open, the hidden layers are binary step units (ReLU
-  nets are relaxed models, left as they were), more than :data:`MANY_ROWS` rows come with a time
-  limit of at least :data:`SHORT` seconds (or none), and the
-  data do not merge into a few distinct rows (at least :data:`MIN_DISTINCT`; XOR-like data
-  stay as they were);
+  :func:`other_eps`) is tried too, where the hidden units are binary steps.  A spec that names its
+  loss, or a spec built in Python, writes everything.
+* **when** (:func:`applies`; by default, :data:`CV_BY_DEFAULT`): some setting is open, the hidden
+  layers are binary step units (ReLU nets are relaxed models, left as they were), the time limit is
+  at least :data:`MIN_LIMIT` seconds (or none), and the data do not merge into a few distinct rows
+  (at least :data:`MIN_DISTINCT`; XOR-like data stay as they were); more than :data:`MANY_ROWS`
+  rows also need a limit of at least :data:`SHORT` seconds (or none) and logistic separators to
+  set against the spec (below);
 * **the path** (:data:`PENALTY_PATH`, widths ``1, 2, 4, ..`` up to the spec's): every setting
   is scored on every fold by the cheap search of :mod:`annc.training.cvpath`;
 * **the folds**: scikit-learn's ``StratifiedKFold`` (shuffled, seed 0): :data:`FOLDS` folds,
   :data:`FOLDS_SHORT` above :data:`MANY_ROWS` rows or under a time limit below :data:`SHORT`
   seconds (the plan is sized by the limit the user gives, never by the clock, so the same
   limit gives the same folds under any load); above :data:`MAX_CV_ROWS` rows the folds are
-  cut from a stratified sample of that many rows (large data: the full search then runs on all
-  rows, or on its weighted representatives above 10,000 distinct rows).
+  cut from a stratified sample of that many rows.
+
+**Large data.**  Above :data:`MANY_ROWS` training rows the folds cannot walk the path within a
+minute's share on two cores (fair, 4,456 rows: the widths 1, 2 and 4 took 20 s of 20.4, and the
+other margin was cut).  There the plan is two-way: the spec as written (its width, its l0 weight,
+the data's eps) against the logistic separators, on the folds' sample of :data:`MAX_CV_ROWS` rows
+(fair's split 0: 18-22 s, moons10k's split 2: 11-12 s).  The question the folds answer is whether the spec's nonlinear
+units earn their place over a convex surrogate's hyperplane (fair: the spec's network scores 0.698
+on the folds, L1 logistic regression's 0.719; moons10k: 0.887 against 0.857); the penalty matters
+little where errors count in thousands (a 1,000-row sample was too small: moons10k's folds of
+667 rows missed the curve on a split, 0.844 against 0.845).  The chosen setting trains on all rows
+(above 10,000 distinct rows, their weighted representatives) with no weight budget: the folds'
+networks saw a sample, and their weights do not carry to all the rows.
 
 **The logistic separators.**  Where the penalty is open, the plan also holds L1 logistic
 regression at each C of :data:`LOGISTIC_PATH` (:func:`_logistic_settings`; step 3 of
@@ -61,7 +74,7 @@ rows (the final training's seed, the procedure the folds scored): the full searc
 lowers the objective among the networks of at most ``K`` weights (L0Learn's cross-validation
 chooses the support size likewise).
 
-Only settings scored on every fold compete; the clock (the share :func:`select_share` of the
+Only settings scored on every fold compete; the clock (the share :data:`SELECT_SHARE` of the
 time limit) only caps the folds, and a cut-short run says so.  Cut before the spec's width, the
 rule chooses only when :meth:`~annc.training.cvresults.CVSelection.width_settled` holds (a logistic
 separator scored, for two classes on at most :data:`MANY_ROWS` rows; or width had stopped paying);
@@ -88,7 +101,7 @@ from .cvrows import logistic_on_rows, path_on_rows, raw_network
 from .pool.linear import pairs
 from .splits import _subset
 
-__all__ = ["CVSelection", "applies", "by_default", "cross_validate", "open_settings", "plan_for", "select_share"]
+__all__ = ["CVSelection", "applies", "cross_validate", "open_settings", "plan_for"]
 
 PENALTY_PATH = (4.0, 2.0, 1.0, 0.5, 0.25, 0.125)  # l0 weights, large to small (factors of 2 around 0.5)
 LOGISTIC_PATH = (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)  # C of the folds' separators (smaller: sparser; bench/issue36_grid)
@@ -105,23 +118,8 @@ SELECT_SHARE = 0.6  # of the time limit, at most, for the folds; the final train
 # without AVX-512, and 4 are over it (bench/issue36_work).  0.7 let 3 more finish, and modechoice's completed
 # folds then chose denser networks that overfit (77.8% over 5 splits against 82.2% at 0.6); 0.75 with the
 # spec trained as written when cut short left breast_cancer's final training 7 s: 88.7% with 58 weights over
-# 5 splits, against 95.8% (bench/issue36_cut)
-SELECT_SHARE_LARGE = 0.4  # above MANY_ROWS rows: the final training's fixed costs grow with the rows
-
-
-def by_default(data: Dataset) -> bool:
-    """Whether cross-validation runs on ``data`` without ``--select``: :data:`CV_BY_DEFAULT`, up to
-    :data:`MANY_ROWS` training rows.  Above, it has not paid at 60 s (``bench/issue36_fold_anneal/
-    large_select``, 5 splits): on moons10k it chose width 4 (90.4% against 90.9% for the spec as
-    written), and on fair the folds did not reach the spec's width, so the spec was trained as
-    written; ``--select`` asks for it there.  (Before the folds held the annealed start, moons10k's
-    chose a linear separator: 85.5%.)"""
-    return CV_BY_DEFAULT and len(data.y) <= MANY_ROWS
-
-
-def select_share(rows: int) -> float:
-    """The share of the time limit the folds may take on ``rows`` training rows (a cap)."""
-    return SELECT_SHARE if rows <= MANY_ROWS else SELECT_SHARE_LARGE
+# 5 splits, against 95.8% (bench/issue36_cut).  The same share above MANY_ROWS rows (0.4 before the two-way
+# plan, whose folds need 18-22 s on a fair split at 60 s, over that share's 20.4 s cap; bench/issue36_large)
 
 
 def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
@@ -137,10 +135,9 @@ def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
 
 def applies(spec: NetworkSpec, data: Dataset, time_limit: float | None = None) -> bool:
     """Whether cross-validation chooses ``spec``'s open settings by default on ``data`` under
-    ``time_limit``: more than :data:`MANY_ROWS` rows need a limit of at least :data:`SHORT` seconds
-    (or none), as the folds' search grows with the rows (on a 4,456-row survey set the folds did
-    not finish their narrowest width within 12 s of a 30 s limit on a loaded 2-core machine); and
-    any data needs at least :data:`MIN_LIMIT` seconds (or none)."""
+    ``time_limit`` (module docstring): any data need at least :data:`MIN_LIMIT` seconds (or none);
+    more than :data:`MANY_ROWS` rows at least :data:`SHORT` (the two-way plan takes 11-22 s on a
+    2,000-row sample) and logistic separators to set against the spec as written."""
     from ..solve.solvers.base import check_time_limit
     time_limit = check_time_limit(time_limit)  # the one check of the value, with its message
     if time_limit is not None and (time_limit < MIN_LIMIT or (time_limit < SHORT and len(data.y) > MANY_ROWS)):
@@ -149,6 +146,8 @@ def applies(spec: NetworkSpec, data: Dataset, time_limit: float | None = None) -
     if not open_settings(spec) or spec.training != "full" or not sgd_trains(spec) \
             or not all(h.activation == "binary" for h in spec.hidden):  # the folds' search: step units
         return False
+    if len(data.y) > MANY_ROWS and not _logistic_settings(spec, open_settings(spec), 0.0, len(data.y)):
+        return False  # large data: nothing to set against the spec as written
     counts = np.bincount(np.asarray(data.y), minlength=len(data.classes))
     return distinct_rows(np.asarray(data.X, float)) >= MIN_DISTINCT and counts[counts > 0].min() >= 2
 
@@ -166,14 +165,15 @@ def _widths(top: int, classes: int = 2) -> tuple[int, ...]:
 def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time_limit: float | None = None) -> Plan:
     """The settings and folds for ``spec`` on ``rows`` training rows under ``time_limit`` (module docstring)."""
     open_ = open_settings(spec)
-    penalties = PENALTY_PATH if "penalty" in open_ else (spec.penalty_weight if spec.penalty != "none" else 0.0,)
-    widths = _widths(max(h.units for h in spec.hidden), spec.classes) if "width" in open_ else (None,)
-    short = rows > MANY_ROWS or (time_limit is not None and time_limit < SHORT)
-    folds = min(FOLDS_SHORT if short else FOLDS, smallest_class)
+    large, short = rows > MANY_ROWS, time_limit is not None and time_limit < SHORT
+    written, top = spec.penalty_weight if spec.penalty != "none" else 0.0, max(h.units for h in spec.hidden)
+    penalties = PENALTY_PATH if "penalty" in open_ and not large else (written,)  # large: the spec as written
+    widths = ((top,) if large else _widths(top, spec.classes)) if "width" in open_ else (None,)
+    folds = min(FOLDS_SHORT if large or short else FOLDS, smallest_class)
     # eps: the data's rule's, and under a limit of SHORT seconds or more (or none) the other margin too
-    epss = (eps,) if "eps" not in open_ or (time_limit is not None and time_limit < SHORT) else (eps, other_eps(eps))
-    path = tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties)
+    epss = (eps,) if "eps" not in open_ or large or short else (eps, other_eps(eps))
     logistic = _logistic_settings(spec, open_, eps, rows)  # eps open: the separators take the narrow margin
+    path = tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties)
     open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
     return Plan(path + logistic, folds, open_)
 
@@ -216,16 +216,6 @@ def other_eps(eps: float) -> float:
     return NARROW if eps == WIDE else WIDE
 
 
-def _choose(sel: CVSelection) -> tuple[int, int]:
-    """``(best, chosen)``: the highest CV accuracy, and the rule's choice (module docstring)."""
-    ok = [i for i in range(len(sel.labels)) if sel.complete(i)]
-    if not ok:
-        return -1, -1
-    best = min(ok, key=lambda i: (-sel.mean(i), sel.nonzeros(i), i))
-    chosen = _order(sel, best)[0]
-    return best, chosen
-
-
 def _folds(data: Dataset, plan: Plan):
     """The (fit, validation) Datasets of the plan's stratified folds."""
     from sklearn.model_selection import StratifiedKFold
@@ -254,27 +244,14 @@ def _realised(sel: CVSelection, i: int) -> bool:
     return w.fit_accuracy is not None and w.fit_accuracy >= sel.mean(i) - SEED_SLACK
 
 
-def _order(sel: CVSelection, best: int) -> list[int]:
-    """The complete settings in the order the choice takes them: those as good as ``best`` (the
-    rule's :meth:`~annc.training.cvresults.CVSelection.floor`), simplest first, then the rest by CV
-    accuracy; the path's settings ahead of the first separator that do not earn their place go behind it."""
-    s = sel.plan.settings
-    ok = [i for i in range(len(sel.labels)) if sel.complete(i)]
-    floor = sel.floor(best)
-    near = sorted((i for i in ok if sel.mean(i) >= floor - 1e-12),
-                  key=lambda i: (sel.nonzeros(i), s[i].width or 0, -s[i].penalty, -s[i].eps, i))
-    rest = sorted((i for i in ok if i not in near), key=lambda i: (-sel.mean(i), sel.nonzeros(i), i))
-    return sel.separator_first(near + rest)
-
-
 def _realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, ctx: RunContext, merge: bool,
              log) -> tuple[Setting | None, tuple | None]:
     """The setting trained on all rows and its network there (on raw inputs), ``sel.chosen`` set:
-    the first of :func:`_order` whose network on the whole set fits it as its folds promised
+    the first of :meth:`~annc.training.cvresults.CVSelection.order` whose network on the whole set fits it as its folds promised
     (:func:`_realised`); if none, the rule's choice at the narrow margin, by its path on all rows,
     when eps is open and the setting's is the wide one (``sel.refit_eps``); else ``(None, None)``."""
     from .margin import NARROW, WIDE
-    order = _order(sel, sel.best)
+    order = sel.order(sel.best)
     for i in order:
         if _realised(sel, i):
             sel.chosen = i
@@ -329,7 +306,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     fold_ctx = ctx.share(FOLDS_SHARE, of_finish=False)  # the rest: the chosen setting's network on all rows
     cv_data = _sample(data, 0)
     counts = np.bincount(np.asarray(cv_data.y), minlength=len(cv_data.classes))
-    plan = plan_for(spec, len(cv_data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), time_limit)
+    plan = plan_for(spec, len(data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), time_limit)
     labels = [s.label(spec) for s in plan.settings]
     folds = _folds(cv_data, plan)
     log(f"[select] {plan.folds}-fold cross-validation of {len(labels)} settings on {len(cv_data.y)} rows"
@@ -367,7 +344,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     scores = [[per_fold[f][i] for f in range(plan.folds)] for i in range(len(labels))]
     capped = any(s.why and "time limit" in s.why for row in scores + [whole] for s in row)
     sel = CVSelection(plan, labels, scores, 0, 0, spec, len(cv_data.y), capped=capped, whole=whole)
-    sel.best, sel.chosen = _choose(sel)
+    sel.best, sel.chosen = sel.choose()
     if sel.chosen < 0:  # nothing scored on every fold: the caller trains the spec as written
         log("[select] no setting was scored on every fold within the time limit: training the spec as written")
         return None
@@ -388,12 +365,12 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
         log("[select] no setting's network on all rows fits them as its folds did: training the spec as written")
         return None
     if sel.chosen != rule:
-        order = _order(sel, sel.best)
+        order = sel.order(sel.best)
         sel.passed_over = [sel.labels[i] for i in order[:order.index(sel.chosen)]]
     # eps pinned to the folds' (the data's rule, run again on the chosen setting's narrower or sparser
     # spec, may choose another margin: on a breast_cancer split 0.1 for width 1, where the folds had 0.001)
     sel.spec, sel.start_network = spec_at(spec, setting), seed
-    if "penalty" in plan.open and spec.max_weights is None and not sel.keeps:
+    if "penalty" in plan.open and spec.max_weights is None and not sel.keeps and len(cv_data.y) == len(data.y):
         sel.budget = budget(sel, seed)
         sel.spec = replace(sel.spec, max_weights=sel.budget)
     log(f"[select] chose {sel.label}: CV accuracy {sel.estimate:.4f} +- {sel.se(sel.chosen):.4f}")

@@ -42,7 +42,7 @@ from ..core.errors import UsageError
 from ..solve.solvers.base import Interrupt
 from .context import RunContext, seconds_since
 from . import cvselect
-from .cvselect import applies, cross_validate, select_share
+from .cvselect import applies, cross_validate
 from .decomposition import train_batches, train_ovo
 from .request import TrainRequest
 from .selection import select
@@ -50,7 +50,7 @@ from .trainer import fit, train
 
 __all__ = ["run"]
 
-SELECT_SHARE: float | None = None  # None: cvselect.select_share of the rows (a test may set a share)
+SELECT_SHARE: float | None = None  # None: cvselect.SELECT_SHARE (a test may set a share)
 SAY_SPENT = 1.0  # seconds before training from which the run says how much of its limit they took
 
 
@@ -63,7 +63,7 @@ def run(request: TrainRequest):
         return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(_from_start(r)))
     if mode == "batches":
         return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(_from_start(r)))
-    if mode in ("full", "select") and (r.select is True or (r.select is None and cvselect.by_default(r.data))) \
+    if mode in ("full", "select") and (r.select is True or (r.select is None and cvselect.CV_BY_DEFAULT)) \
             and applies(r.spec, r.data, r.opts.time_limit):
         return _cross_validated(r)
     if mode != "select":
@@ -112,11 +112,11 @@ def _selection_part(r: TrainRequest, whole: RunContext) -> RunContext:
 
 def _share(r: TrainRequest) -> float:
     """The share of the time limit that selection (folds or candidates) may take."""
-    return SELECT_SHARE if SELECT_SHARE is not None else select_share(len(r.data.y))
+    return SELECT_SHARE if SELECT_SHARE is not None else cvselect.SELECT_SHARE
 
 
 def _cross_validated(r: TrainRequest):
-    """Cross-validation of the open settings, within :func:`~annc.training.cvselect.select_share` of
+    """Cross-validation of the open settings, within :data:`~annc.training.cvselect.SELECT_SHARE` of
     the time limit (:func:`_selection_part` of the run's context), then the chosen setting trained
     on all the rows in what is left.  The folds' plan is sized by the limit the user gave."""
     whole = RunContext.create(r.solver, r.opts, started=r.started)

@@ -1,4 +1,4 @@
-"""The choice of annc's own rule (cvselect._order and _realised) on the fold scores collect.py
+"""The choice of annc's own rule (CVSelection.order and cvselect._realised) on the fold scores collect.py
 recorded, and each chosen setting's network on all rows: its test and training accuracy and
 weights, per set (mean over the splits).  ``R0=1``: the rule without the paired check (the path
 and the separators by CV accuracy alone); ``PSE=x``: PAIRED_SE = x; ``CS=0.01,0.1,1,10``: only
@@ -30,8 +30,8 @@ for f in sys.argv[1:]:
         scores = [[FoldScore(a, f_, n) for a, f_, n in zip(s["acc"], s["fit"], s["nnz"])] for s in S]
         whole = [FoldScore(s["whole_fit"], s["whole_fit"], s["whole_nnz"]) for s in S]
         sel = CVSelection(plan, [s["label"] for s in S], scores, 0, 0, parse_spec("input 2\nhidden 4 binary\noutput 2\n"), r["rows"], whole=whole)
-        sel.best, _ = cvselect._choose(sel)
-        ch = next(i for i in cvselect._order(sel, sel.best) if cvselect._realised(sel, i))
+        sel.best, _ = sel.choose()
+        ch = next(i for i in sel.order(sel.best) if cvselect._realised(sel, i))
         sel.chosen = ch
         c = S[ch]
         by[r["set"]].append((c.get("test"), c.get("train"), c.get("nnz_raw"), c["label"], r["chosen"], sel.behind_separator()))

@@ -1,4 +1,4 @@
-"""annc's rule (cvselect._order, _realised) on bench/issue36_grid/folds.jsonl, with the logistic
+"""annc's rule (CVSelection.order, cvselect._realised) on bench/issue36_grid/folds.jsonl, with the logistic
 separators' CV accuracy (and mean weights) over REP+1 repeats of the folds (collect_rep.py's
 records); the MIP path keeps its one repeat, and the paired check compares on the first repeat's
 folds.  CS= restricts the separators' Cs as bench/issue36_paired/rules.py does.  ``*``: a choice
@@ -42,8 +42,8 @@ for l in open(sys.argv[1]):
         scores.append(sc)
     whole = [FoldScore(s["whole_fit"], s["whole_fit"], s["whole_nnz"]) for s in S]
     sel = CVSelection(plan, [s["label"] for s in S], scores, 0, 0, parse_spec("input 2\nhidden 4 binary\noutput 2\n"), r["rows"], whole=whole)
-    sel.best, _ = cvselect._choose(sel)
-    ch = next(i for i in cvselect._order(sel, sel.best) if cvselect._realised(sel, i))
+    sel.best, _ = sel.choose()
+    ch = next(i for i in sel.order(sel.best) if cvselect._realised(sel, i))
     c = S[ch]
     by[r["set"]].append((c.get("test"), c.get("train"), c.get("nnz_raw"), c["label"], r["chosen"]))
 tot = []
