@@ -86,12 +86,14 @@ class Setting:
 @dataclass(frozen=True)
 class Plan:
     """What the folds try: ``settings`` in path order (eps, then width, then the l0 weight
-    from large to small), ``folds`` (k) and which settings were open (``open``)."""
+    from large to small), ``folds`` (k), which settings were open (``open``), and ``anchor``: the
+    setting others must earn their place against when no separator is scored (the spec as written)."""
 
     settings: tuple[Setting, ...]
     folds: int
     open: tuple[str, ...]
     seed: int = 0
+    anchor: Setting | None = None
 
     def groups(self):
         """The path's settings grouped by (eps, width): one pool each, its path in order."""

@@ -144,9 +144,10 @@ class CVSelection:
 
     def separator_first(self, order: list[int]) -> list[int]:
         """``order`` (the rule's, complete settings) with the first logistic separator moved before
-        every setting of the path ahead of it that does not :meth:`earns` its place against it."""
+        every setting of the path ahead of it that does not :meth:`earns` its place against it; where
+        the plan has no separator, the plan's ``anchor`` (the spec as written) likewise."""
         s = self.plan.settings
-        k = next((n for n, i in enumerate(order) if s[i].logistic is not None), None)
+        k = next((n for n, i in enumerate(order) if s[i].logistic is not None or s[i] == self.plan.anchor), None)
         if k is None:
             return order
         ref = order[k]

@@ -58,7 +58,8 @@ what the folds resolve), and the simplest of them is chosen: the fewest mean non
 smaller width, then the larger l0 weight, then the wider margin.  A setting of the MIP path goes before the
 logistic separators only where it earns it (:meth:`~annc.training.cvresults.CVSelection.separator_first`):
 the mean of its paired fold differences with the first separator of that order is above
-:data:`~annc.training.cvresults.PAIRED_SE` of their standard error and above the resolution.
+:data:`~annc.training.cvresults.PAIRED_SE` of their standard error and above the resolution.  Where the
+penalty is open and no separator fits, the spec as written (``Plan.anchor``) stands in its place.
 ``SE_RULE`` 1 is the one-standard-error rule (Breiman et al.; ESL 7.10); annc takes 0: with 3 folds the
 standard error is 2-3 points wide, and the one-SE rule chose 2 weights on anes96 (test 88.3% over 5
 splits, L1 logistic regression 90.5%) where the best chose 5-10 (90.1%; ``bench/issues36_37_cv``).
@@ -175,7 +176,8 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
     logistic = _logistic_settings(spec, open_, eps, rows)  # eps open: the separators take the narrow margin
     path = tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties)
     open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
-    return Plan(path + logistic, folds, open_)
+    anchor = Setting(widths[-1], written, eps) if "penalty" in open_ and not logistic else None
+    return Plan(path + logistic, folds, open_, anchor=anchor)
 
 
 def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, rows: int) -> tuple[Setting, ...]:
