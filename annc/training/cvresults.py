@@ -186,7 +186,8 @@ class CVSelection:
         22.3 weights over 0.5 on 23.7, and the full search trained it to 98% of its rows)."""
         s = self.plan.settings
         ok = [i for i in range(len(self.labels)) if self.complete(i)]
-        near = [i for i in ok if self.mean(i) >= self.floor(best) - 1e-12]
+        floor = self.floor(best)
+        near = [i for i in ok if self.mean(i) >= floor - 1e-12]
 
         def stands_for(j: int, i: int) -> bool:  # j, a larger l0 weight of i's width and eps on the path
             return (s[i].logistic is None and s[j].logistic is None and s[j].penalty > s[i].penalty
