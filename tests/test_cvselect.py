@@ -72,8 +72,9 @@ def test_applies_to_real_data_not_to_xor():
     assert not applies(parse_spec(RECIPE + "loss errors\n"), as_data(moons()))
     assert not applies(parse_spec("input 2\nhidden 2 relu\noutput 2\n"), as_data(moons()))
     many = as_data(moons(1200))
-    assert applies(parse_spec(RECIPE), many) and applies(parse_spec(RECIPE), many, 60)
-    assert not applies(parse_spec(RECIPE), many, 30)  # many rows, a short limit: as written
+    assert applies(parse_spec(RECIPE), many) and applies(parse_spec(RECIPE), many, 30)
+    assert not applies(parse_spec(RECIPE), many, 29.9)  # under MIN_LIMIT: as written, at any size
+    assert not applies(parse_spec("input 2\nhidden 4 binary\noutput 2\npenalty l0 0.5\n"), many)  # no separator
 
 
 def _selection(means_se_nnz, folds=4, rows=100_000, widths=None):
@@ -371,23 +372,44 @@ def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
 def test_above_many_rows_the_spec_as_written_faces_the_separators_on_a_sample(monkeypatch):
     """Large data (here MANY_ROWS lowered to 150 so that 300 rows are many): the plan is the spec as
     written (its width, its l0 weight, the data's eps) and the logistic separators, on a stratified
-    sample of MAX_CV_ROWS rows (here 200); where the spec's setting wins (moons: the curve) it trains with no
-    weight budget, as the folds' networks saw only the sample.  Without separators to set against
-    the spec (a written penalty) cross-validation does not apply there."""
+    sample of MAX_CV_ROWS rows (here 200), with no whole-set part; where the spec's setting wins (moons:
+    the curve) it trains with no weight budget and makes its own start on all rows, as the folds'
+    networks saw only the sample.  Without separators to set against the spec (a written penalty)
+    cross-validation does not apply there."""
     import annc.training.cvselect as cvselect
-    from annc.training.cvselect import LOGISTIC_PATH, SHORT
+    from annc.training.cvselect import LOGISTIC_PATH, MIN_LIMIT, SHORT
     monkeypatch.setattr(cvselect, "MANY_ROWS", 150)
     monkeypatch.setattr(cvselect, "MAX_CV_ROWS", 200)
     spec, data = parse_spec("input 2\nhidden 4 binary\noutput 2\n"), as_data(moons(300, seed=1))
-    assert applies(spec, data, SHORT) and not applies(spec, data, SHORT - 1)  # many rows: a minute at least
+    assert applies(spec, data, MIN_LIMIT) and not applies(spec, data, MIN_LIMIT - 1)  # as on fewer rows
     assert not applies(parse_spec("input 2\nhidden 4 binary\noutput 2\npenalty l0 0.5\n"), data, SHORT)
     sel = cross_validate(spec, data, time_limit=SHORT)
     path = [s for s in sel.plan.settings if s.logistic is None]
     assert [(s.width, s.penalty) for s in path] == [(4, spec.penalty_weight)]
     assert [s.logistic for s in sel.plan.settings if s.logistic is not None] == list(LOGISTIC_PATH)
-    assert sel.rows == 200 and sel.plan.folds == cvselect.FOLDS_SHORT
+    assert sel.rows == 200 and sel.plan.folds == cvselect.FOLDS_SHORT and sel.plan.large
     assert sel.plan.settings[sel.chosen] == path[0]  # the curve earns its place over the hyperplanes
-    assert sel.budget is None and sel.spec.max_weights is None
+    assert sel.budget is None and sel.spec.max_weights is None and sel.start_network is None
+    assert all(w.fit_accuracy is None and "not scored" in w.why for w in sel.whole)  # no whole-set part
+    assert not cvselect.plan_for(spec, 150, 75, 0.1, SHORT).large  # at MANY_ROWS rows: the path
+
+
+def test_the_two_way_plans_weight_drop_solves_no_lp(monkeypatch):
+    """Step 2 of the two-way plan (``keep_activations=False``, ``refit_gap=False``): lifts alone, no
+    LP, and never worse than its start (the same pass keeping activations solves the refits' LPs)."""
+    import annc.training.pool.repair as repair
+    from annc.solve.compiler import build
+    from annc.training.pool import sgd_start
+    from annc.training.search.local import drop_weights
+    c = build(parse_spec(RECIPE + "eps 0.001\n"), as_data(moons(200)))
+    x = sgd_start(c.model, c.problem, seed=0, lasso=False)
+    calls = []
+    real = repair.solve_lp
+    monkeypatch.setattr(repair, "solve_lp", lambda *a, **k: calls.append(1) or real(*a, **k))
+    cheap = drop_weights(c.model, c.problem, x, refit_gap=False, keep_activations=False)
+    assert not calls and c.model.objective(cheap) <= c.model.objective(x) + 1e-9
+    full = drop_weights(c.model, c.problem, x, refit_gap=False)
+    assert calls and c.model.objective(full) <= c.model.objective(x) + 1e-9  # the kept pattern's LPs ran
 
 
 def test_a_short_limit_trains_the_spec_as_written():

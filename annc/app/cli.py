@@ -138,7 +138,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--select", action="store_true",
                    help="also where cross-validation does not apply (a spec that writes everything, "
                         "small data): a grid around the spec, by accuracy on a held-out part.  By default, "
-                        "on real data (100+ distinct rows, --time-limit 30 s or more; 60 s above 1,000 rows), what the spec "
+                        "on real data (100+ distinct rows, --time-limit 30 s or more), what the spec "
                         "leaves open (its l0 weight, hidden width and eps) is chosen by k-fold cross-validation, "
                         "then the chosen setting is trained on all the rows")
     t.add_argument("--no-select", action="store_true",

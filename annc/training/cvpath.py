@@ -22,7 +22,8 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    ``errors + lambda_j * nnz``; the best one is the start of the greedy weight dropping
    (:func:`annc.training.search.local.drop_weights`, one lift per weight and no solve; a unit is
    moved off the eps gap by its bias alone, ``refit_gap=False``, and only the refit that keeps
-   its activations is an LP: a third of the folds' time went to the gap's LPs).  The MIPs of
+   its activations is an LP: a third of the folds' time went to the gap's LPs; the two-way plan
+   on thousands of rows, :attr:`Plan.large`, leaves that one out too).  The MIPs of
    the path differ only in the penalty's weight, so a point of one is a point of the next:
    the previous network warm-starts the next one, and its objective can only go down along
    the path's own candidates.
@@ -87,13 +88,16 @@ class Setting:
 class Plan:
     """What the folds try: ``settings`` in path order (eps, then width, then the l0 weight
     from large to small), ``folds`` (k), which settings were open (``open``), and ``anchor``: the
-    setting others must earn their place against when no separator is scored (the spec as written)."""
+    setting others must earn their place against when no separator is scored (the spec as written);
+    ``large``: the two-way plan above 1,000 rows (:mod:`annc.training.cvselect`), whose folds drop
+    weights with no LP (step 2 keeps no activations) and score no whole-set part."""
 
     settings: tuple[Setting, ...]
     folds: int
     open: tuple[str, ...]
     seed: int = 0
     anchor: Setting | None = None
+    large: bool = False
 
     def groups(self):
         """The path's settings grouped by (eps, width): one pool each, its path in order."""
@@ -310,7 +314,8 @@ def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx:
             # the previous network, a fixpoint of the drop there, is one here (skip the pass)
             if c.problem.spec.penalty == "l0" and c.problem.spec.penalty_weight > 0 and not (
                     fixpoint and x is prev):
-                x = drop_weights(c.model, c.problem, x, ctx=ctx, refit_gap=False)  # cheap: biases alone
+                x = drop_weights(c.model, c.problem, x, ctx=ctx, refit_gap=False,  # cheap: biases alone
+                                 keep_activations=not plan.large)
                 if ctx.stopped():  # the drop may have been cut short: not its work-limited result
                     break
             net = decode_network(c.varmap, x).with_scaling(c.scaling)

@@ -15,8 +15,7 @@ chosen here by how networks trained with each setting do on rows they never saw:
   layers are binary step units (ReLU nets are relaxed models, left as they were), the time limit is
   at least :data:`MIN_LIMIT` seconds (or none), and the data do not merge into a few distinct rows
   (at least :data:`MIN_DISTINCT`; XOR-like data stay as they were); more than :data:`MANY_ROWS`
-  rows also need a limit of at least :data:`SHORT` seconds (or none) and logistic separators to
-  set against the spec (below);
+  rows also need logistic separators to set against the spec (below);
 * **the path** (:data:`PENALTY_PATH`, widths ``1, 2, 4, ..`` up to the spec's): every setting
   is scored on every fold by the cheap search of :mod:`annc.training.cvpath`;
 * **the folds**: scikit-learn's ``StratifiedKFold`` (shuffled, seed 0): :data:`FOLDS` folds,
@@ -27,15 +26,22 @@ chosen here by how networks trained with each setting do on rows they never saw:
 
 **Large data.**  Above :data:`MANY_ROWS` training rows the folds cannot walk the path within a
 minute's share on two cores (fair, 4,456 rows: the widths 1, 2 and 4 took 20 s of 20.4, and the
-other margin was cut).  There the plan is two-way: the spec as written (its width, its l0 weight,
-the data's eps) against the logistic separators, on the folds' sample of :data:`MAX_CV_ROWS` rows
-(fair's split 0: 18-22 s, moons10k's split 2: 11-12 s).  The question the folds answer is whether the spec's nonlinear
-units earn their place over a convex surrogate's hyperplane (fair: the spec's network scores 0.698
-on the folds, L1 logistic regression's 0.719; moons10k: 0.887 against 0.857); the penalty matters
-little where errors count in thousands (a 1,000-row sample was too small: moons10k's folds of
-667 rows missed the curve on a split, 0.844 against 0.845).  The chosen setting trains on all rows
-(above 10,000 distinct rows, their weighted representatives) with no weight budget: the folds'
-networks saw a sample, and their weights do not carry to all the rows.
+other margin was cut).  There the plan is two-way (:attr:`~annc.training.cvpath.Plan.large`): the
+spec as written (its width, its l0 weight, the data's eps) against the logistic separators, on the
+folds' sample of :data:`MAX_CV_ROWS` rows.  Two savings keep it within the folds' cap at 30 s
+(15.3 s): the folds' weight drop solves no LP (the refits that keep a unit's activations were half
+the folds' time: fair's split 0, 10.3 s of 21), and no whole-set part is scored (its networks would
+only seed a training on other rows).  Fair's split 0 then takes 10.5 s, moons10k's 9.8 s (21.5 s
+and 11.8 s with both), and at 30 s fair scores 72.2% with 14.8 weights over 5 splits, where the
+spec trained as written scored 70.7% with 65.4 (``bench/issue36_large30``).  The question the
+folds answer is whether the spec's nonlinear units earn their place over a convex surrogate's
+hyperplane (fair's split 0: the spec's network scores 0.704 on the folds, L1 logistic regression's
+0.719; moons10k's: 0.912 against 0.856); the penalty matters little where errors count in
+thousands (a 1,000-row sample was too small: moons10k's folds of 667 rows missed the curve on a
+split, 0.844 against 0.845).  The chosen setting trains on all rows (above 10,000 distinct rows,
+their weighted representatives) with no weight budget: the folds' networks saw a sample, and their
+weights do not carry to all the rows.  A chosen separator is L1 logistic regression fitted again on
+all the rows; the spec as written makes its own start there.
 
 **The logistic separators.**  Where the penalty is open, the plan also holds L1 logistic
 regression at each C of :data:`LOGISTIC_PATH` (:func:`_logistic_settings`; step 3 of
@@ -137,11 +143,10 @@ def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
 def applies(spec: NetworkSpec, data: Dataset, time_limit: float | None = None) -> bool:
     """Whether cross-validation chooses ``spec``'s open settings by default on ``data`` under
     ``time_limit`` (module docstring): any data need at least :data:`MIN_LIMIT` seconds (or none);
-    more than :data:`MANY_ROWS` rows at least :data:`SHORT` (the two-way plan takes 11-22 s on a
-    2,000-row sample) and logistic separators to set against the spec as written."""
+    more than :data:`MANY_ROWS` rows also logistic separators to set against the spec as written."""
     from ..solve.solvers.base import check_time_limit
     time_limit = check_time_limit(time_limit)  # the one check of the value, with its message
-    if time_limit is not None and (time_limit < MIN_LIMIT or (time_limit < SHORT and len(data.y) > MANY_ROWS)):
+    if time_limit is not None and time_limit < MIN_LIMIT:
         return False
     from .pool.seeding import sgd_trains
     if not open_settings(spec) or spec.training != "full" or not sgd_trains(spec) \
@@ -177,7 +182,7 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
     path = tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties)
     open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
     anchor = Setting(widths[-1], written, eps) if "penalty" in open_ and not logistic else None
-    return Plan(path + logistic, folds, open_, anchor=anchor)
+    return Plan(path + logistic, folds, open_, anchor=anchor, large=large)
 
 
 def _separators_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
@@ -318,7 +323,8 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     folds = _folds(cv_data, plan)
     log(f"[select] {plan.folds}-fold cross-validation of {len(labels)} settings on {len(cv_data.y)} rows"
         + (" (in parallel)" if workers is not None or scheduler is not None else ""))
-    parts = folds + [(cv_data, cv_data)]  # the last: the whole set, whose networks seed the final training
+    parts = folds + ([] if plan.large else [(cv_data, cv_data)])  # the whole set's networks seed the final training
+    done_parts = f"{len(folds)} folds" + ("" if plan.large else " and all rows")
     if workers is not None or scheduler is not None:
         from .executor import Executor, TaskFailed
         items = [(spec, fit, val, plan, merge, None, ctx.solver, f == len(folds))
@@ -327,11 +333,12 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
         def prepare(i, item, waiting):  # each part capped, as it starts, at its share of the folds' time
             return item[:5] + (fold_ctx.slot_cap(waiting, ex.slots),) + item[6:]
         with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler, log=log) as ex:
-            results = ex.run(fold_task, items, names=[f"fold {f}" for f in range(len(folds))] + ["all rows"],
+            names = [f"fold {f}" for f in range(len(folds))] + ["all rows"] * (len(parts) - len(folds))
+            results = ex.run(fold_task, items, names=names,
                              retries=0, prepare=prepare if fold_ctx.limited else None,
                              timeout=fold_ctx.task_wait())
         done = [([FoldScore(why=r.message)] * len(labels), {}) if isinstance(r, TaskFailed) else r for r in results]
-        per_fold, (whole, networks) = [d[0] for d in done[:-1]], done[-1]
+        per_fold, (whole, networks) = [d[0] for d in done[:len(folds)]], (done + [(None, {})])[len(folds)]
     else:
         found: list[dict] = [{} for _ in parts]
         states: list[dict] = [{} for _ in parts]
@@ -339,15 +346,18 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
             for f, (fit, val) in enumerate(parts):
                 found[f].update(fold_path(spec, fit, val, plan, ctx=fold_ctx, merge=merge, groups=[], logistic=True,
                                           state=states[f]))
-            log(f"[select] {len(folds)} folds and all rows of the logistic separators done ({ctx.elapsed():.1f}s)")
+            log(f"[select] {done_parts} of the logistic separators done ({ctx.elapsed():.1f}s)")
         for group in plan.groups():
             for f, (fit, val) in enumerate(parts):
                 found[f].update(fold_path(spec, fit, val, plan, ctx=fold_ctx, merge=merge, groups=[group],
                                           state=states[f]))
-            log(f"[select] {len(folds)} folds and all rows of {group[1][0].label(spec).split(', ', 1)[1]} done "
+            log(f"[select] {done_parts} of {group[1][0].label(spec).split(', ', 1)[1]} done "
                 f"({ctx.elapsed():.1f}s)")
-        per_fold = [[d[s] for s in plan.settings] for d in found[:-1]]
-        whole, networks = [found[-1][s] for s in plan.settings], states[-1].get("networks", {})
+        per_fold = [[d[s] for s in plan.settings] for d in found[:len(folds)]]
+        whole, networks = ([found[-1][s] for s in plan.settings], states[-1].get("networks", {})) if not plan.large \
+            else (None, {})
+    if whole is None:  # the two-way plan: the chosen setting's network is made on all rows (_realise)
+        whole = [FoldScore(why="not scored: the two-way plan scores no whole-set part")] * len(labels)
     scores = [[per_fold[f][i] for f in range(plan.folds)] for i in range(len(labels))]
     capped = any(s.why and "time limit" in s.why for row in scores + [whole] for s in row)
     sel = CVSelection(plan, labels, scores, 0, 0, spec, len(cv_data.y), capped=capped, whole=whole)
@@ -361,12 +371,14 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
             "settle the width: training the spec as written")
         return None
     rule = sel.chosen
-    setting, seed = _realise(sel, spec, cv_data, networks, ctx, merge, log)
-    if setting is not None and sel.keeps and len(cv_data.y) < len(data.y):
-        seed = logistic_on_rows(spec, data, setting, ctx, merge)
-        if seed is None:
+    if plan.large:  # the rule's choice: a separator is fitted again on all rows, the spec makes its own start
+        setting = plan.settings[sel.chosen]
+        seed = logistic_on_rows(spec, data, setting, ctx, merge) if sel.keeps else None
+        if sel.keeps and seed is None:
             log("[select] the chosen logistic separator could not be fitted on all rows: training the spec as written")
-            setting = None
+            return None
+    else:
+        setting, seed = _realise(sel, spec, cv_data, networks, ctx, merge, log)
     sel.seconds = ctx.elapsed()
     if setting is None:
         log("[select] no setting's network on all rows fits them as its folds did: training the spec as written")
@@ -377,7 +389,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     # eps pinned to the folds' (the data's rule, run again on the chosen setting's narrower or sparser
     # spec, may choose another margin: on a breast_cancer split 0.1 for width 1, where the folds had 0.001)
     sel.spec, sel.start_network = spec_at(spec, setting), seed
-    if "penalty" in plan.open and spec.max_weights is None and not sel.keeps and len(cv_data.y) == len(data.y):
+    if "penalty" in plan.open and spec.max_weights is None and not sel.keeps and not plan.large:
         sel.budget = budget(sel, seed)
         sel.spec = replace(sel.spec, max_weights=sel.budget)
     log(f"[select] chose {sel.label}: CV accuracy {sel.estimate:.4f} +- {sel.se(sel.chosen):.4f}")
