@@ -29,9 +29,10 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    the path's own candidates.
 3. **the logistic separators** (the plan's :attr:`Plan.logistic` settings): L1
    logistic regression at each ``C`` of the plan as a network of the spec's class
-   (:func:`~annc.training.pool.linear.logistic_network`: one step unit for two classes, one-vs-one
-   for more, a unit per pair of classes and an output layer that counts the wins, scaled into its box, the
-   rows inside the eps gap repaired, its exact output layer), not refitted and not thinned.  The
+   (:func:`~annc.training.pool.linear.logistic_network`: one step unit for two classes; for more,
+   a unit per pairwise comparison of its scores and an output layer that counts the wins; scaled
+   into its box, the rows inside the eps gap repaired, its exact output layer), not refitted and
+   not thinned.  The
    path minimises the training objective ``errors + lambda * nnz``; on noisy, nearly linear data
    the folds then see the convex surrogate's separator generalise better than the exact
    minimiser of the errors, and the rule may choose it (diabetes 72.3% to 75.6%, whas500 74.3%

@@ -77,7 +77,7 @@ class CVSelection:
         2. with ``separators_suffice`` (the caller's: at most 1,000 rows and two classes), a logistic
            separator was: the folds then held the spec's class at its simplest, by a convex surrogate,
            against the path they reached.  (Not for more classes, where the separator is the
-           k (k - 1) / 2 one-vs-one units, as wide as the spec may be: on class4, 4 classes and width 6,
+           k (k - 1) / 2 pairwise units, as wide as the spec may be: on class4, 4 classes and width 6,
            whose folds stop at width 3 at 30 s, it was chosen over the spec as written on 2 splits,
            76.7% and 81.7% against 77.5% and 84.2%, with twice the weights.)  On 1,000 rows or
            fewer a run cut short has little time left for the spec as written: trained so,
