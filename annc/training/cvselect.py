@@ -323,8 +323,9 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     folds = _folds(cv_data, plan)
     log(f"[select] {plan.folds}-fold cross-validation of {len(labels)} settings on {len(cv_data.y)} rows"
         + (" (in parallel)" if workers is not None or scheduler is not None else ""))
-    parts = folds + ([] if plan.large else [(cv_data, cv_data)])  # the whole set's networks seed the final training
-    done_parts = f"{len(folds)} folds" + ("" if plan.large else " and all rows")
+    whole_part = not plan.large  # the whole set, whose networks seed the final training (the two-way plan: none)
+    parts = folds + ([(cv_data, cv_data)] if whole_part else [])
+    done_parts = f"{len(folds)} folds" + (" and all rows" if whole_part else "")
     if workers is not None or scheduler is not None:
         from .executor import Executor, TaskFailed
         items = [(spec, fit, val, plan, merge, None, ctx.solver, f == len(folds))
@@ -333,12 +334,12 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
         def prepare(i, item, waiting):  # each part capped, as it starts, at its share of the folds' time
             return item[:5] + (fold_ctx.slot_cap(waiting, ex.slots),) + item[6:]
         with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler, log=log) as ex:
-            names = [f"fold {f}" for f in range(len(folds))] + ["all rows"] * (len(parts) - len(folds))
+            names = [f"fold {f}" for f in range(len(folds))] + (["all rows"] if whole_part else [])
             results = ex.run(fold_task, items, names=names,
                              retries=0, prepare=prepare if fold_ctx.limited else None,
                              timeout=fold_ctx.task_wait())
         done = [([FoldScore(why=r.message)] * len(labels), {}) if isinstance(r, TaskFailed) else r for r in results]
-        per_fold, (whole, networks) = [d[0] for d in done[:len(folds)]], (done + [(None, {})])[len(folds)]
+        per_fold, (whole, networks) = [d[0] for d in done[:len(folds)]], (done[-1] if whole_part else (None, {}))
     else:
         found: list[dict] = [{} for _ in parts]
         states: list[dict] = [{} for _ in parts]
@@ -354,9 +355,9 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
             log(f"[select] {done_parts} of {group[1][0].label(spec).split(', ', 1)[1]} done "
                 f"({ctx.elapsed():.1f}s)")
         per_fold = [[d[s] for s in plan.settings] for d in found[:len(folds)]]
-        whole, networks = ([found[-1][s] for s in plan.settings], states[-1].get("networks", {})) if not plan.large \
+        whole, networks = ([found[-1][s] for s in plan.settings], states[-1].get("networks", {})) if whole_part \
             else (None, {})
-    if whole is None:  # the two-way plan: the chosen setting's network is made on all rows (_realise)
+    if whole is None:  # the two-way plan: the chosen setting's network is made on all rows below
         whole = [FoldScore(why="not scored: the two-way plan scores no whole-set part")] * len(labels)
     scores = [[per_fold[f][i] for f in range(plan.folds)] for i in range(len(labels))]
     capped = any(s.why and "time limit" in s.why for row in scores + [whole] for s in row)

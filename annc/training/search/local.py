@@ -136,7 +136,8 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *,
             tw[li][i, j] = 0.0
             y, cw, cb = _lifted(model, problem, (tw, b), refit_gap)
             obj = np.inf if y is None else model.objective(y)
-            if keep_activations and obj > best - lam + 1e-9:  # the drop cost loss: refit the unit to keep its activations
+            # the drop cost loss: refit the unit to keep its activations
+            if keep_activations and obj > best - lam + 1e-9:
                 y2, cw2, cb2 = _lifted(model, problem, _kept_pattern(problem, W, b, li, i, j), refit_gap)
                 obj2 = np.inf if y2 is None else model.objective(y2)
                 if obj2 < obj:
