@@ -536,6 +536,17 @@ def test_a_logistic_setting_is_logistic_regressions_own_separator():
     assert score.nonzero_weights == int(np.count_nonzero(coef)) + int(np.count_nonzero(W[1]))
     agree = np.mean((X @ coef + lr.intercept_[0] > 0) == (X @ W[0][:, 0] + b[0] >= 0))
     assert agree >= 0.95  # only rows the repair moved off the narrow gap may differ
+    # the exported unit (bias b - eps/2) fires where the regression says 1, but on the rows between
+    # the two boundaries: its bias moved the least that clears the rows within eps/2 of its own
+    f = (W[0][:, 0] @ coef) / (coef @ coef)  # the positive factor into the box
+    unit, regression = X @ W[0][:, 0] + b[0] - spec.eps / 2, f * (X @ coef + lr.intercept_[0])
+    moved = float(abs(np.ravel(b[0])[0] - spec.eps / 2 - f * lr.intercept_[0]))
+    differ = (unit >= 0) != (regression >= 0)
+    assert np.all(np.abs(regression[differ]) <= moved + 1e-12)
+    if not np.any(np.abs(regression) < spec.eps / 2):
+        assert moved < 1e-12
+    else:  # on these rows one lies within eps/2 (0.3 eps) and the least move is 0.19 eps; the
+        assert moved <= spec.eps  # middle of the gap around 0 moved it 2.7 eps
 
 
 def test_a_separator_chosen_on_a_sample_is_fitted_on_all_rows():

@@ -145,3 +145,33 @@ def test_threshold_counts_flips_as_enumeration_does(values, eps, step, bias, bl,
     candidate on every sample chooses, ties included (values on a grid make ties and gaps of every size)."""
     pre = np.asarray(values, float) * step
     assert threshold(pre, bias, eps, bl, bu) == _threshold_by_enumeration(pre, bias, eps, bl, bu)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-40, 40), min_size=1, max_size=40), st.sampled_from([1e-3, 0.05, 0.2]),
+       st.sampled_from([0.3, 1.0, 3.0]), st.floats(-2, 2))
+def test_threshold_least_moves_least_among_the_fewest_flips(values, eps, step, bias):
+    """``fires_at`` (step units' ``eps/2``): no zero ``c`` on a fine grid that clears the gap flips fewer of the exported
+    unit's decisions (``pre >= eps/2``), nor flips as few and lies nearer 0 (a brute-force scan of
+    the line, the result's own gap kept clear; values on a grid of ``step`` eps make gaps narrower
+    and wider than eps, and ties)."""
+    pre = np.asarray(values, float) * step * eps
+    nb = threshold(pre, bias, eps, -10, 10, fires_at=eps / 2)
+    c = bias - nb
+    assert not np.any((pre > c) & (pre < c + eps))  # clear of the gap after the move
+    got = int(np.sum((pre - c >= eps) != (pre >= eps / 2)))
+    z = np.arange(pre.min() - 2 * eps, pre.max() + 2 * eps, eps / 8)
+    clear = ~np.any((pre > z[:, None] - 1e-6) & (pre < z[:, None] + eps + 1e-6), axis=1)
+    flips = np.sum((pre - z[clear, None] >= eps) != (pre >= eps / 2), axis=1)
+    assert np.all(flips >= got)
+    assert np.all(np.abs(z[clear][flips == got]) >= abs(c) - 1e-12)
+    if not np.any((pre > -1e-6) & (pre < eps + 1e-6)):
+        assert nb == bias  # clear of the gap (and of its edges, by the slack): kept
+
+
+def test_a_unit_clear_of_the_gap_keeps_its_bias_when_moved_the_least():
+    """The logistic separator's repair (``refit=False``): a unit whose rows are clear of ``(0, eps)``
+    keeps its bias, where the middle of the gap around 0 moves it (and with it the boundary)."""
+    pre = np.array([-0.3, -0.002, 0.0013, 0.4])
+    assert threshold(pre, 0.25, EPS, -1, 1, fires_at=EPS / 2) == 0.25
+    assert threshold(pre, 0.25, EPS, -1, 1) != 0.25

@@ -250,7 +250,9 @@ def logistic_point(c, C: float, ctx: RunContext):
     (:func:`~annc.training.pool.repair.refit_unit`) keeps the training rows' signs but not the
     regression's hyperplane, and on a gbsg2 split it moved 6 test rows (test 66.1% -> 63.7%, the
     same training accuracy); without it a kept separator predicts as the regression does, up to
-    the rows a bias move of at most eps flips."""
+    the rows within ``eps/2`` of its boundary: the exported unit keeps the regression's bias unless
+    a training row lies that near, and then moves it the least that clears them
+    (:func:`~annc.training.pool.repair.threshold`'s ``fires_at``)."""
     placed = logistic_network(c.problem, C)
     return None if placed is None else network_start(c.model, c.problem, *placed, scale=False, refit=False, ctx=ctx)
 

@@ -45,6 +45,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
 from ...core.penalties import PENALTY
+from ...formulations import ACTIVATIONS
 from ...io.problem import TrainingProblem
 from ...solve.lp import solve_lp
 
@@ -220,8 +221,11 @@ def _targets(problem: TrainingProblem) -> tuple[list, list] | None:
 def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | None:
     """L1 logistic regression at ``C`` (:func:`logistic`, one-vs-rest) as a network of the spec:
     its hyperplanes scaled by a positive factor into the first layer's box (a step unit does not
-    change: ``1[s (w.x + b) >= 0] = 1[w.x + b >= 0]``), placed by :func:`placed`; the caller
-    repairs the rows inside the eps gap and gives it its exact output layer.  Not refitted to the
+    change: ``1[s (w.x + b) >= 0] = 1[w.x + b >= 0]``), each bias less the export's shift (the
+    MIP's unit is on iff ``pre >= eps`` and off iff ``pre <= 0``, and the exported one fires iff
+    ``pre >= eps/2``: ``b + eps/2`` puts the regression's boundary in the middle of the gap, where
+    the exported unit reads it), placed by :func:`placed`; the caller repairs the rows inside the
+    eps gap (moving the biases the least) and gives it its exact output layer.  Not refitted to the
     labels: this is the logistic model's own separator, the one model selection scores against
     the exact search's networks (:mod:`annc.training.cvpath`).  None where :func:`_targets` is.
 
@@ -249,7 +253,8 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     W, b = differences(*fitted) if many else fitted
     output = votes(got[0], len(problem.classes)) if many else None
     wb = [fit_box(np.r_[W[:, i], b[i]], ls.weight_bounds, ls.bias_bounds) for i in range(W.shape[1])]
-    return placed(problem, np.column_stack([v[:-1] for v in wb]), np.array([v[-1] for v in wb]), got[0],
+    shift = ACTIVATIONS[ls.activation].export_bias_shift(problem.spec.eps)
+    return placed(problem, np.column_stack([v[:-1] for v in wb]), np.array([v[-1] - shift for v in wb]), got[0],
                   output=output)
 
 

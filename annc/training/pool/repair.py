@@ -59,11 +59,20 @@ def fit_box(w: np.ndarray, wb, bb) -> np.ndarray:
 
 
 def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float,
-              values: np.ndarray | None = None) -> float | None:
+              values: np.ndarray | None = None, fires_at: float | None = None) -> float | None:
     """A bias near ``bias`` that leaves no value of ``pre`` (computed with ``bias``) in ``(0, eps)``.
 
     The threshold goes mid-way into a gap wider than eps (so that rounding cannot put
     a value back into the forbidden interval), the one flipping fewest of ``pre >= 0``.
+    With ``fires_at`` the unit is read as the MIP's (on iff ``pre >= eps``, off iff ``pre <= 0``),
+    whose exported unit fires iff ``pre >= fires_at`` (the activation's ``-export_bias_shift(eps)``:
+    ``eps/2`` for step units), and the bias moves as little as it can instead: in each gap the new
+    zero ``c`` may lie anywhere in ``[v_i + slack, v_{i+1} - eps - slack]`` (``v`` the sorted
+    values), the candidates are the points of those intervals nearest 0, and of those flipping
+    fewest of ``pre >= fires_at`` the nearest 0 wins; a unit already clear of the gap keeps its
+    bias.  That keeps a fitted model's own boundary (a logistic regression's, its bias raised by
+    ``eps/2``) where the rows allow: mid-way into the gap around 0 moved one gbsg2 separator's
+    zero by 1.7 eps and changed a test row's class.
     With ``values`` (a bias grid) the bias is the grid value that leaves no ``pre`` in
     ``(slack, eps)`` and flips fewest, the nearest to ``bias`` among those.
 
@@ -80,17 +89,25 @@ def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float,
     slack = 1e-6 * max(eps, 1.0)
     gaps = np.nonzero(np.diff(v) > eps + 2 * slack)[0]
     # c is the new zero: values <= c - slack go off, values >= c + eps + slack go on
-    cands = np.r_[v[0] - eps - slack, v[-1] + slack, (v[gaps] + v[gaps + 1] - eps) / 2]
-    if not np.any((v > -slack) & (v < eps + slack)):
-        cands = np.r_[cands, 0.0]  # already clear of the gap (a refit's bias may sit at its bound)
+    least = fires_at is not None
+    if least:  # each gap's (and both ends') feasible zeros, clipped towards 0
+        lo = np.r_[-np.inf, v[-1] + slack, v[gaps] + slack]
+        hi = np.r_[v[0] - eps - slack, np.inf, v[gaps + 1] - eps - slack]
+        cands = np.clip(0.0, lo, hi)
+    else:
+        cands = np.r_[v[0] - eps - slack, v[-1] + slack, (v[gaps] + v[gaps + 1] - eps) / 2]
+        if not np.any((v > -slack) & (v < eps + slack)):
+            cands = np.r_[cands, 0.0]  # already clear of the gap (a refit's bias may sit at its bound)
     nb = bias - cands
     ok = np.flatnonzero((bl <= nb) & (nb <= bu))
     if not len(ok):
         return None
     s = np.sort(pre)
     cut = np.searchsorted(s, cands[ok] + eps, side="left")  # values from here are on after the move
-    flips = np.abs(cut - np.searchsorted(s, 0.0, side="left"))  # on turned off, or off turned on
-    return float(nb[ok[int(np.argmin(flips))]])
+    zero = fires_at if least else 0.0  # where the unit fires before the move
+    flips = np.abs(cut - np.searchsorted(s, zero, side="left"))  # on turned off, or off turned on
+    order = np.lexsort((np.abs(cands[ok]), flips)) if least else np.argsort(flips, kind="stable")
+    return float(nb[ok[int(order[0])]])
 
 
 def _grid_threshold(pre: np.ndarray, bias: float, eps: float, values: np.ndarray) -> float | None:
@@ -192,7 +209,8 @@ def off_gap(problem: TrainingProblem, weights: list, biases: list, *, scale: boo
     """Steps 1-2: the hidden layers' ``(weights, biases)`` in their boxes (scaled into 90% of
     them when ``scale``) and clear of the eps gap, and the last hidden layer's outputs on the
     problem's rows (the MIP's semantics); or None when some unit's bias cannot move off the gap.
-    ``refit=False`` moves the biases alone (:func:`threshold`, no LP of :func:`refit_unit`)."""
+    ``refit=False`` moves the biases alone (:func:`threshold`, no LP of :func:`refit_unit`), each as
+    little as it can (:func:`threshold`'s ``fires_at``)."""
     done = _off_gap(problem, weights, biases, scale, refit)
     return None if done is None else done[:3]
 
@@ -219,8 +237,9 @@ def _off_gap(problem: TrainingProblem, weights: list, biases: list, scale: bool,
         W, b = project(W, ls.weight_bounds, ls.weight_grid), project(b, ls.bias_bounds, ls.bias_grid)
         pre = act @ W + b
         bias_grid = None if ls.bias_values is None else np.asarray(ls.bias_values)
+        fires_at = None if refit else -ACTIVATIONS[ls.activation].export_bias_shift(eps)  # the least move
         for k in range(W.shape[1]):
-            nb = threshold(pre[:, k], b[k], eps, *ls.bias_bounds, values=bias_grid)
+            nb = threshold(pre[:, k], b[k], eps, *ls.bias_bounds, values=bias_grid, fires_at=fires_at)
             if refit and refits(ls):
                 nb = _fewer_flips(act, pre, W, b, k, nb, eps, ls, rows)
             if nb is None:
@@ -266,7 +285,8 @@ def repair_network(problem: TrainingProblem, weights: list, biases: list, *, sca
     starts, and hands the best to the exact output-layer MIP as its start).  ``scale=False``
     keeps the hidden units' scale (a unit an LP fitted in its box with its margin: scaling
     it to 90% of the box would shrink the margin into the gap).  ``refit=False`` moves the hidden
-    biases alone off the gap (:func:`off_gap`'s), keeping every unit's hyperplane."""
+    biases alone off the gap, each as little as it can (:func:`off_gap`'s), keeping every unit's
+    hyperplane."""
     done = _off_gap(problem, weights[:-1], biases[:-1], scale, refit)
     if done is None:
         return None
