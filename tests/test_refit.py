@@ -151,10 +151,10 @@ def test_threshold_counts_flips_as_enumeration_does(values, eps, step, bias, bl,
 @given(st.lists(st.integers(-40, 40), min_size=1, max_size=40), st.sampled_from([1e-3, 0.05, 0.2]),
        st.sampled_from([0.3, 1.0, 3.0]), st.floats(-2, 2))
 def test_threshold_least_moves_least_among_the_fewest_flips(values, eps, step, bias):
-    """``fires_at`` (step units' ``eps/2``): no zero ``c`` on a fine grid that clears the gap flips fewer of the exported
-    unit's decisions (``pre >= eps/2``), nor flips as few and lies nearer 0 (a brute-force scan of
-    the line, the result's own gap kept clear; values on a grid of ``step`` eps make gaps narrower
-    and wider than eps, and ties)."""
+    """``fires_at`` (step units' ``eps/2``): no zero ``c`` on a fine grid that clears the gap flips
+    fewer of the exported unit's decisions (``pre >= eps/2``), nor flips as few and lies nearer 0
+    (a brute-force scan of the line, the result's own gap kept clear; values on a grid of ``step``
+    eps make gaps narrower and wider than eps, and ties)."""
     pre = np.asarray(values, float) * step * eps
     nb = threshold(pre, bias, eps, -10, 10, fires_at=eps / 2)
     c = bias - nb

@@ -8,7 +8,7 @@ training rows, exported) against scikit-learn's L1 logistic regression (liblinea
 different classes, and the network's correct test rows less the regression's."""
 import sys, numpy as np, warnings
 warnings.filterwarnings("ignore")
-sys.path.insert(0, "/work/main/bench")
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
 from realdata_sets import splits
 from realdata_annc import spec_text
 from realdata_baselines import features

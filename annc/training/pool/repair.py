@@ -89,8 +89,7 @@ def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float,
     slack = 1e-6 * max(eps, 1.0)
     gaps = np.nonzero(np.diff(v) > eps + 2 * slack)[0]
     # c is the new zero: values <= c - slack go off, values >= c + eps + slack go on
-    least = fires_at is not None
-    if least:  # each gap's (and both ends') feasible zeros, clipped towards 0
+    if fires_at is not None:  # each gap's (and both ends') feasible zeros, clipped towards 0
         lo = np.r_[-np.inf, v[-1] + slack, v[gaps] + slack]
         hi = np.r_[v[0] - eps - slack, np.inf, v[gaps + 1] - eps - slack]
         cands = np.clip(0.0, lo, hi)
@@ -104,10 +103,11 @@ def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float,
         return None
     s = np.sort(pre)
     cut = np.searchsorted(s, cands[ok] + eps, side="left")  # values from here are on after the move
-    zero = fires_at if least else 0.0  # where the unit fires before the move
+    zero = 0.0 if fires_at is None else fires_at  # where the unit fires before the move
     flips = np.abs(cut - np.searchsorted(s, zero, side="left"))  # on turned off, or off turned on
-    order = np.lexsort((np.abs(cands[ok]), flips)) if least else np.argsort(flips, kind="stable")
-    return float(nb[ok[int(order[0])]])
+    if fires_at is None:
+        return float(nb[ok[int(np.argmin(flips))]])
+    return float(nb[ok[int(np.lexsort((np.abs(cands[ok]), flips))[0])]])  # fewest flips, then nearest 0
 
 
 def _grid_threshold(pre: np.ndarray, bias: float, eps: float, values: np.ndarray) -> float | None:
