@@ -257,7 +257,7 @@ def test_cv_results_has_scikit_learns_layout():
         assert key in r
     assert list(r["rank_test_score"]) == [3, 1, 2]
     assert r["mean_test_score"] == pytest.approx([0.80, 0.90, 0.885])
-    assert r["params"][1] == {"width": 2, "penalty_weight": 2.0, "logistic_C": None}
+    assert r["params"][1] == {"width": 2, "penalty_weight": 2.0, "logistic_C": None, "tree_depth": None}
     json.dumps(sel.to_dict())  # the weights file records the whole path
 
 
@@ -275,7 +275,9 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine():
         busy.kill()
         busy.wait()
     from annc.training.cvselect import LOGISTIC_PATH
-    assert quiet.plan.folds == 3 and len(quiet.labels) == 12 + len(LOGISTIC_PATH)  # widths 1, 2; six l0; the Cs
+    from annc.training.pool.trees import DEPTHS
+    assert quiet.plan.folds == 3 and len(quiet.labels) == 12 + len(LOGISTIC_PATH) + len(DEPTHS)  # widths 1, 2;
+    # six l0; the Cs; the trees
     assert loaded.label == quiet.label and loaded.chosen == quiet.chosen
     assert loaded.budget == quiet.budget == loaded.spec.max_weights and loaded.keeps == quiet.keeps  # the budget too
     assert [[f.__dict__ for f in row] for row in loaded.scores] == [[f.__dict__ for f in row] for row in quiet.scores]
@@ -289,7 +291,7 @@ def test_the_path_warm_starts_each_penalty_from_the_last():
     drop kept at a larger weight is kept at a smaller one (mean non-zero weights never fall)."""
     sel = cross_validate(parse_spec(RECIPE), as_data(moons(120)), time_limit=30)
     for width in (1, 2):
-        path = [i for i, s in enumerate(sel.plan.settings) if s.width == width and s.logistic is None]
+        path = [i for i, s in enumerate(sel.plan.settings) if s.width == width and not s.kept]
         for f in range(sel.plan.folds):
             nnz = [sel.scores[i][f].nonzero_weights for i in path]
             assert nnz == sorted(nnz), (width, f, nnz)
@@ -337,13 +339,13 @@ def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
     assert plan_for(spec, 5000, 2000, 0.1, time_limit=None).folds == 3  # many rows: fewer folds
     assert plan_for(spec, 400, 2, 0.1).folds == 2  # never more folds than the smallest class has rows
     plan = plan_for(spec, 400, 200, 0.1, time_limit=30)
-    assert sorted({s.width for s in plan.settings}) == [1, 2, 4] and plan.open == ("penalty", "width")
-    assert [s.penalty for s in plan.settings if s.width == 1 and s.logistic is None] == [4.0, 2.0, 1.0, 0.5, 0.25,
+    assert sorted({s.width for s in plan.settings if not s.kept}) == [1, 2, 4] and plan.open == ("penalty", "width")
+    assert [s.penalty for s in plan.settings if s.width == 1 and not s.kept] == [4.0, 2.0, 1.0, 0.5, 0.25,
                                                                                           0.125]
     roomy = plan_for(spec, 400, 200, 0.1, time_limit=60)  # a limit of a minute: the other margin too
     assert roomy.open == ("penalty", "width", "eps") and sorted({s.eps for s in roomy.settings}) == [0.001, 0.1]
-    path = [s for s in plan.settings if s.logistic is None]
-    assert len(roomy.settings) == 2 * len(path) + len(plan.logistic) and roomy.settings[0].eps == 0.1  # the rule's
+    path = [s for s in plan.settings if not s.kept]
+    assert len(roomy.settings) == 2 * len(path) + len(plan.kept) and roomy.settings[0].eps == 0.1  # the rule's
     X, y = moons(2500)
     sample = _sample(as_data((X, y)), 0)
     assert len(sample.y) == MAX_CV_ROWS and abs(np.mean(sample.y) - np.mean(y)) < 0.01  # stratified
@@ -384,7 +386,7 @@ def test_above_many_rows_the_spec_as_written_faces_the_separators_on_a_sample(mo
     assert applies(spec, data, MIN_LIMIT) and not applies(spec, data, MIN_LIMIT - 1)  # as on fewer rows
     assert not applies(parse_spec("input 2\nhidden 4 binary\noutput 2\npenalty l0 0.5\n"), data, SHORT)
     sel = cross_validate(spec, data, time_limit=SHORT)
-    path = [s for s in sel.plan.settings if s.logistic is None]
+    path = [s for s in sel.plan.settings if not s.kept]
     assert [(s.width, s.penalty) for s in path] == [(4, spec.penalty_weight)]
     assert [s.logistic for s in sel.plan.settings if s.logistic is not None] == list(LOGISTIC_PATH)
     assert sel.rows == 200 and sel.plan.folds == cvselect.FOLDS_SHORT and sel.plan.large
@@ -428,6 +430,7 @@ def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weight
     only: a chosen logistic separator is kept as it is, with no budget.)"""
     import annc.training.cvselect as cvselect
     monkeypatch.setattr(cvselect, "LOGISTIC_PATH", ())
+    monkeypatch.setattr("annc.training.pool.trees.DEPTHS", ())  # the path's settings alone
     from annc.solve.compiler import build
     from annc.training.margin import resolve
     from annc.training.pool.candidates import seed_point
@@ -488,7 +491,7 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     plan = plan_for(parse_spec("input 2\nhidden 4 binary\noutput 2\n"), 400, 200, 0.1, time_limit=30)
     assert [s.logistic for s in plan.logistic] == list(LOGISTIC_PATH)
     assert {(s.width, s.penalty, s.eps) for s in plan.logistic} == {(1, 0.5, NARROW)}
-    assert all(s.logistic is None for _, path in plan.groups() for s in path)  # not in the path's pools
+    assert all(not s.kept for _, path in plan.groups() for s in path)  # not in the path's pools
     assert not plan_for(parse_spec(WIDTH_ONLY), 400, 200, 0.1).logistic  # a written penalty: its objective
     assert {s.width for s in plan_for(parse_spec("input 2\nhidden 4 binary\noutput 3\n"), 400, 100, 0.1).logistic} \
         == {3}
@@ -556,12 +559,12 @@ def test_a_separator_chosen_on_a_sample_is_fitted_on_all_rows():
     from annc.solve.compiler import build
     from annc.training.context import RunContext
     from annc.training.cvpath import spec_at
-    from annc.training.cvrows import logistic_on_rows
+    from annc.training.cvrows import kept_on_rows
     from annc.training.pool.linear import logistic
     spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
     data = as_data(noisy_line())
     _plan, s = _logistic_only(spec)
-    W, b = logistic_on_rows(spec, data, s, RunContext(), True)  # on raw inputs
+    W, b = kept_on_rows(spec, data, s, RunContext(), True)  # on raw inputs
     c = build(spec_at(spec, s), data)
     X, y, w = c.problem.class_rows()
     coef = np.ravel(logistic(1.0).fit(X, (y != np.bincount(y, weights=w).argmax()).astype(int), sample_weight=w).coef_)
@@ -578,7 +581,7 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     from annc.training.cvpath import fold_path
     from annc.training.cvrows import raw_network
     from annc.training.request import TrainRequest
-    from annc.training.search.incumbent import KEPT_WHY
+    from annc.training.search.incumbent import kept_why
     from annc.training.trainer import fit
     spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
     X, y = noisy_line()
@@ -588,14 +591,15 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     fold_path(spec, data, data, plan, state=state)
     seed = raw_network(*state["networks"][s])
     from annc.training.cvpath import spec_at
-    chosen = SimpleNamespace(start_network=seed, keeps=True, to_dict=lambda: {"chosen_label": "kept"})
+    label = s.label(spec)
+    chosen = SimpleNamespace(start_network=seed, keeps=True, label=label, to_dict=lambda: {"chosen_label": label})
     from annc.solve.solvers import SolveOptions
     request = TrainRequest(spec_at(spec, s), data, None, opts=SolveOptions(time_limit=30), out_dir=tmp_path)
     r = fit(request.checked(), selection=chosen)
     v = r.verdict
-    assert v.search["added"] == "kept" and v.ended == KEPT_WHY and r.verified
+    assert v.search["added"] == "kept" and v.ended == kept_why(label) and r.verified
     # no full MIP ran: the network is the one kept, and its point's objective is its network's
-    assert v.search["found_by"] == "model selection: the logistic separator, kept"
+    assert v.search["found_by"] == f"model selection: {label}, kept" and "L1 logistic" in label
     assert v.search["final_objective"] == pytest.approx(v.search["start_objective"])
     pre = X @ seed[0][0] + seed[1][0]  # the seed's unit on the raw rows
     assert np.array_equal(r.network.forward(X)[0][:, 0] > 0.5, pre[:, 0] >= 0)  # the same unit, row for row
@@ -676,8 +680,8 @@ def test_only_a_two_class_separator_stands_in_for_a_path_cut_before_the_spec_wid
     from annc.training import cvselect
     asked = []
 
-    def scored(spec, fit, val, plan, *, groups=None, logistic=None, **kw):
-        settings = (plan.logistic if logistic else ()) + tuple(s for _, path in (groups or []) for s in path)
+    def scored(spec, fit, val, plan, *, groups=None, kept=None, **kw):
+        settings = (plan.kept if kept else ()) + tuple(s for _, path in (groups or []) for s in path)
         return {s: FoldScore(0.8, 0.8, 3) for s in settings}
     monkeypatch.setattr(cvselect, "fold_path", scored)
     monkeypatch.setattr(CVSelection, "width_settled",

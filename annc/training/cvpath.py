@@ -38,6 +38,10 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    minimiser of the errors, and the rule may choose it (diabetes 72.3% to 75.6%, whas500 74.3%
    to 76.8% over 5 splits, ``bench/issue36_logistic``): the network the user gets is then that
    separator, and the MIP bounds it (:mod:`annc.training.cvselect`).
+4. **the trees** (the plan's :attr:`Plan.trees` settings): scikit-learn's CART tree of each depth
+   of the plan, a step unit per split (:func:`~annc.training.pool.trees.tree_network`), its exact
+   output layer reading the splits; like the separators, kept as they are where chosen.  The same
+   trees also join step 1's pool at every width they fit, so the path starts from them too.
 
 Every decision is a work limit (seeds, epochs, node limits, passes that stop when they
 drop nothing); the run context's deadline (:class:`~annc.training.context.RunContext`) only caps:
@@ -59,10 +63,11 @@ from ..solve.decode import decode_network
 from .context import RunContext
 from .pool import complete, feasible, hidden_network, network_start, sgd_start
 from .pool.linear import logistic_network, separator_networks
+from .pool.trees import tree_network, tree_networks
 from .pool.seeding import annealed_start, annealed_trains
 from .search.local import drop_weights
 
-__all__ = ["FoldScore", "Plan", "Setting", "fold_path", "logistic_point", "spec_at"]
+__all__ = ["FoldScore", "Plan", "Setting", "fold_path", "kept_point", "spec_at"]
 
 
 @dataclass(frozen=True)
@@ -73,10 +78,19 @@ class Setting:
     penalty: float
     eps: float
     logistic: float | None = None  # C of L1 logistic regression: the setting is its separator (step 3)
+    tree: int | None = None  # a depth: the setting is that CART tree's splits as step units (step 4)
+
+    @property
+    def kept(self) -> bool:
+        """Whether the setting is a classic model's network (a logistic separator or a tree), kept as
+        it is where chosen, rather than a point of the MIP path."""
+        return self.logistic is not None or self.tree is not None
 
     def label(self, spec: NetworkSpec) -> str:
         if self.logistic is not None:
             pen = f"L1 logistic C={self.logistic:g}"
+        elif self.tree is not None:
+            pen = f"tree depth {self.tree}"
         elif spec.penalty != "l0" and PENALTY[spec.penalty].weighted:
             pen = f"{spec.penalty} {self.penalty:g}"
         else:
@@ -104,7 +118,7 @@ class Plan:
         """The path's settings grouped by (eps, width): one pool each, its path in order."""
         out: dict = {}
         for s in self.settings:
-            if s.logistic is None:
+            if not s.kept:
                 out.setdefault((s.eps, s.width), []).append(s)
         return list(out.items())
 
@@ -112,6 +126,16 @@ class Plan:
     def logistic(self) -> tuple[Setting, ...]:
         """The logistic separators' settings (step 3 of :mod:`annc.training.cvpath`)."""
         return tuple(s for s in self.settings if s.logistic is not None)
+
+    @property
+    def trees(self) -> tuple[Setting, ...]:
+        """The trees' settings (step 4 of :mod:`annc.training.cvpath`)."""
+        return tuple(s for s in self.settings if s.tree is not None)
+
+    @property
+    def kept(self) -> tuple[Setting, ...]:
+        """The classic models' settings, logistic separators and trees (:attr:`Setting.kept`)."""
+        return tuple(s for s in self.settings if s.kept)
 
 
 @dataclass
@@ -218,7 +242,7 @@ def _units(c, layers) -> np.ndarray | None:
 
 def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) -> list[np.ndarray]:
     """Step 1: the feasible points of the pool on the compiled fold ``c``: the separators at
-    the first width, the spec-width networks of :func:`_wide_layers` (with one hidden layer, at every
+    the first width, the trees of :mod:`~annc.training.pool.trees` at every width, the spec-width networks of :func:`_wide_layers` (with one hidden layer, at every
     width: their units the output layer weighs most; deeper, SGD at widths >= 2), and the networks
     of the narrower width's path, padded.  ``wide_layers()`` computes the former, once per ``key``."""
     points, narrower = [], state.get(key, [])
@@ -227,6 +251,10 @@ def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) 
             x = network_start(c.model, c.problem, W, b, scale=False, ctx=ctx)
             if x is not None:
                 points.append(x)
+    for _name, W, b in tree_networks(c.problem):  # at every width: a wider one holds a larger tree
+        x = network_start(c.model, c.problem, W, b, scale=False, refit=False, ctx=ctx)
+        if x is not None:
+            points.append(x)
     if len(c.problem.spec.hidden) == 1 or width is None or width >= 2:
         if len(c.problem.spec.hidden) == 1:
             if ("wide", key) not in state:
@@ -241,8 +269,12 @@ def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) 
     return points
 
 
-def logistic_point(c, C: float, ctx: RunContext):
-    """L1 logistic regression's separator at ``C`` as a point of the compiled ``c``
+def kept_point(c, s: Setting, ctx: RunContext):
+    """The kept setting ``s``'s network as a point of the compiled ``c``: its logistic separator
+    (below) or its tree (:func:`~annc.training.pool.trees.tree_network`, each split's bias moved off
+    the eps gap the least, the exact output layer reading the splits); None if it cannot be lifted.
+
+    L1 logistic regression's separator at ``C`` as a point of the compiled ``c``
     (:func:`~annc.training.pool.linear.logistic_network` on ``c``'s own rows and scaling, the rows
     inside the eps gap repaired by moving the biases alone, its exact output layer), or None.
 
@@ -253,25 +285,25 @@ def logistic_point(c, C: float, ctx: RunContext):
     the rows within ``eps/2`` of its boundary: the exported unit keeps the regression's bias unless
     a training row lies that near, and then moves it the least that clears them
     (:func:`~annc.training.pool.repair.threshold`'s ``fires_at``)."""
-    placed = logistic_network(c.problem, C)
+    placed = logistic_network(c.problem, s.logistic) if s.logistic is not None else tree_network(c.problem, s.tree)
     return None if placed is None else network_start(c.model, c.problem, *placed, scale=False, refit=False, ctx=ctx)
 
 
-def _logistic_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ctx: RunContext, merge: bool,
-                     state: dict, scores: dict) -> None:
-    """Step 3 of the module docstring: each logistic setting's network on the fold, scored into
-    ``scores`` and kept in ``state["networks"]``."""
+def _kept_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ctx: RunContext, merge: bool,
+                 state: dict, scores: dict) -> None:
+    """Steps 3 and 4 of the module docstring: each kept setting's network (a logistic separator or a
+    tree) on the fold, scored into ``scores`` and kept in ``state["networks"]``."""
     compiled: dict = {}
     for s in settings:
         if ctx.stopped():
             return
         key = (s.width, s.eps)
         c = compiled[key] = compiled.get(key) or build(spec_at(spec, s), fit, name="fold", merge=merge)
-        x = logistic_point(c, s.logistic, ctx)
+        x = kept_point(c, s, ctx)
         if ctx.stopped():  # its output layer may have been cut short
             return
         if x is None:
-            scores[s] = FoldScore(why="no network: the logistic separator could not be lifted")
+            scores[s] = FoldScore(why="no network: the classic model could not be lifted")
             continue
         net = decode_network(c.varmap, x).with_scaling(c.scaling)
         scores[s] = FoldScore(_accuracy(net, val), _accuracy(net, fit), int(net.nonzero_weights()))
@@ -279,22 +311,22 @@ def _logistic_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ct
 
 
 def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx: RunContext | None = None,
-              merge: bool = True, groups=None, state: dict | None = None, logistic: bool | None = None) -> dict:
+              merge: bool = True, groups=None, state: dict | None = None, kept: bool | None = None) -> dict:
     """Steps 1-3 of the module docstring on one fold: a :class:`FoldScore` per setting of the
     plan's ``groups`` (default: all; each ``((eps, width), path)`` of :meth:`Plan.groups`, in
-    order, widths increasing) and, with ``logistic`` (default: when ``groups`` is), of its logistic
-    settings, first (they are cheap), as a dict.  ``state`` carries what a later group of the same fold
+    order, widths increasing) and, with ``kept`` (default: when ``groups`` is), of its kept
+    settings (logistic separators and trees), first (they are cheap), as a dict.  ``state`` carries what a later group of the same fold
     reuses (SGD's network, the narrower path's networks).  ``ctx`` (a run context; None: no cap,
     HiGHS for the sub-MIPs) caps the work and runs the sub-MIPs; once it has stopped, the settings
     not reached are scored None (``why``)."""
     ctx = ctx or RunContext()
-    logistic = (groups is None) if logistic is None else logistic
+    kept = (groups is None) if kept is None else kept
     groups = plan.groups() if groups is None else groups
     state = {} if state is None else state
-    asked = (plan.logistic if logistic else ()) + tuple(s for _, path in groups for s in path)
+    asked = (plan.kept if kept else ()) + tuple(s for _, path in groups for s in path)
     scores = {s: FoldScore(why="not reached: the time limit") for s in asked}
-    if logistic:
-        _logistic_scores(spec, fit, val, plan.logistic, ctx, merge, state, scores)
+    if kept:
+        _kept_scores(spec, fit, val, plan.kept, ctx, merge, state, scores)
 
     for (eps, width), path in groups:
         if ctx.stopped():

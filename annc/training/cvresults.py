@@ -64,9 +64,9 @@ class CVSelection:
 
     @property
     def keeps(self) -> bool:
-        """Whether the chosen setting is a logistic separator: the final training keeps its network
-        on all rows (the MIP bounds it) instead of searching the objective's minimiser."""
-        return self.plan.settings[self.chosen].logistic is not None
+        """Whether the chosen setting is a kept one, a logistic separator or a tree: the final training
+        keeps its network on all rows (the MIP bounds it) instead of searching the objective's minimiser."""
+        return self.plan.settings[self.chosen].kept
 
     def width_settled(self, *, separators_suffice: bool = False) -> bool:
         """Whether the folds say enough about the width for the rule to choose among what they
@@ -92,7 +92,7 @@ class CVSelection:
         as written reaches 91%), and the final training has most of the limit.  (Before 2026-11-28
         this check compared the plan's last setting's width, which the logistic separators made 1
         on any data: so rule 2 held above 1,000 rows too.)"""
-        path = [(i, s) for i, s in enumerate(self.plan.settings) if s.logistic is None]
+        path = [(i, s) for i, s in enumerate(self.plan.settings) if not s.kept]
         top = max((s.width or 0 for _, s in path), default=0)
         done = sorted({s.width or 0 for i, s in path if self.complete(i)})
         if top in done:
@@ -147,7 +147,7 @@ class CVSelection:
         every setting of the path ahead of it that does not :meth:`earns` its place against it; where
         the plan has no separator, the plan's ``anchor`` (the spec as written) likewise."""
         s = self.plan.settings
-        k = next((n for n, i in enumerate(order) if s[i].logistic is not None or s[i] == self.plan.anchor), None)
+        k = next((n for n, i in enumerate(order) if s[i].kept or s[i] == self.plan.anchor), None)
         if k is None:
             return order
         ref = order[k]
@@ -162,7 +162,7 @@ class CVSelection:
         c, s = self.chosen, self.plan.settings
         out = []
         for i in range(len(self.labels)):
-            if s[i].logistic is None and self.complete(i) and self.mean(i) > self.mean(c) and not self.earns(i, c):
+            if not s[i].kept and self.complete(i) and self.mean(i) > self.mean(c) and not self.earns(i, c):
                 mean, se = self.paired(i, c)
                 out.append(f"{self.labels[i]} ({100 * mean:+.1f} points, paired se {100 * se:.1f})")
         return out
@@ -190,7 +190,7 @@ class CVSelection:
         near = [i for i in ok if self.mean(i) >= floor - 1e-12]
 
         def stands_for(j: int, i: int) -> bool:  # j, a larger l0 weight of i's width and eps on the path
-            return (s[i].logistic is None and s[j].logistic is None and s[j].penalty > s[i].penalty
+            return (not s[i].kept and not s[j].kept and s[j].penalty > s[i].penalty
                     and (s[j].width, s[j].eps) == (s[i].width, s[i].eps))
         near = sorted((i for i in near if not any(stands_for(j, i) for j in near)),
                       key=lambda i: (self.nonzeros(i), s[i].width or 0, -s[i].penalty, -s[i].eps, i))
@@ -269,12 +269,12 @@ class CVSelection:
                 "cv_estimate": self.estimate, "capped": self.capped, "refit_eps": self.refit_eps,
                 "passed_over": list(self.passed_over), "seconds": round(self.seconds, 3),
                 "budget": self.budget,
-                "refit": ("the chosen logistic separator is fitted on all the training rows and kept; the MIP "
-                          "bounds its objective" if self.keeps else
+                "refit": ("the chosen classic model (logistic separator or tree) is fitted on all the training "
+                          "rows and kept; the MIP bounds its objective" if self.keeps else
                           "the chosen setting is trained on all the training rows by the full search"
                           + ("" if self.budget is None else f", with at most {self.budget} non-zero weights")),
                 "candidates": [{"label": self.labels[i], "width": s.width, "penalty": s.penalty, "eps": s.eps,
-                                "logistic_C": s.logistic,
+                                "logistic_C": s.logistic, "tree_depth": s.tree,
                                 "cv_accuracy": self.mean(i) if self.complete(i) else None,
                                 "se": self.se(i) if self.complete(i) else None,
                                 "mean_nonzero_weights": self.nonzeros(i),
@@ -286,9 +286,10 @@ class CVSelection:
         """scikit-learn's ``cv_results_`` layout: ``params``, ``param_*``, ``split<f>_test_score``,
         ``mean/std/rank_test_score``, the same for ``train``, and ``mean_nonzero_weights``."""
         n, k = len(self.labels), self.plan.folds
-        out: dict = {"params": [{"width": s.width, "penalty_weight": s.penalty, "logistic_C": s.logistic}
-                                for s in self.plan.settings]}
-        for name, attr in (("width", "width"), ("penalty_weight", "penalty"), ("logistic_C", "logistic")):
+        out: dict = {"params": [{"width": s.width, "penalty_weight": s.penalty, "logistic_C": s.logistic,
+                                 "tree_depth": s.tree} for s in self.plan.settings]}
+        for name, attr in (("width", "width"), ("penalty_weight", "penalty"), ("logistic_C", "logistic"),
+                           ("tree_depth", "tree")):
             vals = [getattr(s, attr) for s in self.plan.settings]
             out[f"param_{name}"] = np.ma.MaskedArray(np.array(vals, dtype=object), mask=[v is None for v in vals])
         for part, attr in (("test", "accuracy"), ("train", "fit_accuracy")):

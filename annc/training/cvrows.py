@@ -4,7 +4,7 @@ The folds score each setting on parts of the rows; the final training starts fro
 chosen setting's network on all of them.  Each function here gives that network on the **raw**
 inputs, since the final training scales the inputs its own way: :func:`raw_network` converts a
 network fitted on scaled inputs, :func:`path_on_rows` runs the folds' cheap path on all rows,
-and :func:`logistic_on_rows` fits a logistic separator there.
+and :func:`kept_on_rows` fits a logistic separator or a tree there.
 """
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from ..io.data import Dataset
 from ..io.spec import NetworkSpec
 from ..solve.compiler import build
 from .context import RunContext
-from .cvpath import Plan, Setting, fold_path, logistic_point, spec_at
+from .cvpath import Plan, Setting, fold_path, kept_point, spec_at
 from .pool import hidden_network
 
-__all__ = ["logistic_on_rows", "path_on_rows", "raw_network"]
+__all__ = ["kept_on_rows", "path_on_rows", "raw_network"]
 
 
 def raw_network(layers, scaling) -> tuple[list, list]:
@@ -41,12 +41,13 @@ def path_on_rows(spec: NetworkSpec, data: Dataset, plan: Plan, i: int, ctx: RunC
     return None if accuracy is None else (raw_network(*state["networks"][s]), accuracy)
 
 
-def logistic_on_rows(spec: NetworkSpec, data: Dataset, s: Setting, ctx: RunContext, merge: bool):
-    """The logistic setting ``s``'s network fitted on all of ``data`` (on raw inputs), for folds cut
+def kept_on_rows(spec: NetworkSpec, data: Dataset, s: Setting, ctx: RunContext, merge: bool):
+    """The kept setting ``s``'s network fitted on all of ``data`` (on raw inputs), for folds cut
     from a sample (:data:`~annc.training.cvselect.MAX_CV_ROWS`): as cross-validation refits the
-    chosen setting on all the data, L1 logistic regression at the setting's C is fitted on every
-    row and its unit repaired off the eps gap on those rows (:func:`~annc.training.cvpath.logistic_point`),
-    rather than the sample's network lifted onto rows it never saw.  None when it cannot be lifted."""
+    chosen setting on all the data, L1 logistic regression at the setting's C (or the tree of its
+    depth) is fitted on every row and its units repaired off the eps gap on those rows
+    (:func:`~annc.training.cvpath.kept_point`), rather than the sample's network lifted onto rows it
+    never saw.  None when it cannot be lifted."""
     c = build(spec_at(spec, s), data, name="kept", merge=merge)
-    x = logistic_point(c, s.logistic, ctx)
+    x = kept_point(c, s, ctx)
     return None if x is None else raw_network(hidden_network(c.model, x), c.scaling)

@@ -104,7 +104,7 @@ from .compress import distinct_rows
 from .context import RunContext
 from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
 from .cvresults import CVSelection
-from .cvrows import logistic_on_rows, path_on_rows, raw_network
+from .cvrows import kept_on_rows, path_on_rows, raw_network
 from .pool.linear import pairs
 from .splits import _subset
 
@@ -179,10 +179,11 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
     # eps: the data's rule's, and under a limit of SHORT seconds or more (or none) the other margin too
     epss = (eps,) if "eps" not in open_ or large or short else (eps, other_eps(eps))
     logistic = _logistic_settings(spec, open_, eps, rows)  # eps open: the separators take the narrow margin
+    trees = _tree_settings(spec, open_, eps, rows)
     path = tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties)
     open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
     anchor = Setting(widths[-1], written, eps) if "penalty" in open_ and not logistic else None
-    return Plan(path + logistic, folds, open_, anchor=anchor, large=large)
+    return Plan(path + logistic + trees, folds, open_, anchor=anchor, large=large)
 
 
 def _separators_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
@@ -213,13 +214,36 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, ro
     no bias clears a gap that wide near the threshold, and the repair moved moons10k's separator
     until it fitted 55-61% of its 7,000 rows, where at the data's 0.0001 it fits 85%, as L1
     logistic regression does."""
-    from .margin import NARROW
     if not _separators_fit(spec, open_):
         return ()
     width = (1 if spec.classes == 2 else pairs(spec.classes)) if "width" in open_ else None
     weight = spec.penalty_weight if PENALTY[spec.penalty].weighted else 0.0
-    margin = (min(NARROW, eps) if rows > MANY_ROWS else NARROW) if "eps" in open_ else eps
+    margin = _margin(open_, eps, rows)
     return tuple(Setting(width, weight, margin, logistic=C) for C in LOGISTIC_PATH)
+
+
+def _tree_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, rows: int) -> tuple[Setting, ...]:
+    """The trees the folds score beside the path (:data:`~annc.training.pool.trees.DEPTHS`; step 4 of
+    :mod:`annc.training.cvpath`), where the penalty is open and the spec has one hidden layer of step
+    units: CART of each depth, a unit per split, at most the spec's width in splits (the setting's
+    width: ``2^depth - 1`` splits, capped there), at the spec's default l0 weight and the margin of
+    the logistic separators (a split's threshold lies mid-way between two rows' values: a narrow
+    margin keeps it there)."""
+    from .pool.trees import DEPTHS
+    if "penalty" not in open_ or len(spec.hidden) != 1 or spec.hidden[0].activation != "binary":
+        return ()
+    top = spec.hidden[0].units
+    weight = spec.penalty_weight if PENALTY[spec.penalty].weighted else 0.0
+    margin = _margin(open_, eps, rows)
+    return tuple(Setting(min(top, 2 ** depth - 1) if "width" in open_ else None, weight, margin, tree=depth)
+                 for depth in DEPTHS)
+
+
+def _margin(open_: tuple[str, ...], eps: float, rows: int) -> float:
+    """The kept settings' margin: the narrow one where eps is open (on more than :data:`MANY_ROWS`
+    rows the data's, where narrower: :func:`_logistic_settings`), else the spec's."""
+    from .margin import NARROW
+    return (min(NARROW, eps) if rows > MANY_ROWS else NARROW) if "eps" in open_ else eps
 
 
 def other_eps(eps: float) -> float:
@@ -343,11 +367,11 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     else:
         found: list[dict] = [{} for _ in parts]
         states: list[dict] = [{} for _ in parts]
-        if plan.logistic:  # first: cheap, so no cap leaves them unscored
+        if plan.kept:  # first: cheap, so no cap leaves them unscored
             for f, (fit, val) in enumerate(parts):
-                found[f].update(fold_path(spec, fit, val, plan, ctx=fold_ctx, merge=merge, groups=[], logistic=True,
+                found[f].update(fold_path(spec, fit, val, plan, ctx=fold_ctx, merge=merge, groups=[], kept=True,
                                           state=states[f]))
-            log(f"[select] {done_parts} of the logistic separators done ({ctx.elapsed():.1f}s)")
+            log(f"[select] {done_parts} of the logistic separators and trees done ({ctx.elapsed():.1f}s)")
         for group in plan.groups():
             for f, (fit, val) in enumerate(parts):
                 found[f].update(fold_path(spec, fit, val, plan, ctx=fold_ctx, merge=merge, groups=[group],
@@ -374,7 +398,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     rule = sel.chosen
     if plan.large:  # the rule's choice: a separator is fitted again on all rows, the spec makes its own start
         setting = plan.settings[sel.chosen]
-        seed = logistic_on_rows(spec, data, setting, ctx, merge) if sel.keeps else None
+        seed = kept_on_rows(spec, data, setting, ctx, merge) if sel.keeps else None
         if sel.keeps and seed is None:
             log("[select] the chosen logistic separator could not be fitted on all rows: training the spec as written")
             return None

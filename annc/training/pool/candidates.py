@@ -59,6 +59,7 @@ from .linear import separator_networks
 from .point import complete
 from .repair import repair_network
 from .seeding import PRUNE_KEEP, annealed_applies, annealed_start, output_layer, sgd_l1, sgd_start
+from .trees import tree_networks
 
 SCREEN = 8  # SGD seeds of a ReLU net (on XOR 4 of 16 seeds of a 3-unit ReLU net find the parity rule); else SEEDS
 SEEDS = 2
@@ -78,9 +79,10 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
                ctx: RunContext | None = None, enough=None) -> tuple[list[Candidate], bool]:
     """The pool of candidate starts, each a feasible point of ``model`` with its name:
     SGD seeds ``0 .. seeds - 1`` (steps 1-4; for a penalised spec each seed pruned, and seed
-    0 also trained with the lasso) and the sparse linear separators of :mod:`.linear` placed in
-    the hidden units (step 3's exact output layer on each), in this order: SGD seed 0, the
-    separators, seed 0 with the lasso, the other seeds.  Every decision is a work limit (seeds,
+    0 also trained with the lasso), the sparse linear separators of :mod:`.linear` placed in
+    the hidden units and the shallow trees of :mod:`.trees` (a unit per split; step 3's exact
+    output layer on each), in this order: SGD seed 0, the separators, the trees, seed 0 with the
+    lasso, the other seeds.  Every decision is a work limit (seeds,
     epochs, node limits); the run context ``ctx``'s deadline only stops it early, and the second
     value says whether it did.  A Ctrl-C (``ctx``'s interrupt) ends the pool after its first
     candidate (the run keeps the best network so far, and there is none before).  ``ctx``'s
@@ -110,6 +112,9 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     def linear(weights, biases):
         return lambda: network_start(model, problem, weights, biases, scale=False, ctx=ctx)
 
+    def tree(weights, biases):  # the splits keep their thresholds: the biases alone move off the gap
+        return lambda: network_start(model, problem, weights, biases, scale=False, refit=False, ctx=ctx)
+
     # SGD seed 0 first (on the 10-class set its network beats every separator by a third, and a
     # separator's exact output layer costs as much as an SGD run there), then the separators
     # (the pool's floor: never trivial), then the lasso and the other seeds
@@ -117,9 +122,10 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     makers = [("annealed sigmoids", annealed, False)] if annealed_applies(problem) else []
     makers += [("SGD seed 0", sgd(0, False), False)]
     separators = ((name, linear(W, b), True) for name, W, b in separator_networks(problem))
+    trees = ((name, tree(W, b), False) for name, W, b in tree_networks(problem))
     rest = [("SGD seed 0 with lasso", sgd(0, True), False)] if penalised else []
     rest += [(f"SGD seed {seed}", sgd(seed, False), False) for seed in range(1, seeds)]
-    candidates = itertools.chain(makers, separators, rest)
+    candidates = itertools.chain(makers, separators, trees, rest)
     for n in itertools.count(1):
         if stopped():  # before the next candidate is even fitted
             return pool, True

@@ -49,7 +49,7 @@ class SearchRecord:
     steps: list = field(default_factory=list)  # (neighbourhood, objective) per accepted LNS step
     sub_mips: int = 0
     capped: bool = False  # a wall-clock cap stopped a step before its work limit
-    kept: bool = False  # model selection's network kept as it is (a logistic separator): no search ran
+    kept: bool = False  # model selection's network kept as it is (a logistic separator or a tree): no search ran
     met_bound: bool = False  # the pool's best met annc's lower bound: no search ran after the pool
     seconds: float = 0.0
     pool_seconds: float = 0.0  # the start pool and its local search; the rest of ``seconds`` is the LNS
@@ -201,12 +201,15 @@ def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float 
                         + ")")
 
 
-KEPT_WHY = ("the full MIP is not run: model selection chose the logistic separator, whose network is kept "
-            "(the MIP's minimiser of the training objective scored lower on the folds); annc's bounds bound it")
+def kept_why(what: str) -> str:
+    """Why the full MIP did not run where model selection kept ``what`` (the chosen setting's label)."""
+    return (f"the full MIP is not run: model selection chose {what}, whose network is kept (the MIP's minimiser of "
+            "the training objective scored lower on the folds); annc's bounds bound it")
 
 
-def kept_incumbent(c: Compiled, seed, *, ctx: RunContext | None = None, log=None) -> SearchRecord | None:
-    """Model selection's logistic separator ``seed`` (a network on the raw inputs:
+def kept_incumbent(c: Compiled, seed, what: str, *, ctx: RunContext | None = None, log=None) -> SearchRecord | None:
+    """Model selection's kept network ``seed`` (``what``: a logistic separator's or a tree's label; a
+    network on the raw inputs:
     :attr:`annc.training.cvresults.CVSelection.keeps`) as the run's incumbent, with no search: lifted
     into the compiled problem ``c`` (:func:`~annc.training.pool.candidates.seed_point`), its record
     ``kept`` (the verdict then says the MIP added a bound); None when it cannot be lifted (``log``
@@ -215,12 +218,12 @@ def kept_incumbent(c: Compiled, seed, *, ctx: RunContext | None = None, log=None
     clock = ctx.stopwatch()
     y = seed_point(c, seed, ctx)
     if y is None:
-        say("the logistic separator model selection chose cannot be lifted: searching instead")
+        say(f"{what}, which model selection chose, cannot be lifted: searching instead")
         return None
     obj = float(c.model.objective(y))
     rec = SearchRecord(x=y, pool=[(SEED_NAME, obj)], start_objective=obj, kept=True,
-                       found_by="model selection: the logistic separator, kept")
+                       found_by=f"model selection: {what}, kept")
     rec.seconds = rec.pool_seconds = clock.seconds()
-    rec.message = f"model selection's logistic separator kept: objective {obj:.6g}"
+    rec.message = f"model selection's {what} kept: objective {obj:.6g}"
     say(rec.message)
     return rec
