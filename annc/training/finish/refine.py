@@ -31,7 +31,7 @@ from ...formulations import formulate
 from ...formulations.relu import refined
 from ...io.problem import TrainingProblem
 from ..context import RunContext
-from ..pool.point import complete, hidden_network
+from ..warmstart.pool.point import complete, hidden_network
 from ..search.start import MIN_START_BUDGET, START_BUDGET
 from .exact import finish
 
