@@ -27,10 +27,10 @@ from ..io.spec import NetworkSpec, load_spec_of, parse_spec
 from ..solve.compiler import Compiled, check_compile_options, check_name, check_scale, with_scale
 from ..solve.solvers import SolveOptions
 from ..training.dispatch import run
-from ..training.request import DECOMPOSED, TrainRequest
-from ..training.results import TrainResult
 from ..training.mip.compiling import compile_model
 from ..training.mip.runfiles import csv_backing
+from ..training.request import DECOMPOSED, TrainRequest
+from ..training.results import TrainResult
 
 __all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "train", "train_api",
            "train_request"]

@@ -43,11 +43,11 @@ from dataclasses import replace
 from ..core.errors import UsageError
 from ..solve.solvers.base import Interrupt
 from .context import RunContext, seconds_since
+from .decompose.decomposition import train_batches, train_ovo
 from .modelselect import cvselect
 from .modelselect.cvselect import applies, cross_validate
-from .decompose.decomposition import train_batches, train_ovo
-from .request import TrainRequest
 from .modelselect.selection import select
+from .request import TrainRequest
 from .trainer import fit, train
 
 __all__ = ["run"]

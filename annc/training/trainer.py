@@ -69,24 +69,24 @@ from ..solve.solvers.base import Interrupt
 from ..solve.verdict import judge, sourced_bound
 from ..solve.verify import check
 from .bounds import Work, best, lower_bounds
-from .mip.chain import Step, run_chain
-from .large.compress import full_verdict, size_advice
-from .context import RunContext
-from .finish.deadweights import drop_dead_weights
-from .finish import conclude_relaxed
-from .large.largedata import enter as large_path
-from .warmstart.margin import resolve
-from .warmstart.pool.point import hidden_network
-from .warmstart.pool.candidates import SEED_NAME, seed_point
 from .bounds.proof import PoolTest, prove_start, skipped_solve
-from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
-from .results import TrainResult, accuracy, finite_or_none, result_of, trace_recorder
+from .context import RunContext
+from .finish import conclude_relaxed
+from .finish.deadweights import drop_dead_weights
+from .large.compress import full_verdict, size_advice
+from .large.largedata import enter as large_path
+from .mip.chain import Step, run_chain
 from .mip.runfiles import RunFiles as _RunFiles
 from .mip.runfiles import changed_files as _changed_files
 from .mip.runfiles import csv_backing
+from .mip.stalling import stall_checks
+from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
+from .results import TrainResult, accuracy, finite_or_none, result_of, trace_recorder
 from .search.incumbent import KEPT_WHY, kept_incumbent, search_incumbent
 from .search.start import MIN_START_BUDGET
-from .mip.stalling import stall_checks
+from .warmstart.margin import resolve
+from .warmstart.pool.candidates import SEED_NAME, seed_point
+from .warmstart.pool.point import hidden_network
 
 __all__ = ["TrainResult", "accuracy", "check_train_args", "csv_backing", "fit", "silent", "train"]
 

@@ -48,8 +48,8 @@ from typing import Callable
 import numpy as np
 
 from ...core import errors
-from ...core.ensemble import Ensemble
 from ...core.deadline import FINISH_MIN, FINISH_SHARE
+from ...core.ensemble import Ensemble
 from ...core.errors import AnncError, NoSolutionError, UsageError
 from ...core.log import silent
 from ...core.network import Layer, TrainedNetwork
@@ -59,11 +59,11 @@ from ...io.outputs import export_atomically, prepare_out_dir
 from ...io.solutions import Status
 from ...io.spec import NetworkSpec
 from ...solve.solvers import SolveOptions
-from ..mip.chain import weakest
 from ..context import TASK_OVERHEAD, RunContext, rounds
 from ..large.executor import Executor, TaskFailed
-from ..request import check_batches, check_per_class
+from ..mip.chain import weakest
 from ..modelselect.splits import split_rows
+from ..request import check_batches, check_per_class
 
 VALIDATION_FRACTION = 0.2  # batches: the part held out to weight the average
 MEMBER_MIN = 1.0  # seconds: the least time limit a sub-MIP is started with

@@ -25,10 +25,10 @@ import numpy as np
 from ...core.model import Model
 from ...io.problem import TrainingProblem
 from ..context import RunContext
+from ..search.local import improve
 from ..warmstart.pool.point import complete, feasible, hidden_network
 from ..warmstart.pool.repair import off_gap
 from ..warmstart.pool.seeding import output_layer
-from ..search.local import improve
 
 
 def exact_output(model: Model, problem: TrainingProblem, x: np.ndarray,

@@ -45,9 +45,9 @@ from dataclasses import replace
 from typing import Callable
 
 from ...io.data import Dataset
+from ..context import RunContext
 from . import compress
 from .compress import Compression, large_rows, representatives
-from ..context import RunContext
 
 __all__ = ["enter"]
 

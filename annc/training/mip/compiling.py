@@ -30,8 +30,8 @@ from ...solve.compiler import (Compiled, attach_start, build, check_compile_opti
                               with_scale, write_artifacts)
 from ...solve.solvers import SolveOptions
 from ..context import RunContext
-from ..warmstart.margin import resolve
 from ..search.incumbent import budgeted_start
+from ..warmstart.margin import resolve
 
 __all__ = ["compile_files", "compile_model"]
 

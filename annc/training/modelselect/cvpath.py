@@ -57,10 +57,10 @@ from ...io.spec import NetworkSpec, penalty_at
 from ...solve.compiler import build
 from ...solve.decode import decode_network
 from ..context import RunContext
+from ..search.local import drop_weights
 from ..warmstart.pool import complete, feasible, hidden_network, network_start, sgd_start
 from ..warmstart.pool.linear import logistic_network, separator_networks
 from ..warmstart.pool.seeding import annealed_start, annealed_trains
-from ..search.local import drop_weights
 
 __all__ = ["FoldScore", "Plan", "Setting", "fold_path", "logistic_point", "spec_at"]
 

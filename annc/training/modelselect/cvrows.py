@@ -12,8 +12,8 @@ from ...io.data import Dataset
 from ...io.spec import NetworkSpec
 from ...solve.compiler import build
 from ..context import RunContext
-from .cvpath import Plan, Setting, fold_path, logistic_point, spec_at
 from ..warmstart.pool import hidden_network
+from .cvpath import Plan, Setting, fold_path, logistic_point, spec_at
 
 __all__ = ["logistic_on_rows", "path_on_rows", "raw_network"]
 

@@ -100,12 +100,12 @@ from ...formulations import l0
 from ...io.data import Dataset
 from ...io.recipe import _written
 from ...io.spec import NetworkSpec
-from ..large.compress import distinct_rows
 from ..context import RunContext
+from ..large.compress import distinct_rows
+from ..warmstart.pool.linear import pairs
 from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
 from .cvresults import CVSelection
 from .cvrows import logistic_on_rows, path_on_rows, raw_network
-from ..warmstart.pool.linear import pairs
 from .splits import _subset
 
 __all__ = ["CVSelection", "applies", "cross_validate", "open_settings", "plan_for"]

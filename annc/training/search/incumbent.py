@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.errors import AnncError
 from ...core.model import Model
 from ...formulations import floor as loss_floor
 from ...io.problem import TrainingProblem
 from ...solve.compiler import Compiled
-from ...core.errors import AnncError
 from ..context import RunContext
 from ..warmstart.pool.candidates import SEED_NAME, seed_point
 from . import lns

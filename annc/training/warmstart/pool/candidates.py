@@ -52,8 +52,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....core.model import Model
-from ....solve.compiler import Compiled
 from ....io.problem import TrainingProblem
+from ....solve.compiler import Compiled
 from ...context import RunContext
 from .linear import separator_networks
 from .point import complete

@@ -17,10 +17,10 @@ from sklearn.linear_model import LogisticRegression  # imported with the module:
 from ....core.model import Model
 from ....core.network import keep_mask
 from ....core.penalties import penalty_weight
-from ....io.problem import TrainingProblem, make_problem
 from ....formulations import formulate
-from ...large.anneal import best_annealed, pruned_annealed
+from ....io.problem import TrainingProblem, make_problem
 from ...context import RunContext
+from ...large.anneal import best_annealed, pruned_annealed
 from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
 from .point import complete
 from .repair import box_output, repair_network
