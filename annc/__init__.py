@@ -47,8 +47,11 @@ _MOVED = {
     **{m: f"io.{m}" for m in ("data", "datasets", "magnitudes", "outputs", "problem", "recipe", "varmap", "spec",
                               "writers", "solutions")},
     **{m: f"solve.{m}" for m in ("compiler", "decode", "verdict", "verify", "solvers")},
-    **{m: f"training.{m}" for m in ("chain", "decomposition", "dispatch", "executor", "relaxed", "request",
-                                    "results", "runfiles", "select_grid", "selection", "sgd", "splits", "bounds")},
+    **{m: f"training.{m}" for m in ("dispatch", "request", "results", "bounds")},
+    **{m: f"training.mip.{m}" for m in ("chain", "runfiles")},
+    **{m: f"training.modelselect.{m}" for m in ("select_grid", "selection", "splits")},
+    "decomposition": "training.decompose.decomposition", "executor": "training.large.executor",
+    "sgd": "training.warmstart.sgd",
     "starts": "training.search", "relaxed": "training.finish.relaxed",
     **{m: f"export.{m}" for m in ("html_report", "onnx_export", "report", "report_drawing")},
     **{m: f"app.{m}" for m in ("api", "cli", "cli_commands", "cli_train", "estimator", "progress", "experiment")},
@@ -59,11 +62,22 @@ _MOVED = {
 # the whole old dotted path below ``annc.`` and its new one
 _MOVED_DEEP = {
     "training.starts": "training.search",
-    **{f"training.starts.{m}": f"training.pool.{m}" for m in ("point", "repair", "linear", "seeding")},
+    **{f"training.starts.{m}": f"training.warmstart.pool.{m}" for m in ("point", "repair", "linear", "seeding")},
     "training.starts.search": "training.search.local", "training.starts.lns": "training.search.lns",
     "training.starts.incumbent": "training.search.incumbent", "training.starts.budget": "training.search.incumbent",
     "training.starts.finish": "training.finish.exact", "training.starts.refine": "training.finish.refine",
-    "training.starts.margin": "training.margin", "training.relaxed": "training.finish.relaxed",
+    "training.starts.margin": "training.warmstart.margin", "training.relaxed": "training.finish.relaxed",
+    # training/'s top-level modules grouped by concern (issue 62): model selection, large data, warm starts,
+    # decomposition, the MIPs of a run, and two that joined bounds/ and finish/
+    **{f"training.{m}": f"training.modelselect.{m}" for m in ("cvselect", "cvpath", "cvresults", "cvrows", "selection",
+                                                               "select_grid", "splits")},
+    **{f"training.{m}": f"training.large.{m}" for m in ("executor", "anneal", "compress", "largedata")},
+    **{f"training.{m}": f"training.warmstart.{m}" for m in ("sgd", "margin", "pool")},
+    **{f"training.pool.{m}": f"training.warmstart.pool.{m}" for m in ("candidates", "linear", "point", "repair",
+                                                                      "seeding")},
+    "training.decomposition": "training.decompose.decomposition",
+    **{f"training.{m}": f"training.mip.{m}" for m in ("chain", "compiling", "stalling", "runfiles")},
+    "training.proof": "training.bounds.proof", "training.deadweights": "training.finish.deadweights",
 }
 
 

@@ -33,7 +33,7 @@ from annc.core.scaling import fit_scaling
 from annc.solve.solvers import SolveOptions, solve
 from annc.io.spec import parse_spec
 from annc.training.search import mip_start
-from annc.training.pool.point import hidden_network
+from annc.training.warmstart.pool.point import hidden_network
 
 OUT = Path(__file__).resolve().parent / "bounds_results.md"
 START_BUDGET = 3.0  # seconds of MIP start per set (it may overrun: see its docstring)

@@ -51,7 +51,7 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import MinMaxScaler
 
 from annc.io.data import Dataset, array_digest
-from annc.training.decomposition import train_batches, train_ovo
+from annc.training.decompose.decomposition import train_batches, train_ovo
 from annc.core.errors import AnncError
 from annc.solve.solvers import SolveOptions
 from annc.io.spec import parse_spec

@@ -1,9 +1,9 @@
 """Margin errors of SGD's units at eps 0.1 on the real-data sets: what the default recipe's
-eps (:func:`annc.training.margin.default_eps`) sees, split by split.
+eps (:func:`annc.training.warmstart.margin.default_eps`) sees, split by split.
 
 For each set and split of ``bench/realdata.py`` (same data, same scaling, same width), one
 SGD network of the default spec (seed 0), each hidden unit refitted by the LP of
-:func:`annc.training.pool.repair.refit_unit` to keep SGD's activations clear of the gap (0, 0.1):
+:func:`annc.training.warmstart.pool.repair.refit_unit` to keep SGD's activations clear of the gap (0, 0.1):
 the share of training samples it cannot keep clear, per unit, the eps chosen
 (0.1 when no unit leaves more than ``NU`` = 2%) and the seconds :func:`default_eps` took.
 
@@ -23,8 +23,8 @@ from realdata import SETS, spec_text, splits  # noqa: E402
 
 from annc.app.api import as_data, as_spec  # noqa: E402
 from annc.solve.compiler import build  # noqa: E402
-from annc.training.margin import WIDE, default_eps, margin_errors  # noqa: E402
-from annc.training.pool.seeding import sgd_net  # noqa: E402
+from annc.training.warmstart.margin import WIDE, default_eps, margin_errors  # noqa: E402
+from annc.training.warmstart.pool.seeding import sgd_net  # noqa: E402
 
 
 def main(argv=None) -> int:

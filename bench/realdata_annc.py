@@ -179,7 +179,7 @@ def run_ovo(Xtr, ytr, Xte, yte, H, split, time_limit, *, workers: int = 2) -> di
 METHODS = {name: partial(run_annc, recipe=recipe) for name, recipe in RECIPES.items()}
 METHODS["ovo_w2"] = run_ovo  # one-vs-one, 4 units a pair, on 2 Dask workers (issue 39)
 METHODS.update({**BASELINES,
-                # the default recipe chosen by --select (annc.training.selection's default grid, 25% held
+                # the default recipe chosen by --select (annc.training.modelselect.selection's default grid, 25% held
                 # out of the training part; each candidate and the final run get the time limit)
                 "default_select": partial(run_annc, recipe=RECIPES["default"], select=True),
                 # the default recipe as written, without cross-validation (annc before issue 36)

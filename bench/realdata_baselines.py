@@ -29,7 +29,7 @@ as ``splits`` (``nonzero_weights`` None).
               random_state=seed)`` for seeds 0..4; the one with the highest TRAINING accuracy
               is kept (ties: the lowest seed) and reported on the test part; time = the 5 fits;
   sgd         annc's full-batch momentum SGD with straight-through binary units
-              (``annc.training.sgd.train_sgd`` at its paper settings, seed = split), width H.
+              (``annc.training.warmstart.sgd.train_sgd`` at its paper settings, seed = split), width H.
 """
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def run_mlp(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
 
 
 def run_sgd(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
-    from annc.training.sgd import train_sgd
+    from annc.training.warmstart.sgd import train_sgd
     f = features(Xtr)
     classes = sorted(np.unique(ytr).tolist())
     t0 = time.perf_counter()

@@ -1,11 +1,11 @@
 """How many hidden activations of an SGD net the start's repair flips, with and without the LP refit.
 
 annc's MIP starts begin from SGD nets whose units must be moved off the eps gap ``(0, eps)``
-(:mod:`annc.training.pool.repair`).  For each set and eps, on the first ``--splits`` splits of
+(:mod:`annc.training.warmstart.pool.repair`).  For each set and eps, on the first ``--splits`` splits of
 ``bench/realdata.py`` (features min-max scaled as annc does), one SGD run (``--epochs``,
-seed 0, annc's ``train_sgd``) is repaired by :func:`~annc.training.pool.repair.repair_network`
+seed 0, annc's ``train_sgd``) is repaired by :func:`~annc.training.warmstart.pool.repair.repair_network`
 twice: as annc does it (bias moved, and where that flips rows the unit's weights refitted by
-an LP, :func:`~annc.training.pool.repair.refit_unit`), and with the bias alone (the refit switched
+an LP, :func:`~annc.training.warmstart.pool.repair.refit_unit`), and with the bias alone (the refit switched
 off).  Printed: the share of (row, unit) activations that differ from SGD's, and the time.
 
     python bench/repair_flips.py [--sets class10,class4,breast_cancer] [--eps 0.01,0.001]
@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-import annc.training.pool.repair as repair  # noqa: E402
+import annc.training.warmstart.pool.repair as repair  # noqa: E402
 from annc.app.api import as_data, as_spec  # noqa: E402
 from annc.solve.compiler import build  # noqa: E402
-from annc.training.sgd import train_sgd  # noqa: E402
+from annc.training.warmstart.sgd import train_sgd  # noqa: E402
 from realdata import SETS, spec_text, splits  # noqa: E402
 
 

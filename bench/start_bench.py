@@ -136,7 +136,7 @@ def _cbc(model, start, limit):
 # -- the run -------------------------------------------------------------------------------
 def compile_instance(net: str, seed: int, work: Path) -> dict:
     """``annc data xor --n 1000 --seed S`` then ``annc compile`` with its start, in-process."""
-    from annc.training.compiling import compile_files
+    from annc.training.mip.compiling import compile_files
     from annc.io.datasets import write_csv, xor_data
     from annc.formulations import floor
     from annc.training.search.incumbent import budgeted_start

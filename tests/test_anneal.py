@@ -1,5 +1,5 @@
-"""Annealed sigmoids (:mod:`annc.training.anneal`), the start pool's seed for step units, and the
-recipe's eps on dense rows (:func:`annc.training.margin.choose_eps`).
+"""Annealed sigmoids (:mod:`annc.training.large.anneal`), the start pool's seed for step units, and the
+recipe's eps on dense rows (:func:`annc.training.warmstart.margin.choose_eps`).
 
 The data are built so that the answers hold for any run: four clusters in the XOR pattern
 need two step units and no linear separator fits them; 3,000 rows of noisy moons are dense
@@ -12,9 +12,9 @@ from sklearn.datasets import make_moons
 
 from annc.app.api import as_data, as_spec
 from annc.solve.compiler import build
-from annc.training.anneal import best_annealed, train_annealed, weighted_accuracy
-from annc.training.pool import start_pool
-from annc.training.margin import FINER, FLIP_SHARE, NARROW, gap_flips, resolve
+from annc.training.large.anneal import best_annealed, train_annealed, weighted_accuracy
+from annc.training.warmstart.pool import start_pool
+from annc.training.warmstart.margin import FINER, FLIP_SHARE, NARROW, gap_flips, resolve
 
 
 def xor_clusters(n=50, seed=0):
@@ -63,7 +63,7 @@ def test_dense_rows_get_a_finer_eps_that_clears_the_gap():
     spec, recipe, prepared = resolve(as_spec("input 2\nhidden 4 binary\noutput 2\n"), as_data((X, y)))
     assert spec.eps in FINER and spec.eps < NARROW
     assert "dense" in recipe.eps.reason
-    from annc.training.pool.seeding import sgd_net
+    from annc.training.warmstart.pool.seeding import sgd_net
     net = sgd_net(prepared.problem, seed=0)
     assert gap_flips(prepared.problem, net, NARROW) > FLIP_SHARE
 
@@ -83,7 +83,7 @@ def test_the_pool_starts_from_annealed_step_units_and_beats_every_line():
 
 def test_the_annealed_start_needs_samples_per_weight():
     """It uses every weight: with fewer than ANNEAL_SAMPLES_PER_WEIGHT samples per weight it is left out."""
-    from annc.training.pool.seeding import ANNEAL_SAMPLES_PER_WEIGHT, annealed_applies
+    from annc.training.warmstart.pool.seeding import ANNEAL_SAMPLES_PER_WEIGHT, annealed_applies
     text = "input 2\nhidden 4 binary\noutput 2\neps 0.01\n"  # 16 weights
     few, many = (make_moons(n_samples=n, noise=0.3, random_state=0) for n in (ANNEAL_SAMPLES_PER_WEIGHT * 16 - 1,
                                                                               ANNEAL_SAMPLES_PER_WEIGHT * 16))

@@ -15,7 +15,7 @@ from annc.formulations import formulate
 from annc.io.problem import make_problem
 from annc.solve.solvers import SolveOptions, solve
 from annc.io.spec import parse_spec
-from annc.training.pool import complete
+from annc.training.warmstart.pool import complete
 
 
 def networks(spec, rng, n_random=300):

@@ -1,4 +1,4 @@
-"""Weighted representatives (:mod:`annc.training.compress`): the MIP of large data is built on
+"""Weighted representatives (:mod:`annc.training.large.compress`): the MIP of large data is built on
 cluster centres, and the verdict is about the exported network on every training row.
 
 The end-to-end test lowers the size at which annc compresses (to 300 distinct rows), so that a
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_moons
 
-import annc.training.compress as compress
+import annc.training.large.compress as compress
 from annc.app.api import as_data, train_api
 from annc.export.report import verdict_lines
-from annc.training.compress import FULL_FLOOR, representatives
+from annc.training.large.compress import FULL_FLOOR, representatives
 
 
 def moons(n, seed=0):
@@ -62,7 +62,7 @@ def test_the_verdict_is_the_full_problems(monkeypatch):
 
 
 def test_a_user_is_told_at_the_start_when_the_data_is_large():
-    from annc.training.compress import ADVISE_ROWS, size_advice
+    from annc.training.large.compress import ADVISE_ROWS, size_advice
     assert size_advice(ADVISE_ROWS, 2) is None
     said = size_advice(ADVISE_ROWS + 1, 3)
     assert "--batches" in said and "--ensemble ovo" in said and "representatives" in said

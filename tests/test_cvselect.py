@@ -1,6 +1,7 @@
-"""Model selection by k-fold cross-validation (:mod:`annc.training.cvselect`, :mod:`annc.training.cvpath`):
-which settings are open, when it applies, the rule (best, or one standard error), scikit-learn's
-``cv_results_`` layout, the same choice on a quiet and a busy machine, and the command line."""
+"""Model selection by k-fold cross-validation (:mod:`annc.training.modelselect.cvselect`,
+:mod:`annc.training.modelselect.cvpath`): which settings are open, when it applies, the rule (best,
+or one standard error), scikit-learn's ``cv_results_`` layout, the same choice on a quiet and a busy
+machine, and the command line."""
 from __future__ import annotations
 
 import json
@@ -16,8 +17,8 @@ from hypothesis import strategies as st
 from annc.app.api import as_data
 from annc.core.errors import UsageError
 from annc.io.spec import parse_spec
-from annc.training.cvpath import FoldScore, Plan, Setting
-from annc.training.cvselect import CVSelection, applies, cross_validate, open_settings
+from annc.training.modelselect.cvpath import FoldScore, Plan, Setting
+from annc.training.modelselect.cvselect import CVSelection, applies, cross_validate, open_settings
 
 RECIPE = "input 2\nhidden 2 binary\noutput 2\n"
 WIDTH_ONLY = RECIPE + "penalty l0 0.5\n"  # only the width is open: two settings, a quick path
@@ -33,7 +34,7 @@ def uncapped_folds(monkeypatch):
     limits alone: the end-to-end tests check what the default does when the folds finish, on a quiet or
     a busy machine alike (a clock that caps them would make the outcome depend on the load).  The cap
     itself is checked by its own arithmetic and by the quiet-against-busy test."""
-    import annc.training.cvselect as cvselect
+    import annc.training.modelselect.cvselect as cvselect
     import annc.training.dispatch as dispatch
     from annc.core.deadline import Deadline
     real = dispatch.cross_validate
@@ -96,7 +97,7 @@ def _selection(means_se_nnz, folds=4, rows=100_000, widths=None):
 def test_a_difference_under_one_validation_row_a_fold_is_no_evidence():
     """4 folds of 25 validation rows: RESOLUTION (0.75) rows a fold is 0.03 of CV accuracy, and a
     setting less than that below the best counts as good as the best (the sparsest of them is chosen)."""
-    from annc.training.cvresults import RESOLUTION
+    from annc.training.modelselect.cvresults import RESOLUTION
     assert RESOLUTION == 0.75
     settings = [(0.90, 0.01, 12), (0.88, 0.01, 5), (0.86, 0.01, 3)]
     sel = _selection(settings, rows=100)
@@ -126,7 +127,7 @@ def test_at_one_width_the_largest_l0_weight_as_good_as_the_best_stands_for_the_s
 
 
 def test_one_standard_error_rule_takes_the_sparsest_within_one_se_of_the_best(monkeypatch):
-    import annc.training.cvresults as cvresults
+    import annc.training.modelselect.cvresults as cvresults
     monkeypatch.setattr(cvresults, "SE_RULE", 1.0)
     sel = _selection([(0.80, 0.01, 3), (0.86, 0.02, 5), (0.90, 0.02, 12), (0.885, 0.01, 8)])
     assert sel.best == 2
@@ -160,7 +161,7 @@ def _path_and_separator(path_folds, separator_folds, path_weights=9, rows=300):
 def test_the_path_goes_before_the_separator_only_where_it_earns_it():
     """The path's setting must beat the separator on the same folds by more than half the standard
     error of the paired differences, and by more than the resolution."""
-    from annc.training.cvresults import PAIRED_SE
+    from annc.training.modelselect.cvresults import PAIRED_SE
     assert PAIRED_SE == 0.5
     separator = [0.80, 0.80, 0.84]
     one_fold = _path_and_separator([0.80, 0.90, 0.80], separator)  # d = 0, +0.10, -0.04
@@ -188,7 +189,7 @@ def test_without_a_separator_the_spec_as_written_is_what_the_path_must_beat():
     plan's anchor is the spec as written (its width, its l0 weight, the data's eps), and a setting
     of higher CV accuracy goes before it only where its paired fold differences earn it, as against
     a separator (modechoice: 79.7% over 5 splits to 83.2%, train-test gap 10.9 to 8.4 points)."""
-    from annc.training.cvselect import plan_for
+    from annc.training.modelselect.cvselect import plan_for
     spec = parse_spec("input 5\nhidden 4 binary\noutput 4\n")
     plan = plan_for(spec, 150, 30, 0.001, time_limit=30)
     assert not plan.logistic and plan.anchor == Setting(4, spec.penalty_weight, 0.001)
@@ -274,8 +275,8 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine():
     finally:
         busy.kill()
         busy.wait()
-    from annc.training.cvselect import LOGISTIC_PATH
-    from annc.training.pool.trees import DEPTHS
+    from annc.training.modelselect.cvselect import LOGISTIC_PATH
+    from annc.training.warmstart.pool.trees import DEPTHS
     assert quiet.plan.folds == 3 and len(quiet.labels) == 12 + len(LOGISTIC_PATH) + len(DEPTHS)  # widths 1, 2;
     # six l0; the Cs; the trees
     assert loaded.label == quiet.label and loaded.chosen == quiet.chosen
@@ -332,7 +333,7 @@ def test_estimator_exposes_cv_results(uncapped_folds):
 
 
 def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
-    from annc.training.cvselect import MAX_CV_ROWS, _sample, plan_for
+    from annc.training.modelselect.cvselect import MAX_CV_ROWS, _sample, plan_for
     spec = parse_spec("input 2\nhidden 4 binary\noutput 2\n")
     assert plan_for(spec, 400, 200, 0.1, time_limit=None).folds == 5
     assert plan_for(spec, 400, 200, 0.1, time_limit=30).folds == 3  # a short limit: fewer folds
@@ -356,9 +357,9 @@ def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
     """The final training's pool gets the cheap path's network of the chosen setting on all the
     rows (on a breast_cancer split the trainer's own pool at width 1 found only the constant network)."""
     from annc.solve.compiler import build
-    from annc.training.margin import resolve
+    from annc.training.warmstart.margin import resolve
     from annc.training.search.incumbent import search_incumbent
-    from annc.training.pool.candidates import SEED_NAME, seed_point
+    from annc.training.warmstart.pool.candidates import SEED_NAME, seed_point
     data = as_data(moons(100))
     sel = cross_validate(parse_spec(WIDTH_ONLY), data, time_limit=30)
     spec = resolve(sel.spec, data).spec
@@ -378,8 +379,8 @@ def test_above_many_rows_the_spec_as_written_faces_the_separators_on_a_sample(mo
     the curve) it trains with no weight budget and makes its own start on all rows, as the folds'
     networks saw only the sample.  Without separators to set against the spec (a written penalty)
     cross-validation does not apply there."""
-    import annc.training.cvselect as cvselect
-    from annc.training.cvselect import LOGISTIC_PATH, MIN_LIMIT, SHORT
+    import annc.training.modelselect.cvselect as cvselect
+    from annc.training.modelselect.cvselect import LOGISTIC_PATH, MIN_LIMIT, SHORT
     monkeypatch.setattr(cvselect, "MANY_ROWS", 150)
     monkeypatch.setattr(cvselect, "MAX_CV_ROWS", 200)
     spec, data = parse_spec("input 2\nhidden 4 binary\noutput 2\n"), as_data(moons(300, seed=1))
@@ -399,9 +400,9 @@ def test_above_many_rows_the_spec_as_written_faces_the_separators_on_a_sample(mo
 def test_the_two_way_plans_weight_drop_solves_no_lp(monkeypatch):
     """Step 2 of the two-way plan (``keep_activations=False``, ``refit_gap=False``): lifts alone, no
     LP, and never worse than its start (the same pass keeping activations solves the refits' LPs)."""
-    import annc.training.pool.repair as repair
+    import annc.training.warmstart.pool.repair as repair
     from annc.solve.compiler import build
-    from annc.training.pool import sgd_start
+    from annc.training.warmstart.pool import sgd_start
     from annc.training.search.local import drop_weights
     c = build(parse_spec(RECIPE + "eps 0.001\n"), as_data(moons(200)))
     x = sgd_start(c.model, c.problem, seed=0, lasso=False)
@@ -417,7 +418,7 @@ def test_the_two_way_plans_weight_drop_solves_no_lp(monkeypatch):
 def test_a_short_limit_trains_the_spec_as_written():
     """Under MIN_LIMIT seconds the folds would leave the final training too little: no selection."""
     from annc.app.api import as_data, parse_spec
-    from annc.training.cvselect import MIN_LIMIT, applies
+    from annc.training.modelselect.cvselect import MIN_LIMIT, applies
     spec, data = parse_spec(WIDTH_ONLY), as_data(moons(120))
     assert applies(spec, data, None) and applies(spec, data, MIN_LIMIT)
     assert not applies(spec, data, MIN_LIMIT - 1)
@@ -428,12 +429,12 @@ def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weight
     weights of the chosen setting rounded up, at least those of its network on all rows, which is
     then a feasible start; a written penalty leaves the spec without a budget.  (The path's settings
     only: a chosen logistic separator is kept as it is, with no budget.)"""
-    import annc.training.cvselect as cvselect
+    import annc.training.modelselect.cvselect as cvselect
     monkeypatch.setattr(cvselect, "LOGISTIC_PATH", ())
-    monkeypatch.setattr("annc.training.pool.trees.DEPTHS", ())  # the path's settings alone
+    monkeypatch.setattr("annc.training.warmstart.pool.trees.DEPTHS", ())  # the path's settings alone
     from annc.solve.compiler import build
-    from annc.training.margin import resolve
-    from annc.training.pool.candidates import seed_point
+    from annc.training.warmstart.margin import resolve
+    from annc.training.warmstart.pool.candidates import seed_point
     from annc.formulations.l0 import count
     data = as_data(moons(100))
     sel = cross_validate(parse_spec(RECIPE), data, time_limit=30)
@@ -455,12 +456,12 @@ def test_the_folds_pool_holds_the_annealed_network_of_step_units():
     model at every width, through the units its output layer weighs most."""
     from annc.solve.compiler import build
     from annc.training.context import RunContext
-    from annc.training.cvpath import _pool, _wide_layers, spec_at
-    from annc.training.pool import feasible
+    from annc.training.modelselect.cvpath import _pool, _wide_layers, spec_at
+    from annc.training.warmstart.pool import feasible
     spec, s = parse_spec("input 2\nhidden 4 binary\noutput 2\n"), Setting(None, 0.5, 0.001)
     many, few = as_data(moons(400)), as_data(moons(60))
     assert len(_wide_layers(spec, s, many, True, RunContext())) == 2
-    from annc.training.pool.seeding import annealed_applies
+    from annc.training.warmstart.pool.seeding import annealed_applies
     assert not annealed_applies(build(spec_at(spec, s), few).problem)  # the final training's pool would not hold it
     assert len(_wide_layers(spec, s, few, True, RunContext())) == 2  # the folds' does
     relu = parse_spec("input 2\nhidden 4 relu\noutput 2\n")
@@ -486,8 +487,8 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     classes, the spec's default l0 weight and the narrow margin; none where the spec writes its
     penalty.  For k classes k (k - 1) / 2 units (one-vs-one: a unit per pair of classes), only
     where the spec's one hidden layer is that wide."""
-    from annc.training.cvselect import LOGISTIC_PATH, plan_for
-    from annc.training.margin import NARROW
+    from annc.training.modelselect.cvselect import LOGISTIC_PATH, plan_for
+    from annc.training.warmstart.margin import NARROW
     plan = plan_for(parse_spec("input 2\nhidden 4 binary\noutput 2\n"), 400, 200, 0.1, time_limit=30)
     assert [s.logistic for s in plan.logistic] == list(LOGISTIC_PATH)
     assert {(s.width, s.penalty, s.eps) for s in plan.logistic} == {(1, 0.5, NARROW)}
@@ -510,7 +511,7 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
 
 
 def _logistic_only(spec, C=1.0):
-    from annc.training.cvselect import plan_for
+    from annc.training.modelselect.cvselect import plan_for
     plan = plan_for(spec, 300, 100, 0.1, time_limit=30)
     s = next(s for s in plan.logistic if s.logistic == C)
     return Plan((s,), plan.folds, plan.open), s
@@ -521,8 +522,8 @@ def test_a_logistic_setting_is_logistic_regressions_own_separator():
     regression's, fitted on the fold's scaled rows, times a positive factor (its support and
     direction), so it reads the rows as the regression does; it is not thinned by the path."""
     from annc.solve.compiler import build
-    from annc.training.cvpath import fold_path, spec_at
-    from annc.training.pool.linear import logistic
+    from annc.training.modelselect.cvpath import fold_path, spec_at
+    from annc.training.warmstart.pool.linear import logistic
     spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
     data = as_data(noisy_line())
     plan, s = _logistic_only(spec)
@@ -558,9 +559,9 @@ def test_a_separator_chosen_on_a_sample_is_fitted_on_all_rows():
     direction on all rows is the regression's on all rows."""
     from annc.solve.compiler import build
     from annc.training.context import RunContext
-    from annc.training.cvpath import spec_at
-    from annc.training.cvrows import kept_on_rows
-    from annc.training.pool.linear import logistic
+    from annc.training.modelselect.cvpath import spec_at
+    from annc.training.modelselect.cvrows import kept_on_rows
+    from annc.training.warmstart.pool.linear import logistic
     spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
     data = as_data(noisy_line())
     _plan, s = _logistic_only(spec)
@@ -578,8 +579,8 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     its network on all rows as it is: no search and no full MIP replace it, the verdict says so,
     and annc's lower bound, valid for every network, stays at or below its objective."""
     from types import SimpleNamespace
-    from annc.training.cvpath import fold_path
-    from annc.training.cvrows import raw_network
+    from annc.training.modelselect.cvpath import fold_path
+    from annc.training.modelselect.cvrows import raw_network
     from annc.training.request import TrainRequest
     from annc.training.search.incumbent import kept_why
     from annc.training.trainer import fit
@@ -590,7 +591,7 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     state: dict = {}
     fold_path(spec, data, data, plan, state=state)
     seed = raw_network(*state["networks"][s])
-    from annc.training.cvpath import spec_at
+    from annc.training.modelselect.cvpath import spec_at
     label = s.label(spec)
     chosen = SimpleNamespace(start_network=seed, keeps=True, label=label, to_dict=lambda: {"chosen_label": label})
     from annc.solve.solvers import SolveOptions
@@ -617,7 +618,7 @@ def test_the_vote_layer_chooses_a_class_with_the_most_wins(m, seed):
     argmax has that many (the classes in any order, a class without units never chosen); where the
     units compare scores, h_ij = 1[s_i >= s_j], it is the class of the largest score, won by a
     whole vote."""
-    from annc.training.pool.linear import _units, pairs, votes
+    from annc.training.warmstart.pool.linear import _units, pairs, votes
     rng = np.random.default_rng(seed)
     classes = m + 1
     targets = [int(c) for c in rng.permutation(classes)[:m]]
@@ -646,9 +647,9 @@ def test_a_three_class_logistic_setting_predicts_as_logistic_regression():
     scores), but for the rows the repair moved off the narrow eps gap."""
     from sklearn.datasets import make_blobs
     from annc.solve.compiler import build
-    from annc.training.cvpath import fold_path, spec_at
-    from annc.training.cvselect import plan_for
-    from annc.training.pool.linear import logistic
+    from annc.training.modelselect.cvpath import fold_path, spec_at
+    from annc.training.modelselect.cvselect import plan_for
+    from annc.training.warmstart.pool.linear import logistic
     X, y = make_blobs(240, centers=3, n_features=4, cluster_std=2.5, random_state=3)
     spec = parse_spec("input 4\nhidden 4 binary\noutput 3\n")
     data = as_data((X, y))

@@ -7,8 +7,8 @@ from annc.io.solutions import Status
 from annc.solve.decode import decode_network
 from annc.solve.solvers.base import SolveResult
 from annc.solve.verify import check
-from annc.training.deadweights import dead_cleared, drop_dead_weights
-from annc.training.pool.point import complete
+from annc.training.finish.deadweights import dead_cleared, drop_dead_weights
+from annc.training.warmstart.pool.point import complete
 
 SPEC = "input 5\nhidden 3 binary\noutput 2\nloss errors\npenalty l0 0.5\neps 0.1\n"
 # unit 0 reads x1 and feeds the output; units 1 and 2 (3 non-zero weights in) feed nothing.

@@ -125,7 +125,7 @@ def test_failed_pair_mips_fail_the_run_naming_every_pair(blobs, tmp_path, capfd)
     """Every pair MIP ends in one of annc's own errors (here, deterministically, a solver
     "cmd" without its command): one error of that kind naming every pair, nothing
     written, and no crashed-task dump from Dask."""
-    from annc.training.decomposition import train_ovo
+    from annc.training.decompose.decomposition import train_ovo
     from annc.training.trainer import train as train_network
     root, train, _ = blobs
     with pytest.raises(UsageError) as e:
@@ -149,7 +149,7 @@ def test_each_pair_mip_is_capped_by_its_share_of_the_runs_limit(blobs):
     from annc.core.errors import NoSolutionError
     from annc.solve.solvers import SolveOptions
     from annc.training.context import TASK_OVERHEAD
-    from annc.training.decomposition import train_ovo
+    from annc.training.decompose.decomposition import train_ovo
     root, train, _ = blobs
     with pytest.raises(NoSolutionError) as e:
         train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), train=executor_tasks.report_cap,
@@ -162,7 +162,7 @@ def test_each_pair_mip_is_capped_by_its_share_of_the_runs_limit(blobs):
 
 def test_a_limit_too_short_for_the_pairs_is_refused_before_any_starts(blobs, tmp_path):
     from annc.solve.solvers import SolveOptions
-    from annc.training.decomposition import train_ovo
+    from annc.training.decompose.decomposition import train_ovo
     from annc.training.trainer import train as train_network
     root, train, _ = blobs
     with pytest.raises(UsageError, match=r"3 pair MIPs on 1 worker\(s\) .* give --time-limit (\d+) or more") as e:
@@ -187,7 +187,7 @@ def test_ovo_completes_when_a_worker_is_killed(blobs):
     import multiprocessing
     import os
     import signal
-    from annc.training.decomposition import train_ovo
+    from annc.training.decompose.decomposition import train_ovo
     from annc.training.trainer import train as train_network
     from annc.solve.solvers import SolveOptions
     root, train, _ = blobs

@@ -15,7 +15,7 @@ import pytest
 
 import executor_tasks as tasks
 from annc.core.errors import UsageError
-from annc.training.executor import Executor, TaskFailed, check_scheduler, check_workers
+from annc.training.large.executor import Executor, TaskFailed, check_scheduler, check_workers
 
 HERE = Path(__file__).resolve().parent
 

@@ -89,7 +89,7 @@ def test_a_new_loss_with_its_margin(register):
     assert_size_is_the_model_size(spec, X, y)
     r = annc.train(spec, (X, y), warm_start=False, time_limit=15)  # the network need not be optimal, only verified
     assert r.verified and r.network.scores(X).shape == (24, 2)
-    from annc.training.selection import candidates
+    from annc.training.modelselect.selection import candidates
     assert any("margin 0.25" in label for label, _ in candidates(spec))
     from annc.app.estimator import MIPNetClassifier
     text = MIPNetClassifier(hidden_layer_sizes=(2,), loss="sqhinge", margin=0.5)._spec_text(5, 2)

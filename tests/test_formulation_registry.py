@@ -13,7 +13,7 @@ For a random network in the weight and bias boxes, on random small data:
 
 The eps gap: a binary, ReLU or sign unit whose pre-activation lies in ``(0, eps)`` has
 no MIP point.  The generator moves such networks off the gap with the very repair the
-MIP starts use (:func:`annc.training.pool.repair.off_gap` without scaling: each unit's bias
+MIP starts use (:func:`annc.training.warmstart.pool.repair.off_gap` without scaling: each unit's bias
 moves, within its box, to a threshold that leaves no row in the gap), so the test also
 covers that repair.  For ``nll`` the outputs of a row must be pairwise eps apart (the
 diversifying rows); random outputs rarely tie that closely, and a network whose outputs
@@ -39,7 +39,7 @@ from annc.core.losses import LOSS
 from annc.core.network import Layer, TrainedNetwork
 from annc.io.problem import make_problem
 from annc.io.spec import parse_spec
-from annc.training.pool.repair import off_gap
+from annc.training.warmstart.pool.repair import off_gap
 
 EPS = 0.01
 COMBINATIONS = list(itertools.product(ACTIVATIONS, LOSSES, PENALTIES))

@@ -36,8 +36,8 @@ from annc.io.solutions import Status
 from annc.solve.solvers import SolveOptions, solve
 from annc.io.spec import format_spec, parse_spec
 from annc.io.spec.types import grid_values
-from annc.training.pool import sgd_start
-from annc.training.pool.repair import threshold
+from annc.training.warmstart.pool import sgd_start
+from annc.training.warmstart.pool.repair import threshold
 from annc.solve.verify import check
 
 EPS = 0.01

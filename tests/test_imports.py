@@ -34,10 +34,8 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("formulations", {"binary", "common", "errors", "grid", "hinge", "l0", "l1", "lift", "nll", "nopenalty", "output",
                       "registry", "relu", "sign", "symmetry"}),
     ("solve", {"compiler", "solvers", "lp", "decode", "verify", "verdict"}),
-    ("training", {"context", "pool", "search", "finish", "margin", "compiling", "bounds", "sgd", "anneal", "compress", "chain",
-                  "deadweights", "request", "runfiles", "results", "trainer", "proof", "stalling",
-                  "splits", "select_grid", "selection", "cvpath", "cvresults", "cvrows", "cvselect", "decomposition", "dispatch", "executor",
-                  "largedata"}),
+    ("training", {"context", "large", "warmstart", "search", "bounds", "finish", "mip", "request", "results", "trainer",
+                  "modelselect", "decompose", "dispatch"}),
     ("export", {"report", "report_drawing", "html_report", "onnx_export"}),
     ("app", {"api", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator"}),
 ]
@@ -47,12 +45,12 @@ ONLY_BELOW = {"io.writers": {"io.outputs"}, "io.solutions": set()}
 NEVER = {
     "formulations": {"io.writers", "io.varmap"},  # a formulation is rows, not a file
     "solve.solvers": {"solve.compiler", "solve.decode", "io.varmap", "solve.verify"},  # a driver turns a model into a point
-    "training.bounds": {"training.search", "training.finish", "training.trainer", "training.chain",
-                        "training.decomposition", "training.selection"},  # bounds, not search
-    # the start pool, then the searches that improve its networks, then the finish after a solve
-    "training.pool": {"training.search", "training.finish", "training.trainer"},
+    "training.bounds": {"training.search", "training.finish", "training.trainer", "training.mip",
+                        "training.decompose", "training.modelselect"},  # bounds, not search
+    # the warm starts, then the searches that improve their networks, then the finish after a solve
+    "training.warmstart": {"training.search", "training.finish", "training.trainer"},
     "training.search": {"training.finish", "training.trainer"},
-    "training.context": {"training.pool", "training.search", "training.finish", "training.bounds",
+    "training.context": {"training.warmstart", "training.search", "training.finish", "training.bounds",
                          "training.trainer"},
 }
 ROOT_CONSTANTS = {"__version__"}  # names any layer may take from the package (its top level imports nothing)
@@ -172,10 +170,10 @@ def test_no_module_imports_a_higher_layer():
         found += violations(module, source, is_package=is_package)
     assert not found, "\n".join(found)
     # the graph was read: e.g. the pipeline's own edges are there
-    assert {("training.trainer", "training.chain"), ("solve.compiler", "formulations"),
+    assert {("training.trainer", "training.mip"), ("solve.compiler", "formulations"),
             ("formulations", "core.model"), ("app.cli_train", "training.dispatch"),
             ("app.api", "training.dispatch"), ("training.dispatch", "training.trainer"),
-            ("app.experiment", "training.chain")} <= edges
+            ("app.experiment", "training.mip")} <= edges
 
 
 # -- no import cycles (deferred imports included) --------------------------------------------------
@@ -265,10 +263,12 @@ def test_no_import_cycles():
     known_units = [{unit_of(m) for m in c} for c in KNOWN_CYCLES]
     assert [sorted(c) for c in cycles(unit_graph(graph)) if c not in known_units] == []
     # the graph was read, deferred imports too: cli_train imports dispatch inside cmd_train()
-    assert "annc.training.dispatch" in graph["annc.app.cli_train"] and "annc.core.log" in graph["annc.training.selection"]
+    assert "annc.training.dispatch" in graph["annc.app.cli_train"]
+    assert "annc.core.log" in graph["annc.training.modelselect.selection"]
     # selection and decomposition receive the training function: they never import training
-    assert "annc.training.trainer" not in graph["annc.training.selection"] | graph["annc.training.decomposition"]
-    assert {"annc.training.trainer", "annc.training.selection", "annc.training.decomposition"} <= graph["annc.training.dispatch"]
+    selection, decomposition = "annc.training.modelselect.selection", "annc.training.decompose.decomposition"
+    assert "annc.training.trainer" not in graph[selection] | graph[decomposition]
+    assert {"annc.training.trainer", selection, decomposition} <= graph["annc.training.dispatch"]
 
 
 @pytest.mark.parametrize("graph, expected", [
@@ -314,9 +314,9 @@ def test_annc_train_and_compile_are_the_api_functions():
 # -- the checker fails when a rule is broken (synthetic sources; no file is touched) ---------------
 @pytest.mark.parametrize("module, source, is_package, words", [
     ("annc.formulations.relu", "from ..solve.solvers import solve\n", False, "layer 3 (solve) above layer 2"),
-    ("annc.formulations.relu", "def f():\n    from annc.training.sgd import fit\n", False,
+    ("annc.formulations.relu", "def f():\n    from annc.training.warmstart.sgd import fit\n", False,
      "layer 4 (training) above layer 2 (formulations)"),
-    ("annc.formulations.binary", "import annc.training.sgd\n", False, "layer 4 (training) above layer 2"),
+    ("annc.formulations.binary", "import annc.training.warmstart.sgd\n", False, "layer 4 (training) above layer 2"),
     ("annc.formulations.binary", "from ..io.writers import write_model\n", False,
      "formulations.binary never imports io.writers"),
     ("annc.core.errors", "from ..io.spec import NetworkSpec\n", False, "layer 1 (io) above layer 0 (core)"),

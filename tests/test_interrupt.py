@@ -80,7 +80,7 @@ def test_selection_stops_after_a_candidate_interrupted_before_any_network():
     solution, and --select (one candidate after another) trains no further candidate."""
     from annc.core.errors import NoSolutionError
     from annc.training.context import RunContext
-    from annc.training.selection import Row, _train_sequentially
+    from annc.training.modelselect.selection import Row, _train_sequentially
 
     def train(cand, fit, val, time_limit):
         err = NoSolutionError("[x] highs: interrupted before the solver found any solution")

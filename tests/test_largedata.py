@@ -1,4 +1,4 @@
-"""The large-data path on Dask (:mod:`annc.training.largedata`): the clustering and the annealed
+"""The large-data path on Dask (:mod:`annc.training.large.largedata`): the clustering and the annealed
 seeds run as tasks when ``workers`` (or ``scheduler``) is given, and the network is the same
 with and without workers.
 
@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from sklearn.datasets import make_moons
 
 import annc
-import annc.training.compress as compress
+import annc.training.large.compress as compress
 from annc.app.api import as_data
-from annc.training.anneal import best_annealed
+from annc.training.large.anneal import best_annealed
 from annc.training.context import RunContext
-from annc.training.executor import Executor
-from annc.training.largedata import enter
+from annc.training.large.executor import Executor
+from annc.training.large.largedata import enter
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_the_annealed_seeds_on_workers_are_the_seeds_here(cluster):
 def test_a_seed_lost_on_every_worker_is_trained_here():
     class Lost:  # an executor whose tasks all fail
         def run(self, fn, items, **kw):
-            from annc.training.executor import TaskFailed
+            from annc.training.large.executor import TaskFailed
             return [TaskFailed(i, "seed", "KilledWorker") for i in range(len(items))]
     X, y = moons(200)
     net, scores = best_annealed(X, y, [2], 2, seeds=range(3), steps=100, ctx=RunContext(executor=Lost()))

@@ -212,12 +212,12 @@ def test_a_start_proven_by_annc_skips_the_full_mip():
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem=tiny(), more=st.floats(0.0, 6.0))
 def test_the_pools_quick_bound_aimed_higher_is_never_weaker_and_what_it_keeps_changes_nothing(problem, more):
-    """The start pool's test (:class:`annc.training.proof.PoolTest`) computes the bound once, aimed
+    """The start pool's test (:class:`annc.training.bounds.proof.PoolTest`) computes the bound once, aimed
     at its first objective, and compares the later, lower ones with it: a bound aimed higher must
     never be weaker, and every value stays below the brute-force optimum.  The bounds it keeps for
     the proof (``known``) give the same values as a fresh computation."""
     from annc.training.bounds import best
-    from annc.training.proof import QUICK_LEVELS
+    from annc.training.bounds.proof import QUICK_LEVELS
     if problem.spec.penalty_weight == 0:
         problem = replace(problem, spec=replace(problem.spec, penalty="l0", penalty_weight=0.5))
     _, optimum = errors_within(problem)
@@ -302,7 +302,7 @@ def test_the_pools_bound_is_the_floor_at_which_the_searches_stop(monkeypatch):
     from annc.app.api import as_data
     from annc.io.spec import parse_spec
     from annc.solve.compiler import build
-    from annc.training.proof import PoolTest
+    from annc.training.bounds.proof import PoolTest
     from annc.training.search import incumbent, lns, start
     from annc.training.search.incumbent import search_incumbent
     monkeypatch.setattr(PoolTest, "__call__", lambda self, objective: False)

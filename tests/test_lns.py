@@ -1,5 +1,5 @@
 """The exact neighbourhood search (annc.training.search.lns) and the start pool's linear separators
-(annc.training.pool.linear): every certificate is checked by brute force on instances small
+(annc.training.warmstart.pool.linear): every certificate is checked by brute force on instances small
 enough to enumerate, and the pool never loses to its best linear separator."""
 import itertools
 
@@ -10,7 +10,7 @@ from annc.app.api import as_spec, as_data
 from annc.solve.compiler import build
 from annc.formulations import network_loss
 from annc.training.search import lns, start_search
-from annc.training.pool.point import complete, hidden_network
+from annc.training.warmstart.pool.point import complete, hidden_network
 
 GRID = np.array([-1.0, 0.0, 1.0])  # weights and biases on the grid {-1, 0, 1}: every network enumerable
 SPEC = ("input 2\nhidden 2 binary\noutput 2\nweights [-1, 1] grid 3\nbias [-1, 1] grid 3\n"

@@ -1,4 +1,4 @@
-"""The default recipe's eps, chosen on the training data (:mod:`annc.training.margin`).
+"""The default recipe's eps, chosen on the training data (:mod:`annc.training.warmstart.margin`).
 
 Data are built so that the answer holds for any SGD run: two clusters 0.6 apart along a
 diagonal admit a gap of 0.1 around any separating unit; labels drawn at random do not
@@ -18,8 +18,8 @@ from annc.io.recipe import DATA
 from annc.io.spec import format_spec, parse_spec
 from annc.io.varmap import map_spec
 from annc.solve.compiler import build
-from annc.training.margin import NARROW, NU, WIDE, margin_errors, resolve
-from annc.training.pool.seeding import sgd_net
+from annc.training.warmstart.margin import NARROW, NU, WIDE, margin_errors, resolve
+from annc.training.warmstart.pool.seeding import sgd_net
 
 DEFAULT = "input 4\nhidden 2 binary\noutput 2\n"
 
@@ -111,7 +111,7 @@ def test_the_pool_takes_the_eps_choices_sgd_network_without_training_it_again(mo
     """The eps choice and the start pool's first candidate train the same seed-0 SGD network of
     the same rows: the second is remembered from the first (one SGD run, not two), equal to a
     network trained afresh, and a caller's change to it does not reach the memory."""
-    import annc.training.pool.seeding as seeding
+    import annc.training.warmstart.pool.seeding as seeding
     X, y = noise(seed=3)
     p = build(as_spec(DEFAULT + "eps 0.001\n"), as_data((X, y))).problem
     trained = []

@@ -17,6 +17,42 @@ from conftest import ROOT
                                       ("annc.starts.search", "annc.training.search.local"),
                                       ("annc.api", "annc.app.api"), ("annc.verdict", "annc.solve.verdict")])
 def test_an_old_module_path_is_the_moved_module_with_a_warning(old, new):
+    _same_module_with_a_warning(old, new)
+
+
+# training/'s top-level modules grouped by concern (issue 62): every old path, and the old top-level
+# and ``starts`` paths that named them
+GROUPED = {"modelselect": ("cvselect", "cvpath", "cvresults", "cvrows", "selection", "select_grid", "splits"),
+           "large": ("executor", "anneal", "compress", "largedata"), "warmstart": ("sgd", "margin", "pool"),
+           "decompose": ("decomposition",), "mip": ("chain", "compiling", "stalling", "runfiles"),
+           "bounds": ("proof",), "finish": ("deadweights",)}
+
+
+@pytest.mark.parametrize("old, new", [
+    *[(f"annc.training.{m}", f"annc.training.{p}.{m}") for p, ms in GROUPED.items() for m in ms],
+    *[(f"annc.training.pool.{m}", f"annc.training.warmstart.pool.{m}")
+      for m in ("candidates", "linear", "point", "repair", "seeding")],
+    ("annc.training.starts.margin", "annc.training.warmstart.margin"),
+    ("annc.training.starts.repair", "annc.training.warmstart.pool.repair"),
+    ("annc.sgd", "annc.training.warmstart.sgd"), ("annc.chain", "annc.training.mip.chain"),
+    ("annc.selection", "annc.training.modelselect.selection"), ("annc.executor", "annc.training.large.executor"),
+    ("annc.decomposition", "annc.training.decompose.decomposition")])
+def test_a_grouped_training_module_is_the_moved_module_with_a_warning(old, new):
+    _same_module_with_a_warning(old, new)
+
+
+def test_an_old_training_path_loads_no_second_copy_in_a_fresh_process():
+    code = ("import sys, warnings; warnings.simplefilter('ignore', DeprecationWarning)\n"
+            "from annc.training.pool.seeding import sgd_start\n"
+            "import annc.training.cvselect as old, annc.training.modelselect.cvselect as new\n"
+            "from annc.training.warmstart.pool import seeding\n"
+            "assert old is new and sgd_start is seeding.sgd_start\n"
+            "assert len({id(m) for n, m in sys.modules.items() if n.endswith('pool.seeding')}) == 1\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+
+
+def _same_module_with_a_warning(old, new):
     import warnings
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")

@@ -10,7 +10,7 @@ import pytest
 from annc.app import experiment as ex
 from annc.io.datasets import xor_data
 from annc.app.experiment.paper_sgd import loss_over_samples, train_paper_greedy_sgd, train_paper_sgd
-from annc.training.sgd import _init_params
+from annc.training.warmstart.sgd import _init_params
 
 
 def test_binary_hidden_layers_never_move_only_the_output_learns():

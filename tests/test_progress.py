@@ -62,7 +62,7 @@ def test_selected_marks_what_select_changed():
 def test_the_data_choose_eps_with_a_reason(xor32):
     from annc.solve.compiler import build
     from annc.io.data import load_data
-    from annc.training.margin import NARROW, NU, WIDE, choose_eps, default_eps, resolve
+    from annc.training.warmstart.margin import NARROW, NU, WIDE, choose_eps, default_eps, resolve
     spec, recipe, prepared = resolve(parse_spec(MINIMAL, "m.ann"), load_data(xor32))
     c = build(spec, load_data(xor32), recipe=recipe, prepared=prepared)
     assert c.recipe.eps.source == DATA and c.spec.eps in (WIDE, NARROW)

@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 
 from annc.formulations import formulate
 from annc.io.problem import make_problem
-from annc.training.sgd import train_sgd
+from annc.training.warmstart.sgd import train_sgd
 from annc.io.spec import parse_spec
-from annc.training.pool import complete, output_layer, pruned, sgd_start
+from annc.training.warmstart.pool import complete, output_layer, pruned, sgd_start
 from annc.training.context import RunContext
 from annc.training.search import mip_start
-from annc.training.pool.point import hidden_network
-from annc.training.pool.repair import off_gap, repair_network
+from annc.training.warmstart.pool.point import hidden_network
+from annc.training.warmstart.pool.repair import off_gap, repair_network
 
 
 def blobs(n=120, d=4, k=3, seed=0):
@@ -141,7 +141,7 @@ def test_mip_start_with_a_penalty_is_feasible_and_finite():
 
 
 def test_the_refitted_output_layer_is_in_its_box_and_a_feasible_start():
-    from annc.training.pool.seeding import refit_output
+    from annc.training.warmstart.pool.seeding import refit_output
     X, y = blobs(seed=6)
     m, pb = problem(SPEC, X, y)
     net = train_sgd(pb.X_samples, pb.y, [4], "binary", epochs=300, seed=0)
@@ -192,7 +192,7 @@ def test_the_folds_drop_pass_moves_units_off_the_gap_by_their_biases_alone(monke
     biases alone: the repair's LP (``off_gap``'s refit) is never solved; the one LP of a try is
     the refit that keeps the unit's activations (``_kept_pattern``), and the result is still a
     point the model accepts, never worse."""
-    import annc.training.pool.repair as repair
+    import annc.training.warmstart.pool.repair as repair
     from annc.training.search import local
 
     def no_lp(*args, **kwargs):

@@ -1,4 +1,4 @@
-"""Moving a step unit off the eps gap by refitting its weights (:func:`annc.training.pool.repair.refit_unit`).
+"""Moving a step unit off the eps gap by refitting its weights (:func:`annc.training.warmstart.pool.repair.refit_unit`).
 
 The bias alone cannot widen a unit's margin; an LP over the unit's weights can. These
 tests hold for any BLAS: the data are exact or the assertions are inequalities.
@@ -7,12 +7,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import annc.training.pool.repair as repair
+import annc.training.warmstart.pool.repair as repair
 from annc.formulations import formulate
 from annc.io.problem import make_problem
 from annc.io.spec import parse_spec
-from annc.training.pool import complete
-from annc.training.pool.repair import off_gap, refit_unit, threshold
+from annc.training.warmstart.pool import complete
+from annc.training.warmstart.pool.repair import off_gap, refit_unit, threshold
 
 EPS = 0.001
 
@@ -45,7 +45,7 @@ def test_a_refit_keeps_a_pattern_the_bias_alone_must_flip():
 
 def test_a_repair_without_refit_keeps_the_units_hyperplane():
     """The rows of the test above: where the bias alone must flip a row, ``refit=False`` (a kept
-    logistic separator's repair, annc.training.cvpath.kept_point) moves the bias and keeps the
+    logistic separator's repair, annc.training.modelselect.cvpath.kept_point) moves the bias and keeps the
     unit's direction, flipping that row; the refit turns the unit to read x2 instead."""
     X = np.array([[0.5002, 0.0], [0.4998, 1.0]])
     W, b = np.array([[1.0], [1e-4]]), np.array([-0.5])

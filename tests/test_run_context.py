@@ -18,7 +18,7 @@ from annc.solve.compiler import build
 from annc.solve.solvers import SOLVERS, SolveOptions
 from annc.solve.solvers.base import solver_options
 from annc.training.context import RunContext
-from annc.training.pool.point import complete, hidden_network
+from annc.training.warmstart.pool.point import complete, hidden_network
 from annc.training.search import lns
 from annc.training.search.neighbourhoods import NEIGHBOURHOODS, Neighbourhood, output_cols, register, unregister
 from conftest import ROOT
@@ -91,7 +91,7 @@ def test_a_context_stops_at_its_deadline_or_a_ctrl_c():
 
 # -- the compile pipeline ---------------------------------------------------------------------
 def test_the_solve_layer_takes_no_callable():
-    """solve/compiler.py is composed from above (annc.training.compiling): none of its functions
+    """solve/compiler.py is composed from above (annc.training.mip.compiling): none of its functions
     takes a callback such as resolve= or start=."""
     import annc.solve.compiler as compiler
     tree = ast.parse(inspect.getsource(compiler))
@@ -126,7 +126,7 @@ def test_training_on_scip_runs_every_sub_mip_on_scip_with_the_users_threads(monk
 
     monkeypatch.setattr(type(SOLVERS["highs"]), "solve", no_highs)
     monkeypatch.setattr(type(SOLVERS["scip"]), "solve", scip)
-    from annc.training.proof import PoolTest  # the whole pool runs (no candidate ends it): sub-MIPs of every step
+    from annc.training.bounds.proof import PoolTest  # the whole pool runs (no candidate ends it): every step's sub-MIPs
     monkeypatch.setattr(PoolTest, "__call__", lambda self, objective: False)
     # the paper's spec on 200 rows: proven in seconds, so the run ends by work, not at its limit
     r = annc.train((ROOT / "specs" / "xor.ann").read_text(), _xor(200), solver="scip", threads=2, out_dir=None,

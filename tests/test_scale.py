@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 import annc.io.writers.mps as mpsw
 from annc.core.builder import ModelBuilder
-from annc.training.compiling import compile_files
+from annc.training.mip.compiling import compile_files
 from annc.io.solutions.align import solution_vector
 from annc.formulations import formulate
 from annc.core.model import Block

@@ -1,4 +1,4 @@
-"""Model selection on held-out data (:mod:`annc.training.selection`): the stratified split, the
+"""Model selection on held-out data (:mod:`annc.training.modelselect.selection`): the stratified split, the
 candidate grid, the choice (with a fake trainer: chosen accuracies and non-zero counts),
 and one real run on a tiny XOR set."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from annc.io.data import Dataset
 from annc.core.errors import DataError, NoSolutionError, UsageError
-from annc.training.selection import MAX_DEFAULT_CANDIDATES, Selection, candidates, select, validation_split
+from annc.training.modelselect.selection import MAX_DEFAULT_CANDIDATES, Selection, candidates, select, validation_split
 from annc.io.spec import format_spec, parse_spec
 
 HINGE_PENALTY = "input 5\nhidden 4 binary\noutput 2\nloss hinge 0.5\npenalty l0 0.01\n"

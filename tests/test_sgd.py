@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from annc.core.network import Layer, TrainedNetwork
-from annc.training.sgd import _init_params, loss_and_gradients, train_greedy_sgd, train_sgd
+from annc.training.warmstart.sgd import _init_params, loss_and_gradients, train_greedy_sgd, train_sgd
 
 
 def _xent(net, X, y):
@@ -134,7 +134,7 @@ def test_init_must_match_architecture():
 def test_lasso_steps_set_weights_to_exact_zeros():
     """``l1``: proximal (soft-thresholding) steps on the weights, not the biases; a shrink
     larger than any weight leaves every weight exactly 0."""
-    from annc.training.sgd import train_sgd
+    from annc.training.warmstart.sgd import train_sgd
     rng = np.random.default_rng(0)
     X = rng.random((40, 3))
     y = (X[:, 0] > 0.5).astype(int)

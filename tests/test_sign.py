@@ -14,7 +14,7 @@ from annc.core.network import TrainedNetwork, activate
 from annc.io.problem import make_problem
 from annc.io.spec import parse_spec
 from annc.io.varmap import map_spec
-from annc.training.pool import sgd_start
+from annc.training.warmstart.pool import sgd_start
 from annc.training.search import mip_start
 
 from conftest import SPECS, run_cli

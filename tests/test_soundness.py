@@ -30,7 +30,7 @@ from test_bounds import brute_force, grid_text
 from annc.app.api import compile_api, train_api
 from annc.core.errors import NoSolutionError
 from annc.training.bounds import Levels, Work, lower_bounds
-from annc.training.pool.point import hidden_network
+from annc.training.warmstart.pool.point import hidden_network
 
 TOL = 1e-5  # a bound may exceed a network's objective by no more than this (solvers' tolerances)
 SOLVERS = ["highs", "scip", "cbc", "gurobi"]  # Gurobi's pip licence takes these small models

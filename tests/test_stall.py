@@ -1,4 +1,4 @@
-"""The stall rule (annc.solve.solvers.stall, annc.training.stalling): a full MIP ends when its
+"""The stall rule (annc.solve.solvers.stall, annc.training.mip.stalling): a full MIP ends when its
 solver's work moves neither its incumbent nor its bound, and says so; never by the clock.
 
 No timing is asserted: every stop is checked by the work checks it counts.
@@ -13,7 +13,7 @@ from annc.io.solutions import Status
 from annc.solve.solvers import SolveOptions, solve
 from annc.solve.solvers.base import check_stall, stall_setting
 from annc.solve.solvers.stall import Stall
-from annc.training.stalling import STALL_MIN, STALL_WORK, stall_checks
+from annc.training.mip.stalling import STALL_MIN, STALL_WORK, stall_checks
 
 
 def data():

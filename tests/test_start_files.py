@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from annc.training import compiling
-from annc.training.compiling import compile_files
+from annc.training.mip.compiling import compile_files
 from annc.core.errors import MapError, UsageError
 from annc.io.solutions import read_solution
 from annc.io.solutions.align import solution_vector

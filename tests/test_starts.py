@@ -16,7 +16,7 @@ from annc.io.problem import make_problem
 from annc.solve.solvers import SolveOptions, solve
 from annc.solve.solvers.base import Interrupt
 from annc.io.spec import load_spec, parse_spec
-from annc.training.pool import complete
+from annc.training.warmstart.pool import complete
 
 from conftest import SPECS
 

@@ -11,7 +11,7 @@ from annc.io.problem import make_problem
 from annc.solve.solvers import SolveOptions, solve
 from annc.io.spec import load_spec, parse_spec
 from annc.formulations import ordered
-from annc.training.pool import sgd_start
+from annc.training.warmstart.pool import sgd_start
 
 from conftest import SPECS
 

@@ -50,7 +50,7 @@ def test_a_loss_missing_from_the_table_fails_loudly(monkeypatch):
     from annc.io.datasets import xor_data
     from annc.core.limits import data_size
     from annc.io.magnitudes import check_numbers
-    from annc.training.selection import candidates
+    from annc.training.modelselect.selection import candidates
     from annc.io.spec import format_spec, parse_spec
     spec = parse_spec("input 2\nhidden 2 binary\noutput 2\nloss hinge 0.5\n")
     X, y = xor_data(8, noise=0.1, seed=0)

@@ -1,4 +1,4 @@
-"""Shallow trees as networks of the spec's class (:mod:`annc.training.pool.trees`) and as kept
+"""Shallow trees as networks of the spec's class (:mod:`annc.training.warmstart.pool.trees`) and as kept
 settings of model selection: a unit per split that reads one feature and goes right where the
 tree does, an output layer that reads the splits as well as one layer can, and the folds' scores."""
 from __future__ import annotations
@@ -16,9 +16,9 @@ from annc.io.spec import parse_spec
 from annc.solve.compiler import build
 from annc.solve.decode import decode_network
 from annc.training.context import RunContext
-from annc.training.cvpath import Setting, kept_point
-from annc.training.pool.candidates import network_start
-from annc.training.pool.trees import splits, tree_network, tree_networks
+from annc.training.modelselect.cvpath import Setting, kept_point
+from annc.training.warmstart.pool.candidates import network_start
+from annc.training.warmstart.pool.trees import splits, tree_network, tree_networks
 
 SPEC = "input {d}\nhidden {h} binary\noutput {k}\npenalty l0 0.01\neps 0.001\n"
 
@@ -134,8 +134,8 @@ def test_a_tree_setting_is_scored_and_its_point_is_the_trees_network():
 
 @pytest.mark.parametrize("classes", [2, 3])
 def test_model_selection_scores_the_trees_on_every_fold(classes):
-    from annc.training.cvselect import cross_validate
-    from annc.training.pool.trees import DEPTHS
+    from annc.training.modelselect.cvselect import cross_validate
+    from annc.training.warmstart.pool.trees import DEPTHS
     X = grid_rows(150, 3, 11)
     y = np.minimum((X[:, 0] > 1).astype(int) + (X[:, 2] > 2).astype(int), classes - 1)
     spec = parse_spec(f"input 3\nhidden 4 binary\noutput {classes}\neps 0.001\n")

@@ -19,8 +19,8 @@ from annc.io.problem import make_problem
 from annc.solve.solvers import SolveOptions, solve
 from annc.solve.solvers.base import Interrupt
 from annc.io.spec import load_spec, parse_spec
-from annc.training.pool import complete, sgd_start
-from annc.training.pool.repair import repair_hidden
+from annc.training.warmstart.pool import complete, sgd_start
+from annc.training.warmstart.pool.repair import repair_hidden
 from annc.training.context import RunContext
 from annc.training.search import improve, mip_start
 

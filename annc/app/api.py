@@ -27,10 +27,10 @@ from ..io.spec import NetworkSpec, load_spec_of, parse_spec
 from ..solve.compiler import Compiled, check_compile_options, check_name, check_scale, with_scale
 from ..solve.solvers import SolveOptions
 from ..training.dispatch import run
+from ..training.mip.compiling import compile_model
+from ..training.mip.runfiles import csv_backing
 from ..training.request import DECOMPOSED, TrainRequest
 from ..training.results import TrainResult
-from ..training.compiling import compile_model
-from ..training.runfiles import csv_backing
 
 __all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "train", "train_api",
            "train_request"]
@@ -72,22 +72,22 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     ``time_limit`` (seconds > 0), ``gap`` (0 to 1), ``threads`` (1 to 1024), ``solver_options``
     (a dict of the solver's own options, passed through as ``--solver-option`` does), ``stall`` (True,
     the default: the full MIP ends once its solver's work moves neither incumbent nor bound for a
-    stretch scaled by the model, :mod:`annc.training.stalling`; False: never; a whole number: that
+    stretch scaled by the model, :mod:`annc.training.mip.stalling`; False: never; a whole number: that
     many work checks), ``greedy``,
     ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
     ``warm_start``, ``max_nonzeros``, ``scale`` (minmax, standard or none: overrides the spec's
     input scaling, :mod:`annc.core.scaling`), ``select`` (None, the default: what the spec leaves
     open, its l0 weight and width, is chosen by k-fold cross-validation on real data,
-    :mod:`annc.training.cvselect`; False: the spec's defaults as written; True: the same, and on
-    data too small for the folds the held-out grid of :mod:`annc.training.selection`; a grid
+    :mod:`annc.training.modelselect.cvselect`; False: the spec's defaults as written; True: the same, and on
+    data too small for the folds the held-out grid of :mod:`annc.training.modelselect.selection`; a grid
     dict: that grid; ``.selection`` then holds the path or the table; with ``workers`` or
     ``scheduler`` the folds or candidates run in parallel on Dask, and so do the clustering and the
-    annealed seeds of a MIP above 10,000 distinct rows: :mod:`annc.training.largedata`), ``select_fraction``,
+    annealed seeds of a MIP above 10,000 distinct rows: :mod:`annc.training.large.largedata`), ``select_fraction``,
     ``select_seed``, ``refine`` (adaptive refinement after a relaxed
     solve of a ReLU net: :mod:`annc.training.finish.refine`).  ``.verdict`` says what is proven
     about the exported network (:mod:`annc.solve.verdict`).  ``ensemble="ovo"`` or ``batches=K``
     (with ``per_class``, ``workers``, ``scheduler``) train by decomposition
-    (:mod:`annc.training.decomposition`) and return its ``DecomposedResult``.
+    (:mod:`annc.training.decompose.decomposition`) and return its ``DecomposedResult``.
     """
     check_keywords(train_request, kw, extra=("verbose",))
     return train_api(spec, data, test, **kw)
@@ -277,7 +277,7 @@ def train_api(spec, data, test=None, *, verbose: bool = False, **keywords):
     ``.predict(X)``, ``.status``, ``.steps``, accuracies).  Writes files only with ``out_dir``.
 
     ``ensemble="ovo"`` or ``batches=K`` (or a spec saying ``training ovo`` /
-    ``training batches K``) trains by decomposition (:mod:`annc.training.decomposition`, each MIP
+    ``training batches K``) trains by decomposition (:mod:`annc.training.decompose.decomposition`, each MIP
     a Dask task: ``workers``, ``scheduler``, ``per_class``) and returns its
     ``DecomposedResult`` (``.network`` is an ``Ensemble`` for ovo).
 

@@ -23,7 +23,7 @@ def cmd_compile(a) -> int:
     from ..io.writers.startfiles import GLPK_NOTE, START_FILES, start_readers
     from ..solve.solvers import SOLVERS
     from ..solve.solvers.base import Progress
-    from ..training.compiling import compile_files
+    from ..training.mip.compiling import compile_files
     from ..training.search.start import START_BUDGET
     from .progress import Reporter
 

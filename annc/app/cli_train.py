@@ -114,7 +114,7 @@ def _accuracy_lines(r, data, test) -> None:
 
 
 def _decomposed_summary(kind: str, r, data, test) -> None:
-    """The verdict of an ovo ensemble or of batches (annc.training.decomposition)."""
+    """The verdict of an ovo ensemble or of batches (annc.training.decompose.decomposition)."""
     from ..export.report import confusion_lines
     print("summary:")
     what = ("one-vs-one ensemble of" if kind == "ovo" else "batch training (a heuristic: no bound) with")

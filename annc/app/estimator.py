@@ -119,7 +119,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     loss : {"nll", "errors", "hinge"} or None, default=None
         The MIP's objective; None keeps the spec's default recipe (``loss errors`` with
         ``penalty l0 0.5`` unless ``penalty`` is given, and the eps chosen on the training data
-        unless ``extra`` names one: :func:`annc.training.margin.default_eps`; see the README, "Real data").
+        unless ``extra`` names one: :func:`annc.training.warmstart.margin.default_eps`; see the README, "Real data").
     margin : float or None, default=None
         Margin of the hinge loss (``loss hinge <margin>``): with ``loss="hinge"``, or
         with ``loss=None``, which it then makes the hinge loss (None: annc's default
@@ -154,7 +154,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     stall : bool or int, default=True
         End the full MIP once its solver's work (HiGHS's, SCIP's and Gurobi's work checks) moves neither
         the incumbent nor the bound for a stretch scaled by the model
-        (:mod:`annc.training.stalling`); False never; a whole number, that many work checks.
+        (:mod:`annc.training.mip.stalling`); False never; a whole number, that many work checks.
     workers : int or None, default=None
         A local Dask cluster of this many worker processes for the folds of cross-validation and,
         above 10,000 distinct rows, the large-data path's clustering and annealed seeds (the same
@@ -165,7 +165,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         Further ``.ann`` lines appended verbatim to the spec (e.g. ``"eps 0.05\\nbias
         [-2, 2]"``), for any setting without a parameter here.
     select : bool or None, default=None
-        Model selection (:mod:`annc.training.cvselect`): None chooses what the spec leaves open
+        Model selection (:mod:`annc.training.modelselect.cvselect`): None chooses what the spec leaves open
         (with ``loss=None`` and no ``penalty``: the l0 weight and the width up to
         ``hidden_layer_sizes``) by k-fold cross-validation on real data (at least 100 distinct
         rows), within ``time_limit``; False trains the defaults as written; True also selects on

@@ -21,7 +21,7 @@ propagated layer by layer in :mod:`annc.io.magnitudes`).
 **Scaling.**  For ``c > 0``: a *step* function has ``f(c pre) = f(pre)``, so scaling a
 unit's weights and bias by ``c`` keeps its function; a *homogeneous* one has
 ``f(c pre) = c f(pre)``, so the scale is undone by dividing the next layer's weights
-from it by ``c`` (:mod:`annc.training.pool.repair` moves networks into their boxes this way).
+from it by ``c`` (:mod:`annc.training.warmstart.pool.repair` moves networks into their boxes this way).
 
 **Products and sizes.**  The next layer's products ``a x'`` of a weight ``a`` in
 ``[aL, aU]`` (``W = max(|aL|, |aU|)``) and this unit's output ``x'`` are linearised as

@@ -24,7 +24,7 @@ Two tolerances are used:
 * :data:`SOLUTION_TOL` (1e-5) for a point a solver returned (verification, the external
   drivers): solvers work to feasibility and integrality tolerances of 1e-9 to 1e-5;
 * :data:`START_TOL` (1e-7) for a point annc makes itself and hands to a solver as a
-  start (:mod:`annc.training.pool`): it must pass the solver's own, stricter, check.
+  start (:mod:`annc.training.warmstart.pool`): it must pass the solver's own, stricter, check.
 """
 from __future__ import annotations
 

@@ -7,13 +7,13 @@ its columns from the outputs ``o``, the penalty module its columns from the weig
 Before that, the units of each hidden layer are put in the spec's ``symmetry`` order
 (:func:`ordered`: the same function, so the same loss), and the weights and biases of a
 layer with a grid are set to their exact grid values (:func:`.grid.snapped`, which refuses
-a network off the grid: :mod:`annc.training.pool` projects onto the grid first); the grid's
+a network off the grid: :mod:`annc.training.warmstart.pool` projects onto the grid first); the grid's
 selectors are lifted by :mod:`.grid`, and so are the products it makes exact.
 
 The point satisfies every row and bound when the network's weights and biases lie in
 their boxes, no unit's pre-activation (with the MIP's semantics, ``h = 1[pre >= eps]``)
 lies in the gap ``(0, eps)``, and (for ``nll``) the outputs of every row are pairwise
-eps apart; :mod:`annc.training.pool` repairs networks that are not.
+eps apart; :mod:`annc.training.warmstart.pool` repairs networks that are not.
 """
 from __future__ import annotations
 

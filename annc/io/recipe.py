@@ -3,7 +3,7 @@ came from.
 
 A spec that names no loss gets the default recipe (:data:`annc.io.spec.types.RECIPE`): ``loss
 errors``, ``penalty l0 0.5`` and an eps the training data choose
-(:func:`annc.training.margin.choose_eps`: 0.1 or 0.001); a setting the spec writes wins for
+(:func:`annc.training.warmstart.margin.choose_eps`: 0.1 or 0.001); a setting the spec writes wins for
 that setting only.  A spec that names a loss keeps the language's defaults for the rest (no
 penalty, eps 0.01).  Nothing of this used to show: :func:`recipe_of` says, for each of the
 three settings, its value and its source:
@@ -11,7 +11,7 @@ three settings, its value and its source:
 =====================  ===================================================================
 ``spec``               the spec writes it (or the spec was built in Python, field by field)
 ``recipe default``     the default recipe's, because the spec names no loss
-``chosen on the data`` the eps :func:`~annc.training.margin.choose_eps` took, with its reason
+``chosen on the data`` the eps :func:`~annc.training.warmstart.margin.choose_eps` took, with its reason
 ``default``            the language's default for a spec that names its loss
 =====================  ===================================================================
 
@@ -130,7 +130,7 @@ def penalty_value(spec: NetworkSpec) -> str:
 
 def recipe_of(spec: NetworkSpec, chosen=None) -> Recipe:
     """The recipe of ``spec`` as parsed (before its eps is resolved); ``chosen`` the eps the
-    data chose for it (an :class:`~annc.training.margin.EpsChoice`, or a bare number, or None
+    data chose for it (an :class:`~annc.training.warmstart.margin.EpsChoice`, or a bare number, or None
     when no rule ran)."""
     recipe = not _written(spec, "loss")  # no loss named: the default recipe fills the rest
     loss = Setting("loss", loss_value(spec), RECIPE_DEFAULT if recipe else SPEC,

@@ -9,7 +9,7 @@ together or not at all, and an error never leaves a half-written output.
 :func:`check_compile_options` and :func:`check_name` are the one check of the
 options, for the CLI and the Python API alike.
 
-**MIP start.**  The compile pipeline (:mod:`annc.training.compiling`, above this layer: it
+**MIP start.**  The compile pipeline (:mod:`annc.training.mip.compiling`, above this layer: it
 resolves the recipe, builds, searches for a start and writes, in that order) hands the start
 search's point to :func:`attach_start`, which checks it against every row and
 bound (:meth:`annc.core.model.Model.check` at :data:`annc.core.feasibility.START_TOL`, the rule
@@ -136,7 +136,7 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
 
     ``spec`` must be concrete: a spec of the default recipe that names no eps
     (``eps_auto``) has its eps chosen on the data first, once, at the entry point
-    (:func:`annc.training.margin.resolve`, which returns the concrete spec and its
+    (:func:`annc.training.warmstart.margin.resolve`, which returns the concrete spec and its
     :class:`~annc.io.recipe.Recipe`); this function refuses such a spec with a
     :class:`~annc.core.errors.UsageError`.  ``recipe`` says which loss, penalty and eps are
     in force and where each came from (``Compiled.recipe`` and the map's ``recipe``);

@@ -2,8 +2,8 @@
 
     min  c x   s.t.  A x <= b,   lo <= x <= hi
 
-is the form of scipy's ``linprog``, which the unit refits of :mod:`annc.training.pool.repair`,
-the sparse separators of :mod:`annc.training.pool.linear` and the conflict bound's cover LP
+is the form of scipy's ``linprog``, which the unit refits of :mod:`annc.training.warmstart.pool.repair`,
+the sparse separators of :mod:`annc.training.warmstart.pool.linear` and the conflict bound's cover LP
 called before.  ``linprog`` checks each option and converts the matrix in Python on every
 call: about 8 ms a call for one unit's refit on 265 rows, most of it outside the solver;
 cross-validation on a 398-row breast_cancer split makes 1,566 such calls, 12.6 s of its 17.7 s.

@@ -49,7 +49,7 @@ class Verdict:
     solver_objective: float | None = None  # the solver's objective at its point (a relaxation's, if relaxed)
     bound_source: str | None = None  # SOLVER_BOUND, SOLVER_CLAIM or FLOOR; None: not said
     search: dict | None = None  # what annc's own search found (annc.training.search.incumbent.SearchRecord.conclude)
-    compression: dict | None = None  # the MIP ran on weighted representatives (annc.training.compress)
+    compression: dict | None = None  # the MIP ran on weighted representatives (annc.training.large.compress)
     dead_weights: tuple[int, float] | None = None  # (weights dropped from dead hidden units, objective before)
     sub_mips: dict | None = None  # annc's own sub-MIPs by solver, and why HiGHS stood in (annc.training.context)
     ended: str | None = None  # why the run ended: proven, stalled (no gain in N work checks), the solver's limit

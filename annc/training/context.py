@@ -12,8 +12,8 @@ per fold, member or batch by the dispatch):
 * the :class:`SubMipLedger`, shared by every share of the context: which solver ran how many
   of annc's own sub-MIPs, and why HiGHS stood in when the user's solver could not;
 * where independent tasks run: :attr:`RunContext.executor`, None (in this process) or the
-  open :class:`~annc.training.executor.Executor` of the large-data path (``--workers`` /
-  ``--scheduler``, :mod:`annc.training.largedata`), which every share keeps.  A task takes its
+  open :class:`~annc.training.large.executor.Executor` of the large-data path (``--workers`` /
+  ``--scheduler``, :mod:`annc.training.large.largedata`), which every share keeps.  A task takes its
   cap from :meth:`RunContext.task_cap` (what is left, from when the task starts) and the caller
   waits at most :meth:`RunContext.task_wait` for it, so the deadline holds on a cluster too.
 

@@ -5,19 +5,21 @@ is checked once (:meth:`~annc.training.request.TrainRequest.checked`), then:
 
 * ``full`` and ``greedy``: :func:`annc.training.trainer.fit` (with ``workers`` or ``scheduler``,
   each MIP above 10,000 distinct rows runs its clustering and annealed seeds as Dask tasks:
-  :mod:`annc.training.largedata`);
+  :mod:`annc.training.large.largedata`);
 * ``select`` None (the default) or True, on a spec and data where
-  :func:`annc.training.cvselect.applies`: :func:`annc.training.cvselect.cross_validate` chooses the open
-  settings by k-fold cross-validation within :data:`~annc.training.cvselect.SELECT_SHARE` of the time
+  :func:`annc.training.modelselect.cvselect.applies`:
+  :func:`annc.training.modelselect.cvselect.cross_validate` chooses the open settings by k-fold
+  cross-validation within :data:`~annc.training.modelselect.cvselect.SELECT_SHARE` of the time
   limit (a share of the run's :class:`~annc.training.context.RunContext`), and
   :func:`annc.training.trainer.fit` trains the chosen setting on all the rows in the time left;
-* ``select`` True elsewhere, or a grid dict: :func:`annc.training.selection.select` chooses the spec among candidates, each
-  trained by :func:`annc.training.trainer.train` on the fit part of the data (no files, no
-  progress line; a Ctrl-C stops that candidate and the search, not the final training),
+* ``select`` True elsewhere, or a grid dict: :func:`annc.training.modelselect.selection.select`
+  chooses the spec among candidates, each trained by :func:`annc.training.trainer.train` on the
+  fit part of the data (no files, no progress line; a Ctrl-C stops that candidate and the search,
+  not the final training),
   in this process or as Dask tasks (``workers``, ``scheduler``); the chosen spec is then
   trained on all the data by :func:`annc.training.trainer.fit`, which records the selection;
-* ``ovo`` and ``batches``: :func:`annc.training.decomposition.train_ovo` /
-  :func:`~annc.training.decomposition.train_batches`, whose Dask tasks train each sub-MIP by
+* ``ovo`` and ``batches``: :func:`annc.training.decompose.decomposition.train_ovo` /
+  :func:`~annc.training.decompose.decomposition.train_batches`, whose Dask tasks train each sub-MIP by
   :func:`annc.training.trainer.train`.
 
 Selection and decomposition receive that ``train`` function from here: neither imports
@@ -41,11 +43,11 @@ from dataclasses import replace
 from ..core.errors import UsageError
 from ..solve.solvers.base import Interrupt
 from .context import RunContext, seconds_since
-from . import cvselect
-from .cvselect import applies, cross_validate
-from .decomposition import train_batches, train_ovo
+from .decompose.decomposition import train_batches, train_ovo
+from .modelselect import cvselect
+from .modelselect.cvselect import applies, cross_validate
+from .modelselect.selection import select
 from .request import TrainRequest
-from .selection import select
 from .trainer import fit, train
 
 __all__ = ["run"]
@@ -56,7 +58,7 @@ SAY_SPENT = 1.0  # seconds before training from which the run says how much of i
 
 def run(request: TrainRequest):
     """Check ``request`` and train it: a :class:`~annc.training.results.TrainResult`, or for ovo and
-    batches a :class:`~annc.training.decomposition.DecomposedResult`."""
+    batches a :class:`~annc.training.decompose.decomposition.DecomposedResult`."""
     r = _started(request.checked())
     mode = r.mode
     if mode == "ovo":
@@ -116,7 +118,7 @@ def _share(r: TrainRequest) -> float:
 
 
 def _cross_validated(r: TrainRequest):
-    """Cross-validation of the open settings, within :data:`~annc.training.cvselect.SELECT_SHARE` of
+    """Cross-validation of the open settings, within :data:`~annc.training.modelselect.cvselect.SELECT_SHARE` of
     the time limit (:func:`_selection_part` of the run's context), then the chosen setting trained
     on all the rows in what is left.  The folds' plan is sized by the limit the user gave."""
     whole = RunContext.create(r.solver, r.opts, started=r.started)
@@ -136,7 +138,8 @@ def _decomposed(r: TrainRequest) -> dict:
 
 
 def _select(r: TrainRequest, ctx: RunContext):
-    """The :class:`~annc.training.selection.Selection` of ``r``'s spec, its candidates sharing ``ctx``'s time."""
+    """The :class:`~annc.training.modelselect.selection.Selection` of ``r``'s spec, its candidates
+    sharing ``ctx``'s time."""
     options = dict(solver=r.solver, stem=r.stem, merge=r.merge, greedy=r.greedy, warm_start=r.warm_start,
                    max_nonzeros=r.max_nonzeros, refine=r.refine)
     if r.workers is not None or r.scheduler is not None:  # one task per candidate, capped as it starts

@@ -9,11 +9,11 @@ then trains it in one of the five modes of :data:`MODES`:
 * ``full``: one MIP for the whole network (:func:`annc.training.trainer.fit`);
 * ``greedy``: one MIP per hidden layer (``--greedy`` or ``training greedy``);
 * ``select``: first choose the spec among candidates by held-out accuracy
-  (:mod:`annc.training.selection`), then train the chosen one on all the data;
+  (:mod:`annc.training.modelselect.selection`), then train the chosen one on all the data;
   ``select`` None (the default) lets :func:`annc.training.dispatch.run` choose what the spec
-  leaves open by cross-validation where :func:`annc.training.cvselect.applies` (real data), and
+  leaves open by cross-validation where :func:`annc.training.modelselect.cvselect.applies` (real data), and
   ``select=False`` (``--no-select``) trains the spec's defaults as written;
-* ``ovo`` and ``batches``: decompositions, each sub-MIP a Dask task (:mod:`annc.training.decomposition`).
+* ``ovo`` and ``batches``: decompositions, each sub-MIP a Dask task (:mod:`annc.training.decompose.decomposition`).
 
 Errors are annc's own: :class:`~annc.core.errors.UsageError` for options (exit 2),
 :class:`~annc.core.errors.DataError` for data that do not fit the spec (exit 2).
@@ -35,7 +35,7 @@ from ..io.spec import NetworkSpec
 from ..solve.compiler import check_name
 from ..solve.solvers import DEFAULT, SOLVERS, SolveOptions
 from ..solve.solvers.base import Interrupt
-from .executor import check_scheduler, check_workers
+from .large.executor import check_scheduler, check_workers
 
 MODES = ("full", "greedy", "select", "ovo", "batches")
 DECOMPOSED = ("ovo", "batches")
@@ -181,7 +181,7 @@ class TrainRequest:
                 raise UsageError("--per-class applies to ovo training: add --ensemble ovo (ensemble='ovo'), "
                                  "or 'training ovo' to the spec")
             # full and greedy training take workers and scheduler too: the large-data path of each
-            # MIP runs its clustering and annealed seeds on them (annc.training.largedata)
+            # MIP runs its clustering and annealed seeds on them (annc.training.large.largedata)
             if mode == "select" and self.select is not True and not isinstance(self.select, dict):
                 raise UsageError(f"select must be True, False or a grid dict, not {self.select!r}")
         workers, scheduler = check_workers(self.workers), check_scheduler(self.scheduler)

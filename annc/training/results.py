@@ -16,7 +16,7 @@ from ..core.network import TrainedNetwork
 from ..io.data import Dataset
 from ..io.solutions import Status
 from ..solve.verdict import Verdict, verdict_record
-from .chain import Step, weakest
+from .mip.chain import Step, weakest
 
 
 # the parts of a MIP's wall time (Step.times): the build (with the eps rule's SGD run and the
@@ -36,7 +36,7 @@ class TrainResult:
     greedy: bool = False
     interrupted: bool = False
     truncated: str | None = None  # why a greedy network is shallower than its spec
-    selection: object | None = None  # with select: the annc.training.selection.Selection that chose the spec
+    selection: object | None = None  # with select: the modelselect.selection.Selection that chose the spec
     wall: float | None = None  # seconds of the whole run (fit: every MIP, its files and the export)
 
     @property

@@ -6,7 +6,7 @@ output layer, trained on the forward pass of the decoded layers before it (stand
 semantics, not the solver's rounded variables).  When the last hidden layer is ReLU
 the output layer is then retrained by the exact output-layer-only MIP (Algorithm 2);
 otherwise the output layer of the last MIP is kept (Algorithm 1).  Time limits apply
-to each MIP.  The chain of MIPs is :mod:`annc.training.chain` (which ``annc experiment`` uses
+to each MIP.  The chain of MIPs is :mod:`annc.training.mip.chain` (which ``annc experiment`` uses
 too); this module gives it the per-MIP trainer :func:`_solve_step` (files, MIP start).
 
 Ctrl-C (one shared :class:`~annc.solve.solvers.base.Interrupt` for the whole run) stops the
@@ -39,7 +39,7 @@ fails:
 
 The command line, the Python API (:mod:`annc.app.api`) and the estimator all build one
 :class:`~annc.training.request.TrainRequest`, and :func:`annc.training.dispatch.run` trains it: its full
-and greedy modes come here (:func:`fit`); the files of a run are :mod:`annc.training.runfiles`,
+and greedy modes come here (:func:`fit`); the files of a run are :mod:`annc.training.mip.runfiles`,
 its result :mod:`annc.training.results`.
 
 Nothing here prints: progress goes to the ``log`` callback (silent by default), which
@@ -69,24 +69,24 @@ from ..solve.solvers.base import Interrupt
 from ..solve.verdict import judge, sourced_bound
 from ..solve.verify import check
 from .bounds import Work, best, lower_bounds
-from .chain import Step, run_chain
-from .compress import full_verdict, size_advice
+from .bounds.proof import PoolTest, prove_start, skipped_solve
 from .context import RunContext
-from .deadweights import drop_dead_weights
 from .finish import conclude_relaxed
-from .largedata import enter as large_path
-from .margin import resolve
-from .pool.point import hidden_network
-from .pool.candidates import SEED_NAME, seed_point
-from .proof import PoolTest, prove_start, skipped_solve
+from .finish.deadweights import drop_dead_weights
+from .large.compress import full_verdict, size_advice
+from .large.largedata import enter as large_path
+from .mip.chain import Step, run_chain
+from .mip.runfiles import RunFiles as _RunFiles
+from .mip.runfiles import changed_files as _changed_files
+from .mip.runfiles import csv_backing
+from .mip.stalling import stall_checks
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, finite_or_none, result_of, trace_recorder
-from .runfiles import RunFiles as _RunFiles
-from .runfiles import changed_files as _changed_files
-from .runfiles import csv_backing
 from .search.incumbent import kept_incumbent, kept_why, search_incumbent
 from .search.start import MIN_START_BUDGET
-from .stalling import stall_checks
+from .warmstart.margin import resolve
+from .warmstart.pool.candidates import SEED_NAME, seed_point
+from .warmstart.pool.point import hidden_network
 
 __all__ = ["TrainResult", "accuracy", "check_train_args", "csv_backing", "fit", "silent", "train"]
 
@@ -114,7 +114,7 @@ def _no_solution(name: str, solver: str, res: SolveResult, opts: SolveOptions) -
 def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, workers: int | None = None,
                 scheduler: str | None = None, **kw) -> Step:
     """One MIP (:func:`_solve_mip`), with the Dask cluster of its large-data path (if any) closed
-    when the search is done or the step fails (:mod:`annc.training.largedata`)."""
+    when the search is done or the step fails (:mod:`annc.training.large.largedata`)."""
     with ExitStack() as tasks:
         return _solve_mip(name, spec, data, tasks=tasks, workers=workers, scheduler=scheduler, **kw)
 
@@ -197,7 +197,7 @@ def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts
             res = skipped_solve(solver, step_opts.start, proof)
         elif skipped:
             res = SolveResult(solver, Status.FEASIBLE, skipped, record.objective, None, record.x)
-        else:  # the stall rule (annc.training.stalling): it ends when it has nothing left to gain
+        else:  # the stall rule (annc.training.mip.stalling): it ends when it has nothing left to gain
             res = solve(c.model, solver, replace(step_opts, stall_checks=stall_checks(c.model, solver, opts.stall),
                                                  stop_at=None if pre is None else pre.value))
     finally:  # what the solver wrote (a solution file, a log), even if it failed
@@ -304,7 +304,7 @@ def _stronger_bound(c: Compiled, x: np.ndarray, bound, source, ctx: RunContext, 
     bounds, with the solver's network picking the rows), with its source; the sub-MIPs run under
     :data:`BOUND_WORK` and the weight levels' defaults (work limits) on the run's solver, capped by
     ``ctx``'s deadline.  Runs when no bound was computed before the full MIP
-    (:func:`annc.training.proof.prove_start`, on annc's search's network)."""
+    (:func:`annc.training.bounds.proof.prove_start`, on annc's search's network)."""
     W, b = hidden_network(c.model, x)
     found = best(lower_bounds(c.problem, incumbent=(W, b), solver_bound=None, work=BOUND_WORK, ctx=ctx,
                               target=c.model.objective(x)))
@@ -321,7 +321,7 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log
     share only stops it), and the search's record; the solver then has what the search left,
     less the finish's reserve (:meth:`~annc.training.context.RunContext.until_finish`).  ``seed``:
     model selection's network of the chosen setting, a candidate of the pool before the
-    neighbourhood search.  ``enough``: the :class:`~annc.training.proof.PoolTest` that ends the search."""
+    neighbourhood search.  ``enough``: the :class:`~annc.training.bounds.proof.PoolTest` that ends the search."""
     search = ctx.share(SEARCH_SHARE)
     y = None if seed is None else seed_point(c, seed, search)
     record = search_incumbent(c.model, c.problem, ctx=search, log=lambda line: log(f"[{name}] {line}"),
@@ -332,7 +332,7 @@ def _with_start(name: str, c: Compiled, opts: SolveOptions, ctx: RunContext, log
 
 def _train_mips(spec: NetworkSpec, data: Dataset, stem: str, greedy: bool, intr: Interrupt, kw: dict,
                 log: Callable) -> tuple[list[Step], TrainedNetwork, str | None]:
-    """Solve the MIP of full training, or those of greedy training (:func:`~annc.training.chain.run_chain`,
+    """Solve the MIP of full training, or those of greedy training (:func:`~annc.training.mip.chain.run_chain`,
     each MIP by :func:`_solve_step`): ``(steps, network, why the network is truncated or None)``."""
     with intr.armed():
         return run_chain(spec, data, stem, greedy=greedy, interrupt=intr, log=log,
@@ -356,7 +356,7 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
 def fit(request: TrainRequest, selection=None) -> TrainResult:
     """Full or greedy training of a checked request (:meth:`~annc.training.request.TrainRequest.checked`).
 
-    ``selection`` (the :class:`annc.training.selection.Selection` that chose ``request.spec``, if
+    ``selection`` (the :class:`annc.training.modelselect.selection.Selection` that chose ``request.spec``, if
     any) goes into ``.selection`` and the network's ``meta["selection"]`` (so every
     weights file).  Raises :class:`~annc.core.errors.NoSolutionError` when a MIP ends without a
     solution (infeasible, or stopped before an incumbent was found); the message names

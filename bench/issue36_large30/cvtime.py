@@ -1,6 +1,6 @@
 """The folds' own time on one split, with no cap: ``python bench/issue36_large30/cvtime.py SET SPLIT [LIMIT]``.
 
-Runs ``annc.training.cvselect.cross_validate`` on split ``SPLIT`` of ``SET`` (``bench/realdata_sets.py``,
+Runs ``annc.training.modelselect.cvselect.cross_validate`` on split ``SPLIT`` of ``SET`` (``bench/realdata_sets.py``,
 the default recipe at width 4) with the plan of ``LIMIT`` seconds (default 60) and no clock cap, and
 prints the log with its seconds and each setting's CV accuracy and mean non-zero weights."""
 import sys, time
@@ -9,7 +9,7 @@ import numpy as np
 from realdata_sets import splits
 from realdata_annc import spec_text
 from annc.app.api import as_data, as_spec
-from annc.training.cvselect import cross_validate
+from annc.training.modelselect.cvselect import cross_validate
 from annc.training.context import RunContext
 name, split = sys.argv[1], int(sys.argv[2])
 limit = float(sys.argv[3]) if len(sys.argv) > 3 else 60.0

@@ -2,7 +2,7 @@
 ``python bench/issue36_least/agree.py gbsg2,whas500,breast_cancer,diabetes,star98``
 
 For each set and each of its 5 splits (``bench/realdata_sets.py``) and C in 0.1, 1, 10: the fold's
-network of the setting ``L1 logistic C`` (``annc.training.cvpath.logistic_point`` on all the
+network of the setting ``L1 logistic C`` (``annc.training.modelselect.cvpath.logistic_point`` on all the
 training rows, exported) against scikit-learn's L1 logistic regression (liblinear, the same C,
 ``random_state=0``) on the baselines' min-max scaled features: the test rows where the two predict
 different classes, and the network's correct test rows less the regression's."""
@@ -13,7 +13,7 @@ from realdata_sets import splits
 from realdata_annc import spec_text
 from realdata_baselines import features
 from annc.app.api import as_data, as_spec
-from annc.training.cvpath import logistic_point, spec_at, Setting
+from annc.training.modelselect.cvpath import logistic_point, spec_at, Setting
 from annc.solve.compiler import build
 from annc.solve.decode import decode_network
 from annc.training.context import RunContext

@@ -13,7 +13,7 @@ from annc.app.api import as_data
 from annc.io.spec import parse_spec
 from annc.core.network import TrainedNetwork, Layer
 from annc.training import cvselect
-from annc.training.cvrows import raw_network
+from annc.training.modelselect.cvrows import raw_network
 
 cap = {}
 orig = cvselect._realise

@@ -8,15 +8,15 @@ differs from the one recorded (the code that ran collect.py).
     python bench/issue36_paired/rules.py bench/issue36_paired/folds.jsonl
 """
 import json, sys, collections, numpy as np
-from annc.training.cvpath import Setting, FoldScore, Plan
-from annc.training.cvresults import CVSelection
+from annc.training.modelselect.cvpath import Setting, FoldScore, Plan
+from annc.training.modelselect.cvresults import CVSelection
 from annc.training import cvselect
 from annc.io.spec import parse_spec
 import os
 if os.environ.get("R0"):
     CVSelection.separator_first = lambda self, order: order
 if os.environ.get("PSE"):
-    import annc.training.cvresults as cr; cr.PAIRED_SE = float(os.environ["PSE"])
+    import annc.training.modelselect.cvresults as cr; cr.PAIRED_SE = float(os.environ["PSE"])
 by = collections.defaultdict(list)
 for f in sys.argv[1:]:
     for l in open(f):

@@ -10,7 +10,7 @@ from realdata_sets import splits
 from annc.app.api import as_data
 from annc.io.spec import parse_spec
 from annc.training import cvselect
-from annc.training.cvpath import fold_path
+from annc.training.modelselect.cvpath import fold_path
 from annc.training.context import RunContext
 from dataclasses import replace
 sets, nsplit, R, out = sys.argv[1].split(","), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]

@@ -7,8 +7,8 @@ that differs from the one recorded in folds.jsonl.
     CS=0.01,0.1,0.3,1,3,10 REP=2 python bench/issue36_repeats/rules_rep.py bench/issue36_grid/folds.jsonl bench/issue36_repeats/reps.jsonl
 """
 import json, sys, os, collections, numpy as np
-from annc.training.cvpath import Setting, FoldScore, Plan
-from annc.training.cvresults import CVSelection
+from annc.training.modelselect.cvpath import Setting, FoldScore, Plan
+from annc.training.modelselect.cvresults import CVSelection
 from annc.training import cvselect
 from annc.io.spec import parse_spec
 REP = int(os.environ.get("REP", "0"))

@@ -6,7 +6,7 @@ The package follows the sweep from its definition to its report:
   the key of a run;
 * :mod:`.planning`: the runs cut into tasks, one worker process each;
 * :mod:`.tasks`: one task run (the MIP methods through ``annc train``'s training
-  chain, :mod:`annc.training.chain`; the SGD methods through :mod:`annc.training.sgd`);
+  chain, :mod:`annc.training.mip.chain`; the SGD methods through :mod:`annc.training.warmstart.sgd`);
 * :mod:`.jsonl` and :mod:`.runner`: the sweep run or resumed, in a process pool, its
   runs appended to ``table1.jsonl`` as they finish;
 * :mod:`.report` and :mod:`.plots`: ``table1.md`` and ``table1_{depth,width}.{png,svg}``;

@@ -42,7 +42,7 @@ def _in_baselines(method: str, baselines: str) -> bool:
 
 def cmd_table1(a) -> int:
     """Run (or resume) the sweep, then write the report; exit code 1 if a task failed."""
-    from ...training.executor import check_scheduler, check_workers
+    from ...training.large.executor import check_scheduler, check_workers
     if a.seeds < 1 or a.epochs < 0 or a.time_limit <= 0:
         raise AnncError("--seeds must be >= 1, --epochs >= 0 and --time-limit > 0")
     if a.jobs is not None:  # the old name of --workers

@@ -25,7 +25,7 @@ Optimiser, as written (``Binary_SGD.py`` lines 64-75): ``nn.NLLLoss()`` (mean ov
 samples), ``optim.SGD(lr=0.02, momentum=0.9)`` (PyTorch's form ``v <- 0.9 v + g``,
 ``p <- p - 0.02 v``), 10,000 epochs, each one step on the whole training set (full batch:
 ``model(X)`` on all 1000 rows).  Initialisation: ``nn.Linear``'s default, weights and
-biases ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))`` - drawn here by :func:`annc.training.sgd._init_params`
+biases ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))`` - drawn here by :func:`annc.training.warmstart.sgd._init_params`
 from ``numpy.random.default_rng(seed)``, float32 arithmetic, so that a ``paper`` run and a
 ``correct`` run of the same seed start from the same weights and differ only by points 1
 and 2.  The greedy variants (``Greedy_*_SGD.py`` lines 26-58 and 187-215) train each hidden
@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.network import Layer, TrainedNetwork
-from ...training.sgd import _init_params, _label_indices, _one_hot
+from ...training.warmstart.sgd import _init_params, _label_indices, _one_hot
 
 MODES = ("correct", "paper")
 
@@ -182,7 +182,7 @@ def train_paper_greedy_sgd(X, y, hidden, activation: str, *, classes=None, epoch
                            momentum: float = 0.9, seed: int = 0, dtype=np.float32) -> TrainedNetwork:
     """The authors' ``Greedy_*_SGD.py``: layer ``k`` with a throw-away output layer on the
     frozen layers' activations (initialised from ``default_rng([seed, k])`` as
-    :func:`annc.training.sgd.train_greedy_sgd`); the last output layer is kept."""
+    :func:`annc.training.warmstart.sgd.train_greedy_sgd`); the last output layer is kept."""
     A = np.asarray(X, dtype=float)
     yidx, classes = _label_indices(y, classes)
     layers, loss = [], None

@@ -36,7 +36,8 @@ class Task:
     depths: tuple[int, ...] = ()  # greedy_mip: the depths to report
     records: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)  # (method, hidden) wanted
     cost: float = 0.0  # rough seconds, for scheduling the longest tasks first
-    mode: str = "correct"  # SGD tasks: "correct" (annc.training.sgd) or "paper" (the authors' code as written)
+    # SGD tasks: "correct" (annc.training.warmstart.sgd) or "paper" (the authors' code as written)
+    mode: str = "correct"
 
     def label(self) -> str:
         extra = f" depths {','.join(map(str, self.depths))}" if self.kind == "greedy_mip" else ""

@@ -7,7 +7,7 @@ resumes where it stopped (:mod:`~annc.app.experiment.jsonl`).  A task that fails
 reported and its runs stay missing; Ctrl-C stops the sweep.
 
 Without ``workers`` or ``scheduler`` the tasks run one after the other in this process;
-with them, on :class:`annc.training.executor.Executor` (a local cluster of ``workers`` processes,
+with them, on :class:`annc.training.large.executor.Executor` (a local cluster of ``workers`` processes,
 or the Dask cluster at ``scheduler``): the same tasks, records streamed back to this
 process, a task lost with its worker rerun elsewhere.
 """
@@ -87,7 +87,7 @@ def _run_on_dask(tasks, cfg: Config, workers, scheduler, finished: Callable, fai
                  log: Callable) -> None:
     """Run ``tasks`` on the executor; hand each task's records (or its failure) to
     ``finished`` (``failed``) in this process as it comes."""
-    from ...training.executor import Executor, TaskFailed
+    from ...training.large.executor import Executor, TaskFailed
 
     def done(i, res):
         if isinstance(res, TaskFailed):

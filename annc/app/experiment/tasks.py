@@ -2,8 +2,8 @@
 
 The MIP methods use :func:`annc.training.trainer.train` (HiGHS by default, one time limit per
 MIP); the greedy MIP methods run the greedy chain of ``annc train``
-(:class:`annc.training.chain.GreedyChain`, Algorithm 1) with ``train`` as the per-MIP trainer,
-writing no files.  The SGD methods use :mod:`annc.training.sgd` (full batch, momentum 0.9,
+(:class:`annc.training.mip.chain.GreedyChain`, Algorithm 1) with ``train`` as the per-MIP trainer,
+writing no files.  The SGD methods use :mod:`annc.training.warmstart.sgd` (full batch, momentum 0.9,
 lr 0.02, 10,000 epochs, softmax cross-entropy); their ``paper_`` twins
 (``--baselines paper``) the authors' code as written, :mod:`annc.app.experiment.paper_sgd`.
 
@@ -160,8 +160,8 @@ def _greedy_binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None
     """Greedy Binary MIP (and + SGD), or Greedy ReLU MIP, at every depth of ``task.depths``:
     one greedy chain of the deepest network, a record after each layer whose depth is wanted."""
     from ...core.errors import NoSolutionError
-    from ...training.chain import GreedyChain, weakest
-    from ...training.sgd import train_sgd
+    from ...training.mip.chain import GreedyChain, weakest
+    from ...training.warmstart.sgd import train_sgd
     Xtr, ytr = records.data[:2]
     width = task.hidden[0]
     greedy = GREEDY_MIP[task.activation][0]
@@ -205,7 +205,7 @@ def _greedy_binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None
 # -- the SGD methods ----------------------------------------------------------------------------
 def _sgd(task: Task, cfg: Config, records: _Records) -> None:
     """Binary SGD or ReLU SGD."""
-    from ...training.sgd import train_sgd
+    from ...training.warmstart.sgd import train_sgd
     from .paper_sgd import train_paper_sgd
     Xtr, ytr = records.data[:2]
     t0 = time.perf_counter()

@@ -35,7 +35,7 @@ LOSSES = tuple(LOSS)  # annc.core.losses; also the keys of annc.formulations.LOS
 # the fewest misclassified training samples plus half an error per non-zero weight (a weight
 # is kept only if it earns its place: two weights must save at least one training error),
 # with the hidden units' gap ``eps`` chosen on the training data when the spec names none
-# (``eps_auto``, resolved in :func:`annc.solve.compiler.build` by :func:`annc.training.margin.default_eps`:
+# (``eps_auto``, resolved in :func:`annc.solve.compiler.build` by :func:`annc.training.warmstart.margin.default_eps`:
 # 0.1 where the data admit that margin, else 0.001; 0.001 until then).
 # ``penalty l0 auto`` (BeMi's lexicographic weight) is the former default.  A spec that
 # names a loss keeps the dataclass defaults below (no penalty unless named, eps 0.01).
@@ -105,7 +105,7 @@ class NetworkSpec:
     partitions: int = 10  # P, McCormick pieces (only used after a ReLU layer)
     loss: str = "nll"  # a name of annc.core.losses.LOSS: "nll" | "errors" | "hinge"
     margin: float = argument_default("margin")  # the argument of the losses that take a margin (hinge): 1.0
-    training: str = "full"  # "full" | "greedy" | "ovo" | "batches" (annc.training.decomposition)
+    training: str = "full"  # "full" | "greedy" | "ovo" | "batches" (annc.training.decompose.decomposition)
     batches: int = 0  # 'training batches K': K
     penalty: str = "none"  # "none" | "l1" | "l0"
     penalty_weight: float = 0.0

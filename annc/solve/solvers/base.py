@@ -46,7 +46,7 @@ class SolveOptions:
     stop_at: float | None = None  # a valid lower bound from outside the solver (annc's): the stall
     # rule's drivers stop once the incumbent meets it (annc.solve.solvers.stall)
     stall: bool | int = True  # a training run's full MIP: True annc's rule (work checks scaled by the problem,
-    # annc.training.stalling), False none, a whole number N that many checks; the trainer sets stall_checks
+    # annc.training.mip.stalling), False none, a whole number N that many checks; the trainer sets stall_checks
 
     def checked(self) -> "SolveOptions":
         """A copy with ``time_limit``, ``gap``, ``threads`` and ``node_limit`` checked and

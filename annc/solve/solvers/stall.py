@@ -38,7 +38,7 @@ Where a driver cannot observe such points (CBC and GLPK as programs, a solver co
 and Xpress, whose drivers' callbacks come by the clock) the rule does not apply and no stall is
 reported: the result's ``extra["stalled"]`` is set only by a driver that stopped its solver this way.
 
-**A bound the solver does not know.**  annc's own lower bound ``L`` (:mod:`annc.training.proof`,
+**A bound the solver does not know.**  annc's own lower bound ``L`` (:mod:`annc.training.bounds.proof`,
 computed before the full MIP) is not the solver's: the solver would go on proving what is already
 proven.  With ``SolveOptions.stop_at = L`` the same checks also stop the solve once
 ``P - L <= ABS + rel |P|`` (``rel`` the run's gap, :data:`REL` by default: the verdict's own test),

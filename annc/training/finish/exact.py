@@ -9,7 +9,7 @@ the best *network* it can find, each candidate a true network whose MIP point is
 lift (:func:`annc.formulations.lift`, exact products), so its objective *is* its loss:
 
 1. keep the hidden layers the solver chose (clipped to their boxes, biases moved off
-   the eps gap: :func:`~annc.training.pool.repair.off_gap` without scaling), compute their true
+   the eps gap: :func:`~annc.training.warmstart.pool.repair.off_gap` without scaling), compute their true
    outputs, and solve the output layer exactly on them (the output-layer-only MIP,
    as the paper's Algorithm 2 ends);
 2. run the fix-and-optimise search (:func:`~annc.training.search.local.improve`) from that
@@ -25,10 +25,10 @@ import numpy as np
 from ...core.model import Model
 from ...io.problem import TrainingProblem
 from ..context import RunContext
-from ..pool.point import complete, feasible, hidden_network
-from ..pool.repair import off_gap
-from ..pool.seeding import output_layer
 from ..search.local import improve
+from ..warmstart.pool.point import complete, feasible, hidden_network
+from ..warmstart.pool.repair import off_gap
+from ..warmstart.pool.seeding import output_layer
 
 
 def exact_output(model: Model, problem: TrainingProblem, x: np.ndarray,

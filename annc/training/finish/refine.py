@@ -31,8 +31,8 @@ from ...formulations import formulate
 from ...formulations.relu import refined
 from ...io.problem import TrainingProblem
 from ..context import RunContext
-from ..pool.point import complete, hidden_network
 from ..search.start import MIN_START_BUDGET, START_BUDGET
+from ..warmstart.pool.point import complete, hidden_network
 from .exact import finish
 
 SHRINK = 4.0  # each round's middle piece is this much narrower than the last

@@ -28,9 +28,9 @@ from ...solve.solvers import SolveResult
 from ...solve.verdict import ABS_TOL, REL_TOL
 from ...solve.verify import Verification, check
 from ..context import RunContext
-from ..pool.point import complete
 from ..search.start import MIN_START_BUDGET as MIN_BUDGET  # below this no finish is tried either
 from ..search.start import start_budget
+from ..warmstart.pool.point import complete
 from .exact import finish
 from .refine import refine
 

@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...core.errors import AnncError
 from ...core.model import Model
 from ...formulations import floor as loss_floor
 from ...io.problem import TrainingProblem
 from ...solve.compiler import Compiled
-from ...core.errors import AnncError
 from ..context import RunContext
-from ..pool.candidates import SEED_NAME, seed_point
+from ..warmstart.pool.candidates import SEED_NAME, seed_point
 from . import lns
 from .local import drop_weights
 from .start import MIN_START_BUDGET, StartOutcome, sgd_trains, start_budget, start_search
@@ -102,7 +102,7 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
     ``(name, point)`` pairs of this model made elsewhere (model selection's network on all rows),
     candidates of the pool beside the local search's start: the best of them all is the start of
     the neighbourhood search.  ``enough``: a test of an objective against a lower bound
-    (:class:`annc.training.proof.PoolTest`): the pool ends at the first network that passes it,
+    (:class:`annc.training.bounds.proof.PoolTest`): the pool ends at the first network that passes it,
     and no search runs after it (it has nothing left to gain); its bound, once computed, is the
     floor at which the neighbourhood search stops.
     The record's ``x`` is None when no start could be made (then nothing else ran).  ``ctx``'s
@@ -210,8 +210,8 @@ def kept_why(what: str) -> str:
 def kept_incumbent(c: Compiled, seed, what: str, *, ctx: RunContext | None = None, log=None) -> SearchRecord | None:
     """Model selection's kept network ``seed`` (``what``: a logistic separator's or a tree's label; a
     network on the raw inputs:
-    :attr:`annc.training.cvresults.CVSelection.keeps`) as the run's incumbent, with no search: lifted
-    into the compiled problem ``c`` (:func:`~annc.training.pool.candidates.seed_point`), its record
+    :attr:`annc.training.modelselect.cvresults.CVSelection.keeps`) as the run's incumbent, with no search: lifted
+    into the compiled problem ``c`` (:func:`~annc.training.warmstart.pool.candidates.seed_point`), its record
     ``kept`` (the verdict then says the MIP added a bound); None when it cannot be lifted (``log``
     hears which)."""
     ctx, say = ctx or RunContext(), log or (lambda *_: None)

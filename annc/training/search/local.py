@@ -1,4 +1,4 @@
-"""Fix-and-optimise local search (step 5 of :mod:`annc.training.pool.candidates`).
+"""Fix-and-optimise local search (step 5 of :mod:`annc.training.warmstart.pool.candidates`).
 
 With every layer's ``(alpha, beta)`` but one fixed at the incumbent, the products
 ``alpha h`` have fixed coefficients and the MIP over that one layer (and all
@@ -10,7 +10,7 @@ full model, so the incumbent never gets worse.
 
 Under an ``l0`` penalty of weight ``lambda`` each sweep begins with :func:`drop_weights`:
 a weight is worth keeping only if removing it costs more than ``lambda`` in loss, and
-trying each removal costs one lift of the network (:func:`annc.training.pool.point.complete`), not a
+trying each removal costs one lift of the network (:func:`annc.training.warmstart.pool.point.complete`), not a
 solve; where the removal alone costs loss, a small LP refits the unit's other weights to
 keep its activations (another input may carry the same split), one more lift.  A sub-MIP
 with a whole layer free could find the same drops, but on real data it rarely ends within
@@ -28,8 +28,8 @@ from ...formulations import ACTIVATIONS
 from ...io.problem import TrainingProblem
 from ...solve.solvers.base import Interrupt
 from ..context import RunContext
-from ..pool.point import complete, feasible, hidden_network
-from ..pool.repair import layer_inputs, off_gap, refit_unit, refits
+from ..warmstart.pool.point import complete, feasible, hidden_network
+from ..warmstart.pool.repair import layer_inputs, off_gap, refit_unit, refits
 
 
 def fix_layers(model: Model, x: np.ndarray, free: int, layers: int) -> Model:
@@ -72,7 +72,7 @@ def improve(model: Model, problem: TrainingProblem, x: np.ndarray | None, *, ctx
     only caps the whole search.  Every step's point is checked against the
     model and kept only if it is better, so the result is never worse than ``x``.
 
-    ``x`` may be None ("no start", e.g. :func:`~annc.training.pool.seeding.sgd_start` found none): there is
+    ``x`` may be None ("no start", e.g. :func:`~annc.training.warmstart.pool.seeding.sgd_start` found none): there is
     nothing to improve from, so the result is None and the interrupt is left as it was.
     """
     if x is None:
@@ -108,7 +108,7 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *,
     """Greedy weight dropping from the feasible point ``x``: each non-zero weight in turn
     (the smallest first, compared within its unit after dividing by the unit's largest
     ``|w|``: a step unit's weights scale freely) is set to 0; the hidden units' biases move
-    off the eps gap if they must (:func:`~annc.training.pool.repair.off_gap`, no scaling; with
+    off the eps gap if they must (:func:`~annc.training.warmstart.pool.repair.off_gap`, no scaling; with
     ``refit_gap=False`` by the biases alone, :func:`_lifted`) and the network's lift replaces ``x``
     when its objective is lower.  When that drop costs
     loss and the weight is a step unit's, the unit's other weights and bias are also
@@ -116,7 +116,7 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *,
     the better of the two is taken: a weight that another direction can replace then goes.
     ``keep_activations=False`` leaves that LP out (and with ``refit_gap=False`` the pass solves
     no LP at all): the two-way plan of cross-validation on thousands of rows drops so
-    (:mod:`annc.training.cvselect`), where those LPs were half its folds' time (fair: 10.3 s of 21).
+    (:mod:`annc.training.modelselect.cvselect`), where those LPs were half its folds' time (fair: 10.3 s of 21).
 
     Under an l0 penalty of weight ``lambda`` a weight pays for itself only if dropping it
     costs more than ``lambda`` in loss; a solver's branching rarely tries the drops one
@@ -150,7 +150,7 @@ def drop_weights(model: Model, problem: TrainingProblem, x: np.ndarray, *,
 def _kept_pattern(problem: TrainingProblem, weights: list, biases: list, layer: int, i: int, unit: int):
     """Weight ``i`` of hidden unit ``unit`` of ``layer`` dropped, and the unit's other
     weights and bias refitted to keep its activations as they are at ``(weights, biases)``
-    (:func:`~annc.training.pool.repair.refit_unit`): ``(weights, biases)``, or None (an output
+    (:func:`~annc.training.warmstart.pool.repair.refit_unit`): ``(weights, biases)``, or None (an output
     weight, a layer that is not refitted, or no fit).  The drop then costs no loss when the
     refit keeps every activation, and the objective falls by the penalty's weight."""
     spec = problem.spec
@@ -174,11 +174,11 @@ def _kept_pattern(problem: TrainingProblem, weights: list, biases: list, layer: 
 def _lifted(model: Model, problem: TrainingProblem, cand, refit: bool = True):
     """``(point, weights, biases)`` of the candidate network ``cand = (weights, biases)``:
     its lift, or, when the lift is not feasible, the lift after moving the hidden biases
-    off the eps gap (:func:`~annc.training.pool.repair.off_gap`, no scaling); ``(None, ...)`` if
+    off the eps gap (:func:`~annc.training.warmstart.pool.repair.off_gap`, no scaling); ``(None, ...)`` if
     neither is feasible (or ``cand`` is None).  ``refit=False``: by the biases alone, the rows a
     drop puts into the gap going to the side that flips fewest, where the repair's LP would keep
     them clear; the cheap search of cross-validation's folds
-    (:mod:`annc.training.cvpath`) drops so, as those LPs cost as much as the kept pattern's
+    (:mod:`annc.training.modelselect.cvpath`) drops so, as those LPs cost as much as the kept pattern's
     (:func:`_kept_pattern`), which :func:`drop_weights` tries anyway when the drop costs loss (on
     breast_cancer's folds the gap's LPs were 8.7 s of 29).  The full search keeps the LP: with
     the biases alone there too, class3 scored 78.0% over 5 splits, against 79.1% with it

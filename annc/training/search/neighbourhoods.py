@@ -49,8 +49,8 @@ import numpy as np
 from ...core.model import Model
 from ...formulations.common import leads
 from ...io.problem import TrainingProblem
-from ..pool.point import hidden_network
-from ..pool.repair import layer_inputs
+from ..warmstart.pool.point import hidden_network
+from ..warmstart.pool.repair import layer_inputs
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The MIP start: the start pool's best network improved by the local search, and its budget.
 
 :func:`start_search` (and :func:`mip_start`, its point) takes the best candidate of the start
-pool (:func:`annc.training.pool.start_pool`) and improves it by fix-and-optimise and weight
+pool (:func:`annc.training.warmstart.pool.start_pool`) and improves it by fix-and-optimise and weight
 dropping (:func:`~.local.improve`); the run context's deadline only caps it.
 
 **The budget.**
@@ -16,10 +16,10 @@ start written beside the model, :mod:`annc.io.writers.startfiles`):
 * under :data:`MIN_START_BUDGET` seconds (a time limit under 1 s) no start is tried: that is
   not time for a candidate's output layer (the pool's first SGD network is most often trained
   already: the default recipe's eps choice trains the same one, and
-  :func:`~annc.training.pool.seeding.sgd_net` remembers it; a one-vs-one pair under a run's
+  :func:`~annc.training.warmstart.pool.seeding.sgd_net` remembers it; a one-vs-one pair under a run's
   limit has 1.5 to 2 s, and its search what is left after the eps choice and the build);
 * SGD trains networks whose hidden layers are all binary or all ReLU
-  (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`); any other network (no hidden layer, ``sign``
+  (:data:`annc.training.warmstart.sgd.HIDDEN_ACTIVATIONS`); any other network (no hidden layer, ``sign``
   units, a mix) gets no start, and :func:`~.incumbent.budgeted_start` says so without searching;
 * an annc error inside the search (the output-layer sub-MIP of :mod:`.seeding` refuses
   a numeric ``M`` below its valid bound, which only ``--allow-small-m`` lets the full
@@ -29,7 +29,7 @@ start written beside the model, :mod:`annc.io.writers.startfiles`):
 :func:`~.incumbent.budgeted_start` returns ``(point or None, seconds, message)``: the message is one
 line for the ``log`` callback (``MIP start from a pool of N and local search ...``, or
 why there is none).  The point, when there is one, satisfies every row and bound of the
-model (:func:`annc.training.pool.point.complete` drops any point that does not); writers check it
+model (:func:`annc.training.warmstart.pool.point.complete` drops any point that does not); writers check it
 again before a file is written.
 """
 from __future__ import annotations
@@ -43,8 +43,8 @@ from ...core.model import Model
 from ...formulations import floor as lower_bound
 from ...io.problem import TrainingProblem
 from ..context import RunContext
-from ..pool import Candidate, start_pool
-from ..sgd import HIDDEN_ACTIVATIONS
+from ..warmstart.pool import Candidate, start_pool
+from ..warmstart.sgd import HIDDEN_ACTIVATIONS
 from .local import improve
 
 START_BUDGET = 20.0  # seconds for the MIP start's search, at most a quarter of a time limit
@@ -106,7 +106,7 @@ def start_search(model: Model, problem: TrainingProblem, *, ctx: RunContext | No
     decisions are work limits: the same inputs give the same start under any load).  ``ctx``'s
     progress sink hears of each candidate and when the local search begins.  ``hidden=False``:
     the local search frees only the output layer.  ``enough``: a test of an objective
-    (:class:`annc.training.proof.PoolTest`): the pool ends at the first candidate that passes it,
+    (:class:`annc.training.bounds.proof.PoolTest`): the pool ends at the first candidate that passes it,
     and then no local search runs; its bound is the floor at which the local search stops."""
     ctx = ctx or RunContext()
     pool, capped = start_pool(model, problem, seeds=seeds, ctx=ctx, enough=enough)

@@ -1,4 +1,4 @@
-"""The start pool's proof test (``annc.training.proof.PoolTest``) on data whose optimum the
+"""The start pool's proof test (``annc.training.bounds.proof.PoolTest``) on data whose optimum the
 bounds that need no sub-MIP reach, and on data where they do not: each set trained with the
 test and without it (the baseline: a test that never passes, as before), in the same run,
 alternating, ``--reps`` times; medians of the wall time, and each run's objective and status.
@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.datasets import make_blobs, make_moons
 
 import annc
-from annc.training.proof import PoolTest
+from annc.training.bounds.proof import PoolTest
 
 SPEC = "input 2\nhidden {h} binary\noutput 2\n"
 

@@ -3,7 +3,7 @@ sys.path.insert(0, "/work/main/bench")
 from realdata_sets import splits
 from realdata_annc import spec_text
 from annc.app.api import as_data, train_api
-import annc.training.cvselect as cvs
+import annc.training.modelselect.cvselect as cvs
 name, n, rule = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 cvs.SE_RULE = rule
 for split, Xtr, ytr, Xte, yte in splits(name, n):

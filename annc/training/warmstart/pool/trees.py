@@ -8,15 +8,15 @@ feature:
     h = 1[w (x_f - t) + eps/2 >= eps/2],   w > 0,
 
 its weight row zero but for ``w`` on feature ``f`` and its bias ``-w t``, scaled by a positive
-factor into the layer's box (which changes no step: :func:`~annc.training.pool.repair.fit_box`)
+factor into the layer's box (which changes no step: :func:`~annc.training.warmstart.pool.repair.fit_box`)
 and lowered by the export's shift, so that the exported unit (on iff ``pre >= eps/2``) fires where
 the tree goes right; the caller's repair moves a bias off the MIP's eps gap the least, as for the
-logistic separators (:func:`~annc.training.pool.linear.logistic_network`).  A tree of ``k`` splits
+logistic separators (:func:`~annc.training.warmstart.pool.linear.logistic_network`).  A tree of ``k`` splits
 takes ``k`` units of the first hidden layer (the rest are off) and one weight each.
 
 **The output layer reads the splits.**  With one hidden layer the class scores are linear in the
 split bits, ``o_c = sum_u W[u, c] h_u + b_c``, and the exact output-layer MIP (step 3 of
-:mod:`~annc.training.pool.candidates`) finds the read of least objective.  Every tree whose leaves'
+:mod:`~annc.training.warmstart.pool.candidates`) finds the read of least objective.  Every tree whose leaves'
 classes are a threshold function of its split bits is then reproduced on the training rows: every
 decision list (each split has a leaf child: ``if A then c1 else if B then c2 ...``, a threshold
 function with weights that halve down the list), every tree whose sibling leaves agree, every
@@ -34,10 +34,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-from sklearn.tree import DecisionTreeClassifier
 
-from ...formulations import ACTIVATIONS
-from ...io.problem import TrainingProblem
+from ....formulations import ACTIVATIONS
+from ....io.problem import TrainingProblem
 from .linear import _targets, placed
 from .repair import fit_box
 
@@ -48,6 +47,7 @@ def splits(problem: TrainingProblem, depth: int, units: int) -> tuple[np.ndarray
     """The splits of the CART tree of ``depth`` with at most ``units`` splits, fitted on the problem's
     rows: ``(features, thresholds)``, one entry per split in the tree's node order (a row goes right
     at a split where ``x[feature] > threshold``); None when the tree is a single leaf."""
+    from sklearn.tree import DecisionTreeClassifier  # here: annc compile imports no scikit-learn
     X, y, weight = problem.class_rows()
     tree = DecisionTreeClassifier(max_depth=depth, max_leaf_nodes=max(units, 1) + 1, random_state=0)
     tree.fit(X, y, sample_weight=weight)
@@ -61,7 +61,7 @@ def tree_network(problem: TrainingProblem, depth: int) -> tuple[list, list] | No
     """The CART tree of ``depth`` (:func:`splits`, at most the first layer's width in splits) as a
     network of the spec (module docstring): a step unit per split in the one hidden layer, in its
     box, its boundary at the split's threshold less the export's shift; the output layer is left
-    to the caller's exact output-layer MIP (from :func:`~annc.training.pool.linear.placed`'s vote).
+    to the caller's exact output-layer MIP (from :func:`~annc.training.warmstart.pool.linear.placed`'s vote).
     None where the spec has not exactly one hidden layer of step units, or the tree no split."""
     got = _targets(problem)
     if got is None or len(problem.spec.hidden) != 1:

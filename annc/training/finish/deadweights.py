@@ -6,7 +6,7 @@ search may leave such weights non-zero; dropping them is free and lowers the obj
 :func:`drop_dead_weights` zeroes the incoming weights and the bias of every dead hidden
 unit (from the last hidden layer back, since clearing a unit can leave units before it
 dead), lifts the result into the model (:func:`annc.formulations.lift`, through
-:func:`~annc.training.pool.point.complete`, which checks it against every row), decodes
+:func:`~annc.training.warmstart.pool.point.complete`, which checks it against every row), decodes
 and verifies it as any solution (:func:`annc.solve.verify.check`), and keeps it only if it
 passes and its objective, recomputed by annc's forward pass, is no higher.  The network
 annc exports and reports is then this one; the ``.pruned`` file still removes the dead
@@ -17,12 +17,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.network import TrainedNetwork
-from ..formulations import export_bias_shifts
-from ..solve.compiler import Compiled
-from ..solve.decode import decode_network
-from ..solve.verify import Verification, check
-from .pool.point import complete
+from ...core.network import TrainedNetwork
+from ...formulations import export_bias_shifts
+from ...solve.compiler import Compiled
+from ...solve.decode import decode_network
+from ...solve.verify import Verification, check
+from ..warmstart.pool.point import complete
 
 TOL = 1e-9
 

@@ -14,8 +14,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..core.errors import DataError, UsageError
-from ..io.data import Dataset, array_digest
+from ...core.errors import DataError, UsageError
+from ...io.data import Dataset, array_digest
 
 __all__ = ["DEFAULT_FRACTION", "split_rows", "validation_split"]
 
@@ -39,7 +39,7 @@ def _check_seed(seed) -> int:
 
 def _subset(data: Dataset, rows: np.ndarray, part: str) -> Dataset:
     """The rows ``rows`` of ``data`` as an in-memory Dataset named ``<path>[part]`` (as
-    :func:`annc.training.chain.layer_data` makes one: :func:`annc.io.data.array_digest`)."""
+    :func:`annc.training.mip.chain.layer_data` makes one: :func:`annc.io.data.array_digest`)."""
     X = np.ascontiguousarray(data.X[rows], dtype=float)
     y = np.ascontiguousarray(data.y[rows])
     return replace(data, X=X, y=y, classes=list(data.classes), features=list(data.features),

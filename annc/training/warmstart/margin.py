@@ -12,7 +12,7 @@ data) no hyperplane leaves a gap that wide, and the MIP must flip activations to
 narrow :data:`NARROW` (a numerical clearance).  As a nu-SVM bounds the share of its margin
 errors by nu, the test bounds them by :data:`NU`: it trains one SGD network of the spec
 (seed 0, as the MIP start's first seed) and refits each hidden unit by the LP of
-:func:`~annc.training.pool.repair.refit_unit` to keep SGD's activations clear of the gap
+:func:`~annc.training.warmstart.pool.repair.refit_unit` to keep SGD's activations clear of the gap
 ``(0, WIDE)``, within the unit's boxes; the data admit the margin if every unit keeps all
 but at most :data:`NU` of the training samples clear.  Measured with ``bench/realdata.py``
 (README "Real data"; split by split, ``python bench/margin_errors.py``): on breast_cancer
@@ -35,12 +35,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..formulations import ACTIVATIONS
-from ..io.data import Dataset
-from ..io.problem import TrainingProblem
-from ..io.recipe import Recipe, recipe_of
-from ..io.spec import NetworkSpec
-from ..solve.compiler import Prepared, prepare
+from ...formulations import ACTIVATIONS
+from ...io.data import Dataset
+from ...io.problem import TrainingProblem
+from ...io.recipe import Recipe, recipe_of
+from ...io.spec import NetworkSpec
+from ...solve.compiler import Prepared, prepare
 from .pool.repair import SCALED, fit_box, flips, refit_unit, threshold
 from .pool.seeding import sgd_net, sgd_trains
 
@@ -54,8 +54,8 @@ FLIP_SHARE = 0.005  # the largest share of samples a unit may flip to clear the 
 def gap_flips(problem: TrainingProblem, net, eps: float) -> float:
     """The largest share of ``problem``'s training samples that a hidden unit of ``net`` flips when
     its bias alone moves it clear of the gap ``(0, eps)`` (each unit scaled into its box first, as the
-    start's repair does: :func:`~annc.training.pool.repair.fit_box` and
-    :func:`~annc.training.pool.repair.threshold`); 1.0 when some unit cannot be cleared."""
+    start's repair does: :func:`~annc.training.warmstart.pool.repair.fit_box` and
+    :func:`~annc.training.warmstart.pool.repair.threshold`); 1.0 when some unit cannot be cleared."""
     act, rows, worst = problem.X, problem.row_samples, 0.0
     for ls, L in zip(problem.spec.hidden, net.layers[:-1]):
         pre = act @ L.weight + L.bias
@@ -70,7 +70,7 @@ def gap_flips(problem: TrainingProblem, net, eps: float) -> float:
 
 def margin_errors(problem: TrainingProblem, net, eps: float) -> list[float]:
     """For each hidden unit of SGD's step network ``net``, the share of ``problem``'s training
-    samples that :func:`~annc.training.pool.repair.refit_unit` (on the support of SGD's unit)
+    samples that :func:`~annc.training.warmstart.pool.repair.refit_unit` (on the support of SGD's unit)
     cannot keep clear of the gap ``(0, eps)`` on SGD's side (on iff SGD's ``pre >= 0``): its
     margin errors; 1.0 for a unit whose LP ends without an optimum.  A later layer's
     inputs are SGD's own outputs of the layers before."""

@@ -1,23 +1,23 @@
 """The large-data path of one MIP, in this process or on a Dask cluster, and what the user is told.
 
-Above :data:`~annc.training.compress.LARGE_ROWS` distinct training rows (merging on), a MIP
-is built on weighted representatives (:mod:`annc.training.compress`) and its start pool
-begins with the annealed sigmoids (:mod:`annc.training.anneal`).  Two parts of that path
+Above :data:`~annc.training.large.compress.LARGE_ROWS` distinct training rows (merging on), a MIP
+is built on weighted representatives (:mod:`annc.training.large.compress`) and its start pool
+begins with the annealed sigmoids (:mod:`annc.training.large.anneal`).  Two parts of that path
 are heavy and independent, so they are the tasks a cluster can take:
 
-* the clustering, one task per class (:func:`~annc.training.compress.kmeans_task`);
+* the clustering, one task per class (:func:`~annc.training.large.compress.kmeans_task`);
 * the annealed seeds of the start pool, one task per seed
-  (:func:`~annc.training.anneal.seed_task`).
+  (:func:`~annc.training.large.anneal.seed_task`).
 
 The rest is sequential by nature: each step of the local and neighbourhood searches starts
 from the previous one's network, and the full MIP is one solver run.  (The folds of
 cross-validation and the members of ovo and batch training are tasks already:
-:mod:`annc.training.cvselect`, :mod:`annc.training.decomposition`.)
+:mod:`annc.training.modelselect.cvselect`, :mod:`annc.training.decompose.decomposition`.)
 
 **No new code in the user's hands.**  ``--workers N`` (a local cluster of ``N`` worker
 processes) or ``--scheduler ADDRESS`` (an existing cluster), the flags of selection, ovo and
 batches, reach every MIP of full and greedy training (:func:`annc.training.trainer.fit`).
-:func:`enter` opens the :class:`~annc.training.executor.Executor` only when the MIP takes the
+:func:`enter` opens the :class:`~annc.training.large.executor.Executor` only when the MIP takes the
 large-data path, hands it to the run context (:attr:`~annc.training.context.RunContext.executor`,
 which every share of the context keeps), and the trainer closes it once the search has run,
 before the full MIP gets its time limit, so starting and closing the cluster are paid from the
@@ -31,7 +31,7 @@ as it does in this process under load.
 **Ctrl-C.**  A first Ctrl-C is a request that this process sees between steps; it does not reach
 tasks already on the workers, which end at their work limits or their cap (seconds for a seed
 or a class), and the search then stops as it does in one process.  A second Ctrl-C cancels
-them (:meth:`~annc.training.executor.Executor.run`).
+them (:meth:`~annc.training.large.executor.Executor.run`).
 
 **What the user is told, at the start:** one line naming the path before anything heavy
 runs (``large data: 70,000 distinct training rows (above 10,000): ... on a local Dask cluster
@@ -44,10 +44,10 @@ from contextlib import ExitStack
 from dataclasses import replace
 from typing import Callable
 
-from ..io.data import Dataset
+from ...io.data import Dataset
+from ..context import RunContext
 from . import compress
 from .compress import Compression, large_rows, representatives
-from .context import RunContext
 
 __all__ = ["enter"]
 
@@ -56,7 +56,7 @@ def enter(stack: ExitStack, name: str, data: Dataset, *, merge: bool, ctx: RunCo
           scheduler: str | None, log: Callable) -> tuple[Dataset, Compression | None, RunContext]:
     """The data the MIP is built on, how it was compressed (None: it was not) and the run
     context of the large-data path: with ``workers`` or ``scheduler`` on large data, an
-    :class:`~annc.training.executor.Executor` is opened on ``stack`` (whose closing closes it)
+    :class:`~annc.training.large.executor.Executor` is opened on ``stack`` (whose closing closes it)
     and set in the context.  ``log`` hears which path the MIP takes (module docstring)."""
     rows = large_rows(data, merge=merge)
     parallel = workers is not None or scheduler is not None

@@ -1,6 +1,6 @@
 """How long a training run's full MIP may go without gaining anything: the stall rule's size.
 
-After annc's search and its proof attempt (:mod:`annc.training.proof`), the full MIP runs from
+After annc's search and its proof attempt (:mod:`annc.training.bounds.proof`), the full MIP runs from
 the search's network.  The stall rule (:mod:`annc.solve.solvers.stall`) ends it once ``N``
 consecutive work checks of its solver (HiGHS: its limit checks, at least one per node and several
 per root separation round; SCIP: its LP solves and nodes; Gurobi: its MIPNODE callbacks) have
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import math
 
-from ..core.model import Model
-from ..solve.solvers import get_driver
+from ...core.model import Model
+from ...solve.solvers import get_driver
 
 STALL_MIN = 1500  # work checks, at least (above the 1,028 of the longest stretch measured before a move)
 STALL_WORK = 5e7  # non-zero visits: N * non-zeros, at least

@@ -30,10 +30,10 @@ import numbers
 from dataclasses import replace
 from typing import Callable, Sequence
 
-from ..core.errors import UsageError
-from ..core.losses import takes, with_argument
-from ..core.penalties import PENALTY
-from ..io.spec import NetworkSpec, format_spec, penalty_at
+from ...core.errors import UsageError
+from ...core.losses import takes, with_argument
+from ...core.penalties import PENALTY
+from ...io.spec import NetworkSpec, format_spec, penalty_at
 
 __all__ = ["DEFAULT_GRID", "GRID_KEYS", "MARGIN_LOSSES", "MAX_CANDIDATES", "MAX_DEFAULT_CANDIDATES", "candidates"]
 

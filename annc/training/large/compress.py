@@ -15,7 +15,7 @@ group's centre.  Identical centres merge as duplicates do, so the MIP is built o
 :data:`REPRESENTATIVES` rows, each weighted by the samples it stands for.
 
 **On a cluster.**  The classes are clustered independently, so with an open
-:class:`~annc.training.executor.Executor` (``--workers`` / ``--scheduler``) each class is one
+:class:`~annc.training.large.executor.Executor` (``--workers`` / ``--scheduler``) each class is one
 task (:func:`kmeans_task`).  The task receives its rows, ``k_c`` and the seed, so a worker
 computes exactly what this process would: the same centres with and without workers.  A
 class's clustering is a fixed amount of work (no clock), so it is not capped; a task that
@@ -36,11 +36,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.metrics import pairwise_distances_argmin
 
-from ..core.network import TrainedNetwork
-from ..formulations import floor, network_loss
-from ..io.data import Dataset, array_digest
-from ..io.problem import make_problem
-from ..solve.verdict import Verdict, judge
+from ...core.network import TrainedNetwork
+from ...formulations import floor, network_loss
+from ...io.data import Dataset, array_digest
+from ...io.problem import make_problem
+from ...solve.verdict import Verdict, judge
 
 ADVISE_ROWS = 1_000  # distinct training rows above which annc says what one MIP of them means
 LARGE_ROWS = 10_000  # distinct training rows above which the MIP is built on representatives
@@ -105,7 +105,7 @@ def representatives(data: Dataset, *, merge: bool = True, k: int | None = None, 
     """``data`` with each row replaced by its class's cluster centre (module docstring), and
     what was done; None when it does not take the large-data path (:func:`large_rows`).
     ``k`` defaults to :data:`REPRESENTATIVES` (read when called); ``executor`` (an open
-    :class:`~annc.training.executor.Executor`, or None) runs one class per task, and ``where``
+    :class:`~annc.training.large.executor.Executor`, or None) runs one class per task, and ``where``
     says where, for the record."""
     rows = large_rows(data, merge=merge, large=large)
     if rows is None:

@@ -35,17 +35,17 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from ..core.errors import NoSolutionError
-from ..core.network import Layer, TrainedNetwork
-from ..formulations import ACTIVATIONS
-from ..io.data import Dataset, array_digest
-from ..io.solutions import Status
-from ..io.spec import NetworkSpec
-from ..solve.compiler import Compiled
-from ..solve.solvers import SolveResult
-from ..solve.solvers.base import Interrupt
-from ..solve.verdict import Verdict
-from ..solve.verify import Verification
+from ...core.errors import NoSolutionError
+from ...core.network import Layer, TrainedNetwork
+from ...formulations import ACTIVATIONS
+from ...io.data import Dataset, array_digest
+from ...io.solutions import Status
+from ...io.spec import NetworkSpec
+from ...solve.compiler import Compiled
+from ...solve.solvers import SolveResult
+from ...solve.solvers.base import Interrupt
+from ...solve.verdict import Verdict
+from ...solve.verify import Verification
 
 # weakest last: the status of a run is the weakest over its MIPs
 STATUS_ORDER = [Status.OPTIMAL, Status.FEASIBLE, Status.UNKNOWN, Status.NO_SOLUTION,

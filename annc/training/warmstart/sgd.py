@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.network import Layer, TrainedNetwork
+from ...core.network import Layer, TrainedNetwork
 
 HIDDEN_ACTIVATIONS = ("binary", "relu")  # those of annc.core.activations.HIDDEN that _hidden trains (a test checks)
 
@@ -164,7 +164,7 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype,
 
     ``mask`` (one 0/1 array per weight matrix, or None) freezes the weights where it is 0
     at exactly 0: they are zeroed first and their gradient is masked at every step
-    (magnitude pruning then retraining, :func:`annc.training.pool.seeding.pruned`).
+    (magnitude pruning then retraining, :func:`annc.training.warmstart.pool.seeding.pruned`).
 
     With ``l1 > 0`` each step is followed by the proximal step of ``l1 * sum |W|`` on the
     weights (not the biases): soft thresholding ``W <- sign(W) max(|W| - lr l1, 0)``, which

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..io.data import Dataset
-from ..io.outputs import remove_files
-from ..io.varmap import file_digest
+from ...io.data import Dataset
+from ...io.outputs import remove_files
+from ...io.varmap import file_digest
 
 
 def csv_backing(data: Dataset, out: Path | None, name: str) -> tuple[Dataset, bytes | None]:
@@ -26,7 +26,7 @@ def csv_backing(data: Dataset, out: Path | None, name: str) -> tuple[Dataset, by
     ``annc decode`` can verify), written with the model and its map."""
     if out is None or (Path(data.path).is_file() and file_digest(data.path) == data.sha256):
         return data, None
-    from ..io.datasets import csv_bytes
+    from ...io.datasets import csv_bytes
     raw = csv_bytes(data.X, np.asarray(data.classes, dtype=object)[data.y], data.features, data.label)
     return replace(data, path=str(out / f"{name}.csv"), sha256=hashlib.sha256(raw).hexdigest()), raw
 

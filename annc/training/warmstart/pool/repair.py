@@ -1,4 +1,5 @@
-"""Moving a network into the weight box and off the eps gap (steps 1-2 of :mod:`annc.training.pool.candidates`).
+"""Moving a network into the weight box and off the eps gap (steps 1-2 of
+:mod:`annc.training.warmstart.pool.candidates`).
 
 A step unit (binary, sign: ``step`` in :mod:`annc.core.activations`) is unchanged when its
 ``(alpha_k, beta_k)`` is scaled by a positive factor: :func:`fit_box` scales it into 90%
@@ -21,11 +22,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ...core.activations import HIDDEN
-from ...formulations import ACTIVATIONS
-from ...formulations.grid import project
-from ...io.problem import TrainingProblem
-from ...solve.lp import solve_lp
+from ....core.activations import HIDDEN
+from ....formulations import ACTIVATIONS
+from ....formulations.grid import project
+from ....io.problem import TrainingProblem
+from ....solve.lp import solve_lp
 
 REFIT_SECONDS = 0.5  # an LP refit of one unit that takes longer is given up (the bias alone then moves it)
 BOX_ROOM = 0.9  # scale into 90% of the box, leaving the bias room to move off the eps gap
@@ -281,7 +282,7 @@ def repair_network(problem: TrainingProblem, weights: list, biases: list, *, sca
     then scaled by the largest factor that keeps it in its boxes, which makes every lead
     between classes as wide as the box allows (the losses' margins are absolute).  On a
     grid the weights then move to the nearest grid value.  This is the output layer of a
-    start that costs no MIP solve (:func:`annc.training.pool.seeding.sgd_start` compares such
+    start that costs no MIP solve (:func:`annc.training.warmstart.pool.seeding.sgd_start` compares such
     starts, and hands the best to the exact output-layer MIP as its start).  ``scale=False``
     keeps the hidden units' scale (a unit an LP fitted in its box with its margin: scaling
     it to 90% of the box would shrink the margin into the gap).  ``refit=False`` moves the hidden

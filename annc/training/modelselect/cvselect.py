@@ -7,7 +7,7 @@ chosen here by how networks trained with each setting do on rows they never saw:
 * **open settings** (:func:`open_settings`): a spec of the default recipe (it names no loss)
   leaves open the l0 weight (unless it writes ``penalty``) and the width of its hidden layers
   (the spec's width is the largest tried, the narrowest k - 1 units for k classes); ``eps`` left open is chosen on the data as before
-  (:func:`annc.training.margin.choose_eps`, once, on all the training rows) and used on every
+  (:func:`annc.training.warmstart.margin.choose_eps`, once, on all the training rows) and used on every
   fold; under a time limit of :data:`SHORT` seconds or more the other margin (0.1 or 0.001,
   :func:`other_eps`) is tried too, where the hidden units are binary steps.  A spec that names its
   loss, or a spec built in Python, writes everything.
@@ -17,7 +17,7 @@ chosen here by how networks trained with each setting do on rows they never saw:
   (at least :data:`MIN_DISTINCT`; XOR-like data stay as they were); more than :data:`MANY_ROWS`
   rows also need logistic separators to set against the spec (below);
 * **the path** (:data:`PENALTY_PATH`, widths ``1, 2, 4, ..`` up to the spec's): every setting
-  is scored on every fold by the cheap search of :mod:`annc.training.cvpath`;
+  is scored on every fold by the cheap search of :mod:`annc.training.modelselect.cvpath`;
 * **the folds**: scikit-learn's ``StratifiedKFold`` (shuffled, seed 0): :data:`FOLDS` folds,
   :data:`FOLDS_SHORT` above :data:`MANY_ROWS` rows or under a time limit below :data:`SHORT`
   seconds (the plan is sized by the limit the user gives, never by the clock, so the same
@@ -26,7 +26,7 @@ chosen here by how networks trained with each setting do on rows they never saw:
 
 **Large data.**  Above :data:`MANY_ROWS` training rows the folds cannot walk the path within a
 minute's share on two cores (fair, 4,456 rows: the widths 1, 2 and 4 took 20 s of 20.4, and the
-other margin was cut).  There the plan is two-way (:attr:`~annc.training.cvpath.Plan.large`): the
+other margin was cut).  There the plan is two-way (:attr:`~annc.training.modelselect.cvpath.Plan.large`): the
 spec as written (its width, its l0 weight, the data's eps) against the logistic separators, on the
 folds' sample of :data:`MAX_CV_ROWS` rows.  Two savings keep it within the folds' cap at 30 s
 (15.3 s): the folds' weight drop solves no LP (the refits that keep a unit's activations were half
@@ -45,7 +45,7 @@ all the rows; the spec as written makes its own start there.
 
 **The logistic separators.**  Where the penalty is open, the plan also holds L1 logistic
 regression at each C of :data:`LOGISTIC_PATH` (:func:`_logistic_settings`; step 3 of
-:mod:`annc.training.cvpath`): a network of the spec's class that a convex surrogate finds (one
+:mod:`annc.training.modelselect.cvpath`): a network of the spec's class that a convex surrogate finds (one
 step unit for two classes; for ``k`` classes a unit for each of the ``k (k - 1) / 2`` pairwise
 comparisons of its scores, where the spec's hidden layer is that wide), scored on the same folds by the same rule.
 The exact search minimises the training errors; on noisy, nearly linear data its minimiser generalises worse than the surrogate's separator, and
@@ -59,12 +59,12 @@ its CV accuracy is ``m_s = (1/k) sum_f a_{s,f}`` and its standard error
 
 **The rule.**  With ``b`` the setting of the highest ``m`` (ties: fewer mean non-zero weights), every
 setting with ``m_s >= m_b - max(SE_RULE * se_b, RESOLUTION / v)`` counts as good as ``b`` (``v = rows / k``
-a fold's validation rows: a difference under :data:`annc.training.cvresults.RESOLUTION` row a fold is below
+a fold's validation rows: a difference under :data:`annc.training.modelselect.cvresults.RESOLUTION` row a fold is below
 what the folds resolve), and the simplest of them is chosen: the fewest mean non-zero weights, then the
 smaller width, then the larger l0 weight, then the wider margin.  A setting of the MIP path goes before the
-logistic separators only where it earns it (:meth:`~annc.training.cvresults.CVSelection.separator_first`):
+logistic separators only where it earns it (:meth:`~annc.training.modelselect.cvresults.CVSelection.separator_first`):
 the mean of its paired fold differences with the first separator of that order is above
-:data:`~annc.training.cvresults.PAIRED_SE` of their standard error and above the resolution.  Where the
+:data:`~annc.training.modelselect.cvresults.PAIRED_SE` of their standard error and above the resolution.  Where the
 penalty is open and no separator fits, the spec as written (``Plan.anchor``) stands in its place.
 ``SE_RULE`` 1 is the one-standard-error rule (Breiman et al.; ESL 7.10); annc takes 0: with 3 folds the
 standard error is 2-3 points wide, and the one-SE rule chose 2 weights on anes96 (test 88.3% over 5
@@ -83,7 +83,7 @@ chooses the support size likewise).
 
 Only settings scored on every fold compete; the clock (the share :data:`SELECT_SHARE` of the
 time limit) only caps the folds, and a cut-short run says so.  Cut before the spec's width, the
-rule chooses only when :meth:`~annc.training.cvresults.CVSelection.width_settled` holds (a logistic
+rule chooses only when :meth:`~annc.training.modelselect.cvresults.CVSelection.width_settled` holds (a logistic
 separator scored, for two classes on at most :data:`MANY_ROWS` rows; or width had stopped paying);
 else the spec is trained as written.
 """
@@ -94,18 +94,18 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.log import silent
-from ..core.penalties import PENALTY
-from ..formulations import l0
-from ..io.data import Dataset
-from ..io.recipe import _written
-from ..io.spec import NetworkSpec
-from .compress import distinct_rows
-from .context import RunContext
+from ...core.log import silent
+from ...core.penalties import PENALTY
+from ...formulations import l0
+from ...io.data import Dataset
+from ...io.recipe import _written
+from ...io.spec import NetworkSpec
+from ..context import RunContext
+from ..large.compress import distinct_rows
+from ..warmstart.pool.linear import pairs
 from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
 from .cvresults import CVSelection
 from .cvrows import kept_on_rows, path_on_rows, raw_network
-from .pool.linear import pairs
 from .splits import _subset
 
 __all__ = ["CVSelection", "applies", "cross_validate", "open_settings", "plan_for"]
@@ -144,11 +144,11 @@ def applies(spec: NetworkSpec, data: Dataset, time_limit: float | None = None) -
     """Whether cross-validation chooses ``spec``'s open settings by default on ``data`` under
     ``time_limit`` (module docstring): any data need at least :data:`MIN_LIMIT` seconds (or none);
     more than :data:`MANY_ROWS` rows also logistic separators to set against the spec as written."""
-    from ..solve.solvers.base import check_time_limit
+    from ...solve.solvers.base import check_time_limit
     time_limit = check_time_limit(time_limit)  # the one check of the value, with its message
     if time_limit is not None and time_limit < MIN_LIMIT:
         return False
-    from .pool.seeding import sgd_trains
+    from ..warmstart.pool.seeding import sgd_trains
     if not open_settings(spec) or spec.training != "full" or not sgd_trains(spec) \
             or not all(h.activation == "binary" for h in spec.hidden):  # the folds' search: step units
         return False
@@ -201,8 +201,8 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, ro
     is open (the separator keeps its own hyperplane: a wide gap would move the rows near it).
 
     For ``k > 2`` classes it is the regression's argmax: a unit for each of the ``k (k - 1) / 2``
-    pairwise comparisons of its scores (:func:`~annc.training.pool.linear.differences`) and an
-    output layer that counts each class's wins (:func:`~annc.training.pool.linear.votes`): a
+    pairwise comparisons of its scores (:func:`~annc.training.warmstart.pool.linear.differences`) and an
+    output layer that counts each class's wins (:func:`~annc.training.warmstart.pool.linear.votes`): a
     setting of that width, where one hidden layer of step units is that wide.  (``k`` units
     reading each score's sign lost accuracy where the folds chose them,
     ``bench/issue36_logistic/with_multiclass_*``; one-vs-one regression, sparser, is another
@@ -223,8 +223,8 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, ro
 
 
 def _tree_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, rows: int) -> tuple[Setting, ...]:
-    """The trees the folds score beside the path (:data:`~annc.training.pool.trees.DEPTHS`; step 4 of
-    :mod:`annc.training.cvpath`), where the penalty is open and the spec has one hidden layer of step
+    """The trees the folds score beside the path (:data:`~annc.training.warmstart.pool.trees.DEPTHS`; step 4 of
+    :mod:`annc.training.modelselect.cvpath`), where the penalty is open and the spec has one hidden layer of step
     units: CART of each depth, a unit per split, at most the spec's width in splits (the setting's
     width: ``2^depth - 1`` splits, capped there), at the spec's default l0 weight and the margin of
     the logistic separators (a split's threshold lies mid-way between two rows' values: a narrow
@@ -242,13 +242,13 @@ def _tree_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, rows: 
 def _margin(open_: tuple[str, ...], eps: float, rows: int) -> float:
     """The kept settings' margin: the narrow one where eps is open (on more than :data:`MANY_ROWS`
     rows the data's, where narrower: :func:`_logistic_settings`), else the spec's."""
-    from .margin import NARROW
+    from ..warmstart.margin import NARROW
     return (min(NARROW, eps) if rows > MANY_ROWS else NARROW) if "eps" in open_ else eps
 
 
 def other_eps(eps: float) -> float:
     """The margin the folds try beside the data's rule's: the wide one, or the narrow one after it."""
-    from .margin import NARROW, WIDE
+    from ..warmstart.margin import NARROW, WIDE
     return NARROW if eps == WIDE else WIDE
 
 
@@ -283,10 +283,11 @@ def _realised(sel: CVSelection, i: int) -> bool:
 def _realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, ctx: RunContext, merge: bool,
              log) -> tuple[Setting | None, tuple | None]:
     """The setting trained on all rows and its network there (on raw inputs), ``sel.chosen`` set:
-    the first of :meth:`~annc.training.cvresults.CVSelection.order` whose network on the whole set fits it as its folds promised
-    (:func:`_realised`); if none, the rule's choice at the narrow margin, by its path on all rows,
-    when eps is open and the setting's is the wide one (``sel.refit_eps``); else ``(None, None)``."""
-    from .margin import NARROW, WIDE
+    the first of :meth:`~annc.training.modelselect.cvresults.CVSelection.order` whose network on the
+    whole set fits it as its folds promised (:func:`_realised`); if none, the rule's choice at the
+    narrow margin, by its path on all rows, when eps is open and the setting's is the wide one
+    (``sel.refit_eps``); else ``(None, None)``."""
+    from ..warmstart.margin import NARROW, WIDE
     order = sel.order(sel.best)
     for i in order:
         if _realised(sel, i):
@@ -322,7 +323,7 @@ def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:
     """The eps the folds use: the spec's, or the one the data choose (once, on all rows)."""
     if not spec.eps_auto:
         return float(spec.eps)
-    from .margin import resolve
+    from ..warmstart.margin import resolve
     return float(resolve(spec, data, merge=merge).spec.eps)
 
 
@@ -334,7 +335,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     sub-MIPs (None: no cap, HiGHS).  In this
     process the folds run width by width (all folds of width 1, then of width 2, ...), so that a cap
     leaves the narrower settings scored on every fold; with ``workers`` or ``scheduler`` each fold
-    (and the whole set) is a task on :class:`annc.training.executor.Executor`, fed a worker thread at
+    (and the whole set) is a task on :class:`annc.training.large.executor.Executor`, fed a worker thread at
     a time and capped, as it starts, at its share of the folds' time
     (:meth:`~annc.training.context.RunContext.slot_cap`).  None when the cap left no setting
     scored on every fold."""
@@ -351,7 +352,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     parts = folds + ([(cv_data, cv_data)] if whole_part else [])
     done_parts = f"{len(folds)} folds" + (" and all rows" if whole_part else "")
     if workers is not None or scheduler is not None:
-        from .executor import Executor, TaskFailed
+        from ..large.executor import Executor, TaskFailed
         items = [(spec, fit, val, plan, merge, None, ctx.solver, f == len(folds))
                  for f, (fit, val) in enumerate(parts)]
 

@@ -24,7 +24,7 @@ How (like scikit-learn's ``GridSearchCV`` with one stratified split and ``refit`
    :meth:`Selection.to_dict` goes into its ``meta["selection"]``.
 
 **In parallel** (``workers`` / ``scheduler``, ``annc train --select --workers N``): the
-candidates are independent, so each is one task on :class:`annc.training.executor.Executor` (a
+candidates are independent, so each is one task on :class:`annc.training.large.executor.Executor` (a
 local Dask cluster of ``workers`` processes, or the cluster at ``scheduler``):
 :func:`train_candidate` trains it on a worker with the options given and sends back a :class:`Trial`, the few numbers the table needs.  The rows,
 the rule and the tie-breaks are those of the sequential run, in candidate order whatever
@@ -38,18 +38,19 @@ capped at ``until_finish / ceil(n / S)`` (:meth:`~annc.training.context.RunConte
 so the selection ends within its share, and a candidate that ends early leaves its time to
 the next.
 
-The grids are :mod:`annc.training.select_grid`; the stratified split is :mod:`annc.training.splits`.
+The grids are :mod:`annc.training.modelselect.select_grid`; the stratified split is
+:mod:`annc.training.modelselect.splits`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from ..core.errors import NoSolutionError, UsageError
-from ..core.log import silent
-from ..io.data import Dataset
-from ..io.spec import NetworkSpec, format_spec
-from .context import RunContext
+from ...core.errors import NoSolutionError, UsageError
+from ...core.log import silent
+from ...io.data import Dataset
+from ...io.spec import NetworkSpec, format_spec
+from ..context import RunContext
 from .select_grid import (DEFAULT_GRID, GRID_KEYS, MARGIN_LOSSES, MAX_CANDIDATES,  # noqa: F401 - re-exported
                           MAX_DEFAULT_CANDIDATES, candidates)
 from .splits import DEFAULT_FRACTION, split_rows, validation_split  # noqa: F401 - re-exported
@@ -234,7 +235,7 @@ def _train_in_parallel(cands, fit: Dataset, val: Dataset, options: dict, task: C
                        rows: list[Row], log: Callable, ctx) -> None:
     """Every candidate as a task on the executor, with its share of ``ctx``'s time; rows
     filled as the tasks finish."""
-    from .executor import Executor, TaskFailed
+    from ..large.executor import Executor, TaskFailed
     finished = [False] * len(cands)
 
     def done(i, result):
@@ -298,7 +299,7 @@ def select(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None, g
 
     ``ctx`` (None: no time limit) is the selection's share of the run's time (module docstring).
     """
-    from .executor import check_scheduler, check_workers
+    from ..large.executor import check_scheduler, check_workers
     workers, scheduler = check_workers(workers), check_scheduler(scheduler)
     parallel = workers is not None or scheduler is not None
     if parallel and not isinstance(options, dict):

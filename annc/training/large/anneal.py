@@ -1,7 +1,7 @@
 """Annealed sigmoids: gradient training of step units, the start pool's seed at any scale.
 
 A binary unit ``1[pre >= 0]`` has no useful gradient, and the straight-through estimator of
-:mod:`annc.training.sgd` (the paper's trainer) trains it poorly once the data is large:
+:mod:`annc.training.warmstart.sgd` (the paper's trainer) trains it poorly once the data is large:
 on 3,710 rows of a 2-feature set it ended at a linear separator (57% test), where a
 4-unit ``MLPClassifier`` reaches 76%.  The classic remedy is a continuation: train the
 smooth unit ``sigma(k pre)`` and let the sharpness ``k`` grow, so that the network the
@@ -9,7 +9,7 @@ gradient sees becomes the step network it will be rounded to:
 
 * hidden layer ``l``: ``a_l = sigma(k_t (a_{l-1} W_l + b_l))``, ``sigma(u) = 1 / (1 + e^-u)``;
 * the output scores ``s = a_L W_o + b_o``; the loss is the (row-weighted) mean softmax
-  cross-entropy, as in :mod:`annc.training.sgd`;
+  cross-entropy, as in :mod:`annc.training.warmstart.sgd`;
 * the sharpness follows a geometric schedule ``k_t = k_0 (k_1 / k_0)^(t / T)`` over the
   ``T`` steps (``k_0 = 1``, ``k_1 = 50`` by default: at ``k = 50`` a unit whose pre-activation
   is 0.1 away from its threshold is within 0.7% of its step);
@@ -30,7 +30,7 @@ same inputs give the same network under any load.  A ``stop`` callable (the run 
 weighted training accuracy.
 
 **Seeds on a cluster.**  The seeds are independent: with an open
-:class:`~annc.training.executor.Executor` (the large-data path under ``--workers`` /
+:class:`~annc.training.large.executor.Executor` (the large-data path under ``--workers`` /
 ``--scheduler``) each seed is one task (:func:`seed_task`), which receives every setting
 (steps, batch, rate, sharpness) from this process and a cap of its own (what the caller's
 deadline has left, from when the task starts).  The caller waits at most that long (plus a
@@ -46,7 +46,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..core.network import Layer, TrainedNetwork, keep_mask
+from ...core.network import Layer, TrainedNetwork, keep_mask
 
 STEPS = 3000  # Adam steps of one seed
 BATCH = 1024  # rows per step at most (the whole data when smaller): the work per step is bounded
@@ -216,7 +216,7 @@ def seed_task(item) -> tuple[TrainedNetwork, float]:
     sample_weight, seed, steps, batch, cap)``; ``cap`` seconds from when the task starts (None:
     none) stop it early, in a run context of its own.  The rounded network and its weighted
     training accuracy."""
-    from .context import RunContext
+    from ..context import RunContext
     X, yidx, hidden, n_classes, w, seed, steps, batch, cap = item
     X, yidx, w = aligned(X, float), aligned(yidx, int), None if w is None else aligned(w, float)
     stop = RunContext.create(limit=cap).stopped

@@ -1,6 +1,6 @@
 """The cheap search on one fold of cross-validation: a regularisation path per width.
 
-Model selection (:mod:`annc.training.cvselect`) asks, for every setting of the plan
+Model selection (:mod:`annc.training.modelselect.cvselect`) asks, for every setting of the plan
 (:class:`Plan`: widths, l0 weights, eps values), how a network trained with that setting
 does on rows it never saw.  Each fold answers for all the settings at once
 (:func:`fold_path`), by the staged effort of the issue: the cheap part of annc's search here,
@@ -10,7 +10,7 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
 ``w`` units):
 
 1. **the start pool, once per width**: at width 1, the sparse linear separators of
-   :mod:`annc.training.pool.linear`, each with its exact output layer (a node-limited sub-MIP);
+   :mod:`annc.training.warmstart.pool.linear`, each with its exact output layer (a node-limited sub-MIP);
    at every width, the ``w`` units that the output layer weighs most of SGD's network (the best of
    three seeds by objective, trained once per fold at the spec's width; its epochs are a work limit)
    and, where the hidden units are binary steps, of the annealed sigmoids' network (one seed, its
@@ -29,7 +29,7 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    the path's own candidates.
 3. **the logistic separators** (the plan's :attr:`Plan.logistic` settings): L1
    logistic regression at each ``C`` of the plan as a network of the spec's class
-   (:func:`~annc.training.pool.linear.logistic_network`: one step unit for two classes; for more,
+   (:func:`~annc.training.warmstart.pool.linear.logistic_network`: one step unit for two classes; for more,
    a unit per pairwise comparison of its scores and an output layer that counts the wins; scaled
    into its box, the rows inside the eps gap repaired, its exact output layer), not refitted and
    not thinned.  The
@@ -37,9 +37,9 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    the folds then see the convex surrogate's separator generalise better than the exact
    minimiser of the errors, and the rule may choose it (diabetes 72.3% to 75.6%, whas500 74.3%
    to 76.8% over 5 splits, ``bench/issue36_logistic``): the network the user gets is then that
-   separator, and the MIP bounds it (:mod:`annc.training.cvselect`).
+   separator, and the MIP bounds it (:mod:`annc.training.modelselect.cvselect`).
 4. **the trees** (the plan's :attr:`Plan.trees` settings): scikit-learn's CART tree of each depth
-   of the plan, a step unit per split (:func:`~annc.training.pool.trees.tree_network`), its exact
+   of the plan, a step unit per split (:func:`~annc.training.warmstart.pool.trees.tree_network`), its exact
    output layer reading the splits; like the separators, kept as they are where chosen.  The same
    trees also join step 1's pool at every width they fit, so the path starts from them too.
 
@@ -55,17 +55,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..core.penalties import PENALTY
-from ..io.data import Dataset
-from ..io.spec import NetworkSpec, penalty_at
-from ..solve.compiler import build
-from ..solve.decode import decode_network
-from .context import RunContext
-from .pool import complete, feasible, hidden_network, network_start, sgd_start
-from .pool.linear import logistic_network, separator_networks
-from .pool.trees import tree_network, tree_networks
-from .pool.seeding import annealed_start, annealed_trains
-from .search.local import drop_weights
+from ...core.penalties import PENALTY
+from ...io.data import Dataset
+from ...io.spec import NetworkSpec, penalty_at
+from ...solve.compiler import build
+from ...solve.decode import decode_network
+from ..context import RunContext
+from ..search.local import drop_weights
+from ..warmstart.pool import complete, feasible, hidden_network, network_start, sgd_start
+from ..warmstart.pool.linear import logistic_network, separator_networks
+from ..warmstart.pool.seeding import annealed_start, annealed_trains
+from ..warmstart.pool.trees import tree_network, tree_networks
 
 __all__ = ["FoldScore", "Plan", "Setting", "fold_path", "kept_point", "spec_at"]
 
@@ -104,7 +104,7 @@ class Plan:
     """What the folds try: ``settings`` in path order (eps, then width, then the l0 weight
     from large to small), ``folds`` (k), which settings were open (``open``), and ``anchor``: the
     setting others must earn their place against when no separator is scored (the spec as written);
-    ``large``: the two-way plan above 1,000 rows (:mod:`annc.training.cvselect`), whose folds drop
+    ``large``: the two-way plan above 1,000 rows (:mod:`annc.training.modelselect.cvselect`), whose folds drop
     weights with no LP (step 2 keeps no activations) and score no whole-set part."""
 
     settings: tuple[Setting, ...]
@@ -124,12 +124,12 @@ class Plan:
 
     @property
     def logistic(self) -> tuple[Setting, ...]:
-        """The logistic separators' settings (step 3 of :mod:`annc.training.cvpath`)."""
+        """The logistic separators' settings (step 3 of :mod:`annc.training.modelselect.cvpath`)."""
         return tuple(s for s in self.settings if s.logistic is not None)
 
     @property
     def trees(self) -> tuple[Setting, ...]:
-        """The trees' settings (step 4 of :mod:`annc.training.cvpath`)."""
+        """The trees' settings (step 4 of :mod:`annc.training.modelselect.cvpath`)."""
         return tuple(s for s in self.settings if s.tree is not None)
 
     @property
@@ -165,7 +165,7 @@ def _accuracy(net, data: Dataset) -> float:
 
 def _padded(c, layers) -> np.ndarray | None:
     """The point of ``c`` of a narrower network (``layers``: its ``(W, b)`` per layer at a point of
-    the narrower model, :func:`~annc.training.pool.point.hidden_network`, on the same scaled rows): each
+    the narrower model, :func:`~annc.training.warmstart.pool.point.hidden_network`, on the same scaled rows): each
     layer's weights and biases copied into zeros of the wider shape.  A unit with no weights
     and bias 0 has pre-activation 0, so it is off, and the output layer reads it with weight 0:
     the same predictions, the same objective."""
@@ -189,17 +189,17 @@ SGD_SEEDS = (0, 1, 2)  # the fold's SGD seeds, in order, until one beats the con
 def _wide_layers(spec: NetworkSpec, s: Setting, fit: Dataset, merge: bool, ctx: RunContext) -> list:
     """The fold's networks at the spec's own widths, once per fold, as ``(W, b)`` per layer at a
     point of the spec-width model: SGD's (:func:`_sgd_layers`) and, where the hidden units are binary
-    steps (:func:`~annc.training.pool.seeding.annealed_trains`), the annealed sigmoids' (one seed,
+    steps (:func:`~annc.training.warmstart.pool.seeding.annealed_trains`), the annealed sigmoids' (one seed,
     rounded to step units and given its exact output layer as the pool does).  SGD's step units stay
     near a linear separator on two moons and circles, and the path then chose width 1 (test 80.6%
     and 67.8% on 2 splits, against 92.8% and 97.8% with the annealed network); on the parity of 2
     of 10 features (xor, 210 rows, 44 weights) no network of SGD's path reads the parity, and the
     folds chose a sparse network at chance (48.9% on a split).  The annealed network is here even
     where the final training's pool leaves it out for too few samples per weight
-    (:func:`~annc.training.pool.seeding.annealed_applies`): its units are only candidates, and the
+    (:func:`~annc.training.warmstart.pool.seeding.annealed_applies`): its units are only candidates, and the
     path's l0 weights and the folds judge them.  (Gated as the final pool was, star98's folds once
     chose width 4 by under a validation row a fold and overfit, 87.0% to 84.2%: the selection rule's
-    resolution, :meth:`~annc.training.cvresults.CVSelection.floor`, now counts such a difference as
+    resolution, :meth:`~annc.training.modelselect.cvresults.CVSelection.floor`, now counts such a difference as
     none.)  ``bench/issue36_fold_anneal``, ``bench/issue39/fold_anneal_all``."""
     c = build(spec_at(spec, replace(s, width=None)), fit, name="fold", merge=merge)
     out = [_sgd_layers(c, ctx)]
@@ -242,7 +242,7 @@ def _units(c, layers) -> np.ndarray | None:
 
 def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) -> list[np.ndarray]:
     """Step 1: the feasible points of the pool on the compiled fold ``c``: the separators at
-    the first width, the trees of :mod:`~annc.training.pool.trees` at every width, the spec-width networks of :func:`_wide_layers` (with one hidden layer, at every
+    the first width, the trees of :mod:`~annc.training.warmstart.pool.trees` at every width, the spec-width networks of :func:`_wide_layers` (with one hidden layer, at every
     width: their units the output layer weighs most; deeper, SGD at widths >= 2), and the networks
     of the narrower width's path, padded.  ``wide_layers()`` computes the former, once per ``key``."""
     points, narrower = [], state.get(key, [])
@@ -271,20 +271,20 @@ def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) 
 
 def kept_point(c, s: Setting, ctx: RunContext):
     """The kept setting ``s``'s network as a point of the compiled ``c``: its logistic separator
-    (below) or its tree (:func:`~annc.training.pool.trees.tree_network`, each split's bias moved off
+    (below) or its tree (:func:`~annc.training.warmstart.pool.trees.tree_network`, each split's bias moved off
     the eps gap the least, the exact output layer reading the splits); None if it cannot be lifted.
 
     L1 logistic regression's separator at ``C`` as a point of the compiled ``c``
-    (:func:`~annc.training.pool.linear.logistic_network` on ``c``'s own rows and scaling, the rows
+    (:func:`~annc.training.warmstart.pool.linear.logistic_network` on ``c``'s own rows and scaling, the rows
     inside the eps gap repaired by moving the biases alone, its exact output layer), or None.
 
     The biases alone: the repair's LP refit of a unit that would flip a row
-    (:func:`~annc.training.pool.repair.refit_unit`) keeps the training rows' signs but not the
+    (:func:`~annc.training.warmstart.pool.repair.refit_unit`) keeps the training rows' signs but not the
     regression's hyperplane, and on a gbsg2 split it moved 6 test rows (test 66.1% -> 63.7%, the
     same training accuracy); without it a kept separator predicts as the regression does, up to
     the rows within ``eps/2`` of its boundary: the exported unit keeps the regression's bias unless
     a training row lies that near, and then moves it the least that clears them
-    (:func:`~annc.training.pool.repair.threshold`'s ``fires_at``)."""
+    (:func:`~annc.training.warmstart.pool.repair.threshold`'s ``fires_at``)."""
     placed = logistic_network(c.problem, s.logistic) if s.logistic is not None else tree_network(c.problem, s.tree)
     return None if placed is None else network_start(c.model, c.problem, *placed, scale=False, refit=False, ctx=ctx)
 

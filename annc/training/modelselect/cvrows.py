@@ -1,4 +1,4 @@
-"""A setting of model selection as a network on all the training rows (:mod:`annc.training.cvselect`).
+"""A setting of model selection as a network on all the training rows (:mod:`annc.training.modelselect.cvselect`).
 
 The folds score each setting on parts of the rows; the final training starts from (or keeps) the
 chosen setting's network on all of them.  Each function here gives that network on the **raw**
@@ -8,12 +8,12 @@ and :func:`kept_on_rows` fits a logistic separator or a tree there.
 """
 from __future__ import annotations
 
-from ..io.data import Dataset
-from ..io.spec import NetworkSpec
-from ..solve.compiler import build
-from .context import RunContext
+from ...io.data import Dataset
+from ...io.spec import NetworkSpec
+from ...solve.compiler import build
+from ..context import RunContext
+from ..warmstart.pool import hidden_network
 from .cvpath import Plan, Setting, fold_path, kept_point, spec_at
-from .pool import hidden_network
 
 __all__ = ["kept_on_rows", "path_on_rows", "raw_network"]
 
@@ -43,10 +43,10 @@ def path_on_rows(spec: NetworkSpec, data: Dataset, plan: Plan, i: int, ctx: RunC
 
 def kept_on_rows(spec: NetworkSpec, data: Dataset, s: Setting, ctx: RunContext, merge: bool):
     """The kept setting ``s``'s network fitted on all of ``data`` (on raw inputs), for folds cut
-    from a sample (:data:`~annc.training.cvselect.MAX_CV_ROWS`): as cross-validation refits the
+    from a sample (:data:`~annc.training.modelselect.cvselect.MAX_CV_ROWS`): as cross-validation refits the
     chosen setting on all the data, L1 logistic regression at the setting's C (or the tree of its
     depth) is fitted on every row and its units repaired off the eps gap on those rows
-    (:func:`~annc.training.cvpath.kept_point`), rather than the sample's network lifted onto rows it
+    (:func:`~annc.training.modelselect.cvpath.kept_point`), rather than the sample's network lifted onto rows it
     never saw.  None when it cannot be lifted."""
     c = build(spec_at(spec, s), data, name="kept", merge=merge)
     x = kept_point(c, s, ctx)

@@ -19,7 +19,7 @@ hidden units of the spec:
 * each later hidden layer passes the first ``K`` units on (weight 1 from unit ``k`` of the
   layer before, bias ``-1/2``: on iff its input is on), or is off;
 * the output layer is left to the caller's exact output-layer MIP
-  (:func:`annc.training.pool.seeding.output_layer`), from an output layer that votes for the
+  (:func:`annc.training.warmstart.pool.seeding.output_layer`), from an output layer that votes for the
   separator's class.
 
 Each separator is moved into the box by the start's LP (:func:`in_box`): refitted to the
@@ -29,7 +29,7 @@ dense, left to the start's weight dropping to thin out).  On dense data with a w
 sparse support often leaves rows inside the gap ``(0, eps)``, which the repair can only
 clear by switching the unit off on every row; the dense LP has the room to keep a margin.  Only step units carry a separator unchanged, so only a spec whose first
 hidden layer has step units gets these candidates.  Each candidate is then repaired off
-the eps gap (:func:`~annc.training.pool.repair.repair_network`) before it is lifted: the caller
+the eps gap (:func:`~annc.training.warmstart.pool.repair.repair_network`) before it is lifted: the caller
 compares the candidates by the MIP objective of their lifts.
 """
 from __future__ import annotations
@@ -44,10 +44,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
-from ...core.penalties import PENALTY
-from ...formulations import ACTIVATIONS
-from ...io.problem import TrainingProblem
-from ...solve.lp import solve_lp
+from ....core.penalties import PENALTY
+from ....formulations import ACTIVATIONS
+from ....io.problem import TrainingProblem
+from ....solve.lp import solve_lp
 
 L1_PATH = (0.01, 0.1, 1.0, 10.0)  # C of L1 logistic regression (smaller: sparser)
 LP_L1 = (0.25, 1.0, 4.0)  # margin_lp's weight price, in units of the spec's l0 weight (or of 0.5)
@@ -111,7 +111,7 @@ def _l1() -> dict:
 
 def in_box(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, labels: list[np.ndarray]):
     """Each separator ``(W[:, i], b[i])`` as a unit of the first hidden layer: refitted by the
-    start's LP (:func:`~annc.training.pool.repair.refit_unit`: weights on the separator's support
+    start's LP (:func:`~annc.training.warmstart.pool.repair.refit_unit`: weights on the separator's support
     and the bias, in their boxes, with the activations clear of the eps gap on as many
     samples as it can) to ``labels[i]`` (a boolean per row): a box-and-margin linear SVM on
     that support.  A unit
@@ -167,7 +167,7 @@ def placed(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, targets_first
     their classes: ``(weights, biases)`` of every layer (see the module docstring); the
     separators beyond the first layer's width are left out.  ``output``: ``(Wo, bo)``, the
     output layer's rows for the separators' units and its biases, in place of the vote (one
-    hidden layer; the caller's :func:`~annc.training.pool.repair.repair_network` scales the
+    hidden layer; the caller's :func:`~annc.training.warmstart.pool.repair.repair_network` scales the
     layer into its box by one factor, which keeps every argmax)."""
     spec = problem.spec
     units = [ls.units for ls in spec.hidden]
@@ -227,7 +227,7 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     the exported unit reads it), placed by :func:`placed`; the caller repairs the rows inside the
     eps gap (moving the biases the least) and gives it its exact output layer.  Not refitted to the
     labels: this is the logistic model's own separator, the one model selection scores against
-    the exact search's networks (:mod:`annc.training.cvpath`).  None where :func:`_targets` is.
+    the exact search's networks (:mod:`annc.training.modelselect.cvpath`).  None where :func:`_targets` is.
 
     For ``m > 2`` classes the regression (one-vs-rest, as scikit-learn fits liblinear's) predicts
     ``argmax_c s_c(x)``, ``s_c = w_c.x + b_c``, which ``m`` step units reading the signs of the

@@ -43,8 +43,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..core.errors import UsageError
-from ..core.log import silent
+from ...core.errors import UsageError
+from ...core.log import silent
 
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler given by address
 WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}

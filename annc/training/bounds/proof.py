@@ -23,13 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..formulations import ACTIVATIONS, network_loss
-from ..io.solutions import Status
-from ..solve.solvers.base import SolveResult
-from ..solve.verdict import closes
-from .bounds import Bound, Levels, best, lower_bounds
-from .context import RunContext
-from .pool.point import hidden_network
+from ...formulations import ACTIVATIONS, network_loss
+from ...io.solutions import Status
+from ...solve.solvers.base import SolveResult
+from ...solve.verdict import closes
+from ..context import RunContext
+from ..warmstart.pool.point import hidden_network
+from . import Bound, Levels, best, lower_bounds
 
 PROOF_LEVELS = Levels(max_subs=10, node_limit=300)  # the weight levels' work before the full MIP
 QUICK_LEVELS = Levels(max_subs=0)  # the pool's test: the weight levels' counting arguments, no sub-MIP

@@ -3,11 +3,11 @@ searched for, and the files written, in that order.
 
 The solve layer (:mod:`annc.solve.compiler`) builds and writes a model but makes no choice
 that needs training: the default recipe's eps is chosen on the data by a short SGD run
-(:func:`annc.training.margin.resolve`), and the MIP start is the start pool and its local
+(:func:`annc.training.warmstart.margin.resolve`), and the MIP start is the start pool and its local
 search (:func:`annc.training.search.incumbent.budgeted_start`).  This module, above both, composes
 them, so that no callable is passed down into the solve layer:
 
-1. :func:`~annc.training.margin.resolve` makes the spec concrete (eps) and prepares the data once;
+1. :func:`~annc.training.warmstart.margin.resolve` makes the spec concrete (eps) and prepares the data once;
 2. :func:`~annc.solve.compiler.build` builds the MIP (nothing written yet);
 3. with ``start``, :func:`~annc.training.search.incumbent.budgeted_start` searches for a point within
    ``start_budget`` seconds (a run context of its own, on HiGHS), and
@@ -22,16 +22,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from ..core.log import silent
-from ..io.data import Dataset, load_data
-from ..io.outputs import check_out_dir
-from ..io.spec import NetworkSpec, load_spec_of
-from ..solve.compiler import (Compiled, attach_start, build, check_compile_options, check_name, check_scale,
+from ...core.log import silent
+from ...io.data import Dataset, load_data
+from ...io.outputs import check_out_dir
+from ...io.spec import NetworkSpec, load_spec_of
+from ...solve.compiler import (Compiled, attach_start, build, check_compile_options, check_name, check_scale,
                               with_scale, write_artifacts)
-from ..solve.solvers import SolveOptions
-from .context import RunContext
-from .margin import resolve
-from .search.incumbent import budgeted_start
+from ...solve.solvers import SolveOptions
+from ..context import RunContext
+from ..search.incumbent import budgeted_start
+from ..warmstart.margin import resolve
 
 __all__ = ["compile_files", "compile_model"]
 

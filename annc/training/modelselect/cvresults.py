@@ -1,4 +1,4 @@
-"""What model selection measured and chose (:mod:`annc.training.cvselect`): the scores of every
+"""What model selection measured and chose (:mod:`annc.training.modelselect.cvselect`): the scores of every
 setting on every fold, the CV estimate, the rule's threshold, and the reports of the path: the
 verdict's table (:meth:`CVSelection.table_lines`), the weights file's record
 (:meth:`CVSelection.to_dict`) and scikit-learn's ``cv_results_`` (:meth:`CVSelection.cv_results`).
@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..io.spec import NetworkSpec
+from ...io.spec import NetworkSpec
 from .cvpath import FoldScore, Plan
 
 __all__ = ["CVSelection", "PAIRED_SE", "RESOLUTION", "SE_RULE"]
 
 SE_RULE = 0.0  # standard errors below the best CV accuracy that count as good as the best
-# (annc.training.cvselect's docstring: 0 is the best, ties to the simplest; 1 the one-standard-error rule)
+# (annc.training.modelselect.cvselect's docstring: 0 is the best, ties to the simplest; 1 the one-standard-error rule)
 RESOLUTION = 0.75  # validation rows a fold: a CV accuracy less than this many rows a fold below the best
 # is no evidence against a setting (one row a fold moves the mean by 1 / v).  With 0, star98's folds (71 rows
 # each) chose width 4 and 20-27 weights over width 1-2 and 4-8 weights by 0.1-0.9 points (0.07-0.64 rows a
@@ -52,7 +52,7 @@ class CVSelection:
     seconds: float = 0.0
     specs: list = field(default_factory=list, repr=False)
     start_network: tuple | None = field(default=None, repr=False)  # the chosen setting's network on all rows
-    budget: int | None = None  # max_weights of the final training (annc.training.cvselect.budget)
+    budget: int | None = None  # max_weights of the final training (annc.training.modelselect.cvselect.budget)
     refit_eps: float | None = None  # the margin the chosen setting is trained at on all rows, if not its own
     whole: list = field(default_factory=list)  # each setting's FoldScore on the whole set (fit: all rows)
     passed_over: list = field(default_factory=list)  # settings before the chosen one whose network on all

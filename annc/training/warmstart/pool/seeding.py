@@ -1,4 +1,4 @@
-"""SGD seeding (steps 1-4 of :mod:`annc.training.pool.candidates`): a short SGD run (and, for a penalised
+"""SGD seeding (steps 1-4 of :mod:`annc.training.warmstart.pool.candidates`): a short SGD run (and, for a penalised
 spec, magnitude-pruned versions of it), repaired, the best of them by the MIP objective
 with its own or a refitted output layer, then the exact output layer from that one."""
 from __future__ import annotations
@@ -14,25 +14,25 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression  # imported with the module: not inside a timed step
 
-from ...core.model import Model
-from ...core.network import keep_mask
-from ...core.penalties import penalty_weight
-from ...io.problem import TrainingProblem, make_problem
-from ...formulations import formulate
-from ..anneal import best_annealed, pruned_annealed
-from ..context import RunContext
+from ....core.model import Model
+from ....core.network import keep_mask
+from ....core.penalties import penalty_weight
+from ....formulations import formulate
+from ....io.problem import TrainingProblem, make_problem
+from ...context import RunContext
+from ...large.anneal import best_annealed, pruned_annealed
 from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
 from .point import complete
 from .repair import box_output, repair_network
 
 OUTPUT_NODES = 5000  # branch-and-bound nodes of the exact output-layer MIP (a work limit)
-ANNEAL_SEEDS = 4  # seeds of the annealed sigmoids (annc.training.anneal); the best by training accuracy
+ANNEAL_SEEDS = 4  # seeds of the annealed sigmoids (annc.training.large.anneal); the best by training accuracy
 SGD_FLOPS = 2e9  # budget for the SGD run: epochs = SGD_FLOPS / (samples * weights), capped
 
 
 def sgd_trains(spec) -> bool:
     """Whether SGD trains ``spec``'s hidden layers: all of one activation of
-    :data:`annc.training.sgd.HIDDEN_ACTIVATIONS`."""
+    :data:`annc.training.warmstart.sgd.HIDDEN_ACTIVATIONS`."""
     acts = {ls.activation for ls in spec.hidden}
     return len(acts) == 1 and acts <= set(HIDDEN_ACTIVATIONS)
 
@@ -49,12 +49,12 @@ def spec_weights(spec) -> int:
 
 
 def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, most: int | None = None):
-    """The SGD network of the seed (:func:`annc.training.sgd.train_sgd` on the problem's samples,
+    """The SGD network of the seed (:func:`annc.training.warmstart.sgd.train_sgd` on the problem's samples,
     :func:`sgd_epochs` epochs, at most ``most``, with the lasso of :func:`sgd_l1` when ``lasso``); the spec's
     hidden layers must be ones SGD trains (:func:`sgd_trains`).
 
     SGD is a function of its inputs alone (seeded, full batch), so the network is remembered
-    (:data:`_SGD_MEMO`, by the digest of every input): the eps choice of :mod:`annc.training.margin`
+    (:data:`_SGD_MEMO`, by the digest of every input): the eps choice of :mod:`annc.training.warmstart.margin`
     and the start pool's first candidate train the same seed-0 network of the same rows, and the
     second takes it from the first instead of training it again (0.7 s of a pair's 2 s in one-vs-one
     under a run's limit)."""
@@ -97,7 +97,7 @@ def _digest(*parts) -> str:
 def sgd_l1(spec) -> float:
     """The lasso weight of the SGD seed: the spec's penalty weight when it penalises weights
     (``l0`` or ``l1``), else 0.  SGD then sets weights to exactly 0 (proximal steps,
-    :func:`annc.training.sgd.train_sgd`), and the start, and the solver from it, begin sparse: the MIP
+    :func:`annc.training.warmstart.sgd.train_sgd`), and the start, and the solver from it, begin sparse: the MIP
     objective values each weight at ``penalty_weight`` against whole errors, too little for a
     solver to prune within a time limit on its own."""
     return penalty_weight(spec)
@@ -125,7 +125,7 @@ def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int = 0, se
     """An output layer fitted by softmax regression (scikit-learn's ``LogisticRegression``,
     lbfgs, deterministic; the rows weighted by their samples) on the *repaired* hidden
     outputs ``H`` (rows of the problem), moved into its box
-    (:func:`~annc.training.pool.repair.box_output`); ``epochs`` and ``seed`` are not used (an SGD
+    (:func:`~annc.training.warmstart.pool.repair.box_output`); ``epochs`` and ``seed`` are not used (an SGD
     run of that many epochs did this before, at a hundred times the cost).  Moving each unit off the eps gap
     flips activations (on ``make_classification`` with 10 classes and 420 distinct rows, 18%
     of them), so the output layer SGD trained with the old ones can fit the new ones badly
@@ -169,13 +169,13 @@ def output_layer(problem: TrainingProblem, H: np.ndarray, ctx: RunContext | None
 def sgd_start(model: Model, problem: TrainingProblem, *, seed: int = 0, lasso: bool = True,
               prune: tuple = (), ctx: RunContext | None = None, epochs: int | None = None) -> np.ndarray | None:
     """A feasible start for ``model`` (steps 1-4), or None.  None also when the hidden
-    layers are not all of one activation that SGD trains (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`).
+    layers are not all of one activation that SGD trains (:data:`annc.training.warmstart.sgd.HIDDEN_ACTIVATIONS`).
     ``lasso``: SGD adds the lasso of :func:`sgd_l1` (nothing when the spec has no penalty).
     ``prune``: also the networks :func:`pruned` to each of these fractions in turn.
     ``epochs``: at most this many epochs of SGD (None: :func:`sgd_epochs`).
 
     Each network (SGD's, then each pruned one) is repaired with its own output layer
-    (:func:`~annc.training.pool.repair.repair_network`) and with one refitted on its repaired
+    (:func:`~annc.training.warmstart.pool.repair.repair_network`) and with one refitted on its repaired
     hidden outputs (:func:`refit_output`), which cost no solve; the one of lowest
     MIP objective then gets the exact output layer (step 3, from its own output layer; the
     run context ``ctx`` only caps it), and the better of the two points is returned."""
@@ -192,7 +192,7 @@ ANNEAL_SAMPLES_PER_WEIGHT = 8  # the annealed start enters the pool from this ma
 
 
 def annealed_trains(spec) -> bool:
-    """Whether :mod:`annc.training.anneal` trains ``spec``'s hidden layers: all ``binary``."""
+    """Whether :mod:`annc.training.large.anneal` trains ``spec``'s hidden layers: all ``binary``."""
     return bool(spec.hidden) and all(ls.activation == "binary" for ls in spec.hidden)
 
 
@@ -211,14 +211,14 @@ def annealed_applies(problem: TrainingProblem) -> bool:
 
 def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEAL_SEEDS,
                    ctx: RunContext | None = None, prune: bool = True) -> np.ndarray | None:
-    """A feasible start from the annealed sigmoids of :mod:`annc.training.anneal` (the best of
+    """A feasible start from the annealed sigmoids of :mod:`annc.training.large.anneal` (the best of
     ``seeds`` seeds by training accuracy, on the problem's distinct rows weighted by their
     samples), rounded to step units and finished as :func:`sgd_start` finishes SGD's network
     (repair, refitted or exact output layer); under a weight penalty also its pruned networks
-    (:func:`~annc.training.anneal.pruned_annealed`), the MIP objective choosing (``prune=False``:
+    (:func:`~annc.training.large.anneal.pruned_annealed`), the MIP objective choosing (``prune=False``:
     never, as cross-validation's folds do).  None unless every hidden layer is binary.
     The run context ``ctx`` only caps it; with an executor (the large-data path on Dask) its
-    seeds run as tasks (:func:`~annc.training.anneal.best_annealed`)."""
+    seeds run as tasks (:func:`~annc.training.large.anneal.best_annealed`)."""
     if not annealed_trains(problem.spec):
         return None
     ctx = ctx or RunContext()

@@ -37,7 +37,7 @@ seeds 0 and 1, but seed 2's best candidate (2.72) is a local optimum of fix-and-
 ``annc train`` adds the band neighbourhoods of :mod:`annc.training.search.lns`, which
 prove all three seeds optimal.
 
-SGD trains binary and ReLU hidden layers (:data:`annc.training.sgd.HIDDEN_ACTIVATIONS`), all of
+SGD trains binary and ReLU hidden layers (:data:`annc.training.warmstart.sgd.HIDDEN_ACTIVATIONS`), all of
 one kind: a network with other hidden layers (``sign``, or a mix) gets no SGD start
 (:func:`sgd_start` returns None, and the solver starts on its own).
 
@@ -51,10 +51,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.model import Model
-from ...solve.compiler import Compiled
-from ...io.problem import TrainingProblem
-from ..context import RunContext
+from ....core.model import Model
+from ....io.problem import TrainingProblem
+from ....solve.compiler import Compiled
+from ...context import RunContext
 from .linear import separator_networks
 from .point import complete
 from .repair import repair_network
@@ -72,7 +72,7 @@ class Candidate:
     name: str
     x: np.ndarray
     objective: float
-    linear: bool = False  # a sparse linear separator (annc.training.pool.linear)
+    linear: bool = False  # a sparse linear separator (annc.training.warmstart.pool.linear)
 
 
 def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = None,
@@ -87,7 +87,7 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     value says whether it did.  A Ctrl-C (``ctx``'s interrupt) ends the pool after its first
     candidate (the run keeps the best network so far, and there is none before).  ``ctx``'s
     progress sink hears of each candidate tried, with the best objective so far.  ``enough``: a test
-    of an objective (:class:`annc.training.proof.PoolTest`); once the best candidate passes it, the
+    of an objective (:class:`annc.training.bounds.proof.PoolTest`); once the best candidate passes it, the
     pool has nothing left to gain and ends."""
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
     penalised = sgd_l1(problem.spec) > 0
@@ -146,7 +146,7 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
 def network_start(model: Model, problem: TrainingProblem, weights: list, biases: list, *,
                   scale: bool = True, refit: bool = True, ctx: RunContext | None = None) -> np.ndarray | None:
     """A given network as a start: repaired into the box and off the eps gap
-    (:func:`~annc.training.pool.repair.repair_network`), with the exact output layer (step 3) from
+    (:func:`~annc.training.warmstart.pool.repair.repair_network`), with the exact output layer (step 3) from
     its own (the run context ``ctx`` only caps that MIP); None if it cannot be repaired or
     lifted.  ``scale=False`` keeps the hidden
     units' scale (units an LP fitted with their margin); ``refit=False`` keeps their hyperplanes
@@ -168,9 +168,9 @@ SEED_NAME = "model selection's path on all rows"
 
 def seed_point(c: Compiled, seed: tuple, ctx: RunContext | None = None) -> np.ndarray | None:
     """``seed`` (a network ``(weights, biases)``, its first layer on the raw inputs: the cheap
-    path of :mod:`annc.training.cvpath` for the setting model selection chose) as a point of
+    path of :mod:`annc.training.modelselect.cvpath` for the setting model selection chose) as a point of
     ``c``: on this model's scaling, repaired into the boxes and off the eps gap, with its exact
-    output layer (:func:`~annc.training.pool.candidates.network_start`); None if it cannot be lifted.
+    output layer (:func:`~annc.training.warmstart.pool.candidates.network_start`); None if it cannot be lifted.
     Its units keep their scale: they are in their boxes and off the gap already, on the same rows,
     and scaling them into 90% of the box shrank their margins into the gap (on a breast_cancer split
     the seed's objective went from 42 to 182, the constant network's)."""

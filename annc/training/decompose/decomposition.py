@@ -1,7 +1,7 @@
 """Data beyond one MIP: one-vs-one ensembles and batch training, each sub-MIP a Dask task.
 
 One MIP holds a few hundred distinct rows.  Both schemes here cut the training set into
-independent MIPs, run them on :class:`annc.training.executor.Executor` (a local cluster of worker
+independent MIPs, run them on :class:`annc.training.large.executor.Executor` (a local cluster of worker
 processes, or an existing Dask cluster), and put the networks back together:
 
 **ovo** (``training ovo``, ``--ensemble ovo``; BeMi, Bernardelli et al. 2025): for every
@@ -47,23 +47,23 @@ from typing import Callable
 
 import numpy as np
 
-from ..core import errors
-from ..core.ensemble import Ensemble
-from ..core.deadline import FINISH_MIN, FINISH_SHARE
-from ..core.errors import AnncError, NoSolutionError, UsageError
-from ..core.log import silent
-from ..core.network import Layer, TrainedNetwork
-from ..core.scaling import fit_scaling
-from ..io.data import Dataset, array_digest
-from ..io.outputs import export_atomically, prepare_out_dir
-from ..io.solutions import Status
-from ..io.spec import NetworkSpec
-from ..solve.solvers import SolveOptions
-from .chain import weakest
-from .context import TASK_OVERHEAD, RunContext, rounds
-from .executor import Executor, TaskFailed
-from .request import check_batches, check_per_class
-from .splits import split_rows
+from ...core import errors
+from ...core.deadline import FINISH_MIN, FINISH_SHARE
+from ...core.ensemble import Ensemble
+from ...core.errors import AnncError, NoSolutionError, UsageError
+from ...core.log import silent
+from ...core.network import Layer, TrainedNetwork
+from ...core.scaling import fit_scaling
+from ...io.data import Dataset, array_digest
+from ...io.outputs import export_atomically, prepare_out_dir
+from ...io.solutions import Status
+from ...io.spec import NetworkSpec
+from ...solve.solvers import SolveOptions
+from ..context import TASK_OVERHEAD, RunContext, rounds
+from ..large.executor import Executor, TaskFailed
+from ..mip.chain import weakest
+from ..modelselect.splits import split_rows
+from ..request import check_batches, check_per_class
 
 VALIDATION_FRACTION = 0.2  # batches: the part held out to weight the average
 MEMBER_MIN = 1.0  # seconds: the least time limit a sub-MIP is started with

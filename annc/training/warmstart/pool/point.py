@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.feasibility import START_TOL
-from ...core.model import Model
-from ...formulations import lift
-from ...io.problem import TrainingProblem
+from ....core.feasibility import START_TOL
+from ....core.model import Model
+from ....formulations import lift
+from ....io.problem import TrainingProblem
 
 
 def complete(model: Model, problem: TrainingProblem, weights: list, biases: list, *,
