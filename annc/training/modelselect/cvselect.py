@@ -229,7 +229,7 @@ def _tree_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, rows: 
     width: ``2^depth - 1`` splits, capped there), at the spec's default l0 weight and the margin of
     the logistic separators (a split's threshold lies mid-way between two rows' values: a narrow
     margin keeps it there)."""
-    from .pool.trees import DEPTHS
+    from ..warmstart.pool.trees import DEPTHS
     if "penalty" not in open_ or len(spec.hidden) != 1 or spec.hidden[0].activation != "binary":
         return ()
     top = spec.hidden[0].units
