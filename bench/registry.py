@@ -23,7 +23,6 @@ class Suite:
     defaults: tuple[str, ...] = ()
     out: tuple[str, str] | None = ("--out", "")  # (option, file name; '' = the run folder itself), None: stdout only
     render: str = "markdown"
-    minutes: str = ""  # how long the default run takes the machine, as measured
 
 
 SUITES: dict[str, Suite] = {s.name: s for s in (
@@ -32,7 +31,7 @@ SUITES: dict[str, Suite] = {s.name: s for s in (
           "STreeD's optimal depth-3 trees) on the real sets of bench/real/sets.py and synthetic sets, on the same "
           "stratified 70/30 splits: test and train accuracy, non-zero weights, wall time against the limit.",
           ("--sets", "real,moons,circles,sparse60,xor,moons10k", "--methods", "guide", "--splits", "5",
-           "--time-limit", "30"), render="real", minutes="40+ (9 real sets alone: 10 min for annc)"),
+           "--time-limit", "30"), render="real"),
     Suite("scaling", "suites/scaling.py", "Scaling: 1,000 to 100,000 rows",
           "annc's default recipe on noisy moons of 1,000 to 100,000 rows, each in a fresh process: wall time, "
           "peak memory, test accuracy, against L1 logistic regression, a best-of-5 MLP and a depth-3 tree.",

@@ -200,7 +200,7 @@ def _demote(text: str, levels: int = 2) -> list[str]:
 
 def markdown_section(folder: Path) -> list[str]:
     out = []
-    for md in sorted(folder.rglob("*.md")):
+    for md in sorted(folder.rglob("*.md"), key=lambda p: (len(p.relative_to(folder).parts), str(p))):
         out += [f"From `{_rel(md)}`:", ""] + _demote(md.read_text()) + [""]
     if not out and (folder / "log.txt").exists():
         log = (folder / "log.txt").read_text().rstrip().splitlines()

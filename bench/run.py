@@ -104,7 +104,7 @@ def list_suites() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    ap = argparse.ArgumentParser(prog="python bench/run.py", description=__doc__.splitlines()[0],
+    ap = argparse.ArgumentParser(prog="python bench/run.py", description=__doc__.splitlines()[0], allow_abbrev=False,
                                  epilog="suites: " + ", ".join(SUITES) + "; also: list, docs")
     ap.add_argument("suite", choices=[*SUITES, "list", "docs"])
     ap.add_argument("--results", type=Path, default=layout.RESULTS, help="the results folder (default bench/results)")
