@@ -148,6 +148,9 @@ def _header_lines(folder: Path) -> list[str]:
     out.append(f"    - load: {load or '(not recorded)'}")
     if h.get("note"):
         out.append(f"    - note: {h['note']}")
+    for e in h.get("earlier", []):
+        out.append(f"    - an earlier run into this folder: `{e.get('command')}` ({e.get('started')}, "
+                   f"load {e.get('load')})")
     if h.get("migrated_from"):
         out.append(f"    - moved from: {', '.join(f'`{p}`' for p in h['migrated_from'])}")
     return out

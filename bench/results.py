@@ -7,7 +7,8 @@ suite's console output (``log.txt``) and a small header, ``run.json``:
     suite, command, argv (the suite's own arguments), date, started, ended (UTC, ISO 8601),
     seconds, exit code, commit, dirty (uncommitted changes in the work tree),
     machine (platform, processor, cpus, memory_gb, python),
-    load (1-minute load average before and after, from /proc/loadavg), note (free text)
+    load (1-minute load average before and after, from /proc/loadavg), note (free text),
+    earlier (the headers of earlier runs into the same folder: a suite split by its options)
 
 Results recorded before this layout existed were moved in with a header written from what
 their files and the git log record: ``commit`` and ``recorded_in_commit`` are the commit that added

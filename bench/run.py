@@ -76,11 +76,14 @@ def run_suite(name: str, given: list[str], results: Path = layout.RESULTS, note:
                   suite_command=shlex.join(["python", *cmd[1:]]), argv=args, date=f"{started:%Y-%m-%d}",
                   started=started.isoformat(timespec="seconds"), commit=layout.short_commit(), dirty=layout.dirty(),
                   machine=layout.machine(), load={"before": layout.load_average()}, note=note)
+    previous = layout.read_header(folder)  # an earlier run into the same folder (a suite split by --sets, say)
+    if previous:
+        header["earlier"] = previous.pop("earlier", []) + [previous]
     layout.write_header(folder, **header)
     print(f"bench: {name} -> {folder}", flush=True)
     t0 = time.perf_counter()
     env = {**__import__("os").environ, "PYTHONPATH": str(layout.ROOT)}
-    with (folder / "log.txt").open("w") as log, subprocess.Popen(
+    with (folder / "log.txt").open("a") as log, subprocess.Popen(
             cmd, cwd=layout.ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
         for line in proc.stdout:
             sys.stdout.write(line)

@@ -139,6 +139,14 @@ def test_the_entry_point_runs_a_suite_into_the_results_layout(tmp_path):
     (row,) = layout.read_jsonl(folder / "runs.jsonl")
     assert row["set"] == "star98" and row["method"] == "logreg_l1"
     assert (folder / "summary.md").exists() and (folder / "log.txt").read_text()
+    # a second run into the same folder (another set) keeps the first run's rows and header
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "real", "--sets", "wine", "--methods",
+                           "logreg_l1", "--splits", "1", "--results", str(res)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    header = json.loads((folder / "run.json").read_text())
+    assert "--sets wine" in header["command"] and "--sets star98" in header["earlier"][0]["command"]
+    assert [r["set"] for r in layout.read_jsonl(folder / "runs.jsonl")] == ["star98", "wine"]
 
 
 def test_no_path_under_bench_is_named_after_a_work_item():
