@@ -1,7 +1,7 @@
 """Generators of bad and odd inputs, and the one rule every outcome must follow.
 
 Used by ``tests/test_fuzz.py`` (a few dozen examples per target, in CI) and by
-``bench/fuzz.py`` (thousands, with a tally).  Hypothesis draws the inputs: it is the
+``bench/suites/fuzz.py`` (thousands, with a tally).  Hypothesis draws the inputs: it is the
 Python standard for property-based testing, it mixes structured generation (valid specs,
 CSV tables) with mutation of real files (solver outputs, maps, weights), and it shrinks a
 failure to a small reproducer.

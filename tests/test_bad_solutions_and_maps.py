@@ -187,7 +187,7 @@ def test_odd_counts_and_indices_are_located_errors(tmp_path, xor, fmt, old, new,
 
 
 @pytest.mark.parametrize("fmt, old, new", [
-    ("cplex", 'index="0"', 'index="' + "1" * 400 + '"'),  # found by bench/fuzz.py: an int64 overflow
+    ("cplex", 'index="0"', 'index="' + "1" * 400 + '"'),  # found by bench/suites/fuzz.py: an int64 overflow
     ("cplex", 'index="3"', 'index="-7"'),
 ])
 def test_a_column_index_outside_the_model_means_another_model(tmp_path, xor, fmt, old, new):

@@ -236,7 +236,7 @@ def test_size_estimate_matches_the_built_model(text, merge):
 
 
 def test_the_mnist_size_benchmark_fits_the_default_limit():
-    spec = load_spec(ROOT / "bench" / "mnist.ann")
+    spec = load_spec(ROOT / "bench" / "suites" / "mnist.ann")
     size = model_size(spec, rows=2000, row_nonzeros=int(2000 * 784 * 0.19), pairs_present=2000)
     assert 13_000_000 < size.nonzeros < MAX_NONZEROS
 

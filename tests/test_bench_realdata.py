@@ -1,6 +1,6 @@
-"""The real-data benchmark harness (``bench/realdata.py``, issues 36 and 37).
+"""The real-data benchmark harness (``bench/real/harness.py``, the ``real`` suite).
 
-The real sets load with the shapes ``bench/realdata_sets.py`` documents (rows, feature
+The real sets load with the shapes ``bench/real/sets.py`` documents (rows, feature
 columns, inputs once annc one-hot encodes the text columns, classes, text columns); the
 splits are the same rows whatever their number; and the harness runs end to end (the
 default recipe and every baseline the guide requires, STreeD's optimal tree included) on
@@ -20,9 +20,9 @@ import pytest
 from annc.app.api import as_data
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "bench"))
-import realdata  # noqa: E402
-from realdata_sets import NEW_REAL_SETS, REAL_SETS, load, splits, text_columns  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from bench.real import harness as realdata  # noqa: E402
+from bench.real.sets import NEW_REAL_SETS, REAL_SETS, load, splits, text_columns  # noqa: E402
 
 
 @pytest.mark.parametrize("name", sorted(REAL_SETS))

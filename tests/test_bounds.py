@@ -33,7 +33,7 @@ from annc.io.spec import parse_spec
 
 EXACT = 1e-9  # a bound may not exceed the optimum by more than this
 # brute-force examples per run: 16 in CI (each enumerates a grid of networks, about 2 s); set
-# ANNC_FUZZ_FRACTION=1 for the full 40 (as bench/fuzz.py does for the fuzz targets)
+# ANNC_FUZZ_FRACTION=1 for the full 40 (as bench/suites/fuzz.py does for the fuzz targets)
 EXAMPLES = max(16, round(40 * float(os.environ.get("ANNC_FUZZ_FRACTION", "0.1"))))
 
 

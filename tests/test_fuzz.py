@@ -2,7 +2,7 @@
 
 CI runs a modest number of examples per target: ``EXAMPLES`` times ``ANNC_FUZZ_FRACTION``
 (default 0.1, at least 2 each; set it to 1 for the full per-target counts);
-``bench/fuzz.py`` runs thousands and records the tally in ``bench/fuzz_results.md``.
+``python bench/run.py fuzz`` runs thousands and records the tally under ``bench/results/``.
 """
 import os
 

@@ -35,8 +35,8 @@ from annc.io.writers.pulp import pulp_column_order, pulp_row_order, to_pulp, wri
 import highspy  # noqa: E402  (a declared dependency: never skipped)
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-from compile_bench import CASES, make_data, synthetic_images  # noqa: E402
+sys.path.insert(0, str(ROOT))
+from bench.suites.compile_speed import CASES, make_data, synthetic_images  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -304,7 +304,7 @@ def test_mps_writer_memory_does_not_grow_with_the_matrix(tmp_path, monkeypatch):
 def test_compile_with_both_writers(tmp_path):
     """``annc compile`` end to end on the benchmark's XOR case, with each writer."""
     data = make_data("xor", tmp_path)
-    spec = ROOT / "bench" / CASES["xor"][0]
+    spec = ROOT / "bench" / "suites" / CASES["xor"][0]
     a = compile_files(spec, data, out_dir=tmp_path / "a", writer="annc")
     p = compile_files(spec, data, out_dir=tmp_path / "p", writer="pulp")
     assert a.varmap["model"]["writer"] == "annc" and p.varmap["model"]["writer"] == "pulp"

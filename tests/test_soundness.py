@@ -11,7 +11,7 @@ its solver (HiGHS, SCIP, CBC), stall rule, MIP start or time limit, reports
 * networks: the exported network's objective by annc's forward pass (``Verdict.objective``).
 
 Then ``max(bounds) <= min(objectives) + TOL``, over all the runs of the MIP together.  The
-instances are cut from the bench's kinds of data (``bench/realdata.py``): a few dozen rows of
+instances are cut from the bench's kinds of data (``bench/real/sets.py``): a few dozen rows of
 breast_cancer and wine (scikit-learn's), of a noisy moons set, and of a tiny set with a text
 column.  On grid instances small enough to enumerate (:mod:`test_bounds`'s brute force) every
 run's bound is also at most the true optimum, and every network's objective at least it.

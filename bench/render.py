@@ -1,0 +1,258 @@
+"""docs/benchmarks.md and the README's real-data table, written from ``bench/results/``.
+
+``python bench/run.py docs`` calls :func:`write_docs`.  Every figure on the page comes from a
+results file: per suite (``bench/registry.py``, in its order) the newest run folder's header
+(command, machine, date, load) and
+
+* for ``real``: tables computed here from the runs' JSON lines.  For each (set, method) the rows of
+  the newest folder that has that pair, so a run of annc alone supersedes annc's rows and keeps the
+  baselines of an earlier run; every folder that supplied rows is listed under the table with its
+  header.  Accuracies and non-zero weights are means over the splits; times are medians (and the
+  largest) of the runs' wall times;
+* for every other suite: the markdown the suite wrote (its headings moved two levels down), or,
+  where it wrote none, its console output.
+
+The README's table lies between ``<!-- bench:real -->`` and ``<!-- /bench:real -->``.
+"""
+from __future__ import annotations
+
+import re
+import statistics
+from pathlib import Path
+
+from bench import results as layout
+from bench.registry import SUITES
+
+MARK_START, MARK_END = "<!-- bench:real -->", "<!-- /bench:real -->"
+BASELINE_COLUMNS = (("logreg_l1", "L1 logreg"), ("mlp_best5", "best-of-5 MLP"), ("streed3", "STreeD depth 3"))
+ANNC = "default"
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(layout.ROOT))
+    except ValueError:
+        return str(path)
+
+
+# -- the real suite ------------------------------------------------------------------------------
+def real_latest(results: Path) -> dict[tuple[str, str], tuple[Path, list[dict]]]:
+    """(set, method) -> (the newest folder with rows of that pair, those rows)."""
+    latest = {}
+    for folder in layout.suite_runs("real", results):  # oldest first: newer folders overwrite
+        by_pair: dict = {}
+        for path in sorted(folder.rglob("runs.jsonl")):
+            for r in layout.read_jsonl(path):
+                by_pair.setdefault((r["set"], r["method"]), []).append(r)
+        latest.update({pair: (folder, rows) for pair, rows in by_pair.items()})
+    return latest
+
+
+def set_order(latest) -> list[str]:
+    """The sets in the order the runs met them, newest folder first (the harness runs ``--sets`` in order)."""
+    folders = sorted({f for f, _ in latest.values()}, key=lambda f: f.parent.name, reverse=True)
+    order = []
+    for folder in folders:
+        order += [s for (s, _), (f, rows) in latest.items() if f == folder]
+    return list(dict.fromkeys(order))
+
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return statistics.fmean(values) if values else None
+
+
+def stats(rows: list[dict]) -> dict:
+    ok = [r for r in rows if r.get("status") != "error" and r.get("test_accuracy") is not None]
+    seconds = [r["seconds"] for r in rows if r.get("seconds") is not None]
+    test, train = _mean(r["test_accuracy"] for r in ok), _mean(r.get("train_accuracy") for r in ok)
+    return {
+        "runs": len(rows), "errors": len(rows) - len(ok),
+        "test": None if test is None else 100 * test, "train": None if train is None else 100 * train,
+        "gap": None if test is None or train is None else 100 * (train - test),
+        "weights": _mean(r.get("nonzero_weights") for r in ok), "splits": _mean(r.get("splits") for r in ok),
+        "median_s": statistics.median(seconds) if seconds else None, "max_s": max(seconds) if seconds else None,
+        "limit": rows[0].get("time_limit"),
+        "proven": sum(1 for r in ok if r.get("proven") or r.get("status") == "optimal"),
+    }
+
+
+def _f(x, digits=1) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _acc_weights(s: dict | None) -> str:
+    if s is None:
+        return "-"
+    if s["weights"] is not None:
+        return f"{_f(s['test'])} / {_f(s['weights'], 0 if s['weights'] >= 100 else 1)}"
+    return _f(s["test"])
+
+
+def _sets_with_annc(latest) -> list[str]:
+    names = {s for s, m in latest if m == ANNC}
+    return [s for s in set_order(latest) if s in names]
+
+
+def real_headline(latest, times: bool = True) -> list[str]:
+    """The short table (README and page): annc's default recipe against three baselines; ``times``:
+    with annc's median wall time (the page; the README leaves it out for room)."""
+    lines = ["| set | annc: test % / weights | train - test | " + ("median time (s) | " if times else "")
+             + " | ".join(title for _, title in BASELINE_COLUMNS) + " |",
+             "|---" * (3 + times + len(BASELINE_COLUMNS)) + "|"]
+    for name in _sets_with_annc(latest):
+        a = stats(latest[(name, ANNC)][1])
+        cells = [name, _acc_weights(a), _f(a["gap"])] + ([_f(a["median_s"])] if times else [])
+        for method, _ in BASELINE_COLUMNS:
+            cells.append(_acc_weights(stats(latest[(name, method)][1])) if (name, method) in latest else "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _proven(rows: list[dict], s: dict) -> str:
+    """Proofs where the method can prove: annc (status optimal) and STreeD (``proven``); '-' elsewhere."""
+    if any("proven" in r or "gap" in r for r in rows):
+        return f"{s['proven']} of {s['runs']}"
+    return "-"
+
+
+def real_full(latest) -> list[str]:
+    order = {s: i for i, s in enumerate(set_order(latest))}
+    lines = ["| set | method | runs | test % | train % | train - test | non-zero weights | tree splits | "
+             "median time (s) | max time (s) | limit (s) | proven | results |",
+             "|---" * 13 + "|"]
+    for (name, method) in sorted(latest, key=lambda p: (order.get(p[0], len(order)), p[0], p[1] != ANNC, p[1])):
+        folder, rows = latest[(name, method)]
+        s = stats(rows)
+        lines.append("| " + " | ".join([
+            name, method, str(s["runs"]) + (f" ({s['errors']} errors)" if s["errors"] else ""), _f(s["test"]),
+            _f(s["train"]), _f(s["gap"]), _f(s["weights"]), _f(s["splits"]), _f(s["median_s"]), _f(s["max_s"]),
+            _f(s["limit"], 0), _proven(rows, s), f"`{folder.parent.name}`"]) + " |")
+    return lines
+
+
+def _header_lines(folder: Path) -> list[str]:
+    h = layout.read_header(folder)
+    machine = h.get("machine")
+    if isinstance(machine, dict):
+        machine = (f"{machine.get('processor')}, {machine.get('cpus')} CPUs, {machine.get('memory_gb')} GiB, "
+                   f"Python {machine.get('python')}, {machine.get('platform')}")
+    load = h.get("load")
+    if isinstance(load, dict):
+        load = "1-min load average " + ", ".join(f"{k} {v}" for k, v in load.items() if v is not None)
+    out = [f"- `{_rel(folder)}`: {h.get('date', folder.parent.name[:10])}, commit {h.get('commit', '?')}"
+           + (" (uncommitted changes)" if h.get("dirty") else "")
+           + (f", {h['seconds']:.0f} s" if h.get("seconds") is not None else "")]
+    out.append(f"    - command: `{h.get('command', '(not recorded)')}`")
+    out.append(f"    - machine: {machine or '(not recorded)'}")
+    out.append(f"    - load: {load or '(not recorded)'}")
+    if h.get("note"):
+        out.append(f"    - note: {h['note']}")
+    for e in h.get("earlier", []):
+        out.append(f"    - an earlier run into this folder: `{e.get('command')}` ({e.get('started')}, "
+                   f"load {e.get('load')})")
+    if h.get("migrated_from"):
+        out.append(f"    - moved from: {', '.join(f'`{p}`' for p in h['migrated_from'])}")
+    return out
+
+
+def real_sources(latest) -> list[Path]:
+    return sorted({folder for folder, _ in latest.values()}, key=lambda f: f.parent.name, reverse=True)
+
+
+def real_section(results: Path) -> list[str]:
+    latest = real_latest(results)
+    if not latest:
+        return ["No results yet: `python bench/run.py real`."]
+    out = ["annc's default recipe against the baselines, means over the splits (test accuracy %, non-zero "
+           "weights; the trees' parameters are their split nodes), wall time as the median of the runs:", ""]
+    out += real_headline(latest)
+    out += ["", "Every method, from the newest results that have it:", ""]
+    out += real_full(latest)
+    out += ["", "Results these tables read (newest first):", ""]
+    for folder in real_sources(latest):
+        out += _header_lines(folder)
+    return out
+
+
+def readme_block(results: Path) -> list[str]:
+    latest = real_latest(results)
+    if not latest:
+        return ["No results yet: `python bench/run.py real`."]
+    annc = sorted({latest[p][0].parent.name for p in latest if p[1] == ANNC})
+    base = sorted({latest[p][0].parent.name for p in latest if p[1] != ANNC})
+    limits = sorted({stats(latest[p][1])["limit"] for p in latest if p[1] == ANNC} - {None})
+    splits = sorted({stats(latest[p][1])["runs"] for p in latest if p[1] == ANNC})
+    lines = [f"Test accuracy % / non-zero weights, means over {', '.join(map(str, splits))} splits, annc at "
+             f"`--time-limit {', '.join(f'{x:g}' for x in limits)}`:", ""]
+    lines += real_headline(latest, times=False)
+    lines += ["", f"From `bench/results/`: annc {', '.join(f'`{n}`' for n in annc)}; baselines "
+              f"{', '.join(f'`{n}`' for n in base)} ([all of it](docs/benchmarks.md#real-data-annc-against-baselines))."]
+    return lines
+
+
+# -- the other suites ----------------------------------------------------------------------------
+def _demote(text: str, levels: int = 2) -> list[str]:
+    out, fenced = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        out.append("#" * levels + line if not fenced and re.match(r"#{1,4} ", line) else line)
+    return out
+
+
+def markdown_section(folder: Path) -> list[str]:
+    out = []
+    for md in sorted(folder.rglob("*.md"), key=lambda p: (len(p.relative_to(folder).parts), str(p))):
+        out += [f"From `{_rel(md)}`:", ""] + _demote(md.read_text()) + [""]
+    if not out and (folder / "log.txt").exists():
+        log = (folder / "log.txt").read_text().rstrip().splitlines()
+        out += [f"Console output (`{_rel(folder / 'log.txt')}`):", "", "```text", *log, "```"]
+    return out or ["(the run folder holds no markdown and no console output)"]
+
+
+# -- the page and the README ---------------------------------------------------------------------
+def page(results: Path) -> str:
+    lines = ["# Benchmarks", "",
+             "<!-- Written by `python bench/run.py docs` from bench/results/: edit bench/render.py, not this page. -->",
+             "",
+             "Each suite's newest results, with the command, machine, date and load of the run that made them "
+             "(`bench/results/<date>_<commit>/<suite>/run.json`). Run a suite with `python bench/run.py SUITE` "
+             "(`python bench/run.py list` names them); `python bench/run.py docs` then rewrites this page and "
+             "the README's table. The suites take the machine for minutes to an hour: figures are comparable "
+             "within one run, and each run says how busy the machine was. What the lab notes before this suite "
+             "recorded, and no suite re-measures, is summarised in [Benchmark history](benchmarks-history.md).",
+             "", "| suite | what it measures | newest results |", "|---|---|---|"]
+    for s in SUITES.values():
+        runs = layout.suite_runs(s.name, results)
+        newest = f"`{runs[-1].parent.name}`" if runs else "none yet"
+        lines.append(f"| `{s.name}` | {s.what} | {newest} |")
+    for s in SUITES.values():
+        runs = layout.suite_runs(s.name, results)
+        lines += ["", f"## {s.title}", "", f"`python bench/run.py {s.name}` ({s.script}). {s.what}", ""]
+        if s.render == "real":
+            lines += real_section(results)
+            continue
+        if not runs:
+            lines.append("No results yet.")
+            continue
+        lines += ["Newest run:", ""] + _header_lines(runs[-1]) + [""] + markdown_section(runs[-1])
+        if len(runs) > 1:
+            lines += ["Earlier runs kept: " + ", ".join(f"`{_rel(r)}`" for r in reversed(runs[:-1])) + "."]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def fill_readme(text: str, block: list[str]) -> str:
+    start, end = text.find(MARK_START), text.find(MARK_END)
+    if start < 0 or end < start:
+        raise ValueError(f"the README has no {MARK_START} ... {MARK_END} markers")
+    return text[:start + len(MARK_START)] + "\n" + "\n".join(block) + "\n" + text[end:]
+
+
+def write_docs(results: Path, page_path: Path, readme_path: Path | None) -> list[Path]:
+    page_path.write_text(page(results))
+    written = [page_path]
+    if readme_path is not None:
+        readme_path.write_text(fill_readme(readme_path.read_text(), readme_block(results)))
+        written.append(readme_path)
+    return written
