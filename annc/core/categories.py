@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .missing import is_missing
+
 SEP = "="
 
 
@@ -54,14 +56,15 @@ def is_number(cell) -> bool:
 
 def text_categories(cells) -> tuple[str, ...] | None:
     """The sorted categories of a column of ``cells`` when none of them is a number and some
-    is not blank; None otherwise (a numeric column, or one that mixes numbers and text)."""
+    is not missing (:func:`annc.core.missing.is_missing`: blank, NA, NaN, None); None otherwise
+    (a numeric column, or one that mixes numbers and text)."""
     values = set()
     for cell in cells:
-        if cell is None or is_number(cell):
+        if is_missing(cell):  # an empty cell, NA, NaN: missing, neither a number nor a category
+            continue
+        if is_number(cell):
             return None
-        s = str(cell).strip()
-        if s:
-            values.add(s)
+        values.add(str(cell).strip())
     return tuple(sorted(values)) if values else None
 
 
@@ -127,3 +130,15 @@ def encoding_summary(features, categories: dict) -> str:
     parts = [f"{numeric} numeric column{'s' if numeric != 1 else ''}"] if numeric else []
     parts += [f"'{c}' encoded as {len(k)} one-hot column{'s' if len(k) != 1 else ''}" for c, k in categories.items()]
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+
+
+def width_summary(features, categories: dict) -> str:
+    """How many inputs the table gives, for ``input auto``: ``5 numeric columns + 7 one-hot
+    columns of 3 text columns`` (or only the numeric part)."""
+    onehot = sum(len(k) for k in categories.values())
+    numeric = len(features) - onehot
+    parts = [f"{numeric} numeric column{'s' if numeric != 1 else ''}"] if numeric or not onehot else []
+    if onehot:
+        parts.append(f"{onehot} one-hot column{'s' if onehot != 1 else ''} of {len(categories)} text "
+                     f"column{'s' if len(categories) != 1 else ''}")
+    return " + ".join(parts)
