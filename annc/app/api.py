@@ -33,8 +33,8 @@ from ..training.results import TrainResult
 from ..training.compiling import compile_model
 from ..training.runfiles import csv_backing
 
-__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "train", "train_api",
-           "train_request"]
+__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "table_data", "train",
+           "train_api", "train_request"]
 
 
 def export_onnx(network, path) -> Path:
@@ -154,11 +154,20 @@ def as_data(data, *, label: str | None = None, classes: list | None = None, name
         if order is not None:  # a data frame's columns, by name, before its cells are read
             names = [names[i] for i in order]
             X = X[names]
-        if names is not None and ((like is not None and like.categories) or not all_numbers(X)):
-            return _text_data(X, y, label=label, classes=classes, name=name, names=names, like=like, missing=missing)
-        return _array_data(X, y, label=label, classes=classes, name=name, names=names, missing=missing, like=like)
+        return table_data(X, y, names, label=label, classes=classes, name=name, like=like, missing=missing)
     raise UsageError("data must be a Dataset, a CSV path or a pair (X, y), "
                      f"not {type(data).__name__}")
+
+
+def table_data(X, y, names: list[str] | None, *, label: str | None = None, classes: list | None = None,
+               name: str = "<arrays>", like: Dataset | None = None, missing: str = "error") -> Dataset:
+    """The :class:`Dataset` of a table ``X`` (an array or a data frame's cells, its columns
+    ``names``, None for an array) and labels ``y``: one-hot encoded when it has text columns
+    (or ``like``, the training data of a test set, has), its missing cells as ``missing`` says
+    (:mod:`annc.core.missing`).  :func:`as_data` and the estimator's ``fit`` read tables here."""
+    if names is not None and ((like is not None and like.categories) or not all_numbers(X)):
+        return _text_data(X, y, label=label, classes=classes, name=name, names=names, like=like, missing=missing)
+    return _array_data(X, y, label=label, classes=classes, name=name, names=names, missing=missing, like=like)
 
 
 def _text_data(X, y, *, label, classes, name: str, names: list[str], like: Dataset | None,

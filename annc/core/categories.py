@@ -27,16 +27,30 @@ box, and the l0 penalty counts one weight per category and unit.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from .missing import is_missing
-
 SEP = "="
+MARKERS = frozenset({"", "NA", "N/A", "NaN", "nan"})  # a text cell that means "missing" (stripped): annc.core.missing
 
 
 def onehot_name(column: str, category: str) -> str:
     """The name of the input of ``category`` of the text column ``column``: ``column=category``."""
     return f"{column}{SEP}{category}"
+
+
+def is_missing(cell) -> bool:
+    """Whether ``cell`` is a missing value (:mod:`annc.core.missing`): None, a float NaN,
+    pandas' ``NA`` or ``NaT``, or text that is blank or one of :data:`MARKERS`.  Such a cell
+    is neither a number nor a category."""
+    if cell is None:
+        return True
+    if isinstance(cell, str):
+        return cell.strip() in MARKERS
+    if isinstance(cell, (float, np.floating)):
+        return math.isnan(cell)
+    return type(cell).__name__ in ("NAType", "NaTType")
 
 
 def is_number(cell) -> bool:

@@ -3,7 +3,8 @@
 A **missing cell** is an empty CSV cell or one that reads ``NA``, ``N/A``, ``NaN`` or ``nan``
 (what pandas and R write for a missing value; blanks around it ignored), and in an array or
 a data frame given to the Python API or the estimator a NaN, ``None``, ``pandas.NA`` or
-``NaT`` (:func:`is_missing`).  annc never reads one as 0.  The rule (:data:`RULES`;
+``NaT`` (:func:`annc.core.categories.is_missing`, beside what reads as a number or a
+category).  annc never reads one as 0.  The rule (:data:`RULES`;
 ``--missing`` on the command line, ``missing=`` in Python):
 
 * ``error`` (the default): a :class:`~annc.core.errors.MissingValuesError` (exit 2) that names
@@ -33,10 +34,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .categories import MARKERS, category_of, is_missing, is_number
 from .errors import MissingValuesError, UsageError
 
+__all__ = ["MARKERS", "RULES", "Settled", "check_fills", "check_rule", "fit_fills", "is_missing", "missing_mask",
+           "refusal", "settle"]
+
 RULES = ("error", "drop", "impute")
-MARKERS = frozenset({"", "NA", "N/A", "NaN", "nan"})  # a text cell that means "missing" (stripped)
 SHOWN_ROWS = 5  # rows named in the message
 
 
@@ -47,18 +51,6 @@ def check_rule(rule) -> str:
     if not isinstance(rule, str) or rule not in RULES:
         raise UsageError(f"missing (--missing) must be one of {', '.join(RULES)}, not {rule!r}")
     return rule
-
-
-def is_missing(cell) -> bool:
-    """Whether ``cell`` is a missing value: None, a float NaN, pandas' ``NA`` or ``NaT``, or
-    text that is blank or one of :data:`MARKERS`."""
-    if cell is None:
-        return True
-    if isinstance(cell, str):
-        return cell.strip() in MARKERS
-    if isinstance(cell, (float, np.floating)):
-        return math.isnan(cell)
-    return type(cell).__name__ in ("NAType", "NaTType")
 
 
 def missing_mask(cells: np.ndarray) -> np.ndarray:
@@ -75,7 +67,6 @@ def fit_fills(cells: np.ndarray, mask: np.ndarray, names: list[str], kinds: list
     (``kinds[j]`` None) median, a text column's most frequent category (ties: the first of
     ``kinds[j]``, its sorted categories).  A :class:`MissingValuesError` names a column with
     no present cell."""
-    from .categories import category_of, is_number  # categories imports nothing of this module
     fills, empty = {}, []
     for j, (name, cats) in enumerate(zip(names, kinds)):
         present = cells[~mask[:, j], j]

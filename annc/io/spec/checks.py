@@ -252,8 +252,8 @@ class _Checker(ValueChecker):
             if len(st.values) == 1 and st.values[0].kind == "word" and st.values[0].text == "auto":
                 return {"inputs": None}
             if len(st.values) == 1 and st.values[0].kind == "word":
-                self.error(st.values[0], f"'input' takes an integer (the number of features) or auto, "
-                                         f"got {st.values[0].shown}")
+                self.error(st.values[0], f"'input' must be an integer, got {st.values[0].shown} (or auto: "
+                                         "the data's width once its text is one-hot encoded)")
                 return INVALID
             n = self.single_integer(st, 1, MAX_UNITS, _WIDTH_LIMIT)
             return n if n is INVALID else {"inputs": n}
