@@ -271,7 +271,7 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
     Dataset records); read for ``inputs_of``, they get the fills its columns record
     (``drop``: their rows are dropped), else the same error.  A missing label is an error.
     """
-    path = str(path)
+    path, missing = str(path), check_rule(missing)
     text, digest = _read_text(path)
     rows = _rows(text, path)
     if not rows:
@@ -359,7 +359,7 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
         raise DataError(f"{path}: the one-hot encoding of the text columns: {e}") from None
     return Dataset(X=X, y=y, classes=classes, features=features, label=names[li], path=path, sha256=digest,
                    lines=np.array([line for line, _ in rows[1:]], dtype=np.int64), categories=categories,
-                   imputed=settled.fills, missing=check_rule(missing), missing_note=settled.note)
+                   imputed=settled.fills, missing=missing, missing_note=settled.note)
 
 
 def _settle(rows: list, names: list[str], feature_cols: list[int], kinds: list, missing: str | None, inputs_of,

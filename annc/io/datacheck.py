@@ -28,7 +28,27 @@ def resolve_inputs(spec: NetworkSpec, data: Dataset) -> NetworkSpec:
     d = len(data.features)
     weight = lexicographic_weight(spec.penalty, d, spec.hidden, spec.output) if spec.penalty_auto \
         else spec.penalty_weight
-    return replace(spec, inputs=d, penalty_weight=weight, penalty_auto=False)
+    return replace(spec, inputs=d, penalty_weight=weight, penalty_auto=False,
+                   text=_resolved_text(spec, d, width_summary(data.features, data.categories)))
+
+
+def _resolved_text(spec: NetworkSpec, d: int, how: str) -> str:
+    """The spec's text with its input count written in (what the weights' ``spec_text``
+    records): ``input auto`` becomes ``input 12  # auto: ...`` on its line (padded instead where
+    more settings follow on that line, so that every position the spec records stays right),
+    and a spec with no ``input`` line gets one at its end."""
+    text, where = spec.text, spec.positions.get("input")
+    note = f"  # auto: {how}"
+    if where is None:
+        return text + ("" if not text or text.endswith("\n") else "\n") + f"input {d}{note}\n"
+    lines = text.split("\n")
+    line = lines[where.line - 1]
+    at = line.find("auto", where.column - 1)
+    if at < 0:  # pragma: no cover - the parser read 'auto' there
+        return text
+    rest = line[at + 4:]
+    lines[where.line - 1] = line[:at] + (f"{d}{note}" if not rest.strip() else f"{d}".ljust(4) + rest)
+    return "\n".join(lines)
 
 
 def inputs_line(data: Dataset) -> str:
