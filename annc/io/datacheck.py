@@ -39,6 +39,8 @@ def _resolved_text(spec: NetworkSpec, d: int, how: str) -> str:
     and a spec with no ``input`` line gets one at its end."""
     text, where = spec.text, spec.positions.get("input")
     note = f"  # auto: {how}"
+    if not text:  # a spec built in Python has no text (annc.io.recipe reads that as "writes every field")
+        return text
     if where is None:
         return text + ("" if not text or text.endswith("\n") else "\n") + f"input {d}{note}\n"
     lines = text.split("\n")
