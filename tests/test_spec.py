@@ -51,7 +51,7 @@ EXPECTED = {
                                   training="greedy"),
     "relu_grid.ann": NetworkSpec(5, (LayerSpec(3, "relu", weight_grid=9),),
                                  LayerSpec(2, "linear", weight_grid=9), loss="errors"),
-    "realdata.ann": NetworkSpec(30, (LayerSpec(4, "binary"),), LayerSpec(2, "linear"), eps=0.001, eps_auto=True,
+    "realdata.ann": NetworkSpec(None, (LayerSpec(4, "binary"),), LayerSpec(2, "linear"), eps=0.001, eps_auto=True,
                                 loss="errors", penalty="l0", penalty_weight=0.5),  # the default recipe
 }
 

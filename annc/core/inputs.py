@@ -276,9 +276,10 @@ def as_floats(X) -> np.ndarray:
         return np.asarray(X, dtype=float)
     except (TypeError, ValueError):
         cells = np.asarray(X, dtype=object)
-        if cells.ndim != 2 or not missing_mask(cells).any():
+        mask = missing_mask(cells) if cells.ndim == 2 else None
+        if mask is None or not mask.any():
             raise
-        return np.where(missing_mask(cells), np.nan, cells).astype(float)
+        return np.where(mask, np.nan, cells).astype(float)
 
 
 def _filled(a: np.ndarray, columns: Columns | None) -> np.ndarray:
@@ -330,9 +331,20 @@ def encode_table(cells: np.ndarray, columns: Columns, source: str, missing: str 
     sources = columns.sources
     s = settle(cells, [name for name, _ in sources], [cats for _, cats in sources], rule=missing,
                fills=dict(columns.imputed), source=source)
+    return _encoded(s, sources, columns, source)
+
+
+def _encoded(s, sources: list, columns: Columns, source: str) -> Encoded:
+    """The :class:`Encoded` table of the settled cells ``s`` (:class:`annc.core.missing.Settled`):
+    the rows kept, encoded (:func:`encode_cells`; messages number the rows as the caller gave them)."""
     kept = s.cells if s.keep is None else s.cells[s.keep]
     rows = None if s.keep is None else np.flatnonzero(s.keep)
     return Encoded(encode_cells(kept, sources, source, rows), columns, s.keep, s.note)
+
+
+def _inputs_of(sources: list) -> list[str]:
+    """The input names of the table's columns ``sources``: a numeric column's own, a text column's one-hot inputs."""
+    return [f for name, cats in sources for f in ([name] if cats is None else [onehot_name(name, k) for k in cats])]
 
 
 def encode_cells(cells: np.ndarray, sources: list, source: str, rows=None) -> np.ndarray:
@@ -387,19 +399,15 @@ def fit_encoding(cells: np.ndarray, names: list[str], label: str | None, source:
     ``drop``, or ``impute``, whose fills the columns record); returns the :class:`Encoded`
     input matrix and the :class:`Columns` that record the encoding."""
     sources = [(name, text_categories(cells[:, j])) for j, name in enumerate(names)]
-    features = [f for name, cats in sources for f in ([name] if cats is None else [onehot_name(name, k) for k in cats])]
     s = settle(cells, list(names), [cats for _, cats in sources], rule=missing, fills=None, source=source)
     if s.keep is not None:  # the categories are those of the rows kept
         sources = [(name, text_categories(cells[s.keep, j])) for j, name in enumerate(names)]
-        features = [f for name, cats in sources
-                    for f in ([name] if cats is None else [onehot_name(name, k) for k in cats])]
     try:
-        columns = Columns(tuple(features), label, {name: cats for name, cats in sources if cats is not None}, s.fills)
+        columns = Columns(tuple(_inputs_of(sources)), label, {n: cats for n, cats in sources if cats is not None},
+                          s.fills)
     except UsageError as e:
         raise DataError(f"{source}: the columns of X: {e}") from None
-    kept = s.cells if s.keep is None else s.cells[s.keep]
-    rows = None if s.keep is None else np.flatnonzero(s.keep)
-    return Encoded(encode_cells(kept, sources, source, rows), columns, s.keep, s.note)
+    return _encoded(s, sources, columns, source)
 
 
 def check_columns(columns: Columns | None, width: int | None, error: type, source: str) -> None:
