@@ -541,8 +541,10 @@ def test_predict_refuses_bad_rows():
     from annc.core.network import Layer, TrainedNetwork
     net = TrainedNetwork(["a", "b"], [Layer("linear", np.eye(2), np.zeros(2))])
     assert net.predict([[1.0, 0.0], [0.0, 1.0]]).tolist() == ["a", "b"]
-    with pytest.raises(DataError, match=r"X row 1, column 0: nan is not a finite number"):
-        net.predict([[1.0, 0.0], [math.nan, 1.0]])
+    with pytest.raises(DataError, match=r"X row 1, column 0: inf is not a finite number"):
+        net.predict([[1.0, 0.0], [math.inf, 1.0]])
+    with pytest.raises(DataError, match=r"X: 1 of 2 rows have a missing cell .* The network records no imputation"):
+        net.predict([[1.0, 0.0], [math.nan, 1.0]])  # a missing cell, never a 0 (annc.core.missing)
     with pytest.raises(UsageError, match=r"shape \(samples, 2\); got shape \(1, 1, 2\)"):
         net.predict_index(np.zeros((1, 1, 2)))
     with pytest.raises(UsageError, match=r"got shape \(2,\)"):

@@ -257,12 +257,14 @@ def test_a_column_of_numbers_and_text_is_not_categories(tmp_path):
 
 
 def test_an_empty_cell_of_a_text_column_is_an_error(tmp_path, trained):
+    """A blank cell of a text column is missing: the missing-values error, for training data and
+    for a network that records no fills (annc.core.missing)."""
     rows = _rows(6, 2)
     rows[2][1] = " "
     path = _write(tmp_path / "empty.csv", rows)
-    with pytest.raises(DataError, match=r"row 4, column 'occupation' \(2\): empty cell"):
+    with pytest.raises(DataError, match=r"row 4\) in column 'occupation' \(1 row\)\. .*--missing drop"):
         load_data(path)
-    with pytest.raises(DataError, match=r"row 4, column 'occupation' \(2\): empty cell"):
+    with pytest.raises(DataError, match=r"row 4\) in column 'occupation' \(1 row\)\. The network records no "):
         load_data(path, inputs_of=load_model(trained["json"]))
 
 

@@ -60,8 +60,8 @@ def test_spec_errors_after_a_syntax_error_are_reported_together(tmp_path, good_c
 DATA_CASES = [
     ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,abc,1,0,1,0\n", "row 3, column 'x2' (2): 'abc' is not a number"),
     ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,1,0,1\n", "row 3 has 4 cells, the header has 6"),
-    ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,,1,0,1,0\n", "row 3, column 'x2' (2)"),
-    ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,nan,1,0,1,0\n", "row 3, column 'x2' (2)"),
+    ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,,1,0,1,0\n", "row 3) in column 'x2' (1 row)"),  # missing: the rule
+    ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,nan,1,0,1,0\n", "row 3) in column 'x2' (1 row)"),
     ("x1,x2,x3,x4,x5,label\n", "no data rows"),
     ("", "empty"),
     ("x1,x2,x3,x4,x5,label\n1,0,1,0,1,1\n0,1,1,0,1,1\n", "training needs at least two classes"),

@@ -111,17 +111,20 @@ def test_non_numeric_cell(write):
 
 
 def test_empty_cell(write):
-    path = write("x1,x2,label\n1,,0\n1,2,\n")
-    assert data_error(path) == (
-        f"{path}: row 2, column 'x2' (2): empty cell\n"
-        f"{path}: row 3, column 'label' (3): empty cell")
+    """A missing feature cell is the missing-values error (annc.core.missing); an empty label
+    cell is an error of its own (nothing can fill a label)."""
+    path = write("x1,x2,label\n1,,0\n1,2,1\n")
+    assert data_error(path).startswith(
+        f"{path}: 1 of 2 rows have a missing cell (empty, NA or NaN; row 2) in column 'x2' (1 row). ")
+    path = write("x1,x2,label\n1,1,0\n1,2,\n")
+    assert data_error(path) == f"{path}: row 3, column 'label' (3): empty cell"
 
 
 def test_nan_and_inf(write):
-    path = write("label,x1,x2\n0,nan,1\n1,1,-inf\n")
-    assert data_error(path, label="label") == (
-        f"{path}: row 2, column 'x1' (2): 'nan' is not a finite number\n"
-        f"{path}: row 3, column 'x2' (3): '-inf' is not a finite number")
+    path = write("label,x1,x2\n0,2,1\n1,1,-inf\n")
+    assert data_error(path, label="label") == f"{path}: row 3, column 'x2' (3): '-inf' is not a finite number"
+    path = write("label,x1,x2\n0,nan,1\n1,1,2\n")
+    assert "in column 'x1' (1 row)" in data_error(path, label="label")
 
 
 def test_ragged_row(write):

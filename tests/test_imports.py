@@ -28,7 +28,7 @@ PACKAGE = ROOT / "annc"
 # (docs/architecture.md, whose table tests/test_docs.py checks against this list)
 LAYERS: list[tuple[str, set[str]]] = [
     ("core", {"errors", "names", "log", "activations", "losses", "penalties", "inputs", "limits", "feasibility",
-              "model", "builder", "network", "scaling", "ensemble", "categories", "deadline"}),
+              "model", "builder", "network", "scaling", "ensemble", "categories", "missing", "deadline"}),
     ("io", {"spec", "data", "datasets", "outputs", "problem", "magnitudes", "recipe", "writers", "solutions", "datacheck",
             "varmap"}),
     ("formulations", {"binary", "common", "errors", "grid", "hinge", "l0", "l1", "lift", "nll", "nopenalty", "output",

@@ -51,7 +51,7 @@ EXPECTED = {
                                   training="greedy"),
     "relu_grid.ann": NetworkSpec(5, (LayerSpec(3, "relu", weight_grid=9),),
                                  LayerSpec(2, "linear", weight_grid=9), loss="errors"),
-    "realdata.ann": NetworkSpec(30, (LayerSpec(4, "binary"),), LayerSpec(2, "linear"), eps=0.001, eps_auto=True,
+    "realdata.ann": NetworkSpec(None, (LayerSpec(4, "binary"),), LayerSpec(2, "linear"), eps=0.001, eps_auto=True,
                                 loss="errors", penalty="l0", penalty_weight=0.5),  # the default recipe
 }
 
@@ -242,15 +242,13 @@ def test_duplicate_setting():
     assert d.format().endswith("    eps 0.2\n    ^")
 
 
-def test_missing_input_and_output():
+def test_missing_output_and_input_left_to_the_data():
+    """'output' is required; 'input' left out means 'input auto' (the data's width)."""
     err = errors("# nothing\nhidden 5 binary\n")
     msgs = [(d.line, d.column, d.message) for d in err.diagnostics]
-    assert msgs == [
-        (1, 1, "missing required setting 'input' (the number of input features, "
-               "e.g. 'input 5')"),
-        (2, 16, "missing required setting 'output' (the number of classes, e.g. 'output 2')"),
-    ]
-    assert "2 errors in spec" in str(err)
+    assert msgs == [(2, 16, "missing required setting 'output' (the number of classes, e.g. 'output 2')")]
+    assert "1 error in spec" in str(err)
+    assert parse_spec("hidden 5 binary\noutput 2\n").inputs is None
 
 
 def test_wrong_number_of_values():

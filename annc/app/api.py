@@ -19,8 +19,9 @@ from typing import Callable
 import numpy as np
 
 from ..core.errors import DataError, UsageError
-from ..core.inputs import (Columns, all_numbers, encode_cells, fit_encoding, frame_columns, match_columns,
+from ..core.inputs import (Columns, all_numbers, encode_table, fit_encoding, frame_columns, match_columns,
                            sample_arrays)
+from ..core.missing import check_rule, settle
 from ..io.data import Dataset, array_digest, class_index, class_lookup, class_order, load_data
 from ..io.outputs import check_out_dir
 from ..io.spec import NetworkSpec, load_spec_of, parse_spec
@@ -32,8 +33,8 @@ from ..training.mip.runfiles import csv_backing
 from ..training.request import DECOMPOSED, TrainRequest
 from ..training.results import TrainResult
 
-__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "train", "train_api",
-           "train_request"]
+__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "table_data", "train",
+           "train_api", "train_request"]
 
 
 def export_onnx(network, path) -> Path:
@@ -57,7 +58,8 @@ def compile(spec, data, **kw) -> Compiled:  # noqa: A001 - mirrors `annc compile
     Keywords: ``out_dir`` (write ``<name>.mps`` and ``<name>.map.json`` there), ``fmt``
     ("mps" or "lp"), ``label``, ``merge``, ``allow_small_m``, ``gzip``, ``writer`` ("annc"
     or "pulp"), ``name`` (a plain file name: no path separator), ``max_nonzeros``,
-    ``scale`` (overrides the spec's input scaling), ``start`` (find a MIP start: ``.start``; with ``out_dir`` also write its files
+    ``scale`` (overrides the spec's input scaling), ``missing`` (``"error"``, the default, ``"drop"`` or
+    ``"impute"``: missing cells, :mod:`annc.core.missing`), ``start`` (find a MIP start: ``.start``; with ``out_dir`` also write its files
     ``<name>.start.*``; default True), ``start_budget`` (seconds for its search; default 20).
     """
     check_keywords(compile_api, kw)
@@ -76,7 +78,10 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     many work checks), ``greedy``,
     ``out_dir``, ``label``, ``merge``, ``progress`` (a callable), ``verbose``, ``name``,
     ``warm_start``, ``max_nonzeros``, ``scale`` (minmax, standard or none: overrides the spec's
-    input scaling, :mod:`annc.core.scaling`), ``select`` (None, the default: what the spec leaves
+    input scaling, :mod:`annc.core.scaling`), ``missing`` (``"error"``, the default: missing cells are
+    an error naming them; ``"drop"``: leave their rows out; ``"impute"``: fill them with the training
+    rows' median or most frequent category, recorded with the network: :mod:`annc.core.missing`),
+    ``select`` (None, the default: what the spec leaves
     open, its l0 weight and width, is chosen by k-fold cross-validation on real data,
     :mod:`annc.training.modelselect.cvselect`; False: the spec's defaults as written; True: the same, and on
     data too small for the folds the held-out grid of :mod:`annc.training.modelselect.selection`; a grid
@@ -117,7 +122,7 @@ def as_spec(spec, data=None) -> NetworkSpec:
 
 
 def as_data(data, *, label: str | None = None, classes: list | None = None, name: str = "<arrays>",
-            like: Dataset | None = None) -> Dataset:
+            like: Dataset | None = None, missing: str | None = None) -> Dataset:
     """A :class:`Dataset` from a Dataset, a CSV path, or a pair ``(X, y)`` of arrays
     (``y``: class labels; the classes are the sorted labels, or ``classes``).  ``X`` may
     be a data frame: its column names are then the feature names (and a named ``y``,
@@ -125,10 +130,16 @@ def as_data(data, *, label: str | None = None, classes: list | None = None, name
 
     With ``like`` (the training data, for a test set) the classes are those of ``like``
     and the feature columns are found by name (:func:`annc.core.inputs.match_columns`), so
-    they come in the order of ``like``'s."""
+    they come in the order of ``like``'s.
+
+    Missing cells (NaN, None, ``pandas.NA``; empty, ``NA`` or ``NaN`` in a CSV) follow the rule
+    ``missing`` (:mod:`annc.core.missing`: None or ``"error"``, ``"drop"``, ``"impute"``); with
+    ``like`` they get ``like``'s fills (``"drop"``: their rows are dropped).  A ``Dataset``
+    is taken as it is."""
     classes = like.classes if like is not None and classes is None else classes
+    missing = check_rule(missing)
     if isinstance(data, (str, os.PathLike)) and isinstance(os.fspath(data), str):
-        return load_data(_no_nul(data, "data"), label=label, classes=classes, inputs_of=like)
+        return load_data(_no_nul(data, "data"), label=label, classes=classes, inputs_of=like, missing=missing)
     if isinstance(data, Dataset):
         data = data if like is None else _in_order_of(data, like)
         if classes is None or list(data.classes) == list(classes):
@@ -143,23 +154,45 @@ def as_data(data, *, label: str | None = None, classes: list | None = None, name
         if order is not None:  # a data frame's columns, by name, before its cells are read
             names = [names[i] for i in order]
             X = X[names]
-        if names is not None and ((like is not None and like.categories) or not all_numbers(X)):
-            return _text_data(X, y, label=label, classes=classes, name=name, names=names, like=like)
-        return _array_data(X, y, label=label, classes=classes, name=name, names=names)
+        return table_data(X, y, names, label=label, classes=classes, name=name, like=like, missing=missing)
     raise UsageError("data must be a Dataset, a CSV path or a pair (X, y), "
                      f"not {type(data).__name__}")
 
 
-def _text_data(X, y, *, label, classes, name: str, names: list[str], like: Dataset | None) -> Dataset:
+def table_data(X, y, names: list[str] | None, *, label: str | None = None, classes: list | None = None,
+               name: str = "<arrays>", like: Dataset | None = None, missing: str = "error") -> Dataset:
+    """The :class:`Dataset` of a table ``X`` (an array or a data frame's cells, its columns
+    ``names``, None for an array) and labels ``y``: one-hot encoded when it has text columns
+    (or ``like``, the training data of a test set, has), its missing cells as ``missing`` says
+    (:mod:`annc.core.missing`).  :func:`as_data` and the estimator's ``fit`` read tables here."""
+    if names is not None and ((like is not None and like.categories) or not all_numbers(X)):
+        return _text_data(X, y, label=label, classes=classes, name=name, names=names, like=like, missing=missing)
+    return _array_data(X, y, label=label, classes=classes, name=name, names=names, missing=missing, like=like)
+
+
+def _text_data(X, y, *, label, classes, name: str, names: list[str], like: Dataset | None,
+               missing: str = "error") -> Dataset:
     """:func:`as_data` of a data frame with text columns (:mod:`annc.core.categories`):
-    encoded as ``like`` encodes its own (a test set), or as its training data."""
+    encoded as ``like`` encodes its own (a test set), or as its training data; its missing
+    cells as :func:`as_data` says (:func:`annc.core.inputs.fit_encoding`, :func:`~annc.core.inputs.encode_table`)."""
     cells = np.asarray(X, dtype=object)
     if like is not None and like.columns is not None and like.categories:
-        X, columns = encode_cells(cells, like.columns.sources, name), like.columns
+        enc = encode_table(cells, like.columns, name, missing)
     else:
-        X, columns = fit_encoding(cells, names, label or _series_name(y), name)
-    data = _array_data(X, y, label=columns.label or label, classes=classes, name=name, names=list(columns.features))
-    return replace(data, categories=dict(columns.categories))
+        enc = fit_encoding(cells, names, label or _series_name(y), name, missing)
+    y = _rows_kept(y, enc.keep)
+    columns = enc.columns
+    data = _array_data(enc.X, y, label=columns.label or label, classes=classes, name=name, names=list(columns.features))
+    return replace(data, categories=dict(columns.categories), imputed=dict(columns.imputed), missing=missing,
+                   missing_note=enc.note)
+
+
+def _rows_kept(y, keep):
+    """The labels ``y`` of the rows ``keep`` (None: all; a ``y`` of another length is left for
+    :func:`~annc.core.inputs.sample_arrays` to refuse)."""
+    if keep is None or np.ndim(y) != 1 or len(y) != len(keep):
+        return y
+    return np.asarray(y)[keep]
 
 
 def _in_order_of(data: Dataset, like: Dataset) -> Dataset:
@@ -177,15 +210,25 @@ def _in_order_of(data: Dataset, like: Dataset) -> Dataset:
 
 
 def _array_data(X, y, *, label: str | None, classes: list | None, name: str,
-                names: list[str] | None = None) -> Dataset:
+                names: list[str] | None = None, missing: str | None = None, like: Dataset | None = None) -> Dataset:
     """:func:`as_data` of a pair ``(X, y)`` (``names``: the feature names of a data
-    frame ``X``); :class:`DataError` names what is wrong."""
+    frame ``X``); :class:`DataError` names what is wrong.  With ``missing``, NaN cells follow
+    that rule (:func:`annc.core.missing.settle`; with ``like``, its fills); without, X has none
+    (it was settled before: :func:`_text_data`)."""
     columns = None
     if names is not None:
         try:
             columns = Columns(tuple(names), label or _series_name(y))
         except UsageError as e:
             raise DataError(f"{name}: the columns of X: {e}") from None
+    settled = None
+    if missing is not None:
+        X, y = sample_arrays(X, y, name, DataError, allow_nan=True)
+        features = list(columns.features) if columns else [f"x{i + 1}" for i in range(X.shape[1])]
+        fills = None if like is None else dict(like.imputed)
+        settled = settle(X, features, [None] * len(features), rule=missing, fills=fills, source=name)
+        X = settled.cells if settled.keep is None else settled.cells[settled.keep]
+        y = _rows_kept(y, settled.keep)
     X, y = sample_arrays(X, y, name, DataError)
     # labels as the CSV loader sees them: integer-valued numbers as integers
     texts = [str(int(v)) if isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
@@ -204,7 +247,10 @@ def _array_data(X, y, *, label: str | None, classes: list | None, name: str,
     idx = np.array(found, dtype=np.int64)
     features = list(columns.features) if columns else [f"x{i + 1}" for i in range(X.shape[1])]
     label = (columns.label if columns else label) or "label"
-    return Dataset(X, idx, classes, features, label, name, array_digest(X, idx), named=columns is not None)
+    data = Dataset(X, idx, classes, features, label, name, array_digest(X, idx), named=columns is not None)
+    if settled is None:
+        return data
+    return replace(data, imputed=settled.fills, missing=missing, missing_note=settled.note)
 
 
 def _series_name(y) -> str | None:
@@ -222,7 +268,7 @@ def _stem_of(spec_arg, spec: NetworkSpec) -> str:
 def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None = None, merge: bool = True,
                 allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
                 name: str | None = None, max_nonzeros: int | None = None, start: bool = True,
-                start_budget: float | None = None, scale: str | None = None) -> Compiled:
+                start_budget: float | None = None, scale: str | None = None, missing: str | None = None) -> Compiled:
     """``annc compile`` as a function: the built model and its map; with ``out_dir`` also
     the files ``<out_dir>/<name>.<fmt>`` and ``<out_dir>/<name>.map.json``.  Checks
     every argument before it writes anything (:class:`~annc.core.errors.UsageError`).
@@ -238,7 +284,7 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     out = check_out_dir(out_dir) if out_dir is not None else None
     s = with_scale(as_spec(spec, data), scale)
     stem = check_name(name if name is not None else _stem_of(spec, s))
-    d, csv = csv_backing(as_data(data, label=label), out, f"{stem}.data")
+    d, csv = csv_backing(as_data(data, label=label, missing=missing), out, f"{stem}.data")
     return compile_model(s, d, name=stem, out=out, fmt=fmt, gzip=gzip, writer=writer, merge=merge,
                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
                          start_budget=start_budget, data_csv=csv)
@@ -253,15 +299,15 @@ def train_request(spec, data, test=None, *, solver: str | None = None, solver_cm
                   scale: str | None = None, select: bool | dict | None = None, select_fraction: float = 0.25,
                   select_seed: int = 0, ensemble: str | None = None, batches: int | None = None,
                   per_class: int | None = None, workers: int | None = None,
-                  scheduler: str | None = None) -> TrainRequest:
+                  scheduler: str | None = None, missing: str | None = None) -> TrainRequest:
     """The :class:`~annc.training.request.TrainRequest` of :func:`train_api`'s arguments (not yet
     checked: :func:`annc.training.dispatch.run` checks it): the spec, data and test data read
     (:func:`as_spec`, :func:`as_data`), the input scaling applied to the spec."""
     check_compile_options(label=label, max_nonzeros=max_nonzeros)
     check_scale(scale)
     s = with_scale(as_spec(spec, data), scale)
-    d = as_data(data, label=label)
-    t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d)
+    d = as_data(data, label=label, missing=missing)
+    t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d, missing=missing)
     opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, progress=progress, stall=stall,
                         native=tuple((solver_options or {}).items()) if isinstance(solver_options, dict)
                         else solver_options or ())

@@ -51,6 +51,14 @@ def _scale_option(p) -> None:
                    "overriding the spec's 'scale' (default there: minmax)")
 
 
+def _missing_option(p) -> None:
+    from ..core.missing import RULES
+    p.add_argument("--missing", choices=RULES, default="error",
+                   help="missing cells (empty, NA, NaN) of the training data: error (the default) names them; drop "
+                        "leaves their rows out; impute fills each with its column's median (numbers) or most "
+                        "frequent category (text) on the training rows, recorded with the network")
+
+
 def parser() -> argparse.ArgumentParser:
     from ..io.solutions import FORMATS
     from ..io.writers import FORMATS as MODEL_FORMATS
@@ -77,6 +85,7 @@ def parser() -> argparse.ArgumentParser:
                    help="write no MIP start files (<stem>.start.mst, .sol, .scip.sol, .highs, .slx, .cbc)")
     _max_nonzeros_option(c)
     _scale_option(c)
+    _missing_option(c)
     c.set_defaults(func=cmd_compile)
 
     d = sub.add_parser("decode", help="solution file -> weight matrices, verified")
@@ -164,6 +173,7 @@ def parser() -> argparse.ArgumentParser:
                    help="also write OUT/<spec stem>.report.html (see annc report)")
     _max_nonzeros_option(t)
     _scale_option(t)
+    _missing_option(t)
     t.add_argument("-o", "--out", default="out", help="output folder (default: out)")
     t.set_defaults(func=cmd_train)
 

@@ -31,13 +31,15 @@ def cmd_compile(a) -> int:
         rep.progress(Progress(0.0, None, None, phase="build"))
         c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                           allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
-                          start=not a.no_start, start_budget=a.start_budget, scale=a.scale,
+                          start=not a.no_start, start_budget=a.start_budget, scale=a.scale, missing=a.missing,
                           progress=rep.progress, log=rep.log)
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem
     print(f"compiled {a.spec} on {a.data}: {p.num_samples} samples"
           + (f" merged into {p.num_rows} distinct inputs" if p.merged else ""))
+    if c.data.missing_note:
+        print(f"missing cells: {c.data.missing_note}")
     print_lines(stats_lines(c.model.stats()))
     if c.start is not None:
         obj, low = c.model.objective(c.start), floor(c.problem)
@@ -142,6 +144,8 @@ def cmd_eval(a) -> int:
     data = load_data(a.data, label=a.label, inputs_of=net)  # columns by name, in any order
     pred = net.predict_index(data.X)
     print(f"{a.data}: {len(data.y)} samples, accuracy {np.mean(pred == data.y):.4f}")
+    if data.missing_note:  # filled with the fills the weights file records (annc.core.missing)
+        print(f"missing cells: {data.missing_note}")
     print_lines(confusion_lines(net.classes, data.y, pred))
     return 0
 
@@ -160,6 +164,8 @@ def cmd_export(a) -> int:
         numeric = [name for name, cats in net.columns.sources if cats is None]
         inputs = (f"inputs X [N, {len(numeric)}] doubles (columns in this order: {listed(numeric)}) and "
                   + ", ".join(f"{c} [N] strings" for c, _ in net.columns.categories) + " (one-hot encoded in the graph)")
+    if net.columns is not None and net.columns.imputed:
+        scaled += ", missing cells (NaN; empty, NA or NaN text) imputed in the graph"
     print(f"wrote {path} (ONNX opset {OPSET}: {inputs}{scaled}; outputs scores, label, class; "
           f"classes {', '.join(map(str, net.classes))})")
     return 0

@@ -38,8 +38,9 @@ def cmd_train(a) -> int:
     phase = f"{mode} training" if decomposed else "select" if a.select else "build"
     # ovo and batches: the MIPs run elsewhere, a heartbeat only
     with Reporter(quiet=a.quiet, time_limit=None if decomposed else a.time_limit, phase=phase) as rep:
-        data = load_data(a.data, label=a.label)
-        test = load_data(a.test, label=a.label, inputs_of=data) if a.test else None
+        data = load_data(a.data, label=a.label, missing=a.missing)
+        # the test rows: the training rows' fills, or --missing drop's drop (annc.core.missing)
+        test = load_data(a.test, label=a.label, inputs_of=data, missing=a.missing) if a.test else None
         opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads,
                             native=solver_options(a.solver_option), stall=stall_setting(a.stall))
         if not decomposed:
@@ -57,7 +58,7 @@ def cmd_train(a) -> int:
             rep.time_limit = max(rep.time_limit - seconds_since(request.started), 0.0)
         r = run(request)
     if decomposed:
-        _decomposed_summary(mode, r, data, test)
+        _decomposed_summary(mode, r, spec, data, test)
     else:
         _summary(a, r, spec, data, test)
     return _finish_train(a, r, data, test)
@@ -92,7 +93,7 @@ def _summary(a, r, spec, data, test) -> None:
     if r.truncated:
         print(f"  truncated          {r.truncated}")
     print(time_line(r.wall, r.times()))
-    _accuracy_lines(r, data, test)
+    _accuracy_lines(r, spec, data, test)
     for s in r.steps:
         print(f"verification of {s.name}:")
         print_lines(verification_lines(s.verification))
@@ -103,7 +104,7 @@ def _summary(a, r, spec, data, test) -> None:
               "for another solver")
 
 
-def _accuracy_lines(r, data, test) -> None:
+def _accuracy_lines(r, spec, data, test) -> None:
     print(f"  train accuracy     {r.train_accuracy:.4f} (forward pass, {len(data.y)} samples)")
     if r.test_accuracy is not None:
         print(f"  test accuracy      {r.test_accuracy:.4f} ({len(test.y)} samples)")
@@ -111,15 +112,21 @@ def _accuracy_lines(r, data, test) -> None:
     if data.categories:  # said once, with the label column, as a text label column would now be read as a feature
         text = ", ".join(f"'{c}' ({len(k)} categories)" for c, k in data.categories.items())
         print(f"  text columns       {text}: one-hot encoded; the label is column '{data.label}'")
+    if spec.inputs is None:  # 'input auto': what it chose (annc.io.datacheck.resolve_inputs)
+        from ..io.datacheck import inputs_line
+        print(f"  input              {inputs_line(data)}")
+    for d in (data, test):
+        if d is not None and d.missing_note:  # rows dropped, cells imputed (annc.core.missing)
+            print(f"  missing cells      {d.missing_note}")
 
 
-def _decomposed_summary(kind: str, r, data, test) -> None:
+def _decomposed_summary(kind: str, r, spec, data, test) -> None:
     """The verdict of an ovo ensemble or of batches (annc.training.decompose.decomposition)."""
     from ..export.report import confusion_lines
     print("summary:")
     what = ("one-vs-one ensemble of" if kind == "ovo" else "batch training (a heuristic: no bound) with")
     print(f"  status             {r.status.value} ({what} {len(r.members)} MIPs; the weakest of them)")
-    _accuracy_lines(r, data, test)
+    _accuracy_lines(r, spec, data, test)
     print(f"  wall time          {r.seconds:.1f} s")
     for m in r.members:
         print(f"  {m.name}: {m.describe}, {m.rows} rows, {m.seconds:.1f} s, verification "

@@ -8,9 +8,12 @@ solving its training MIP, and keeps the decoded, verified network.  It needs the
 optional extra ``pip install "annc[sklearn]"`` (scikit-learn >= 1.6).
 
 Input checks are scikit-learn's own (``validate_data``, ``check_classification_targets``):
-NaN or infinite values, sparse matrices, complex numbers, empty or wrongly shaped arrays
+infinite values, sparse matrices, complex numbers, empty or wrongly shaped arrays
 and continuous (regression) targets raise the ``ValueError`` / ``TypeError`` the
-scikit-learn estimator checks expect, before annc is called.  Everything after that
+scikit-learn estimator checks expect, before annc is called.  NaN (a missing cell) is
+annc's: the rule ``missing`` (:mod:`annc.core.missing`), by default
+:class:`annc.core.errors.MissingValuesError`, which is also the ``ValueError`` the checks
+expect.  Everything after that
 (a spec the parameters make invalid, a solver that finds no solution, ...) is one of
 annc's own errors (:class:`annc.core.errors.AnncError`: ``SpecError``, ``UsageError``,
 ``NoSolutionError``, ...), propagated unchanged.
@@ -60,10 +63,11 @@ from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.errors import UsageError
-from ..core.inputs import Columns, all_numbers, column_differences, fit_encoding, frame_columns
+from ..core.inputs import Columns, all_numbers, column_differences, frame_columns
 from ..core.losses import with_argument
+from ..core.missing import check_rule
 from ..training.dispatch import run
-from .api import as_data, train_request
+from .api import table_data, train_request
 
 __all__ = ["MIPNetClassifier"]
 
@@ -164,6 +168,13 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     extra : str, default=""
         Further ``.ann`` lines appended verbatim to the spec (e.g. ``"eps 0.05\\nbias
         [-2, 2]"``), for any setting without a parameter here.
+    missing : {"error", "drop", "impute"}, default="error"
+        Missing cells of ``X`` (NaN, None, ``pandas.NA``; :mod:`annc.core.missing`): ``"error"``
+        raises :class:`annc.core.errors.MissingValuesError` (a ``ValueError``) naming the
+        columns and the rows; ``"drop"`` fits on the other rows; ``"impute"`` fills each with
+        its column's median (numbers) or most frequent category (text) on the training rows,
+        which the network records and ``predict`` applies.  Without fills, a missing cell at
+        ``predict`` is the same error.
     select : bool or None, default=None
         Model selection (:mod:`annc.training.modelselect.cvselect`): None chooses what the spec leaves open
         (with ``loss=None`` and no ``penalty``: the l0 weight and the width up to
@@ -205,7 +216,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, *, hidden_layer_sizes=(4,), activation="binary", loss=None, margin=None, penalty=None,
                  penalty_weight=None, max_weights=None, scale=None, weights=None, time_limit=60.0, solver="highs",
                  threads=None, gap=None, solver_options=None, extra="", select=None, stall=True, workers=None,
-                 scheduler=None):
+                 scheduler=None, missing="error"):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.loss = loss
@@ -225,6 +236,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.stall = stall
         self.workers = workers
         self.scheduler = scheduler
+        self.missing = missing
 
     # -- the spec ---------------------------------------------------------------------
     def _hidden_sizes(self) -> tuple:
@@ -298,22 +310,21 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         attributes.  annc's errors (:class:`annc.core.errors.AnncError`) propagate.
         """
         text = frame_columns(X) is not None and not all_numbers(X)  # a data frame with text columns
-        X, y = validate_data(self, X, y, accept_sparse=False, dtype=None if text else np.float64, ensure_min_samples=1)
+        # NaN (missing cells) are annc's to handle, by the rule `missing` (annc.core.missing); inf is scikit-learn's
+        X, y = validate_data(self, X, y, accept_sparse=False, dtype=None if text else np.float64, ensure_min_samples=1,
+                             ensure_all_finite="allow-nan")
         names = getattr(self, "feature_names_in_", None)  # set by validate_data for a data frame
         # Columns refuses repeated names: now, not after the training
-        columns = None if names is None else Columns(tuple(str(n) for n in names))
-        if text:  # one-hot encoded (annc.core.categories); the network records the encoding
-            X, columns = fit_encoding(np.asarray(X, dtype=object), [str(n) for n in names], None, "X")
+        names = None if names is None else list(Columns(tuple(str(n) for n in names)).features)
         check_classification_targets(y)
         classes, y_index = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the data, "
                              f"but the data contain only one class: {classes[0]!r}")
-        spec = self._spec_text(X.shape[1], len(classes))
-        data = (X, y_index.astype(np.int64).reshape(-1))
-        if text:  # the one-hot inputs are not scaled (annc.core.scaling): the data say which they are
-            data = replace(as_data(data), features=list(columns.features), named=True,
-                           categories=dict(columns.categories))
+        # one-hot encoded (annc.core.categories), missing cells dropped or imputed: the network records both
+        data = table_data(np.asarray(X, dtype=object) if text else X, y_index.astype(np.int64).reshape(-1), names,
+                          classes=list(range(len(classes))), name="X", missing=check_rule(self.missing))
+        spec = self._spec_text(data.inputs, len(classes))
         if self.select is not None and not isinstance(self.select, (bool, np.bool_)):
             raise UsageError(f"select must be None, True or False, not {self.select!r}")
         select = None if self.select is None else bool(self.select)
@@ -321,7 +332,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
                                    gap=self.gap, solver_options=self.solver_options, stall=self.stall, out_dir=None,
                                    select=select, workers=self.workers, scheduler=self.scheduler))
         network = result.network
-        network.columns = columns  # the weights files it saves record the names
+        # the weights files it saves record the names and fills (a label name is not the estimator's to know)
+        network.columns = None if data.columns is None else replace(data.columns, label=None)
         # the network's classes are the indices 0..k-1 (annc sorts integer labels numerically)
         order = [int(c) for c in network.classes]
         if order != list(range(len(classes))):
@@ -353,8 +365,14 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         columns = getattr(self.network_, "columns", None)
         text = columns is not None and bool(columns.categories)  # text columns: raw cells, encoded by the network
         X = validate_data(self, self._in_fit_order(X), reset=False, accept_sparse=False,
-                          dtype=None if text else np.float64)
+                          dtype=None if text else np.float64, ensure_all_finite="allow-nan")
+        # a missing cell: the fill the network records, else annc's MissingValuesError (a ValueError)
         return np.asarray(self.network_.scores(X), dtype=float)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self.missing == "impute"  # NaN filled in fit and predict alike
+        return tags
 
     def decision_function(self, X):
         """The network's output scores: shape (n_samples, n_classes), one column per class

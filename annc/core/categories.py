@@ -27,14 +27,30 @@ box, and the l0 penalty counts one weight per category and unit.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 SEP = "="
+MARKERS = frozenset({"", "NA", "N/A", "NaN", "nan"})  # a text cell that means "missing" (stripped): annc.core.missing
 
 
 def onehot_name(column: str, category: str) -> str:
     """The name of the input of ``category`` of the text column ``column``: ``column=category``."""
     return f"{column}{SEP}{category}"
+
+
+def is_missing(cell) -> bool:
+    """Whether ``cell`` is a missing value (:mod:`annc.core.missing`): None, a float NaN,
+    pandas' ``NA`` or ``NaT``, or text that is blank or one of :data:`MARKERS`.  Such a cell
+    is neither a number nor a category."""
+    if cell is None:
+        return True
+    if isinstance(cell, str):
+        return cell.strip() in MARKERS
+    if isinstance(cell, (float, np.floating)):
+        return math.isnan(cell)
+    return type(cell).__name__ in ("NAType", "NaTType")
 
 
 def is_number(cell) -> bool:
@@ -54,14 +70,15 @@ def is_number(cell) -> bool:
 
 def text_categories(cells) -> tuple[str, ...] | None:
     """The sorted categories of a column of ``cells`` when none of them is a number and some
-    is not blank; None otherwise (a numeric column, or one that mixes numbers and text)."""
+    is not missing (:func:`annc.core.missing.is_missing`: blank, NA, NaN, None); None otherwise
+    (a numeric column, or one that mixes numbers and text)."""
     values = set()
     for cell in cells:
-        if cell is None or is_number(cell):
+        if is_missing(cell):  # an empty cell, NA, NaN: missing, neither a number nor a category
+            continue
+        if is_number(cell):
             return None
-        s = str(cell).strip()
-        if s:
-            values.add(s)
+        values.add(str(cell).strip())
     return tuple(sorted(values)) if values else None
 
 
@@ -127,3 +144,15 @@ def encoding_summary(features, categories: dict) -> str:
     parts = [f"{numeric} numeric column{'s' if numeric != 1 else ''}"] if numeric else []
     parts += [f"'{c}' encoded as {len(k)} one-hot column{'s' if len(k) != 1 else ''}" for c, k in categories.items()]
     return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+
+
+def width_summary(features, categories: dict) -> str:
+    """How many inputs the table gives, for ``input auto``: ``5 numeric columns + 7 one-hot
+    columns of 3 text columns`` (or only the numeric part)."""
+    onehot = sum(len(k) for k in categories.values())
+    numeric = len(features) - onehot
+    parts = [f"{numeric} numeric column{'s' if numeric != 1 else ''}"] if numeric or not onehot else []
+    if onehot:
+        parts.append(f"{onehot} one-hot column{'s' if onehot != 1 else ''} of {len(categories)} text "
+                     f"column{'s' if len(categories) != 1 else ''}")
+    return " + ".join(parts)

@@ -60,6 +60,13 @@ class DataError(AnncError):
     """A problem in a CSV data file (the message names the file, row and column)."""
 
 
+class MissingValuesError(DataError, ValueError):
+    """Missing cells (empty, NA, NaN) where annc has no rule to fill them
+    (:mod:`annc.core.missing`): the message names the columns, how many rows have one, and
+    ``--missing drop|impute``.  Also a ``ValueError``, which is what scikit-learn's estimator
+    checks expect of an estimator given NaN (``MIPNetClassifier``)."""
+
+
 class SolutionError(AnncError):
     """A solution file that cannot be read, or that belongs to another model."""
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from .categories import category_of, check_categories, is_number, onehot_name, source_columns, text_categories
 from .errors import AnncError, AnncWarning, DataError, UsageError, WeightsError
+from .missing import check_fills, missing_mask, settle
 
 
 def read_bytes(path: str | Path, what: str, error: type[AnncError] = AnncError) -> bytes:
@@ -37,11 +38,12 @@ def read_bytes(path: str | Path, what: str, error: type[AnncError] = AnncError) 
         raise error(f"{path}: cannot read {what} ({err.strerror or err})") from None
 
 
-def sample_arrays(X, y, name: str, error: type[AnncError]) -> tuple[np.ndarray, np.ndarray]:
+def sample_arrays(X, y, name: str, error: type[AnncError], allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``X`` as an N x d array of finite floats (N, d >= 1) and ``y`` as a 1-D array of N
-    labels; ``error`` naming ``name`` and what is wrong otherwise."""
+    labels; ``error`` naming ``name`` and what is wrong otherwise.  ``allow_nan``: NaN (a
+    missing cell, :mod:`annc.core.missing`) is let through for the caller's rule."""
     try:
-        X = np.asarray(X)
+        X = np.asarray(X) if not allow_nan else as_floats(X)  # missing cells (None, pandas' NA) as NaN
         if np.iscomplexobj(X):
             raise TypeError("complex numbers")
         X = X.astype(float)
@@ -57,7 +59,7 @@ def sample_arrays(X, y, name: str, error: type[AnncError]) -> tuple[np.ndarray, 
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise error(f"{name}: X has no {'samples' if X.shape[0] == 0 else 'feature columns'} "
                     f"(shape {X.shape})")
-    if not np.all(np.isfinite(X)):
+    if not np.all(np.isfinite(X) | (np.isnan(X) if allow_nan else False)):
         raise error(f"{name}: X has values that are not finite numbers")
     return X, y
 
@@ -82,10 +84,13 @@ def listed(items, most: int = 10, quote: bool = False) -> str:
 @dataclass(frozen=True)
 class Columns:
     """The names of a network's training columns: its input ``features``, in the order
-    its first layer reads them, the ``label`` column (None if not known), and the text
+    its first layer reads them, the ``label`` column (None if not known), the text
     columns it one-hot encodes (``categories``: each column's name and its categories,
     whose inputs ``column=category`` follow each other in ``features``:
-    :mod:`annc.core.categories`; a dict or pairs, kept as sorted pairs).
+    :mod:`annc.core.categories`; a dict or pairs, kept as sorted pairs), and the fill of a
+    missing cell of each column (``imputed``: column -> the median of a numeric column or
+    a category of a text column, :mod:`annc.core.missing`; none unless trained with
+    ``--missing impute``; kept as sorted pairs).
 
     Features are distinct, non-empty strings; a :class:`~annc.core.errors.UsageError` says
     otherwise (readers of files re-raise it as their own error type)."""
@@ -93,6 +98,7 @@ class Columns:
     features: tuple[str, ...]
     label: str | None = None
     categories: tuple = ()
+    imputed: tuple = ()
 
     def __post_init__(self):
         if isinstance(self.features, str) or not all(isinstance(f, str) and f for f in self.features):
@@ -110,6 +116,11 @@ class Columns:
             raise UsageError(f"categories: {e}") from None
         object.__setattr__(self, "features", features)
         object.__setattr__(self, "categories", cats)
+        try:
+            fills = check_fills(self.imputed, source_columns(features, cats))
+        except (TypeError, ValueError) as e:
+            raise UsageError(str(e)) from None
+        object.__setattr__(self, "imputed", fills)
 
     @property
     def sources(self) -> list[tuple[str, tuple | None]]:
@@ -130,24 +141,30 @@ class Columns:
 
     def to_dict(self) -> dict:
         cats = {"categories": {c: list(k) for c, k in self.categories}} if self.categories else {}
-        return {"features": list(self.features), "label": self.label, **cats}
+        fills = {"imputed": dict(self.imputed)} if self.imputed else {}
+        return {"features": list(self.features), "label": self.label, **cats, **fills}
 
     @classmethod
     def from_dict(cls, d) -> "Columns":
         """The columns of a parsed weights file; :class:`~annc.core.errors.UsageError` when
-        ``d`` is not an object with a list ``features``, a ``label`` (string or null) and
-        optional ``categories`` (an object: column -> list of categories)."""
-        if not isinstance(d, dict) or not set(d) <= {"features", "label", "categories"} \
-                or not isinstance(d.get("features"), list) or not isinstance(d.get("categories", {}), dict):
-            raise UsageError("columns must be an object with a list features, a label and optional categories")
-        return cls(tuple(d["features"]), d.get("label"), d.get("categories", {}))
+        ``d`` is not an object with a list ``features``, a ``label`` (string or null),
+        optional ``categories`` (an object: column -> list of categories) and optional
+        ``imputed`` (an object: column -> its fill)."""
+        if not isinstance(d, dict) or not set(d) <= {"features", "label", "categories", "imputed"} \
+                or not isinstance(d.get("features"), list) or not isinstance(d.get("categories", {}), dict) \
+                or not isinstance(d.get("imputed", {}), dict):
+            raise UsageError("columns must be an object with a list features, a label and optional categories "
+                             "and imputed")
+        return cls(tuple(d["features"]), d.get("label"), d.get("categories", {}), d.get("imputed", {}))
 
     def arrays(self) -> dict:
         """The ``.npz`` arrays: ``columns_features`` (strings), ``columns_label`` ("" for None)
-        and, with text columns, ``columns_categories`` (their categories, as JSON)."""
-        cats = {"columns_categories": np.asarray(json.dumps(self.to_dict()["categories"]))} if self.categories else {}
+        and, with text columns, ``columns_categories`` (their categories, as JSON), with
+        fills, ``columns_imputed`` (as JSON)."""
+        d = self.to_dict()
+        extra = {f"columns_{k}": np.asarray(json.dumps(d[k])) for k in ("categories", "imputed") if k in d}
         return {"columns_features": np.asarray(self.features, dtype=str),
-                "columns_label": np.asarray(self.label or "", dtype=str), **cats}
+                "columns_label": np.asarray(self.label or "", dtype=str), **extra}
 
     @classmethod
     def from_arrays(cls, arrays: dict) -> "Columns | None":
@@ -157,14 +174,17 @@ class Columns:
         features, label = arrays["columns_features"], arrays.get("columns_label", np.asarray(""))
         if features.ndim != 1 or features.dtype.kind != "U" or label.ndim != 0 or label.dtype.kind != "U":
             raise UsageError("columns_features must be a list of strings and columns_label a string")
-        cats = arrays.get("columns_categories", np.asarray("{}"))
-        try:
-            cats = json.loads(str(cats)) if cats.ndim == 0 and cats.dtype.kind == "U" else None
-        except ValueError:
-            cats = None
-        if not isinstance(cats, dict):
-            raise UsageError("columns_categories must be a JSON object: column -> list of categories")
-        return cls(tuple(str(f) for f in features), str(label) or None, cats)
+        records = []
+        for key, what in (("categories", "column -> list of categories"), ("imputed", "column -> its fill")):
+            value = arrays.get(f"columns_{key}", np.asarray("{}"))
+            try:
+                value = json.loads(str(value)) if value.ndim == 0 and value.dtype.kind == "U" else None
+            except ValueError:
+                value = None
+            if not isinstance(value, dict):
+                raise UsageError(f"columns_{key} must be a JSON object: {what}")
+            records.append(value)
+        return cls(tuple(str(f) for f in features), str(label) or None, *records)
 
 
 def frame_columns(X) -> list[str] | None:
@@ -234,18 +254,43 @@ def input_matrix(X, width: int, columns: Columns | None) -> np.ndarray:
     if columns is not None and columns.categories:
         return _encoded_input(X, order, width, columns)
     try:
-        a = np.asarray(X, dtype=float)
+        a = as_floats(X)
     except (TypeError, ValueError) as e:
         raise UsageError(f"X must be a matrix of numbers (samples x {width} features): {e}") from None
     if order is not None:
         a = a[:, order]
     if a.ndim != 2 or a.shape[1] != width:
         raise UsageError(f"X must be a matrix of shape (samples, {width}); got shape {a.shape}")
+    a = _filled(a, columns)
     bad = np.argwhere(~np.isfinite(a))
     if bad.size:
         r, c = bad[0]
         raise DataError(f"X row {r}, column {c}: {a[r, c]} is not a finite number")
     return a
+
+
+def as_floats(X) -> np.ndarray:
+    """``X`` as floats, its missing cells (None, pandas' NA: :func:`annc.core.missing.is_missing`)
+    NaN; ``TypeError`` or ``ValueError`` for cells that are not numbers."""
+    try:
+        return np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        cells = np.asarray(X, dtype=object)
+        mask = missing_mask(cells) if cells.ndim == 2 else None
+        if mask is None or not mask.any():
+            raise
+        return np.where(mask, np.nan, cells).astype(float)
+
+
+def _filled(a: np.ndarray, columns: Columns | None) -> np.ndarray:
+    """The float inputs ``a`` of a network that records ``columns`` with their NaN (missing
+    cells) filled as it records (:func:`annc.core.missing.settle`: a
+    :class:`~annc.core.errors.MissingValuesError` for a column without a fill)."""
+    if not np.isnan(a).any():
+        return a
+    names = list(columns.features) if columns is not None else [f"x{j + 1}" for j in range(a.shape[1])]
+    fills = dict(columns.imputed) if columns is not None else {}
+    return settle(a, names, [None] * len(names), rule=None, fills=fills, source="X").cells
 
 
 def _encoded_input(X, order, width: int, columns: Columns) -> np.ndarray:
@@ -255,15 +300,51 @@ def _encoded_input(X, order, width: int, columns: Columns) -> np.ndarray:
     taken as already encoded."""
     sources = columns.sources
     if order is not None:
-        return encode_cells(np.asarray(X, dtype=object)[:, order], sources, "X")
+        return encode_table(np.asarray(X, dtype=object)[:, order], columns, "X").X
     a = np.asarray(X) if not isinstance(X, list) else np.asarray(X, dtype=object)
     if a.ndim == 2 and a.dtype.kind in "biuf" and a.shape[1] == width:  # numbers only: no category text
-        return input_matrix(a, width, None)
+        return input_matrix(_filled(a.astype(float), columns), width, None)
     if a.ndim != 2 or a.shape[1] != len(sources):
         raise UsageError(f"X must be raw rows of {len(sources)} cells ({listed(columns.raw)}; text columns as "
                          f"text), a data frame with these columns, or {width} already encoded numbers per row; "
                          f"got shape {a.shape}")
-    return encode_cells(a.astype(object), sources, "X")
+    return encode_table(a.astype(object), columns, "X").X
+
+
+@dataclass
+class Encoded:
+    """A table of raw cells read for a network: the input matrix ``X`` of the rows kept, the
+    :class:`Columns` that record its encoding (and fills), ``keep`` the rows kept (None: all)
+    and ``note``, what was done with missing cells (:class:`annc.core.missing.Settled`)."""
+
+    X: np.ndarray
+    columns: Columns
+    keep: np.ndarray | None = None
+    note: str | None = None
+
+
+def encode_table(cells: np.ndarray, columns: Columns, source: str, missing: str | None = None) -> Encoded:
+    """A table of raw ``cells`` (N x columns, objects, in the order of ``columns.raw``) read
+    as the network that records ``columns`` reads it: missing cells filled as it records
+    (``missing="drop"``: their rows dropped; :func:`annc.core.missing.settle`), then
+    :func:`encode_cells`."""
+    sources = columns.sources
+    s = settle(cells, [name for name, _ in sources], [cats for _, cats in sources], rule=missing,
+               fills=dict(columns.imputed), source=source)
+    return _encoded(s, sources, columns, source)
+
+
+def _encoded(s, sources: list, columns: Columns, source: str) -> Encoded:
+    """The :class:`Encoded` table of the settled cells ``s`` (:class:`annc.core.missing.Settled`):
+    the rows kept, encoded (:func:`encode_cells`; messages number the rows as the caller gave them)."""
+    kept = s.cells if s.keep is None else s.cells[s.keep]
+    rows = None if s.keep is None else np.flatnonzero(s.keep)
+    return Encoded(encode_cells(kept, sources, source, rows), columns, s.keep, s.note)
+
+
+def _inputs_of(sources: list) -> list[str]:
+    """The input names of the table's columns ``sources``: a numeric column's own, a text column's one-hot inputs."""
+    return [f for name, cats in sources for f in ([name] if cats is None else [onehot_name(name, k) for k in cats])]
 
 
 def encode_cells(cells: np.ndarray, sources: list, source: str, rows=None) -> np.ndarray:
@@ -309,18 +390,24 @@ def unseen(column: str, value: str, categories) -> str:
             f"'{clipped(column)}' are {listed(categories, quote=True)}; annc does not encode an unseen category)")
 
 
-def fit_encoding(cells: np.ndarray, names: list[str], label: str | None, source: str) -> tuple[np.ndarray, Columns]:
+def fit_encoding(cells: np.ndarray, names: list[str], label: str | None, source: str,
+                 missing: str | None = None) -> Encoded:
     """The training encoding of a table of raw ``cells`` (N x columns, objects) with column
     ``names``: every column none of whose cells is a number is a text column
-    (:func:`annc.core.categories.text_categories`); returns the input matrix and the
-    :class:`Columns` that record the encoding."""
+    (:func:`annc.core.categories.text_categories`, missing cells aside); the rule ``missing``
+    applied to the missing cells (:func:`annc.core.missing.settle`: an error by default, or
+    ``drop``, or ``impute``, whose fills the columns record); returns the :class:`Encoded`
+    input matrix and the :class:`Columns` that record the encoding."""
     sources = [(name, text_categories(cells[:, j])) for j, name in enumerate(names)]
-    features = [f for name, cats in sources for f in ([name] if cats is None else [onehot_name(name, k) for k in cats])]
+    s = settle(cells, list(names), [cats for _, cats in sources], rule=missing, fills=None, source=source)
+    if s.keep is not None:  # the categories are those of the rows kept
+        sources = [(name, text_categories(cells[s.keep, j])) for j, name in enumerate(names)]
     try:
-        columns = Columns(tuple(features), label, {name: cats for name, cats in sources if cats is not None})
+        columns = Columns(tuple(_inputs_of(sources)), label, {n: cats for n, cats in sources if cats is not None},
+                          s.fills)
     except UsageError as e:
         raise DataError(f"{source}: the columns of X: {e}") from None
-    return encode_cells(cells, sources, source), columns
+    return _encoded(s, sources, columns, source)
 
 
 def check_columns(columns: Columns | None, width: int | None, error: type, source: str) -> None:

@@ -27,6 +27,7 @@ records (never from a solver's claim presented as more than it is):
   :func:`annc.formulations.network_loss`), next to the objective the weights file
   records; both are the same number when ``--data`` is the training data;
 * the text columns one-hot encoded, with their categories (:mod:`annc.core.categories`);
+* the fills of missing cells, when the network records them (:mod:`annc.core.missing`);
 * the input scaling (``x' = (x - center) / width``, which the forward pass applies) and
   the spec text.
 
@@ -278,6 +279,7 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
                    "rows": [(features[i] if features else i + 1, _fmt(float(c)), _fmt(float(w)))
                             for i, (c, w) in enumerate(zip(net.scaling.center, net.scaling.width))][:MAX_HEAT]}
     categories = [(c, ", ".join(k)) for c, k in net.columns.categories] if net.columns is not None else []
+    imputed = [(c, v if isinstance(v, str) else _fmt(v)) for c, v in net.columns.imputed] if net.columns else []
     if ensemble:
         drawings = [{"title": f"member {k + 1}: {net.classes[i]} vs {net.classes[j]}", "drawing": drawing(m, features)}
                     for k, (m, (i, j)) in enumerate(zip(net.members, net.pairs)) if k < MAX_MEMBERS_DRAWN]
@@ -296,6 +298,7 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
         "model_file": meta.get("model"), "recomputed": None if ensemble else recomputed_objective(net, data),
         "accuracy_recorded": _fmt(meta.get("train_accuracy")) if "train_accuracy" in meta else None,
         "classes": [str(c) for c in net.classes], "steps": steps, "evals": evals, "scaling": scaling, "categories": categories,
+        "imputed": imputed,
         "architecture": architecture, "nonzero": net.nonzero_weights(),
         "weights": int(sum(L.weight.size for m in (net.members if ensemble else [net]) for L in m.layers)),
         "drawings": drawings, "members_cut": len(net.members) - len(drawings) if ensemble else 0,

@@ -33,6 +33,15 @@ error of the runtime, as it is annc's), and ``Concat`` then ``Gather`` put the i
 the network's order.  The metadata's ``categories`` (JSON) records each text column's
 categories.
 
+**Missing cells** (:mod:`annc.core.missing`): a network trained with ``--missing impute``
+records each column's fill, and the graph applies it: a NaN of ``X`` becomes its column's
+median (``IsNaN``, ``Where``), and an empty, ``NA``, ``N/A``, ``NaN`` or ``nan`` string of a
+text column its most frequent category (``LabelEncoder`` of ``ai.onnx.ml``, before
+``OneHotEncoder``; any other string not among the categories still fails there).  The
+metadata's ``imputed`` (JSON) records the fills.  Without recorded fills a NaN goes through
+the arithmetic as NaN (a runtime has no error of annc's to raise), and an empty string of a
+text column is refused by ``OneHotEncoder`` as an unseen category.
+
 The input is positional: column ``j`` of ``X`` is the network's feature ``j``; unlike
 annc's own readers (:func:`annc.core.inputs.match_columns`), an ONNX runtime does not match
 names.  When the network records its training columns' names they are in the input's
@@ -56,11 +65,13 @@ import numpy as np
 from .. import __version__
 from ..core.activations import HIDDEN
 from ..core.errors import UsageError
+from ..core.missing import MARKERS
 from ..core.network import TrainedNetwork
 from ..io.outputs import atomic_write, check_out_file
 
 OPSET = 17
-ML_DOMAIN, ML_OPSET = "ai.onnx.ml", 3  # OneHotEncoder, for text columns
+ML_DOMAIN, ML_OPSET = "ai.onnx.ml", 3  # OneHotEncoder (and LabelEncoder, for fills), for text columns
+UNSEEN = "<a category not seen in training>"  # what an unseen category becomes before OneHotEncoder refuses it
 
 
 class _Graph:
@@ -182,6 +193,8 @@ def to_onnx(net):
     props = {"classes": json.dumps([_plain(c) for c in classes]), "annc_version": __version__}
     if net.columns is not None:
         props["features"] = json.dumps(list(net.columns.features))
+    if net.columns is not None and net.columns.imputed:
+        props["imputed"] = json.dumps(net.columns.to_dict()["imputed"])
     if _categories(net):
         props["categories"] = json.dumps(net.columns.to_dict()["categories"])
         _check_names(graph, [i.name for i in inputs[1 if inputs[0].name == "X" else 0:]])
@@ -200,22 +213,30 @@ def _inputs(g: _Graph, net, helper, TensorProto) -> tuple[list, str]:
     string input of its own, encoded by ``OneHotEncoder`` (ai.onnx.ml) and put back in the
     network's order (``Concat``, ``Gather``)."""
     d = net.inputs
+    fills = dict(net.columns.imputed) if net.columns is not None else {}
     if not _categories(net):
-        return [helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", d], _input_doc(net))], "X"
+        numeric = list(net.columns.features) if net.columns is not None else []
+        return ([helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", d], _input_doc(net))],
+                _imputed(g, "X", numeric, fills))
     sources = net.columns.sources
     numeric = [name for name, cats in sources if cats is None]
     infos, parts = [], []
     if numeric:
         infos.append(helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", len(numeric)],
                                                    "numeric columns, by position: " + ", ".join(numeric)))
-        parts.append("X")
+        parts.append(_imputed(g, "X", numeric, fills))
     at, where = len(numeric), {}
     for name, cats in sources:
         if cats is None:
             continue
         infos.append(helper.make_tensor_value_info(name, TensorProto.STRING, ["N"], "categories of the text column "
                                                    f"{name} (one per row; unseen ones are an error): " + ", ".join(cats)))
-        onehot = g.op("OneHotEncoder", [name], domain=ML_DOMAIN, cats_strings=list(cats), zeros=0)
+        text = name
+        if name in fills:  # a missing cell ("", NA, NaN, ...) is the recorded category; the others are themselves
+            markers = sorted(MARKERS - set(cats))
+            text = g.op("LabelEncoder", [name], domain=ML_DOMAIN, keys_strings=list(cats) + markers,
+                        values_strings=list(cats) + [fills[name]] * len(markers), default_string=UNSEEN)
+        onehot = g.op("OneHotEncoder", [text], domain=ML_DOMAIN, cats_strings=list(cats), zeros=0)
         parts.append(g.op("Cast", [onehot], to=TensorProto.DOUBLE))
         where[name], at = at, at + len(cats)
     order, n = [], 0
@@ -227,6 +248,16 @@ def _inputs(g: _Graph, net, helper, TensorProto) -> tuple[list, str]:
             order += range(where[name], where[name] + len(cats))
     concat = g.op("Concat", parts, axis=1)
     return infos, g.op("Gather", [concat, g.const("inputs", np.asarray(order, dtype=np.int64))], "X_encoded", axis=1)
+
+
+def _imputed(g: _Graph, x: str, names: list[str], fills: dict) -> str:
+    """The doubles ``x`` (columns ``names``) with their NaN replaced by the recorded fills
+    (``Where(IsNaN(x), fill, x)``; a column without a fill keeps its NaN); ``x`` itself when
+    the network records none (:mod:`annc.core.missing`)."""
+    if not any(name in fills for name in names):
+        return x
+    fill = np.array([[fills.get(name, np.nan) for name in names]], dtype=np.float64)
+    return g.op("Where", [g.op("IsNaN", [x]), g.const("fill", fill), x], "X_imputed")
 
 
 def _check_names(graph, names: list[str]) -> None:

@@ -23,6 +23,7 @@ from ..core.categories import category_of, column_kinds, onehot_name
 from ..core.errors import DataError, UsageError
 from ..core.inputs import Columns, clipped, listed, match_columns, read_bytes, unseen
 from ..core.limits import LARGEST
+from ..core.missing import Settled, check_rule, settle
 
 MAX_REPORTED = 20
 HINTED_REPORTED = 3  # cell problems shown after a hint that explains them all (--label)
@@ -42,6 +43,9 @@ class Dataset:
     lines: np.ndarray | None = None  # N: the file's line of every sample (None: not from a file)
     named: bool = True  # False: ``features`` are annc's own names (x1, x2, ... of an array)
     categories: dict = field(default_factory=dict)  # text column -> its categories (annc.core.categories)
+    imputed: dict = field(default_factory=dict)  # column -> the fill of its missing cells (annc.core.missing)
+    missing: str = "error"  # the rule its missing cells were read with (annc.core.missing.RULES)
+    missing_note: str | None = None  # what was done with missing cells (rows dropped, cells imputed), if any
 
     @property
     def inputs(self) -> int:
@@ -50,9 +54,13 @@ class Dataset:
 
     @property
     def columns(self) -> Columns | None:
-        """The names of the feature and label columns, as a network trained on these data
-        records them; None when the features have no names of the user's (arrays)."""
-        return Columns(tuple(self.features), self.label, self.categories) if self.named else None
+        """The names of the feature and label columns, and the fills of missing cells, as a
+        network trained on these data records them; None when the features have no names of
+        the user's (arrays) and nothing is imputed (with fills, an array's columns are
+        recorded under annc's names ``x1``, ``x2``, ...)."""
+        if not (self.named or self.imputed):
+            return None
+        return Columns(tuple(self.features), self.label, self.categories, self.imputed)
 
 
 class Inputs(NamedTuple):
@@ -237,7 +245,8 @@ def class_index(text: str, lookup: dict) -> int | None:
 # Public API
 # ---------------------------------------------------------------------------
 
-def load_data(path, label: str | None = None, classes: list | None = None, inputs_of=None) -> Dataset:
+def load_data(path, label: str | None = None, classes: list | None = None, inputs_of=None,
+              missing: str | None = None) -> Dataset:
     """Read a CSV with a header into a :class:`Dataset`.
 
     The label column is the last one unless ``label`` names another.  With ``classes``
@@ -255,8 +264,14 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
     When the label column was not named and every cell of the last column is a number
     while some feature column holds only text, the error says which column looks like
     the label and suggests ``--label``.
+
+    Missing feature cells (empty, ``NA``, ``NaN``: :mod:`annc.core.missing`) follow the rule
+    ``missing`` for training data (None or ``error``: a
+    :class:`~annc.core.errors.MissingValuesError`; ``drop``; ``impute``, whose fills the
+    Dataset records); read for ``inputs_of``, they get the fills its columns record
+    (``drop``: their rows are dropped), else the same error.  A missing label is an error.
     """
-    path = str(path)
+    path, missing = str(path), check_rule(missing)
     text, digest = _read_text(path)
     rows = _rows(text, path)
     if not rows:
@@ -274,7 +289,11 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
 
     problems = _Problems(path)
     recorded = None if inputs_of is None else (inputs_of.columns.categories if inputs_of.columns is not None else ())
-    kinds = column_kinds(names, feature_cols, [cells for _, cells in rows[1:] if len(cells) == len(names)], recorded)
+    shaped = [cells for _, cells in rows[1:] if len(cells) == len(names)]
+    kinds = column_kinds(names, feature_cols, shaped, recorded)
+    rows, settled = _settle(rows, names, feature_cols, kinds, missing, inputs_of, path)
+    if settled.keep is not None and recorded is None:  # the categories are those of the rows kept
+        kinds = column_kinds(names, feature_cols, [cells for _, cells in rows[1:] if len(cells) == len(names)], None)
     at = np.cumsum([0] + [1 if k is None else len(k) for k in kinds])
     lookups = [None if k is None else {c: i for i, c in enumerate(k)} for k in kinds]
     X = np.zeros((len(rows) - 1, int(at[-1])))
@@ -339,7 +358,36 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
     except UsageError as e:  # a one-hot input's name is also a column's
         raise DataError(f"{path}: the one-hot encoding of the text columns: {e}") from None
     return Dataset(X=X, y=y, classes=classes, features=features, label=names[li], path=path, sha256=digest,
-                   lines=np.array([line for line, _ in rows[1:]], dtype=np.int64), categories=categories)
+                   lines=np.array([line for line, _ in rows[1:]], dtype=np.int64), categories=categories,
+                   imputed=settled.fills, missing=missing, missing_note=settled.note)
+
+
+def _settle(rows: list, names: list[str], feature_cols: list[int], kinds: list, missing: str | None, inputs_of,
+            path: str) -> tuple[list, Settled]:
+    """The rows of the file (header first) after the rule for missing feature cells
+    (:func:`annc.core.missing.settle`): dropped rows left out, missing cells filled with their
+    fill's text; and what was settled.  Ragged rows are left as they are (they are errors)."""
+    shaped = [(i, line, cells) for i, (line, cells) in enumerate(rows[1:]) if len(cells) == len(names)]
+    table = np.array([[cells[c] for c in feature_cols] for _, _, cells in shaped], dtype=object)
+    table = table.reshape(len(shaped), len(feature_cols))
+    fills = None
+    if inputs_of is not None:
+        fills = dict(inputs_of.columns.imputed) if inputs_of.columns is not None else {}
+    settled = settle(table, [names[c] for c in feature_cols], kinds, rule=missing, fills=fills, source=path,
+                     rows=[line for _, line, _ in shaped])
+    if settled.note is None:
+        return rows, settled
+    out, dropped = list(rows[1:]), set()
+    for k, (i, line, cells) in enumerate(shaped):
+        if settled.keep is not None and not settled.keep[k]:
+            dropped.add(i)
+            continue
+        filled = list(cells)
+        for j, c in enumerate(feature_cols):
+            value = settled.cells[k, j]
+            filled[c] = value if isinstance(value, str) else repr(float(value))
+        out[i] = (line, filled)
+    return [rows[0]] + [row for i, row in enumerate(out) if i not in dropped], settled
 
 
 

@@ -39,6 +39,7 @@ from .. import __version__
 from ..core.activations import HIDDEN
 from ..core.errors import AnncError, MapError, SpecError, UsageError
 from ..core.inputs import Columns
+from ..core.missing import RULES
 from ..core.model import Block, Model
 from ..core.names import BLOCK_RE, name_table, table_strings
 from ..core.scaling import Scaling
@@ -182,6 +183,8 @@ def validate_map(vmap: dict, path: str | Path = "map") -> None:
           optional=True)
     f.get(options, "label", "options.label", lambda v: v is None or isinstance(v, str), "a column name or null",
           optional=True)
+    f.get(options, "missing", "options.missing", lambda v: v in RULES, "one of " + ", ".join(map(repr, RULES)),
+          optional=True)
     classes = f.get(vmap, "classes", "classes", _good_classes,
                     "a list of at least 2 distinct class labels (strings or integers)")
     if "objective" in vmap:
@@ -276,19 +279,25 @@ def _columns(f: _Fields, vmap: dict, spec) -> None:
     f.get(data, "label", "data.label", lambda v: isinstance(v, str) and v != "", "a column name", optional=True)
     features = f.get(data, "features", "data.features", lambda v: v is None or isinstance(v, list),
                      "a list of column names or null", optional=True)
+    f.get(data, "imputed", "data.imputed", lambda v: isinstance(v, dict), "an object: column -> its fill",
+          optional=True)
     try:
         columns = columns_of(vmap)
     except UsageError as e:
-        raise f.error("data.features", f"is not a list of column names (with data.categories): {e}") from None
+        raise f.error("data.features", f"is not a list of column names (with data.categories and data.imputed): "
+                                       f"{e}") from None
     if columns is not None and len(features) != spec.inputs:
         raise f.error("data.features", f"names {len(features)} columns but the spec has input {spec.inputs}")
 
 
 def columns_of(vmap: dict) -> Columns | None:
-    """The names of the training columns a (validated) map records; None for data
-    without names (arrays)."""
+    """The names of the training columns a (validated) map records, with the categories of its
+    text columns and the fills of missing cells (``data.imputed``); None for data without
+    names (arrays)."""
     data, cats = vmap["data"], vmap["data"].get("categories") or {}
-    return Columns(tuple(data["features"]), data.get("label"), cats) if data.get("features") is not None else None
+    if data.get("features") is None:
+        return None
+    return Columns(tuple(data["features"]), data.get("label"), cats, data.get("imputed") or {})
 
 
 def scaling_of(vmap: dict):

@@ -158,14 +158,16 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
         raise ValueError(f"{spec.source}: the data were prepared for another spec")
     scaling, problem = prepared.scaling, prepared.problem
     model = formulate(problem, name=name, allow_small_m=allow_small_m)
-    options = {"merge": merge, "allow_small_m": allow_small_m, "label": data.label}
+    options = {"merge": merge, "allow_small_m": allow_small_m, "label": data.label,
+               **({"missing": data.missing} if data.missing != "error" else {})}  # how decode reads the data again
     varmap = build_map(
         model, spec_text=format_spec(spec), spec_source=spec.source, classes=data.classes,
         options=options, layers=layer_table(spec), model_file={}, scaling=scaling,
         data={"file": str(Path(data.path).resolve()), "sha256": data.sha256,
               "content_sha256": array_digest(data.X, data.y), "samples": len(data.y), "rows": problem.num_rows,
-              "features": list(data.features) if data.named else None, "label": data.label,
-              **({"categories": {c: list(k) for c, k in data.categories.items()}} if data.categories else {})},
+              "features": list(data.features) if data.columns is not None else None, "label": data.label,
+              **({"categories": {c: list(k) for c, k in data.categories.items()}} if data.categories else {}),
+              **({"imputed": dict(data.imputed)} if data.imputed else {})},
     )
     varmap["recipe"] = recipe.to_record()
     return Compiled(spec, data, problem, model, varmap, scaling=scaling, recipe=recipe)

@@ -87,7 +87,8 @@ def _training_data(vmap: dict, path: Path, where: str) -> Dataset:
     other = f"cannot verify: {path} is not the data the model was compiled from"
     inputs_of = None if same_file else Inputs(map_spec(vmap).inputs, columns_of(vmap), vmap["classes"])
     try:
-        data = load_data(path, label=vmap["options"].get("label"), classes=vmap["classes"], inputs_of=inputs_of)
+        data = load_data(path, label=vmap["options"].get("label"), classes=vmap["classes"], inputs_of=inputs_of,
+                         missing=vmap["options"].get("missing"))  # missing cells as the compile read them
     except DataError as e:
         if not same_file:
             raise AnncError(f"{other} ({str(e).splitlines()[0]})") from None

@@ -29,7 +29,7 @@ import numpy as np
 from ..core.errors import UsageError
 from ..core.log import silent
 from ..io.data import Dataset
-from ..io.datacheck import check_against_spec
+from ..io.datacheck import check_against_spec, inputs_line, resolve_inputs
 from ..io.outputs import check_out_dir
 from ..io.spec import NetworkSpec
 from ..solve.compiler import check_name
@@ -186,15 +186,30 @@ class TrainRequest:
                 raise UsageError(f"select must be True, False or a grid dict, not {self.select!r}")
         workers, scheduler = check_workers(self.workers), check_scheduler(self.scheduler)
         stem = default_stem(self.spec) if self.stem is None else self.stem
+        spec = self.spec
         if mode in DECOMPOSED:
             opts = self._check_files(solver, opts, stem)
+            spec = self._resolved()
         else:
-            opts = check_train_args(self.spec, self.data, self.test, solver=solver, opts=opts, stem=stem,
+            spec = self._resolved()
+            opts = check_train_args(spec, self.data, self.test, solver=solver, opts=opts, stem=stem,
                                     out_dir=self.out_dir)
             if opts.interrupt is None:
                 opts.interrupt = Interrupt(log=self.log)  # the first Ctrl-C says what it does
-        return replace(self, solver=solver, solver_cmd=None, opts=opts, stem=stem, workers=workers,
+        return replace(self, spec=spec, solver=solver, solver_cmd=None, opts=opts, stem=stem, workers=workers,
                        scheduler=scheduler)
+
+    def _resolved(self) -> NetworkSpec:
+        """The spec with ``input auto`` made the data's width (:func:`annc.io.datacheck.resolve_inputs`),
+        saying so, and what was done with missing cells, in the run's log."""
+        if not isinstance(self.data, Dataset):
+            raise UsageError(f"data must be a Dataset, not {type(self.data).__name__}")
+        if self.spec.inputs is None:
+            self.log(f"input {inputs_line(self.data)}")
+        for d in (self.data, self.test):
+            if isinstance(d, Dataset) and d.missing_note:
+                self.log(d.missing_note)
+        return resolve_inputs(self.spec, self.data)
 
     def _check_decomposed(self, mode: str, solver: str) -> None:
         if self.ensemble and self.batches is not None:

@@ -248,7 +248,13 @@ class _Checker(ValueChecker):
         eps, P, loss, training, penalty, symmetry, scale), a layer value (weights, bias, M) or
         the output ``_Layer``; ``INVALID`` when wrong."""
         key = st.key
-        if key == "input":
+        if key == "input":  # a count, or 'auto': the data's width once its text is one-hot encoded
+            if len(st.values) == 1 and st.values[0].kind == "word" and st.values[0].text == "auto":
+                return {"inputs": None}
+            if len(st.values) == 1 and st.values[0].kind == "word":
+                self.error(st.values[0], f"'input' must be an integer, got {st.values[0].shown} (or auto: "
+                                         "the data's width once its text is one-hot encoded)")
+                return INVALID
             n = self.single_integer(st, 1, MAX_UNITS, _WIDTH_LIMIT)
             return n if n is INVALID else {"inputs": n}
         if key == "output":
@@ -284,13 +290,9 @@ class _Checker(ValueChecker):
         raise AssertionError(key)  # pragma: no cover
 
     def cross_checks(self, seen: dict, hidden: list) -> None:
-        for key in ("input", "output"):
-            if key not in seen:
-                where = (1, 1) if key == "input" else end_of_file(self.lines)
-                what = "the number of input features" if key == "input" \
-                    else "the number of classes"
-                self.error(where, f"missing required setting '{key}' ({what}, "
-                           f"e.g. '{key} {5 if key == 'input' else 2}')")
+        if "output" not in seen:  # 'input' may be left out: 'input auto'
+            self.error(end_of_file(self.lines), "missing required setting 'output' (the number of classes, "
+                       "e.g. 'output 2')")
         relu = any(layer and takes_pieces(layer.activation) for layer in hidden)  # McCormick products
         if "P" in seen and not relu and all(hidden):
             self.error(seen["P"], "'P' is only used after a ReLU layer; this net has none")
@@ -326,7 +328,10 @@ class _Checker(ValueChecker):
         for key in ("input", "eps", "P", "loss", "training", "penalty", "max_weights", "symmetry", "scale"):
             settings.update(got.get(key, {}))
         layers = tuple(make(h) for h in hidden), make(got["output"])
-        if settings.get("penalty_weight") is AUTO:
+        settings.setdefault("inputs", None)  # no 'input': 'input auto'
+        if settings.get("penalty_weight") is AUTO and settings["inputs"] is None:  # resolved with the input count
+            settings.update(penalty_weight=0.0, penalty_auto=True)
+        elif settings.get("penalty_weight") is AUTO:
             settings["penalty_weight"] = lexicographic_weight(settings["penalty"], settings["inputs"], *layers)
         return NetworkSpec(hidden=layers[0], output=layers[1],
                            **settings, source=self.filename, text=self.text,

@@ -67,7 +67,7 @@ def format_spec(spec: NetworkSpec) -> str:
                 if _setting(layer, key) != common[key]]
         return " { " + "; ".join(opts) + " }" if opts else ""
 
-    out = [f"input {spec.inputs}"]
+    out = [f"input {'auto' if spec.inputs is None else spec.inputs}"]
     out += [f"hidden {h.units} {h.activation}{block(h)}" for h in spec.hidden]
     out.append(f"output {spec.output.units}{block(spec.output)}")
     out += [_text(key, common[key]) for key in LAYER_FIELDS]
@@ -77,8 +77,8 @@ def format_spec(spec: NetworkSpec) -> str:
     argument = LOSS[spec.loss].argument  # hinge: its margin
     out.append(f"loss {spec.loss}" + (f" {_fmt(getattr(spec, argument.name))}" if argument else ""))
     out.append(f"training {spec.training}" + (f" {spec.batches}" if spec.training == "batches" else ""))
-    out.append(f"penalty {spec.penalty}"
-               + (f" {_fmt(spec.penalty_weight)}" if PENALTY[spec.penalty].weighted else ""))
+    weight = "auto" if spec.penalty_auto else _fmt(spec.penalty_weight)
+    out.append(f"penalty {spec.penalty}" + (f" {weight}" if PENALTY[spec.penalty].weighted else ""))
     if spec.max_weights is not None:
         out.append(f"max_weights {spec.max_weights}")
     out.append(f"symmetry {spec.symmetry}")

@@ -95,7 +95,7 @@ class LayerSpec:
 class NetworkSpec:
     """A network and how to train it: the settings of one ``.ann`` spec."""
 
-    inputs: int
+    inputs: int | None  # None: 'input auto' (or no 'input'), the data's width: resolve_inputs (annc.io.datacheck)
     hidden: tuple[LayerSpec, ...]
     output: LayerSpec  # units = number of classes, activation "linear"
     eps: float = 0.01
@@ -109,6 +109,9 @@ class NetworkSpec:
     batches: int = 0  # 'training batches K': K
     penalty: str = "none"  # "none" | "l1" | "l0"
     penalty_weight: float = 0.0
+    # 'penalty l0 auto' under 'input auto': the lexicographic weight needs the input count, so it is
+    # computed when that is resolved (annc.io.datacheck.resolve_inputs), which clears this
+    penalty_auto: bool = field(default=False, compare=False)
     # 'max_weights K': at most K non-zero weights (biases not counted), a row over the l0 penalty's
     # indicators (annc.formulations.l0); cross-validation sets it where the penalty is left open
     max_weights: int | None = None

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Callable
 
 from ...core.log import silent
+from ...core.missing import check_rule
 from ...io.data import Dataset, load_data
+from ...io.datacheck import inputs_line, resolve_inputs
 from ...io.outputs import check_out_dir
 from ...io.spec import NetworkSpec, load_spec_of
 from ...solve.compiler import (Compiled, attach_start, build, check_compile_options, check_name, check_scale,
@@ -43,7 +45,13 @@ def compile_model(spec: NetworkSpec, data: Dataset, *, name: str, out: Path | No
                   log: Callable = silent) -> Compiled:
     """Steps 1-4 of the module docstring on a loaded ``spec`` and ``data`` (options already
     checked); with ``out`` None nothing is written.  ``progress`` hears of the start search's
-    phases (the command line's progress line)."""
+    phases (the command line's progress line).  ``input auto`` is made the data's width first
+    (:func:`annc.io.datacheck.resolve_inputs`), and the log says so."""
+    if spec.inputs is None:
+        log(f"input {inputs_line(data)}")
+    if data.missing_note:
+        log(data.missing_note)
+    spec = resolve_inputs(spec, data)
     spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
     c = build(spec, data, name=name, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
               recipe=recipe, prepared=prepared)
@@ -66,17 +74,19 @@ def compile_model(spec: NetworkSpec, data: Dataset, *, name: str, out: Path | No
 def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", label: str | None = None,
                   merge: bool = True, allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
                   max_nonzeros: int | None = None, start: bool = True, start_budget: float | None = None,
-                  scale: str | None = None, progress: Callable | None = None, log: Callable = silent) -> Compiled:
+                  scale: str | None = None, missing: str | None = None, progress: Callable | None = None,
+                  log: Callable = silent) -> Compiled:
     """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
     and with ``start`` the start files (:func:`compile_model`).  Every option, the output folder,
-    the spec and the data are checked before anything runs."""
+    the spec and the data are checked before anything runs; ``missing`` is the rule for missing
+    cells (:mod:`annc.core.missing`)."""
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge, allow_small_m=allow_small_m,
                           max_nonzeros=max_nonzeros, start=start, start_budget=start_budget)
     check_scale(scale)
     stem = check_name(Path(spec_path).stem)
     out = check_out_dir(out_dir)
     spec = with_scale(load_spec_of(spec_path, data_path), scale)
-    data = load_data(data_path, label=label)
+    data = load_data(data_path, label=label, missing=check_rule(missing))
     return compile_model(spec, data, name=stem, out=out, fmt=fmt, gzip=gzip, writer=writer, merge=merge,
                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
                          start_budget=start_budget, progress=progress, log=log)
