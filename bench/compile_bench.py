@@ -189,6 +189,14 @@ def spread(ratios: list[float], digits: int = 1, unit: str = "x") -> str:
             f"{unit} over {len(ratios)} pairs)")
 
 
+def cpu_model() -> str:
+    """The processor's name as Linux gives it (``/proc/cpuinfo``), else what Python knows."""
+    info = Path("/proc/cpuinfo")
+    lines = info.read_text().splitlines() if info.exists() else []
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
+                platform.processor() or "processor unknown")
+
+
 def machine_info() -> str:
     import scipy
 
@@ -197,9 +205,7 @@ def machine_info() -> str:
         pulp_version = pulp.__version__
     except ImportError:
         pulp_version = "not installed"
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
-    return (f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {cpu}, "
+    return (f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {cpu_model()}, "
             f"{platform.machine()} {platform.system()}, "
             f"nproc {os.cpu_count()}, Python {platform.python_version()}, numpy {np.__version__}, "
             f"scipy {scipy.__version__}, PuLP {pulp_version}")
