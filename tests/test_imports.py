@@ -301,6 +301,26 @@ def test_the_package_top_level_imports_nothing():
     assert out.stdout.strip() == "[]"
 
 
+HEAVY = ("sklearn", "pandas", "scipy.stats")  # 3 to 5 s and about 110 MB to import on a 2-core EPYC
+
+
+@pytest.mark.parametrize("call", [
+    "from annc.app.cli import main; main(['compile', SPEC, DATA, '--no-start', '-q', '-o', OUT])",
+    "import annc; annc.compile(SPEC, DATA, out_dir=OUT, start=False)",
+])
+def test_a_compile_without_training_steps_imports_no_scikit_learn(call, tmp_path):
+    """``annc compile --no-start`` (and ``annc.compile(..., start=False)``) of a spec that names
+    its eps runs no training step, so it imports none of their libraries (the compile
+    benchmark's peak memory and a command's start: annc.training.mip.compiling, "Imports")."""
+    code = (f"import sys; SPEC, DATA, OUT = {str(ROOT / 'specs' / 'xor.ann')!r}, "
+            f"{str(ROOT / 'specs' / 'xor_sample.csv')!r}, {str(tmp_path / 'out')!r}; {call}; "
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "out" / "xor.mps").is_file()
+
+
 def test_annc_train_and_compile_are_the_api_functions():
     import annc
     import annc.app.api

@@ -16,11 +16,11 @@ import subprocess
 import numpy as np
 import pytest
 
-from annc.training import compiling
 from annc.training.mip.compiling import compile_files
 from annc.core.errors import MapError, UsageError
 from annc.io.solutions import read_solution
 from annc.io.solutions.align import solution_vector
+from annc.training.search import incumbent
 from annc.training.search.incumbent import budgeted_start
 from annc.training.search.start import MIN_START_BUDGET, START_BUDGET, start_budget
 from annc.io.varmap import column_names, load_map, validate_map
@@ -300,7 +300,8 @@ def test_a_start_that_fails_the_check_is_not_written(tmp_path, monkeypatch):
         x[model.var_block("h0").start] = 0.5  # fractional, and rows broken
         return x, 0.0, "a bad point"
 
-    monkeypatch.setattr(compiling, "budgeted_start", search)  # the pipeline's start search, replaced
+    # the pipeline's start search, replaced where compile_model imports it from when it runs
+    monkeypatch.setattr(incumbent, "budgeted_start", search)
     c = compile_files(SPECS / "xor.ann", _xor(tmp_path, 24, 1), out_dir=tmp_path / "out")
     assert c.start is None and c.start_paths == []
     assert "fails the feasibility check" in c.start_message

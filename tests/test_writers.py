@@ -304,6 +304,21 @@ def test_numbers_round_trip():
     assert strs[-7] == "0" and textw.fmt_num(-0.0) == "0"
 
 
+def test_number_formatter_keeps_each_chunks_text(monkeypatch):
+    """A NumberFormatter formats each value as :func:`fmt_num` does, chunk after chunk: from
+    its table of values seen before, past the table's size, and beside NaN."""
+    monkeypatch.setattr(textw, "KNOWN_MAX", 64)
+    rng = np.random.default_rng(2)
+    f = textw.NumberFormatter("\n")
+    chunks = [rng.integers(-30, 30, 500) / 8, rng.integers(-30, 30, 500) / 8,  # 60 values, then the same
+              rng.integers(-30, 30, 500) / 8 + 0.0625, np.array([0.5, np.nan, np.inf, -0.0, 7.0, 1e20, 0.5]),
+              rng.standard_normal(300), np.array([1 / 3, 2.5, -70000.0])]
+    for i, v in enumerate(chunks):
+        got = [bytes(row[row != 0]).decode() for row in f(v)]
+        assert got == [textw.fmt_num(x) + "\n" for x in v], i
+        assert f.full == (i >= 2)  # the third chunk's 60 new values would take the table past 64
+
+
 def test_row_named_obj_gets_another_objective_name(tmp_path):
     mb = ModelBuilder("clash")
     x = mb.var("x", (2,), 0, 4)

@@ -27,7 +27,6 @@ from ..io.outputs import check_out_dir
 from ..io.spec import NetworkSpec, load_spec_of, parse_spec
 from ..solve.compiler import Compiled, check_compile_options, check_name, check_scale, with_scale
 from ..solve.solvers import SolveOptions
-from ..training.dispatch import run
 from ..training.mip.compiling import compile_model
 from ..training.mip.runfiles import csv_backing
 from ..training.request import DECOMPOSED, TrainRequest
@@ -347,6 +346,7 @@ def train_api(spec, data, test=None, *, verbose: bool = False, **keywords):
         shown = Reporter(live=False, heartbeat=False, phase="build")
         request.log = shown.log
         request.opts.progress = request.opts.progress or shown.progress
+    from ..training.dispatch import run  # with the training's modules (scikit-learn): annc.compile needs none
     return run(request)
 
 

@@ -24,10 +24,13 @@ def cmd_compile(a) -> int:
     from ..solve.solvers import SOLVERS
     from ..solve.solvers.base import Progress
     from ..training.mip.compiling import compile_files
-    from ..training.search.start import START_BUDGET
     from .progress import Reporter
 
-    with Reporter(quiet=a.quiet, time_limit=a.start_budget or START_BUDGET, phase="build") as rep:
+    budget = None  # the progress line's time left: the start search's budget, with a start
+    if not a.no_start:  # with the start search's modules (scikit-learn: annc.training.mip.compiling, "Imports")
+        from ..training.search.start import START_BUDGET
+        budget = a.start_budget or START_BUDGET
+    with Reporter(quiet=a.quiet, time_limit=budget, phase="build") as rep:
         rep.progress(Progress(0.0, None, None, phase="build"))
         c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                           allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,

@@ -11,19 +11,27 @@ generator, nothing is downloaded):
 subprocess, so peak memory (``ru_maxrss`` of that process) is not polluted by
 another case; each (case, writer) is run ``--repeats`` times and the median reported.
 
-* ``annc``: the full ``annc compile`` pipeline, :func:`annc.solve.compiler.compile_files`
-  (spec + CSV -> ``.mps`` + ``.map.json``).
+* ``annc``: the full ``annc compile --no-start`` pipeline,
+  :func:`annc.training.mip.compiling.compile_files` with ``start=False`` (spec + CSV -> ``.mps``
+  + ``.map.json``; the MIP start search is left out: it runs for a time budget, whatever the
+  writer).
 * ``pulp``: the same pipeline with ``writer="pulp"``: formulate, then
   :func:`annc.io.writers.pulp.write_with_pulp` (an ``LpProblem`` built from the arrays
   and written by PuLP's ``writeMPS``).
 
 Stages are timed inside the pipeline: ``load`` (spec + CSV), ``formulate`` (the arrays:
 problem, lowering, model assembly, variable map) and ``write`` (the model file; the
-map, a few kB, is written after it).  Throughput is matrix non-zeros per second of the
+map, a few kB, is written after it); ``compile`` is the whole :func:`compile_files` call and
+``process`` the child's wall time from spawn to exit, which adds the interpreter's start and
+the imports a user's ``annc compile`` pays.  Throughput is matrix non-zeros per second of the
 whole compile.  PuLP is skipped for a case where a run exceeds ``--pulp-timeout``.
 
-    python bench/compile_bench.py                      # all cases, 3 repeats
-    python bench/compile_bench.py --cases digits --repeats 1
+The table gives per-field medians; the ratios below it are taken pair by pair (repeat ``i``
+of annc against repeat ``i`` of PuLP, run back to back) and given as median (min-max), so
+that a burst of load from another user of the machine falls on one pair, not on one writer.
+
+    python bench/run.py compile                              # all cases, 3 repeats
+    python bench/run.py compile --cases digits --repeats 5   # the figure docs/benchmarks.md quotes
 """
 from __future__ import annotations
 
@@ -99,6 +107,7 @@ def make_data(case: str, folder: Path) -> Path:
 def run_once(case: str, writer: str, work: Path) -> dict:
     """Compile ``case`` with ``writer`` in this process; stage times, sizes and peak RSS."""
     import annc.solve.compiler as compiler
+    import annc.training.mip.compiling as compiling
 
     stages: dict[str, float] = {}
 
@@ -111,17 +120,21 @@ def run_once(case: str, writer: str, work: Path) -> dict:
                 stages[stage] = stages.get(stage, 0.0) + time.perf_counter() - t
         return wrapper
 
-    # compile_files looks these names up in annc.solve.compiler at call time
-    compiler.load_spec = timed("load", compiler.load_spec)
-    compiler.load_data = timed("load", compiler.load_data)
-    compiler.build = timed("formulate", compiler.build)
+    # compile_files and compile_model look these names up in annc.training.mip.compiling at call
+    # time, write_artifacts the writers in annc.solve.compiler
+    compiling.load_spec_of = timed("load", compiling.load_spec_of)
+    compiling.load_data = timed("load", compiling.load_data)
+    compiling.build = timed("formulate", compiling.build)
     compiler.write_model = timed("write", compiler.write_model)
     compiler.write_with_pulp = timed("write", compiler.write_with_pulp)
 
     data = make_data(case, work)
     out = work / f"out-{case}-{writer}-{os.getpid()}"
     t, cpu = time.perf_counter(), time.process_time()
-    c = compiler.compile_files(BENCH / CASES[case][0], data, out_dir=out, fmt="mps", writer=writer)
+    # start=False: the MIP start search runs for a time budget, not in proportion to the model,
+    # and is the same for both writers (``annc compile --no-start``)
+    c = compiling.compile_files(BENCH / CASES[case][0], data, out_dir=out, fmt="mps", writer=writer,
+                                start=False)
     total, cpu = time.perf_counter() - t, time.process_time() - cpu
     size = c.model_path.stat().st_size
     for p in out.iterdir():
@@ -138,24 +151,50 @@ def run_once(case: str, writer: str, work: Path) -> dict:
 # ----------------------------------------------------------------------------- driver
 
 def run_child(case: str, writer: str, work: Path, timeout: float | None) -> dict | None:
+    """One run in a fresh process; ``process`` is its wall time from spawn to exit (the
+    interpreter's start and annc's imports included, as a user's ``annc compile`` pays them)."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", case, writer, str(work)]
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    t = time.perf_counter()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
     except subprocess.TimeoutExpired:
         return None
+    process = time.perf_counter() - t
     if p.returncode != 0:
         raise RuntimeError(f"{case}/{writer} failed:\n{p.stderr}")
-    return json.loads(p.stdout.strip().splitlines()[-1])
+    return {**json.loads(p.stdout.strip().splitlines()[-1]), "process": process}
 
 
 def median_run(runs: list[dict]) -> dict:
     """Per-field medians of numeric fields (each field on its own)."""
     out = dict(runs[0])
     for k, v in runs[0].items():
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if isinstance(v, int) and not isinstance(v, bool):  # sizes: the same in every run
+            out[k] = statistics.median_low(r[k] for r in runs)
+        elif isinstance(v, float):
             out[k] = statistics.median(r[k] for r in runs)
     return out
+
+
+def pair_ratios(annc: list[dict], pulp: list[dict], field: str) -> list[float]:
+    """PuLP's ``field`` over annc's, run by run: repeat ``i`` of each writer ran back to back
+    (interleaved), so a pair saw about the same load on the shared machine."""
+    return [p[field] / a[field] for a, p in zip(annc, pulp)]
+
+
+def spread(ratios: list[float], digits: int = 1, unit: str = "x") -> str:
+    """``12.3x (10.1-14.2x over 3 pairs)``: the median of ``ratios``, then their range."""
+    return (f"{statistics.median(ratios):.{digits}f}{unit} ({min(ratios):.{digits}f}-{max(ratios):.{digits}f}"
+            f"{unit} over {len(ratios)} pairs)")
+
+
+def cpu_model() -> str:
+    """The processor's name as Linux gives it (``/proc/cpuinfo``), else what Python knows."""
+    info = Path("/proc/cpuinfo")
+    lines = info.read_text().splitlines() if info.exists() else []
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")),
+                platform.processor() or "processor unknown")
 
 
 def machine_info() -> str:
@@ -166,16 +205,19 @@ def machine_info() -> str:
         pulp_version = pulp.__version__
     except ImportError:
         pulp_version = "not installed"
-    return (f"{datetime.date.today().isoformat()}, {platform.machine()} {platform.system()}, "
+    return (f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {cpu_model()}, "
+            f"{platform.machine()} {platform.system()}, "
             f"nproc {os.cpu_count()}, Python {platform.python_version()}, numpy {np.__version__}, "
             f"scipy {scipy.__version__}, PuLP {pulp_version}")
 
 
-def table(results: dict, repeats: int, timeout: float) -> str:
+def table(results: dict, runs: dict, timeout: float) -> str:
+    """The medians of ``results`` as a table, then per case the ratios of PuLP's runs to
+    annc's, each pair of the same repeat (:func:`pair_ratios`), as median (min-max)."""
     lines = [
         "| case | writer | non-zeros | rows x cols | load s | formulate s | write s | compile s "
-        "| CPU s | M nnz/s | peak MB | MPS MB |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| CPU s | process s | M nnz/s | peak MB | MPS MB |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     notes = []
     for case, by_writer in results.items():
@@ -184,17 +226,21 @@ def table(results: dict, repeats: int, timeout: float) -> str:
             if writer not in by_writer:
                 continue
             if r is None:
-                lines.append(f"| {case} | {writer} | | | | | | > {timeout:.0f} (skipped) | | | | |")
+                lines.append(f"| {case} | {writer} | | | | | | > {timeout:.0f} (skipped) | | | | | |")
                 continue
             lines.append(
                 f"| {case} | {writer} | {r['nnz']:,} | {r['rows']:,} x {r['cols']:,} | {r.get('load', 0):.2f} "
                 f"| {r.get('formulate', 0):.2f} | {r.get('write', 0):.2f} | {r['total']:.2f} | {r['cpu']:.2f} "
-                f"| {r['nnz'] / r['total'] / 1e6:.2f} | {r['peak_mb']:.0f} | {r['file_mb']:.1f} |")
-        a, p = by_writer.get("annc"), by_writer.get("pulp")
+                f"| {r['process']:.2f} | {r['nnz'] / r['total'] / 1e6:.2f} | {r['peak_mb']:.0f} | {r['file_mb']:.1f} |")
+        a, p = runs[case].get("annc"), runs[case].get("pulp")
         if a and p:
-            notes.append(f"- {case}: annc's throughput is {p['total'] / a['total']:.1f}x PuLP's for the whole "
-                         f"compile ({p['cpu'] / a['cpu']:.1f}x in CPU time; {p['write'] / a['write']:.0f}x for the "
-                         f"write stage alone); annc's peak memory is {a['peak_mb'] / p['peak_mb']:.2f} of PuLP's")
+            memory = [1 / x for x in pair_ratios(a, p, "peak_mb")]
+            notes.append(
+                f"- {case}: annc's throughput is {spread(pair_ratios(a, p, 'total'))} PuLP's for the whole "
+                f"compile ({spread(pair_ratios(a, p, 'cpu'))} in CPU time; "
+                f"{spread(pair_ratios(a, p, 'write'), 0)} for the write stage alone; "
+                f"{spread(pair_ratios(a, p, 'process'))} for the whole process); "
+                f"annc's peak memory is {spread(memory, 3, '')} of PuLP's")
     return "\n".join(lines) + "\n\n" + "\n".join(notes) + "\n"
 
 
@@ -205,7 +251,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--pulp-timeout", type=float, default=600.0, help="seconds; PuLP runs beyond are skipped")
     ap.add_argument("--work", help="folder for data and outputs (default: a temporary folder)")
-    ap.add_argument("--out", default=str(BENCH / "compile_results.md"), help="markdown results ('' = none)")
+    ap.add_argument("--out", default="", help="markdown results (bench/run.py gives its run folder's results.md)")
     ap.add_argument("--child", nargs=3, metavar=("CASE", "WRITER", "WORK"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
@@ -216,10 +262,12 @@ def main(argv=None) -> int:
 
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     writers = [w.strip() for w in args.writers.split(",") if w.strip()]
+    load_before = "/".join(f"{x:.1f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory(prefix="annc-bench-") as tmp:
         work = Path(args.work) if args.work else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         results: dict = {}
+        all_runs: dict = {}
         for case in cases:
             make_data(case, work)
             runs: dict = {w: [] for w in writers}
@@ -236,13 +284,14 @@ def main(argv=None) -> int:
                           file=sys.stderr)
                     runs[writer].append(r)
             results[case] = {w: median_run(rs) if rs else None for w, rs in runs.items()}
+            all_runs[case] = runs
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     text = (f"# annc compile benchmark\n\n{machine_info()}; median of {args.repeats} runs, "
-            f"each in a fresh process, annc and PuLP runs interleaved; load average at the end "
-            f"{load} (1/5/15 min; the machine is shared).\n\n"
+            f"each in a fresh process, annc and PuLP runs interleaved; load average (1/5/15 min; the "
+            f"machine is shared) {load_before} at the start, {load} at the end.\n\n"
             + "\n".join(f"- {c}: {CASES[c][1]}" for c in cases) + "\n\n"
-            + table(results, args.repeats, args.pulp_timeout)
-            + "\nReproduce: `python bench/compile_bench.py"
+            + table(results, all_runs, args.pulp_timeout)
+            + "\nReproduce: `python bench/run.py compile"
             + (f" --cases {args.cases}" if args.cases != ",".join(CASES) else "")
             + (f" --repeats {args.repeats}" if args.repeats != 3 else "") + "`\n")
     print(text)

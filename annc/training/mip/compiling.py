@@ -16,6 +16,13 @@ them, so that no callable is passed down into the solve layer:
    together or not at all.
 
 Everything is checked before the search, and the search ends before the first byte is written.
+
+**Imports.**  Steps 1 and 3 train (SGD, the start pool's scikit-learn separators), and their
+modules import scikit-learn with them (and with it pandas and scipy.stats: 3 to 5 s and about
+110 MB on a 2-core EPYC), so that no timed step pays for the import.  A compile runs them only
+for a spec without an eps (step 1) or with a start (step 3): each is imported where it runs,
+before its own clock starts, and ``annc compile --no-start`` of a spec that names its eps
+imports none of them (``tests/test_imports.py``).
 """
 from __future__ import annotations
 
@@ -32,8 +39,6 @@ from ...solve.compiler import (Compiled, attach_start, build, check_compile_opti
                               with_scale, write_artifacts)
 from ...solve.solvers import SolveOptions
 from ..context import RunContext
-from ..search.incumbent import budgeted_start
-from ..warmstart.margin import resolve
 
 __all__ = ["compile_files", "compile_model"]
 
@@ -52,13 +57,17 @@ def compile_model(spec: NetworkSpec, data: Dataset, *, name: str, out: Path | No
     if data.missing_note:
         log(data.missing_note)
     spec = resolve_inputs(spec, data)
-    spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
+    recipe = prepared = None  # a concrete spec: build reads its recipe off it and prepares the data
+    if spec.eps_auto:  # step 1 trains: imported only when it runs (module docstring, "Imports")
+        from ..warmstart.margin import resolve
+        spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
     c = build(spec, data, name=name, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
               recipe=recipe, prepared=prepared)
     for setting in c.recipe.settings:  # what is in force, and where it came from
         log(setting.sentence())
     found = None
     if start:
+        from ..search.incumbent import budgeted_start  # imported before the budget's clock starts
         limit = "the default budget" if start_budget is None else f"at most {start_budget:g} s"
         log(f"searching for a MIP start: SGD, then fix-and-optimise ({limit}; --no-start skips it)")
         ctx = RunContext.create(options=SolveOptions(progress=progress))
