@@ -42,6 +42,15 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    of the plan, a step unit per split (:func:`~annc.training.warmstart.pool.trees.tree_network`), its exact
    output layer reading the splits; like the separators, kept as they are where chosen.  The same
    trees also join step 1's pool at every width they fit, so the path starts from them too.
+5. **the kept models thinned** (each kept setting's twin with :attr:`Setting.thinned`): the separator or
+   the tree of steps 3 and 4, then every weight whose removal costs no training accuracy dropped
+   (:func:`thin`).  A regression's L1 path zeroes a weight only where the convex surrogate loses by
+   it, so weights that change no training row's class survive: the pairwise units of a multi-class
+   regression read the union of two classes' supports (wine: 22-30 weights, where the classes'
+   own regressions have 15-17), and a tree's output layer reads splits it does not need.  The
+   thinned twin is scored on the folds like any setting, so whether the dropped weights carried
+   held-out accuracy is measured, not assumed: the rule prefers the twin (fewer weights) only where
+   its CV accuracy is as good (:meth:`~annc.training.modelselect.cvresults.CVSelection.order`).
 
 Every decision is a work limit (seeds, epochs, node limits, passes that stop when they
 drop nothing); the run context's deadline (:class:`~annc.training.context.RunContext`) only caps:
@@ -79,6 +88,7 @@ class Setting:
     eps: float
     logistic: float | None = None  # C of L1 logistic regression: the setting is its separator (step 3)
     tree: int | None = None  # a depth: the setting is that CART tree's splits as step units (step 4)
+    thinned: bool = False  # a kept setting whose weights that carry no training accuracy are dropped (step 5)
 
     @property
     def kept(self) -> bool:
@@ -96,7 +106,7 @@ class Setting:
         else:
             pen = f"l0 {self.penalty:g}" if self.penalty > 0 else "no penalty"
         width = "" if self.width is None else f", width {self.width}"
-        return f"{pen}{width}, eps {self.eps:g}"
+        return f"{pen}{' thinned' if self.thinned else ''}{width}, eps {self.eps:g}"
 
 
 @dataclass(frozen=True)
@@ -124,17 +134,23 @@ class Plan:
 
     @property
     def logistic(self) -> tuple[Setting, ...]:
-        """The logistic separators' settings (step 3 of :mod:`annc.training.modelselect.cvpath`)."""
-        return tuple(s for s in self.settings if s.logistic is not None)
+        """The logistic separators' settings (step 3 of :mod:`annc.training.modelselect.cvpath`), not thinned."""
+        return tuple(s for s in self.settings if s.logistic is not None and not s.thinned)
 
     @property
     def trees(self) -> tuple[Setting, ...]:
-        """The trees' settings (step 4 of :mod:`annc.training.modelselect.cvpath`)."""
-        return tuple(s for s in self.settings if s.tree is not None)
+        """The trees' settings (step 4 of :mod:`annc.training.modelselect.cvpath`), not thinned."""
+        return tuple(s for s in self.settings if s.tree is not None and not s.thinned)
+
+    @property
+    def thinned(self) -> tuple[Setting, ...]:
+        """The kept settings' thinned twins (step 5 of :mod:`annc.training.modelselect.cvpath`)."""
+        return tuple(s for s in self.settings if s.thinned)
 
     @property
     def kept(self) -> tuple[Setting, ...]:
-        """The classic models' settings, logistic separators and trees (:attr:`Setting.kept`)."""
+        """The classic models' settings, logistic separators and trees, and their thinned twins
+        (:attr:`Setting.kept`)."""
         return tuple(s for s in self.settings if s.kept)
 
 
@@ -286,21 +302,46 @@ def kept_point(c, s: Setting, ctx: RunContext):
     a training row lies that near, and then moves it the least that clears them
     (:func:`~annc.training.warmstart.pool.repair.threshold`'s ``fires_at``)."""
     placed = logistic_network(c.problem, s.logistic) if s.logistic is not None else tree_network(c.problem, s.tree)
-    return None if placed is None else network_start(c.model, c.problem, *placed, scale=False, refit=False, ctx=ctx)
+    x = None if placed is None else network_start(c.model, c.problem, *placed, scale=False, refit=False, ctx=ctx)
+    return thin(c, x, ctx) if s.thinned and x is not None else x
+
+
+def thin(c, x: np.ndarray, ctx: RunContext) -> np.ndarray:
+    """Step 5 of the module docstring: the point ``x`` of ``c`` with every weight dropped whose removal
+    costs no training accuracy.  :func:`~annc.training.search.local.drop_weights` at an l0 weight
+    ``lambda < 1`` drops a weight exactly when the training errors (row counts, whole numbers) do not
+    rise: ``errors(w without w_i) + lambda (nnz - 1) < errors(w) + lambda nnz`` iff ``errors(w
+    without w_i) <= errors(w)``.  The kept settings carry the spec's default l0 weight (0.5); at a
+    weight of 1 or more, or another penalty, the point is returned as it is.  The units move off the
+    eps gap by their biases alone and no LP refits a unit (``refit_gap=False``, ``keep_activations=False``):
+    what is dropped is what the training rows cannot tell from zero, and every pass is one lift per
+    weight, a work limit; passes repeat while one drops a weight."""
+    spec = c.problem.spec
+    if spec.penalty == "l0" and 0.0 < spec.penalty_weight < 1.0:
+        return drop_weights(c.model, c.problem, x, ctx=ctx, refit_gap=False, keep_activations=False)
+    return x
 
 
 def _kept_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ctx: RunContext, merge: bool,
                  state: dict, scores: dict) -> None:
-    """Steps 3 and 4 of the module docstring: each kept setting's network (a logistic separator or a
-    tree) on the fold, scored into ``scores`` and kept in ``state["networks"]``."""
+    """Steps 3 to 5 of the module docstring: each kept setting's network (a logistic separator or a
+    tree, thinned or not) on the fold, scored into ``scores`` and kept in ``state["networks"]``.  A
+    thinned twin thins its setting's point of the fold where that was placed already."""
     compiled: dict = {}
+    placed: dict = {}
     for s in settings:
         if ctx.stopped():
             return
         key = (s.width, s.eps)
         c = compiled[key] = compiled.get(key) or build(spec_at(spec, s), fit, name="fold", merge=merge)
-        x = kept_point(c, s, ctx)
-        if ctx.stopped():  # its output layer may have been cut short
+        base = replace(s, thinned=False)
+        if s.thinned and base in placed:
+            x = None if placed[base] is None else thin(c, placed[base], ctx)
+        else:
+            x = kept_point(c, s, ctx)
+            if not s.thinned:
+                placed[s] = x
+        if ctx.stopped():  # its output layer (or the thinning) may have been cut short
             return
         if x is None:
             scores[s] = FoldScore(why="no network: the classic model could not be lifted")
