@@ -25,6 +25,7 @@ from bench.registry import SUITES
 
 MARK_START, MARK_END = "<!-- bench:real -->", "<!-- /bench:real -->"
 BASELINE_COLUMNS = (("logreg_l1", "L1 logreg"), ("mlp_best5", "best-of-5 MLP"), ("streed3", "STreeD depth 3"))
+README_COLUMNS = (("logreg_l1", "L1 logreg"), ("streed3", "STreeD depth 3"))  # the README's room: the page has all
 ANNC = "default"
 
 
@@ -95,18 +96,62 @@ def _sets_with_annc(latest) -> list[str]:
 
 
 def real_headline(latest, times: bool = True) -> list[str]:
-    """The short table (README and page): annc's default recipe against three baselines; ``times``:
-    with annc's median wall time (the page; the README leaves it out for room)."""
-    lines = ["| set | annc: test % / weights | train - test | " + ("median time (s) | " if times else "")
-             + " | ".join(title for _, title in BASELINE_COLUMNS) + " |",
-             "|---" * (3 + times + len(BASELINE_COLUMNS)) + "|"]
+    """The short table (README and page): annc's default recipe against the baselines; ``times``:
+    with the train-test gap, annc's median wall time and all of :data:`BASELINE_COLUMNS` (the page),
+    else :data:`README_COLUMNS` alone (the README, for room)."""
+    columns = BASELINE_COLUMNS if times else README_COLUMNS
+    lines = ["| set | annc: test % / weights | " + ("train - test | median time (s) | " if times else "")
+             + " | ".join(title for _, title in columns) + " |",
+             "|---" * (2 + 2 * times + len(columns)) + "|"]
     for name in _sets_with_annc(latest):
         a = stats(latest[(name, ANNC)][1])
-        cells = [name, _acc_weights(a), _f(a["gap"])] + ([_f(a["median_s"])] if times else [])
-        for method, _ in BASELINE_COLUMNS:
+        cells = [name, _acc_weights(a)] + ([_f(a["gap"]), _f(a["median_s"])] if times else [])
+        for method, _ in columns:
             cells.append(_acc_weights(stats(latest[(name, method)][1])) if (name, method) in latest else "-")
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def real_verdict(latest) -> dict | None:
+    """Over the sets with annc's, L1 logistic regression's and STreeD's rows: on how many annc's mean
+    test accuracy is within a point of the better of the two; annc's mean non-zero weights against
+    L1 logistic regression's (the mean of the per-set ratios, and the ratio of the sums); the mean of
+    the per-set train-test gaps and the largest gap of one run; the runs past their limit + 2 s."""
+    names = [n for n in _sets_with_annc(latest) if (n, "logreg_l1") in latest and (n, "streed3") in latest]
+    if not names:
+        return None
+    within, ratios, ours, l1s, gaps, worst, late, runs = 0, [], 0.0, 0.0, [], None, 0, 0
+    for n in names:
+        a, l1, st = (stats(latest[(n, m)][1]) for m in (ANNC, "logreg_l1", "streed3"))
+        within += a["test"] >= max(l1["test"], st["test"]) - 1.0
+        if a["weights"] is not None and l1["weights"]:
+            ratios.append(a["weights"] / l1["weights"])
+            ours, l1s = ours + a["weights"], l1s + l1["weights"]
+        gaps.append(a["gap"])
+        for r in latest[(n, ANNC)][1]:
+            runs += 1
+            if r.get("train_accuracy") is not None and r.get("test_accuracy") is not None:
+                g = 100 * (r["train_accuracy"] - r["test_accuracy"])
+                if worst is None or g > worst[0]:
+                    worst = (g, n)
+            late += r.get("seconds") is not None and r.get("time_limit") is not None \
+                and r["seconds"] > r["time_limit"] + 2.0
+    return {"sets": len(names), "within": within, "mean_ratio": statistics.fmean(ratios) if ratios else None,
+            "ratio_of_means": ours / l1s if l1s else None, "mean_gap": statistics.fmean(gaps),
+            "worst_gap": worst, "late": late, "runs": runs}
+
+
+def verdict_line(v: dict, short: bool = False) -> str:
+    worst = f"{v['worst_gap'][0]:.1f} ({v['worst_gap'][1]})" if v["worst_gap"] else "-"
+    if short:  # the README's
+        return (f"Within a point of the better of L1 logreg and STreeD on {v['within']} of {v['sets']} sets, with "
+                f"{v['mean_ratio']:.2f} times L1 logreg's weights; train - test {v['mean_gap']:.1f} points "
+                f"({worst} at worst).")
+    return (f"On {v['sets']} sets with L1 logistic regression and STreeD beside it, annc is within a point of the "
+            f"better of the two on {v['within']}; its non-zero weights are {v['mean_ratio']:.2f} times L1 logistic "
+            f"regression's (mean of the per-set ratios; {v['ratio_of_means']:.2f} as a ratio of sums); train - test "
+            f"is {v['mean_gap']:.1f} points on average, {worst} at worst in one run; {v['late']} of {v['runs']} "
+            f"runs ended more than 2 s past their limit.")
 
 
 def _proven(rows: list[dict], s: dict) -> str:
@@ -167,6 +212,9 @@ def real_section(results: Path) -> list[str]:
     out = ["annc's default recipe against the baselines, means over the splits (test accuracy %, non-zero "
            "weights; the trees' parameters are their split nodes), wall time as the median of the runs:", ""]
     out += real_headline(latest)
+    verdict = real_verdict(latest)
+    if verdict:
+        out += ["", verdict_line(verdict)]
     out += ["", "Every method, from the newest results that have it:", ""]
     out += real_full(latest)
     out += ["", "Results these tables read (newest first):", ""]
@@ -186,6 +234,9 @@ def readme_block(results: Path) -> list[str]:
     lines = [f"Test accuracy % / non-zero weights, means over {', '.join(map(str, splits))} splits, annc at "
              f"`--time-limit {', '.join(f'{x:g}' for x in limits)}`:", ""]
     lines += real_headline(latest, times=False)
+    verdict = real_verdict(latest)
+    if verdict:
+        lines += ["", verdict_line(verdict, short=True)]
     lines += ["", f"From `bench/results/`: annc {', '.join(f'`{n}`' for n in annc)}; baselines "
               f"{', '.join(f'`{n}`' for n in base)} ([all of it](docs/benchmarks.md#real-data-annc-against-baselines))."]
     return lines

@@ -154,3 +154,24 @@ def test_no_path_under_bench_is_named_after_a_work_item():
     paths = tracked or [str(p.relative_to(ROOT)) for p in (ROOT / "bench").rglob("*")]
     named = [p for p in paths if any(WORK_ITEM.search(part) for part in p.split("/"))]
     assert not named, f"bench/ paths named after work items: {named[:10]}"
+
+
+def test_the_selection_rules_summary_counts_sets_within_a_point_and_weights_against_l1():
+    """``bench/suites/selection_rules.py``'s summary on two hand-made sets: a rule's choice within a
+    point of the better baseline counts, one below does not, and a choice with no test accuracy (the
+    two-way plan's spec as written) is counted apart."""
+    from bench.suites.selection_rules import summary
+
+    def line(name, split, tests, rule_pick, l1=(0.80, 4), streed=0.82):
+        settings = [{"label": f"s{i}", "test": t, "train": None if t is None else t + 0.02, "nnz": 2 * (i + 1)}
+                    for i, t in enumerate(tests)]
+        return {"set": name, "split": split, "settings": settings, "rules": rule_pick,
+                "baselines": {"logreg_l1": {"test_accuracy": l1[0], "nonzero_weights": l1[1]},
+                              "streed3": {"test_accuracy": streed}}}
+    lines = [line("a", s, [0.815, 0.70], {"0.0": 1, "1.0": 0}) for s in range(2)]  # at 1: 81.5 >= 82 - 1
+    lines += [line("b", s, [None, 0.90], {"0.0": 1, "1.0": 0}) for s in range(2)]  # at 1: unknown
+    text = summary(lines, [0.0, 1.0])
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.split("|")[2:-1]] for r in text.splitlines()[2:4]}
+    assert rows["0"][:2] == ["1 of 2", "0"]  # a: 70.0 (-12), b: 90.0 (+8)
+    assert rows["1"][:2] == ["1 of 1", "1"]
+    assert rows["1"][2] == "0.50"  # 2 weights against L1's 4

@@ -178,7 +178,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     select : bool or None, default=None
         Model selection (:mod:`annc.training.modelselect.cvselect`): None chooses what the spec leaves open
         (with ``loss=None`` and no ``penalty``: the l0 weight and the width up to
-        ``hidden_layer_sizes``) by k-fold cross-validation on real data (at least 100 distinct
+        ``hidden_layer_sizes``) by k-fold cross-validation on real data (at least 64 distinct
         rows), within ``time_limit``; False trains the defaults as written; True also selects on
         smaller data.
 

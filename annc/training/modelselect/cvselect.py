@@ -118,7 +118,10 @@ LOGISTIC_PATH = (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)  # C of the folds' separators (
 FOLDS, FOLDS_SHORT, SHORT = 5, 3, 60.0  # k, and k under a time limit below SHORT seconds
 MANY_ROWS = 1000  # more training rows: FOLDS_SHORT folds too
 MAX_CV_ROWS = 2000  # the folds are cut from a stratified sample of at most this many rows
-MIN_DISTINCT = 100  # fewer distinct rows: the data merge (XOR), the spec is trained as written
+MIN_DISTINCT = 64  # fewer distinct rows: the data merge (the paper's XOR: 32, its 5 binary inputs' patterns), the
+# spec is trained as written.  It was 100, and womenlf (184 training rows, 85 distinct: a 3-class survey with a
+# 5-category text column) was trained as written: 63.8% over 5 splits with 11.2 weights, train - test 9.7 points,
+# where L1 logistic regression scores 67.6%
 MIN_LIMIT = 30.0  # under a shorter --time-limit the spec is trained as written: on breast_cancer at 12 s the
 # folds scored no setting on a loaded 2-core machine and left the final training 4 s (train accuracy 63%)
 CV_BY_DEFAULT = True  # --no-select (select=False) trains the spec as written (off in an earlier version,
