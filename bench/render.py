@@ -91,8 +91,11 @@ def _acc_weights(s: dict | None) -> str:
 
 
 def _sets_with_annc(latest) -> list[str]:
+    """The sets with annc's rows: the real sets in ``bench/real/sets.py``'s order, then the others."""
+    from bench.real.sets import REAL_SETS
     names = {s for s, m in latest if m == ANNC}
-    return [s for s in set_order(latest) if s in names]
+    known = [s for s in REAL_SETS if s in names]
+    return known + [s for s in set_order(latest) if s in names and s not in known]
 
 
 def real_headline(latest, times: bool = True) -> list[str]:
@@ -117,7 +120,9 @@ def real_verdict(latest) -> dict | None:
     test accuracy is within a point of the better of the two; annc's mean non-zero weights against
     L1 logistic regression's (the mean of the per-set ratios, and the ratio of the sums); the mean of
     the per-set train-test gaps and the largest gap of one run; the runs past their limit + 2 s."""
-    names = [n for n in _sets_with_annc(latest) if (n, "logreg_l1") in latest and (n, "streed3") in latest]
+    from bench.real.sets import REAL_SETS
+    names = [n for n in _sets_with_annc(latest) if n in REAL_SETS and (n, "logreg_l1") in latest
+             and (n, "streed3") in latest]
     if not names:
         return None
     within, ratios, ours, l1s, gaps, worst, late, runs = 0, [], 0.0, 0.0, [], None, 0, 0
@@ -144,10 +149,10 @@ def real_verdict(latest) -> dict | None:
 def verdict_line(v: dict, short: bool = False) -> str:
     worst = f"{v['worst_gap'][0]:.1f} ({v['worst_gap'][1]})" if v["worst_gap"] else "-"
     if short:  # the README's
-        return (f"Within a point of the better of L1 logreg and STreeD on {v['within']} of {v['sets']} sets, with "
+        return (f"Within a point of the better of L1 logreg and STreeD on {v['within']} of {v['sets']} real sets, with "
                 f"{v['mean_ratio']:.2f} times L1 logreg's weights; train - test {v['mean_gap']:.1f} points "
                 f"({worst} at worst).")
-    return (f"On {v['sets']} sets with L1 logistic regression and STreeD beside it, annc is within a point of the "
+    return (f"On {v['sets']} real sets with L1 logistic regression and STreeD beside it, annc is within a point of the "
             f"better of the two on {v['within']}; its non-zero weights are {v['mean_ratio']:.2f} times L1 logistic "
             f"regression's (mean of the per-set ratios; {v['ratio_of_means']:.2f} as a ratio of sums); train - test "
             f"is {v['mean_gap']:.1f} points on average, {worst} at worst in one run; {v['late']} of {v['runs']} "
