@@ -175,3 +175,25 @@ def test_the_selection_rules_summary_counts_sets_within_a_point_and_weights_agai
     assert rows["0"][:2] == ["1 of 2", "0"]  # a: 70.0 (-12), b: 90.0 (+8)
     assert rows["1"][:2] == ["1 of 1", "1"]
     assert rows["1"][2] == "0.50"  # 2 weights against L1's 4
+    assert rows["0"][5].startswith("2.0 (")  # train = test + 2 points
+
+
+def test_the_selection_rules_suite_summarises_a_run_folder_without_training(tmp_path):
+    """``--summarise`` reads the run folder's ``runs.jsonl`` and writes ``results.md``; it trains
+    nothing (the folder holds no set the suite could train on), and the largest split gap names its
+    set and split."""
+    import json
+
+    from bench.suites.selection_rules import main
+
+    def line(split, test, train):
+        return {"set": "a", "split": split, "rules": {"0.0": 0},
+                "settings": [{"label": "s0", "test": test, "train": train, "nnz": 3}],
+                "baselines": {"logreg_l1": {"test_accuracy": 0.8, "nonzero_weights": 3},
+                              "streed3": {"test_accuracy": 0.8}}}
+    (tmp_path / "runs.jsonl").write_text("\n".join(json.dumps(line(s, 0.8, tr)) for s, tr in
+                                                   enumerate([0.85, 0.95, 0.81])) + "\n")
+    assert main(["--out", str(tmp_path), "--summarise", "--rules", "0"]) == 0
+    text = (tmp_path / "results.md").read_text()
+    row = [r for r in text.splitlines() if r.startswith("| 0 |")][0]
+    assert "1 of 1" in row and "15.0 (a 1)" in row

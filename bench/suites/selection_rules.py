@@ -16,7 +16,8 @@ rule takes the spec as written there, its test accuracy is unknown and the set i
 
 The rule is chosen on these same splits, so the figures favour the chosen value somewhat.
 Writes ``runs.jsonl`` (one line per set and split: every setting's CV scores and test accuracy,
-and each rule's choice) and ``results.md``.
+and each rule's choice) and ``results.md``; ``--summarise`` writes ``results.md`` again from a run
+folder's ``runs.jsonl`` without training.
 """
 from __future__ import annotations
 
@@ -115,12 +116,13 @@ def summary(lines: list[dict], rules) -> str:
     for ln in lines:
         by_set.setdefault(ln["set"], []).append(ln)
     out = ["| rule (standard errors) | sets within 1 point of max(L1 logreg, STreeD) | sets unknown | "
-           "mean weights / L1's (mean of ratios) | ratio of mean weights | mean train - test (points) |",
-           "|---|---:|---:|---:|---:|---:|"]
+           "mean weights / L1's (mean of ratios) | ratio of mean weights | mean train - test (points) | "
+           "largest train - test of a split (points) |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
     per_rule_rows = {}
     for r in rules:
         within = n = unknown = 0
-        ratios, ours, l1s, gaps, rows = [], 0.0, 0.0, [], []
+        ratios, ours, l1s, gaps, worst, rows = [], 0.0, 0.0, [], [], []
         for name, ls in by_set.items():
             chosen = [ln["settings"][ln["rules"][str(r)]] if ln["rules"].get(str(r)) is not None else None for ln in ls]
             if any(c is None or c.get("test") is None for c in chosen):
@@ -138,13 +140,15 @@ def summary(lines: list[dict], rules) -> str:
             ratios.append(w / l1w if l1w else math.nan)
             ours, l1s = ours + w, l1s + l1w
             gaps.append(100 * statistics.fmean(c["train"] - c["test"] for c in chosen))
+            worst += [(100 * (c["train"] - c["test"]), f"{name} {ln['split']}") for c, ln in zip(chosen, ls)]
             rows.append(f"| {name} | {acc:.1f} ({acc - ref:+.1f}) | {w:.1f} | {l1:.1f} / {l1w:.1f} | {st:.1f} |")
         per_rule_rows[r] = rows
         if not n:
-            out.append(f"| {r:g} | 0 of 0 | {unknown} | | | |")
+            out.append(f"| {r:g} | 0 of 0 | {unknown} | | | | |")
             continue
+        gap, where = max(worst)
         out.append(f"| {r:g} | {within} of {n} | {unknown} | {np.nanmean(ratios):.2f} | {ours / l1s:.2f} | "
-                   f"{statistics.fmean(gaps):.1f} |")
+                   f"{statistics.fmean(gaps):.1f} | {gap:.1f} ({where}) |")
     for r in rules:
         out += ["", f"At {r:g} standard errors, per set (means over the splits; test % (against the better of "
                     "L1 logreg and STreeD), weights, L1 logreg test % / weights, STreeD test %):", "",
@@ -159,12 +163,17 @@ def main(argv=None) -> int:
     ap.add_argument("--splits", type=int, default=5)
     ap.add_argument("--rules", default="0,0.5,0.75,1,1.5,2", help="values of SE_RULE to compare")
     ap.add_argument("--out", required=True, help="the run folder: runs.jsonl and results.md")
+    ap.add_argument("--summarise", action="store_true",
+                    help="train nothing: write results.md again from the run folder's runs.jsonl")
     a = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
     rules = [float(r) for r in a.rules.split(",")]
     names = list(REAL_SETS) if a.sets == "real" else a.sets.split(",")
     folder = Path(a.out)
     folder.mkdir(parents=True, exist_ok=True)
+    if a.summarise:
+        lines = [json.loads(ln) for ln in (folder / "runs.jsonl").read_text().splitlines() if ln.strip()]
+        return _write_results(folder, lines, rules, a)
     lines = []
     with (folder / "runs.jsonl").open("w") as f:
         for name in names:
@@ -182,6 +191,10 @@ def main(argv=None) -> int:
                 print(f"{name} {split}: {out['seconds']} s; " + ", ".join(
                     f"{r}: {out['settings'][i]['label'] if i is not None else None}" for r, i in out["rules"].items()),
                     flush=True)
+    return _write_results(folder, lines, rules, a)
+
+
+def _write_results(folder: Path, lines: list[dict], rules, a) -> int:
     text = ("# Selection rules on the test rows\n\n" + summary(lines, rules)
             + f"\nReproduce: `python bench/run.py selection_rules --sets {a.sets} --splits {a.splits} --rules {a.rules}`\n")
     (folder / "results.md").write_text(text)
