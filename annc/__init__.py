@@ -31,7 +31,7 @@ _NAMES = {
     "TrainedNetwork": "core.network", "Layer": "core.network", "Ensemble": "core.ensemble",
     "load_model": "core.ensemble", "Scaling": "core.scaling",
     "NetworkSpec": "io.spec", "parse_spec": "io.spec", "load_spec": "io.spec", "load_data": "io.data",
-    "Dataset": "io.data", "read_solution": "io.solutions", "load_map": "io.varmap",
+    "Dataset": "io.data", "read_solution": "io.solutions", "load_map": "io.mapfile",
     **{name: "core.errors" for name in (
         "AnncError", "AnncWarning", "SpecError", "DataError", "SolutionError", "NoSolutionError", "ModelError",
         "MapError", "WeightsError", "UsageError", "OutputError", "SizeError", "VerificationError",

@@ -149,7 +149,7 @@ def test_a_non_finite_objective_fails_verification(tmp_path, xor, fmt):
 def test_verification_treats_nan_as_a_violation(xor, tmp_path):
     """:func:`annc.solve.verify.check` on a NaN point: flagged, never passed."""
     from annc.solve.decode import decode_network
-    from annc.io.varmap import load_map
+    from annc.io.mapfile import load_map
     from annc.solve.verify import verify
     vmap_path, names, x, obj = xor
     vmap = load_map(vmap_path)
@@ -242,7 +242,7 @@ def test_solution_of_another_model_is_refused_for_formats_that_omit_zeros(tmp_pa
 @pytest.mark.parametrize("fmt", ["scip", "gurobi-json", "miplib"])
 def test_a_fractional_point_of_this_model_still_fails_verification(tmp_path, xor, fmt):
     """The objective a file states matches the point: exit 4, not "another model"."""
-    from annc.io.varmap import load_map
+    from annc.io.mapfile import load_map
     from annc.solve.verify import rebuild
     vmap, names, x, _ = xor
     x = list(x)

@@ -20,7 +20,7 @@ import pytest
 from annc.core.categories import text_categories
 from annc.core.ensemble import load_model
 from annc.core.errors import DataError, WeightsError
-from annc.core.inputs import Columns
+from annc.core.columns import Columns
 from annc.core.network import TrainedNetwork
 from annc.core.scaling import fit_scaling
 from annc.io.data import load_data

@@ -1,9 +1,9 @@
 """Columns matched by name (issue 27): every reader of a table for a trained network.
 
-A network records the names of its training columns (``annc.core.inputs.Columns``) in every
+A network records the names of its training columns (``annc.core.columns.Columns``) in every
 weights file, and ``annc eval``, ``annc report``, ``annc decode --data``, ``annc train
 --test``, ``predict`` on a data frame, ``annc.train(test=...)`` and
-``MIPNetClassifier`` find the features by name (``annc.core.inputs.match_columns``): the same
+``MIPNetClassifier`` find the features by name (``annc.core.columns.match_columns``): the same
 table with its columns in another order gives the same predictions, and a missing or
 extra column is an error that names it (exit 2, nothing written).  A weights file
 without names (an older annc) still reads a table by position, with one warning.  A CSV
@@ -25,7 +25,7 @@ import pytest
 from annc.io.data import load_data
 from annc.core.ensemble import Ensemble, load_model
 from annc.core.errors import AnncWarning, DataError, MapError, UsageError, WeightsError
-from annc.core.inputs import Columns, match_columns
+from annc.core.columns import Columns, match_columns
 from annc.core.network import Layer, TrainedNetwork
 from conftest import run_cli
 
@@ -303,7 +303,7 @@ def test_decode_data_matches_columns_by_name(trained_files, tmp_path):
 
 
 def test_the_map_records_and_checks_the_names(trained_files, tmp_path):
-    from annc.io.varmap import load_map
+    from annc.io.mapfile import load_map
     _, vmap = _decode_setup(trained_files, tmp_path)
     record = json.loads(vmap.read_text())
     assert record["data"]["features"] == ["a", "b", "c"] and record["data"]["label"] == "y"

@@ -28,9 +28,10 @@ PACKAGE = ROOT / "annc"
 # (docs/architecture.md, whose table tests/test_docs.py checks against this list)
 LAYERS: list[tuple[str, set[str]]] = [
     ("core", {"errors", "names", "log", "activations", "losses", "penalties", "inputs", "limits", "feasibility",
-              "model", "builder", "network", "scaling", "ensemble", "categories", "missing", "deadline"}),
+              "model", "builder", "network", "scaling", "ensemble", "categories", "missing", "deadline", "columns",
+              "encoding"}),
     ("io", {"spec", "data", "datasets", "outputs", "problem", "magnitudes", "recipe", "writers", "solutions", "datacheck",
-            "varmap"}),
+            "varmap", "mapfile", "labels"}),
     ("formulations", {"binary", "common", "errors", "grid", "hinge", "l0", "l1", "lift", "nll", "nopenalty", "output",
                       "registry", "relu", "sign", "symmetry"}),
     ("solve", {"compiler", "solvers", "lp", "decode", "verify", "verdict"}),
@@ -43,8 +44,8 @@ TOP = "annc"  # the package's own __init__, which binds the API: above every lay
 # units that may import only the bottom layer and these units (and their own package)
 ONLY_BELOW = {"io.writers": {"io.outputs"}, "io.solutions": set()}
 NEVER = {
-    "formulations": {"io.writers", "io.varmap"},  # a formulation is rows, not a file
-    "solve.solvers": {"solve.compiler", "solve.decode", "io.varmap", "solve.verify"},  # a driver turns a model into a point
+    "formulations": {"io.writers", "io.varmap", "io.mapfile"},  # a formulation is rows, not a file
+    "solve.solvers": {"solve.compiler", "solve.decode", "io.varmap", "io.mapfile", "solve.verify"},  # a driver turns a model into a point
     "training.bounds": {"training.search", "training.finish", "training.trainer", "training.mip",
                         "training.decompose", "training.modelselect"},  # bounds, not search
     # the warm starts, then the searches that improve their networks, then the finish after a solve

@@ -45,7 +45,7 @@ def test_a_refit_keeps_a_pattern_the_bias_alone_must_flip():
 
 def test_a_repair_without_refit_keeps_the_units_hyperplane():
     """The rows of the test above: where the bias alone must flip a row, ``refit=False`` (a kept
-    logistic separator's repair, annc.training.modelselect.cvpath.kept_point) moves the bias and keeps the
+    logistic separator's repair, annc.training.modelselect.kept.kept_point) moves the bias and keeps the
     unit's direction, flipping that row; the refit turns the unit to read x2 instead."""
     X = np.array([[0.5002, 0.0], [0.4998, 1.0]])
     W, b = np.array([[1.0], [1e-4]]), np.array([-0.5])

@@ -16,7 +16,7 @@ from annc.core.errors import MapError, SpecError, UsageError, WeightsError
 from annc.core.network import TrainedNetwork
 from annc.core.scaling import Scaling, fit_scaling
 from annc.io.spec import format_spec, parse_spec
-from annc.io.varmap import load_map
+from annc.io.mapfile import load_map
 
 SPEC = "input 2\nhidden 2 binary\noutput 2\n"
 

@@ -19,7 +19,8 @@ import pytest
 from annc.solve.decode import decode_network
 from annc.io.solutions import Status, read_solution, sniff_format
 from annc.io.solutions.align import solution_vector
-from annc.io.varmap import column_names, load_map
+from annc.io.mapfile import load_map
+from annc.io.varmap import column_names
 from annc.solve.verify import verify
 
 from conftest import FIXTURES, run_cli

@@ -23,7 +23,8 @@ from annc.io.solutions.align import solution_vector
 from annc.training.search import incumbent
 from annc.training.search.incumbent import budgeted_start
 from annc.training.search.start import MIN_START_BUDGET, START_BUDGET, start_budget
-from annc.io.varmap import column_names, load_map, validate_map
+from annc.io.mapfile import load_map, validate_map
+from annc.io.varmap import column_names
 from annc.io.writers.startfiles import START_FILES, point_digest
 
 from conftest import SPECS, run_cli

@@ -14,7 +14,8 @@ from annc.io.spec import parse_spec
 from annc.solve.compiler import build
 from annc.solve.decode import decode_network
 from annc.training.context import RunContext
-from annc.training.modelselect.cvpath import Setting, fold_path, kept_point, thin
+from annc.training.modelselect.cvpath import Setting, fold_path
+from annc.training.modelselect.kept import kept_point, thin
 from annc.training.modelselect.cvselect import LOGISTIC_PATH, plan_for
 from annc.training.search.local import _lifted
 from annc.training.warmstart.pool.candidates import network_start

@@ -18,11 +18,13 @@ from typing import Callable
 
 import numpy as np
 
+from ..core.columns import Columns, all_numbers, frame_columns, match_columns
+from ..core.encoding import encode_table, fit_encoding
 from ..core.errors import DataError, UsageError
-from ..core.inputs import (Columns, all_numbers, encode_table, fit_encoding, frame_columns, match_columns,
-                           sample_arrays)
+from ..core.inputs import sample_arrays
 from ..core.missing import check_rule, settle
-from ..io.data import Dataset, array_digest, class_index, class_lookup, class_order, load_data
+from ..io.data import Dataset, array_digest, load_data
+from ..io.labels import class_index, class_lookup, class_order
 from ..io.outputs import check_out_dir
 from ..io.spec import NetworkSpec, load_spec_of, parse_spec
 from ..solve.compiler import Compiled, check_compile_options, check_name, check_scale, with_scale
@@ -128,7 +130,7 @@ def as_data(data, *, label: str | None = None, classes: list | None = None, name
     such as a pandas Series, names the label).
 
     With ``like`` (the training data, for a test set) the classes are those of ``like``
-    and the feature columns are found by name (:func:`annc.core.inputs.match_columns`), so
+    and the feature columns are found by name (:func:`annc.core.columns.match_columns`), so
     they come in the order of ``like``'s.
 
     Missing cells (NaN, None, ``pandas.NA``; empty, ``NA`` or ``NaN`` in a CSV) follow the rule
@@ -173,7 +175,7 @@ def _text_data(X, y, *, label, classes, name: str, names: list[str], like: Datas
                missing: str = "error") -> Dataset:
     """:func:`as_data` of a data frame with text columns (:mod:`annc.core.categories`):
     encoded as ``like`` encodes its own (a test set), or as its training data; its missing
-    cells as :func:`as_data` says (:func:`annc.core.inputs.fit_encoding`, :func:`~annc.core.inputs.encode_table`)."""
+    cells as :func:`as_data` says (:func:`annc.core.encoding.fit_encoding`, :func:`~annc.core.encoding.encode_table`)."""
     cells = np.asarray(X, dtype=object)
     if like is not None and like.columns is not None and like.categories:
         enc = encode_table(cells, like.columns, name, missing)
@@ -196,7 +198,7 @@ def _rows_kept(y, keep):
 
 def _in_order_of(data: Dataset, like: Dataset) -> Dataset:
     """``data`` with its feature columns in the order of ``like``'s, found by name
-    (:func:`annc.core.inputs.match_columns`; one-hot inputs by their names, when both
+    (:func:`annc.core.columns.match_columns`; one-hot inputs by their names, when both
     encode the same text columns the same way)."""
     if data.categories != like.categories:
         raise DataError(f"{data.path}: its text columns are not encoded as the training data's "

@@ -70,7 +70,8 @@ def cmd_decode(a) -> int:
     from ..solve.verdict import judge, sourced_bound
     NO_POINT = (Status.INFEASIBLE, Status.UNBOUNDED, Status.NO_SOLUTION)
     from ..io.outputs import check_out_dir, export_atomically, prepare_out_dir
-    from ..io.varmap import column_names, load_map, scaling_of
+    from ..io.mapfile import load_map
+    from ..io.varmap import column_names, scaling_of
     from ..solve.verify import verify
 
     if a.out is not None:
@@ -156,7 +157,7 @@ def cmd_eval(a) -> int:
 # -- export -----------------------------------------------------------------------
 def cmd_export(a) -> int:
     from ..core.ensemble import load_model
-    from ..core.inputs import listed
+    from ..core.columns import listed
     from ..export.onnx_export import OPSET, save_onnx
     net = load_model(a.weights)
     path = save_onnx(net, a.onnx)

@@ -19,7 +19,7 @@ annc's own errors (:class:`annc.core.errors.AnncError`: ``SpecError``, ``UsageEr
 ``NoSolutionError``, ...), propagated unchanged.
 
 **Column names.**  Fitted on a data frame, the estimator keeps scikit-learn's
-``feature_names_in_`` and the network records them (:class:`annc.core.inputs.Columns`, so
+``feature_names_in_`` and the network records them (:class:`annc.core.columns.Columns`, so
 every weights file saved from ``network_`` has them).  ``predict`` and
 ``decision_function`` take a data frame with the same columns in any order and read
 them by name, as annc's own readers do; scikit-learn's estimators refuse another order
@@ -62,8 +62,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
 from sklearn.utils.validation import check_is_fitted
 
+from ..core.columns import Columns, all_numbers, column_differences, frame_columns
 from ..core.errors import UsageError
-from ..core.inputs import Columns, all_numbers, column_differences, frame_columns
 from ..core.losses import with_argument
 from ..core.missing import check_rule
 from ..training.dispatch import run
@@ -353,7 +353,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
 
     def _in_fit_order(self, X):
         """A data frame ``X`` with the columns seen in ``fit`` in another order: the same
-        columns in fit's order (found by name, :func:`annc.core.inputs.column_differences`).
+        columns in fit's order (found by name, :func:`annc.core.columns.column_differences`).
         Anything else as it is: scikit-learn's own check then says what does not match."""
         names, fitted = frame_columns(X), getattr(self, "feature_names_in_", None)
         if names is None or fitted is None or names == list(fitted) or any(column_differences(names, fitted)):

@@ -9,7 +9,7 @@ others.  A column that mixes numbers and text is not a category column: its text
 are errors, as before (a typo in a numeric column must not turn it into categories).
 
 The encoding is recorded with the network's column names
-(:class:`annc.core.inputs.Columns` ``categories``: each text column's name and its
+(:class:`annc.core.columns.Columns` ``categories``: each text column's name and its
 categories, in order), in the variable map (``data.categories``) and in every weights file
 (``columns.categories``; ``columns_categories`` in a ``.npz``, as JSON), so every reader of
 a table for a trained network (``annc eval``, ``annc report``, ``predict`` on raw rows or a

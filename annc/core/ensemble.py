@@ -27,8 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .columns import Columns, check_columns, json_columns, npz_columns
 from .errors import UsageError, WeightsError
-from .inputs import Columns, check_columns, input_matrix, json_columns, npz_columns, read_bytes
+from .inputs import input_matrix, read_bytes
 from .network import Layer, TrainedNetwork, _matrix, _npz_text, layer_arrays, save_weights
 from .scaling import Scaling
 

@@ -15,7 +15,7 @@ category).  annc never reads one as 0.  The rule (:data:`RULES`;
   first in the categories' sorted order), fitted on the training rows only, for every
   feature column (so that data read later may have missing cells in any of them).
 
-The fills are recorded with the columns (:class:`annc.core.inputs.Columns` ``imputed``:
+The fills are recorded with the columns (:class:`annc.core.columns.Columns` ``imputed``:
 column -> its fill, a number or a category), so the variable map (``data.imputed``), every
 weights file (``columns.imputed``), prediction, ``annc eval``, ``annc report``, the estimator
 and ONNX fill a missing cell the same way, before one-hot encoding and scaling.  Reading data
@@ -165,7 +165,7 @@ def settle(cells: np.ndarray, names: list[str], kinds: list, *, rule: str | None
 
 def check_fills(fills, sources) -> tuple:
     """``fills`` (column -> fill) as sorted ``(column, fill)`` pairs after checking each names a
-    column of ``sources`` (:attr:`annc.core.inputs.Columns.sources`) and fits it: a finite
+    column of ``sources`` (:attr:`annc.core.columns.Columns.sources`) and fits it: a finite
     number for a numeric column, one of its categories for a text column; ``ValueError``
     saying what is wrong otherwise."""
     if isinstance(fills, dict):

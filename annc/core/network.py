@@ -11,13 +11,13 @@ to the raw features before layer 0, and every file the network is saved to recor
 :meth:`TrainedNetwork.core` is the same network without it (the one the MIP's variables
 describe, on scaled inputs).
 
-A network may record the names of its training columns (:class:`~annc.core.inputs.Columns`:
+A network may record the names of its training columns (:class:`~annc.core.columns.Columns`:
 its features, in the order layer 0 reads them, and the label), and every weights file
 records them (``.json``: ``"columns": {"features": [...], "label": ...}``; ``.npz``:
 ``columns_features``, ``columns_label``).  Given a data frame, :meth:`TrainedNetwork.forward`
 (so ``predict``) finds the features by name (:func:`annc.core.inputs.input_matrix`); an array is read by
 position.  Files of an older annc, without names, load as before: a named table is then
-read by position, with a warning (:func:`annc.core.inputs.match_columns`).
+read by position, with a warning (:func:`annc.core.columns.match_columns`).
 """
 from __future__ import annotations
 
@@ -28,8 +28,9 @@ from pathlib import Path
 import numpy as np
 
 from .activations import HIDDEN
+from .columns import Columns, check_columns, json_columns, npz_columns
 from .errors import UsageError, WeightsError
-from .inputs import Columns, check_columns, input_matrix, json_columns, npz_columns, read_bytes
+from .inputs import input_matrix, read_bytes
 from .scaling import Scaling
 
 ACTIVATIONS = (*HIDDEN, "linear")  # as imported; activation_names() reads the table as it is now

@@ -43,7 +43,7 @@ the arithmetic as NaN (a runtime has no error of annc's to raise), and an empty 
 text column is refused by ``OneHotEncoder`` as an unseen category.
 
 The input is positional: column ``j`` of ``X`` is the network's feature ``j``; unlike
-annc's own readers (:func:`annc.core.inputs.match_columns`), an ONNX runtime does not match
+annc's own readers (:func:`annc.core.columns.match_columns`), an ONNX runtime does not match
 names.  When the network records its training columns' names they are in the input's
 doc string and in the model's metadata (``features``, a JSON list, in the order ``X``
 takes them), so a caller can order its columns by them.  The class labels and annc's

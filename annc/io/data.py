@@ -12,7 +12,6 @@ import difflib
 import hashlib
 import io
 import math
-import re
 import shlex
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -20,15 +19,16 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.categories import category_of, column_kinds, onehot_name
+from ..core.columns import Columns, clipped, listed, match_columns
+from ..core.encoding import unseen
 from ..core.errors import DataError, UsageError
-from ..core.inputs import Columns, clipped, listed, match_columns, read_bytes, unseen
+from ..core.inputs import read_bytes
 from ..core.limits import LARGEST
 from ..core.missing import Settled, check_rule, settle
+from .labels import MAX_LABEL_DIGITS, class_index, class_lookup, class_order, long_integer
 
 MAX_REPORTED = 20
 HINTED_REPORTED = 3  # cell problems shown after a hint that explains them all (--label)
-MAX_LABEL_DIGITS = 4000  # Python's int() refuses more than 4300 digits
-_INT_RE = re.compile(r"\s*[+-]?\d+\s*")
 
 
 @dataclass
@@ -210,37 +210,6 @@ def _number(text: str) -> tuple[float | None, str | None]:
     return value, None
 
 
-def _long_integer(s: str) -> bool:
-    """An integer label too long for ``int()`` (more than :data:`MAX_LABEL_DIGITS` digits)."""
-    return len(s.strip().lstrip("+-")) > MAX_LABEL_DIGITS and bool(_INT_RE.fullmatch(s))
-
-
-def class_order(labels: list[str]) -> list:
-    """Ints sorted numerically when every label is an integer, else strings sorted."""
-    if all(_INT_RE.fullmatch(s) for s in labels):
-        return sorted({int(s) for s in labels})
-    return sorted({s.strip() for s in labels})
-
-
-def class_lookup(classes: list) -> dict:
-    """Map label text (and integer value, for integer classes) to the class index."""
-    lookup: dict = {}
-    for i, c in enumerate(classes):
-        lookup.setdefault(str(c).strip(), i)
-        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
-            lookup.setdefault(int(c), i)
-    return lookup
-
-
-def class_index(text: str, lookup: dict) -> int | None:
-    s = text.strip()
-    if s in lookup:
-        return lookup[s]
-    if _INT_RE.fullmatch(s) and not _long_integer(s) and int(s) in lookup:
-        return lookup[int(s)]
-    return None
-
-
 # ---------------------------------------------------------------------------
 # Public API
 # ---------------------------------------------------------------------------
@@ -257,7 +226,7 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
     set: anything with ``inputs``, ``columns`` and ``classes``) the file is read as its
     input: the classes are its classes unless given, the label column is the one of its
     recorded label name when the file has one (and ``label`` is None), and the feature
-    columns are found by :func:`annc.core.inputs.match_columns` (by name in any order, or by
+    columns are found by :func:`annc.core.columns.match_columns` (by name in any order, or by
     position with a warning when it records no names), so ``X`` and ``features`` come in
     its order.
 
@@ -321,7 +290,7 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
         labels.append(cells[li])
         if not cells[li].strip():
             problems.cell(line, names[li], li + 1, "empty cell")
-        elif _long_integer(cells[li]):
+        elif long_integer(cells[li]):
             problems.cell(line, names[li], li + 1,
                           f"label {_shown(cells[li].strip())} is an integer of more than "
                           f"{MAX_LABEL_DIGITS} digits")
@@ -393,7 +362,7 @@ def _settle(rows: list, names: list[str], feature_cols: list[int], kinds: list, 
 
 def _feature_columns(names: list[str], li: int, inputs_of, path: str) -> list[int]:
     """The feature columns (every column but the label ``li``), in the order ``inputs_of``
-    reads them (:func:`annc.core.inputs.match_columns`) or, without it, in the file's."""
+    reads them (:func:`annc.core.columns.match_columns`) or, without it, in the file's."""
     cols = [i for i in range(len(names)) if i != li]
     if inputs_of is None:
         return cols

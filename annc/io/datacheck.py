@@ -10,8 +10,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..core.categories import encoding_summary, width_summary
+from ..core.columns import clipped, listed
 from ..core.errors import DataError, UsageError
-from ..core.inputs import clipped, listed
 from .data import Dataset
 from .spec import NetworkSpec, located
 from .spec.checks import lexicographic_weight

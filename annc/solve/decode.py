@@ -17,7 +17,8 @@ from ..core.network import Layer, TrainedNetwork
 from ..formulations import export_bias_shifts
 from ..io.recipe import Recipe
 from ..io.solutions import RawSolution
-from ..io.varmap import column_names, columns_of, load_map, map_spec
+from ..io.mapfile import load_map
+from ..io.varmap import column_names, columns_of, map_spec
 from .verdict import Verdict, verdict_record
 
 OBJECTIVE_TOL = 1e-6  # relative: solvers print the objective with at least 6 or 7 digits

@@ -48,7 +48,7 @@ class Verification:
 
 
 def rebuild(vmap: dict, data_path: str | Path | None = None, map_path: str | Path | None = None):
-    """The compiled model of ``vmap`` (read by :func:`~annc.io.varmap.load_map`, so valid),
+    """The compiled model of ``vmap`` (read by :func:`~annc.io.mapfile.load_map`, so valid),
     rebuilt from its spec and (fingerprinted) data; ``map_path`` names it in errors."""
     where = f"map {map_path}" if map_path else "the map"
     data = _training_data(vmap, Path(data_path or vmap["data"]["file"]), where)

@@ -5,10 +5,10 @@
 For each set of ``bench/real/sets.py`` and each of its splits, annc's cross-validation runs on the
 training rows with no time cap (its work limits alone: the same scores on any machine), and every
 setting's network on all the training rows is scored on the split's test rows: a kept setting's
-(separator or tree, thinned or not: ``cvpath.kept_point`` on all rows) and a path setting's network
+(separator or tree, thinned or not: ``kept.kept_point`` on all rows) and a path setting's network
 of the whole-set part (what the final training starts from; its full search then fits closer, so
 for those this is a proxy).  Then for each value of ``SE_RULE`` the rule's choice is made by
-annc's own code (``CVSelection.choose`` and ``order``, and ``cvselect``'s check that the network on
+annc's own code (``CVSelection.choose`` and ``order``, and ``cvrows.realised``, the check that the network on
 all rows fits them as the folds promised), and its test accuracy and non-zero weights are set
 against L1 logistic regression and STreeD's depth-3 tree on the same split
 (``bench/real/baselines.py``).  Above 1,000 rows the two-way plan has no whole-set part: where a
@@ -54,23 +54,24 @@ def one_split(name: str, split: int, Xtr, ytr, Xte, yte) -> dict:
     from annc.solve.compiler import build
     from annc.training.context import RunContext
     from annc.training.modelselect import cvselect
-    from annc.training.modelselect.cvpath import kept_point, spec_at
+    from annc.training.modelselect.cvpath import spec_at
+    from annc.training.modelselect.kept import kept_point
     from annc.training.warmstart.pool.point import complete
 
     data, test = as_data((Xtr, ytr)), as_data((Xte, yte))
     spec = parse_spec(f"input {data.inputs}\nhidden {SETS[name][1]} binary\noutput {len(set(ytr))}\n")
     seen: dict = {}
-    realise = cvselect._realise
+    realise = cvselect.realise
 
-    def spy(sel, spec_, cv_data, networks, ctx, merge, log):  # the whole-set part's networks, as the rule sees them
+    def spy(sel, spec_, cv_data, networks, ctx, merge, log, eps_open):  # the whole-set part's networks, as the rule sees them
         seen.update(networks=networks, rows=len(cv_data.y))
-        return realise(sel, spec_, cv_data, networks, ctx, merge, log)
-    cvselect._realise = spy
+        return realise(sel, spec_, cv_data, networks, ctx, merge, log, eps_open)
+    cvselect.realise = spy
     t0 = time.perf_counter()
     try:
         sel = cvselect.cross_validate(spec, data, time_limit=30.0)
     finally:
-        cvselect._realise = realise
+        cvselect.realise = realise
     out = {"set": name, "split": split, "seconds": round(time.perf_counter() - t0, 1), "settings": []}
     if sel is None:
         return out
@@ -96,7 +97,7 @@ def one_split(name: str, split: int, Xtr, ytr, Xte, yte) -> dict:
 
 def choices(out: dict, rules) -> dict:
     """Each rule's setting (its index), by annc's own rule code with ``SE_RULE`` set to the rule."""
-    from annc.training.modelselect import cvresults, cvselect
+    from annc.training.modelselect import cvresults, cvrows
     sel, picked = out["sel"], {}
     saved = cvresults.SE_RULE
     try:
@@ -104,7 +105,7 @@ def choices(out: dict, rules) -> dict:
             cvresults.SE_RULE = r
             best, _ = sel.choose()
             order = sel.order(best) if best >= 0 else []
-            ok = order[:1] if sel.plan.large else [i for i in order if cvselect._realised(sel, i)][:1]
+            ok = order[:1] if sel.plan.large else [i for i in order if cvrows.realised(sel, i)][:1]
             picked[str(r)] = ok[0] if ok else None
     finally:
         cvresults.SE_RULE = saved

@@ -2,7 +2,7 @@
 ``python bench/run.py separator_agreement gbsg2,whas500,breast_cancer,diabetes,star98``
 
 For each set and each of its 5 splits (``bench/real/sets.py``) and C in 0.1, 1, 10: the fold's
-network of the setting ``L1 logistic C`` (``annc.training.modelselect.cvpath.kept_point`` on all the
+network of the setting ``L1 logistic C`` (``annc.training.modelselect.kept.kept_point`` on all the
 training rows, exported) against scikit-learn's L1 logistic regression (liblinear, the same C,
 ``random_state=0``) on the baselines' min-max scaled features: the test rows where the two predict
 different classes, and the network's correct test rows less the regression's."""
@@ -13,7 +13,8 @@ from bench.real.sets import splits
 from bench.real.recipes import spec_text
 from bench.real.baselines import features
 from annc.app.api import as_data, as_spec
-from annc.training.modelselect.cvpath import kept_point, spec_at, Setting
+from annc.training.modelselect.cvpath import Setting, spec_at
+from annc.training.modelselect.kept import kept_point
 from annc.solve.compiler import build
 from annc.solve.decode import decode_network
 from annc.training.context import RunContext

@@ -44,7 +44,7 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    trees also join step 1's pool at every width they fit, so the path starts from them too.
 5. **the kept models thinned** (each kept setting's twin with :attr:`Setting.thinned`): the separator or
    the tree of steps 3 and 4, then every weight whose removal costs no training accuracy dropped
-   (:func:`thin`).  A regression's L1 path zeroes a weight only where the convex surrogate loses by
+   (:func:`~annc.training.modelselect.kept.thin`).  A regression's L1 path zeroes a weight only where the convex surrogate loses by
    it, so weights that change no training row's class survive: the pairwise units of a multi-class
    regression read the union of two classes' supports (wine: 22-30 weights, where the classes'
    own regressions have 15-17), and a tree's output layer reads splits it does not need.  The
@@ -72,11 +72,12 @@ from ...solve.decode import decode_network
 from ..context import RunContext
 from ..search.local import drop_weights
 from ..warmstart.pool import complete, feasible, hidden_network, network_start, sgd_start
-from ..warmstart.pool.linear import logistic_network, separator_networks
+from ..warmstart.pool.linear import separator_networks
 from ..warmstart.pool.seeding import annealed_start, annealed_trains
-from ..warmstart.pool.trees import tree_network, tree_networks
+from ..warmstart.pool.trees import tree_networks
+from .kept import kept_point, thin
 
-__all__ = ["FoldScore", "Plan", "Setting", "fold_path", "kept_point", "spec_at"]
+__all__ = ["FoldScore", "Plan", "Setting", "fold_path", "spec_at"]
 
 
 @dataclass(frozen=True)
@@ -283,43 +284,6 @@ def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) 
                 points.append(x)
     points += [x for x in (_padded(c, layers) for layers in narrower) if x is not None]
     return points
-
-
-def kept_point(c, s: Setting, ctx: RunContext):
-    """The kept setting ``s``'s network as a point of the compiled ``c``: its logistic separator
-    (below) or its tree (:func:`~annc.training.warmstart.pool.trees.tree_network`, each split's bias moved off
-    the eps gap the least, the exact output layer reading the splits); None if it cannot be lifted.
-
-    L1 logistic regression's separator at ``C`` as a point of the compiled ``c``
-    (:func:`~annc.training.warmstart.pool.linear.logistic_network` on ``c``'s own rows and scaling, the rows
-    inside the eps gap repaired by moving the biases alone, its exact output layer), or None.
-
-    The biases alone: the repair's LP refit of a unit that would flip a row
-    (:func:`~annc.training.warmstart.pool.repair.refit_unit`) keeps the training rows' signs but not the
-    regression's hyperplane, and on a gbsg2 split it moved 6 test rows (test 66.1% -> 63.7%, the
-    same training accuracy); without it a kept separator predicts as the regression does, up to
-    the rows within ``eps/2`` of its boundary: the exported unit keeps the regression's bias unless
-    a training row lies that near, and then moves it the least that clears them
-    (:func:`~annc.training.warmstart.pool.repair.threshold`'s ``fires_at``)."""
-    placed = logistic_network(c.problem, s.logistic) if s.logistic is not None else tree_network(c.problem, s.tree)
-    x = None if placed is None else network_start(c.model, c.problem, *placed, scale=False, refit=False, ctx=ctx)
-    return thin(c, x, ctx) if s.thinned and x is not None else x
-
-
-def thin(c, x: np.ndarray, ctx: RunContext) -> np.ndarray:
-    """Step 5 of the module docstring: the point ``x`` of ``c`` with every weight dropped whose removal
-    costs no training accuracy.  :func:`~annc.training.search.local.drop_weights` at an l0 weight
-    ``lambda < 1`` drops a weight exactly when the training errors (row counts, whole numbers) do not
-    rise: ``errors(w without w_i) + lambda (nnz - 1) < errors(w) + lambda nnz`` iff ``errors(w
-    without w_i) <= errors(w)``.  The kept settings carry the spec's default l0 weight (0.5); at a
-    weight of 1 or more, or another penalty, the point is returned as it is.  The units move off the
-    eps gap by their biases alone and no LP refits a unit (``refit_gap=False``, ``keep_activations=False``):
-    what is dropped is what the training rows cannot tell from zero, and every pass is one lift per
-    weight, a work limit; passes repeat while one drops a weight."""
-    spec = c.problem.spec
-    if spec.penalty == "l0" and 0.0 < spec.penalty_weight < 1.0:
-        return drop_weights(c.model, c.problem, x, ctx=ctx, refit_gap=False, keep_activations=False)
-    return x
 
 
 def _kept_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ctx: RunContext, merge: bool,

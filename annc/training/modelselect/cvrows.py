@@ -4,18 +4,26 @@ The folds score each setting on parts of the rows; the final training starts fro
 chosen setting's network on all of them.  Each function here gives that network on the **raw**
 inputs, since the final training scales the inputs its own way: :func:`raw_network` converts a
 network fitted on scaled inputs, :func:`path_on_rows` runs the folds' cheap path on all rows,
-and :func:`kept_on_rows` fits a logistic separator or a tree there.
+and :func:`kept_on_rows` fits a logistic separator or a tree there.  :func:`realise` finds the
+first setting of the rule's order whose network on all rows fits them as its folds promised, and
+:func:`budget` the final training's weight budget from the folds' networks.
 """
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
+from ...formulations import l0
 from ...io.data import Dataset
 from ...io.spec import NetworkSpec
 from ...solve.compiler import build
 from ..context import RunContext
 from ..warmstart.pool import hidden_network
-from .cvpath import Plan, Setting, fold_path, kept_point, spec_at
+from .cvpath import Plan, Setting, fold_path, spec_at
+from .cvresults import CVSelection
+from .kept import kept_point
 
-__all__ = ["kept_on_rows", "path_on_rows", "raw_network"]
+__all__ = ["budget", "kept_on_rows", "path_on_rows", "raw_network", "realise", "realised"]
 
 
 def raw_network(layers, scaling) -> tuple[list, list]:
@@ -46,8 +54,57 @@ def kept_on_rows(spec: NetworkSpec, data: Dataset, s: Setting, ctx: RunContext, 
     from a sample (:data:`~annc.training.modelselect.cvselect.MAX_CV_ROWS`): as cross-validation refits the
     chosen setting on all the data, L1 logistic regression at the setting's C (or the tree of its
     depth) is fitted on every row and its units repaired off the eps gap on those rows
-    (:func:`~annc.training.modelselect.cvpath.kept_point`), rather than the sample's network lifted onto rows it
+    (:func:`~annc.training.modelselect.kept.kept_point`), rather than the sample's network lifted onto rows it
     never saw.  None when it cannot be lifted."""
     c = build(spec_at(spec, s), data, name="kept", merge=merge)
     x = kept_point(c, s, ctx)
     return None if x is None else raw_network(hidden_network(c.model, x), c.scaling)
+
+
+SEED_SLACK = 0.05  # a setting's network on all rows may fit them this much worse than its CV accuracy
+
+
+def realised(sel: CVSelection, i: int) -> bool:
+    """Whether setting ``i``'s network on all the rows fits them within :data:`SEED_SLACK` of its CV
+    accuracy (a margin the folds keep may not be kept on all rows: denser rows fill the gap)."""
+    w = sel.whole[i]
+    return w.fit_accuracy is not None and w.fit_accuracy >= sel.mean(i) - SEED_SLACK
+
+
+def realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, ctx: RunContext, merge: bool,
+            log, eps_open: bool) -> tuple[Setting | None, tuple | None]:
+    """The setting trained on all rows and its network there (on raw inputs), ``sel.chosen`` set:
+    the first of :meth:`~annc.training.modelselect.cvresults.CVSelection.order` whose network on the
+    whole set fits it as its folds promised (:func:`realised`); if none, the rule's choice at the
+    narrow margin, by its path on all rows, when eps is open (``eps_open``) and the setting's is the wide one
+    (``sel.refit_eps``); else ``(None, None)``."""
+    from ..warmstart.margin import NARROW, WIDE
+    order = sel.order(sel.best)
+    for i in order:
+        if realised(sel, i):
+            sel.chosen = i
+            return sel.plan.settings[i], raw_network(*networks[sel.plan.settings[i]])
+        w = sel.whole[i]
+        log(f"[select] {sel.labels[i]} fits all rows at "
+            + ("no network" if w.fit_accuracy is None else f"{w.fit_accuracy:.4f}")
+            + f", below its CV accuracy {sel.mean(i):.4f}")
+    i = order[0]
+    if not eps_open or sel.plan.settings[i].eps != WIDE:
+        return None, None
+    narrow = replace(sel.plan, settings=tuple(replace(t, eps=NARROW) for t in sel.plan.settings))
+    done = path_on_rows(spec, data, narrow, i, ctx, merge)
+    if done is None or done[1] < sel.mean(i) - SEED_SLACK:
+        return None, None
+    sel.chosen, sel.refit_eps = i, NARROW
+    return narrow.settings[i], done[0]
+
+
+def budget(sel: CVSelection, seed) -> int:
+    """The final training's ``max_weights``: the non-zero weights the folds scored for the chosen
+    setting (their mean, rounded up), and at least those of its network on all rows ``seed`` (the
+    final training's start, which must stay feasible).  On a modechoice split the whole set's
+    network had 11 weights and fitted 78.9% of the rows where the folds' networks had 15.0 and
+    fitted 90.8% of theirs."""
+    folds = sel.nonzeros(sel.chosen)
+    scored = int(math.ceil(folds - 1e-9)) if math.isfinite(folds) else 0
+    return max(l0.count(seed[0]), scored)

@@ -78,7 +78,7 @@ chose it).
 **The weight budget.**  The folds score the cheap path; the final training runs the full search,
 which at the same l0 weight fits the training rows closer with more weights, and not the test
 rows (``bench/issues36_37_cv/seed_vs_final``).  Where the penalty is open, the chosen spec
-therefore also gets ``max_weights K`` (:func:`budget`): ``K`` the non-zero weights of the folds'
+therefore also gets ``max_weights K`` (:func:`~annc.training.modelselect.cvrows.budget`): ``K`` the non-zero weights of the folds'
 networks of the chosen setting (their mean, rounded up), and at least those of its network on all
 rows (the final training's seed, the procedure the folds scored): the full search
 lowers the objective among the networks of at most ``K`` weights (L0Learn's cross-validation
@@ -92,14 +92,12 @@ else the spec is trained as written.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 import numpy as np
 
 from ...core.log import silent
 from ...core.penalties import PENALTY
-from ...formulations import l0
 from ...io.data import Dataset
 from ...io.recipe import _written
 from ...io.spec import NetworkSpec
@@ -108,7 +106,7 @@ from ..large.compress import distinct_rows
 from ..warmstart.pool.linear import pairs
 from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
 from .cvresults import CVSelection
-from .cvrows import kept_on_rows, path_on_rows, raw_network
+from .cvrows import budget, kept_on_rows, realise
 from .splits import _subset
 
 __all__ = ["CVSelection", "applies", "cross_validate", "open_settings", "plan_for"]
@@ -276,56 +274,7 @@ def _sample(data: Dataset, seed: int) -> Dataset:
     return _subset(data, np.sort(rows), "cv sample")
 
 
-FOLDS_SHARE = 0.85  # of the selection's share, at most, for the folds and the whole set (the rest: _realise's refit)
-SEED_SLACK = 0.05  # a setting's network on all rows may fit them this much worse than its CV accuracy
-
-
-def _realised(sel: CVSelection, i: int) -> bool:
-    """Whether setting ``i``'s network on all the rows fits them within :data:`SEED_SLACK` of its CV
-    accuracy (a margin the folds keep may not be kept on all rows: denser rows fill the gap)."""
-    w = sel.whole[i]
-    return w.fit_accuracy is not None and w.fit_accuracy >= sel.mean(i) - SEED_SLACK
-
-
-def _realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, ctx: RunContext, merge: bool,
-             log) -> tuple[Setting | None, tuple | None]:
-    """The setting trained on all rows and its network there (on raw inputs), ``sel.chosen`` set:
-    the first of :meth:`~annc.training.modelselect.cvresults.CVSelection.order` whose network on the
-    whole set fits it as its folds promised (:func:`_realised`); if none, the rule's choice at the
-    narrow margin, by its path on all rows, when eps is open and the setting's is the wide one
-    (``sel.refit_eps``); else ``(None, None)``."""
-    from ..warmstart.margin import NARROW, WIDE
-    order = sel.order(sel.best)
-    for i in order:
-        if _realised(sel, i):
-            sel.chosen = i
-            return sel.plan.settings[i], raw_network(*networks[sel.plan.settings[i]])
-        w = sel.whole[i]
-        log(f"[select] {sel.labels[i]} fits all rows at "
-            + ("no network" if w.fit_accuracy is None else f"{w.fit_accuracy:.4f}")
-            + f", below its CV accuracy {sel.mean(i):.4f}")
-    i = order[0]
-    if "eps" not in open_settings(spec) or sel.plan.settings[i].eps != WIDE:
-        return None, None
-    narrow = replace(sel.plan, settings=tuple(replace(t, eps=NARROW) for t in sel.plan.settings))
-    done = path_on_rows(spec, data, narrow, i, ctx, merge)
-    if done is None or done[1] < sel.mean(i) - SEED_SLACK:
-        return None, None
-    sel.chosen, sel.refit_eps = i, NARROW
-    return narrow.settings[i], done[0]
-
-
-def budget(sel: CVSelection, seed) -> int:
-    """The final training's ``max_weights``: the non-zero weights the folds scored for the chosen
-    setting (their mean, rounded up), and at least those of its network on all rows ``seed`` (the
-    final training's start, which must stay feasible).  On a modechoice split the whole set's
-    network had 11 weights and fitted 78.9% of the rows where the folds' networks had 15.0 and
-    fitted 90.8% of theirs."""
-    folds = sel.nonzeros(sel.chosen)
-    scored = int(math.ceil(folds - 1e-9)) if math.isfinite(folds) else 0
-    return max(l0.count(seed[0]), scored)
-
-
+FOLDS_SHARE = 0.85  # of the selection's share, at most, for the folds and the whole set (the rest: realise's refit)
 def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:
     """The eps the folds use: the spec's, or the one the data choose (once, on all rows)."""
     if not spec.eps_auto:
@@ -411,7 +360,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
             log("[select] the chosen logistic separator could not be fitted on all rows: training the spec as written")
             return None
     else:
-        setting, seed = _realise(sel, spec, cv_data, networks, ctx, merge, log)
+        setting, seed = realise(sel, spec, cv_data, networks, ctx, merge, log, eps_open="eps" in open_settings(spec))
     sel.seconds = ctx.elapsed()
     if setting is None:
         log("[select] no setting's network on all rows fits them as its folds did: training the spec as written")
