@@ -140,8 +140,9 @@ def summary(lines: list[dict], rules) -> str:
             within += acc >= ref - 1
             ratios.append(w / l1w if l1w else math.nan)
             ours, l1s = ours + w, l1s + l1w
-            gaps.append(100 * statistics.fmean(c["train"] - c["test"] for c in chosen))
-            worst += [(100 * (c["train"] - c["test"]), f"{name} {ln['split']}") for c, ln in zip(chosen, ls)]
+            split_gaps = [100 * (c["train"] - c["test"]) for c in chosen]
+            gaps.append(statistics.fmean(split_gaps))
+            worst += [(g, f"{name} {ln['split']}") for g, ln in zip(split_gaps, ls)]
             rows.append(f"| {name} | {acc:.1f} ({acc - ref:+.1f}) | {w:.1f} | {l1:.1f} / {l1w:.1f} | {st:.1f} |")
         per_rule_rows[r] = rows
         if not n:
