@@ -590,6 +590,7 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     from annc.training.modelselect.cvpath import fold_path
     from annc.training.modelselect.cvrows import raw_network
     from annc.training.request import TrainRequest
+    from annc.training.modelselect.cvresults import CLASSIC_KEPT
     from annc.training.search.incumbent import kept_why
     from annc.training.trainer import fit
     spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
@@ -601,12 +602,12 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     seed = raw_network(*state["networks"][s])
     from annc.training.modelselect.cvpath import spec_at
     label = s.label(spec)
-    chosen = SimpleNamespace(start_network=seed, keeps=True, label=label, to_dict=lambda: {"chosen_label": label})
+    chosen = SimpleNamespace(start_network=seed, keeps=True, label=label, kept_reason=CLASSIC_KEPT, to_dict=lambda: {"chosen_label": label})
     from annc.solve.solvers import SolveOptions
     request = TrainRequest(spec_at(spec, s), data, None, opts=SolveOptions(time_limit=30), out_dir=tmp_path)
     r = fit(request.checked(), selection=chosen)
     v = r.verdict
-    assert v.search["added"] == "kept" and v.ended == kept_why(label) and r.verified
+    assert v.search["added"] == "kept" and v.ended == kept_why(label, CLASSIC_KEPT) and r.verified
     # no full MIP ran: the network is the one kept, and its point's objective is its network's
     assert v.search["found_by"] == f"model selection: {label}, kept" and "L1 logistic" in label
     assert v.search["final_objective"] == pytest.approx(v.search["start_objective"])
@@ -700,3 +701,72 @@ def test_only_a_two_class_separator_stands_in_for_a_path_cut_before_the_spec_wid
         spec = parse_spec(f"input 2\nhidden 4 binary\noutput {k}\n")
         assert cross_validate(spec, as_data((X, y)), time_limit=30) is None  # not settled: the spec as written
     assert asked == [True, False]
+
+
+def _held(whole_fit, fold_fits, kept=False, refit_eps=None):
+    """A one-setting selection (a path setting, or a kept separator) whose folds fitted their rows at
+    ``fold_fits`` and whose network on all rows fits them at ``whole_fit``."""
+    s = Setting(1, 0.5, 0.001, logistic=1.0) if kept else Setting(2, 0.5, 0.1)
+    scores = [[FoldScore(0.8, f, 3) for f in fold_fits]]
+    sel = CVSelection(Plan((s,), len(fold_fits), ("penalty", "width")), [s.label(parse_spec(RECIPE))], scores, 0, 0,
+                      parse_spec(RECIPE), 400, whole=[FoldScore(whole_fit, whole_fit, 3)], refit_eps=refit_eps)
+    return sel
+
+
+@pytest.mark.parametrize("whole_fit, fold_fits, kept, refit_eps, held", [
+    (0.841, [0.82, 0.83, 0.82, 0.826], False, None, True),   # fits all rows better than the folds did theirs
+    (0.825, [0.825, 0.825, 0.825, 0.825], False, None, True),  # as well
+    (0.876, [0.96, 0.97, 0.95, 0.968], False, None, False),  # worse: the search closes the gap
+    (0.99, [0.9, 0.9, 0.9, 0.9], True, None, False),  # a kept separator is kept for its own reason
+    (0.99, [0.9, 0.9, 0.9, 0.9], False, 0.001, False),  # made at another margin than the folds'
+    (None, [0.9, 0.9, 0.9, 0.9], False, None, False),  # no network on all rows
+])
+def test_a_path_network_that_fits_all_rows_as_its_folds_did_is_kept(whole_fit, fold_fits, kept, refit_eps, held):
+    """cvrows.holds: the chosen path setting's network on all rows is kept (no final search) exactly
+    when it fits them at least as well as the setting's networks fitted their folds' rows (mean fit
+    accuracy); the reason the verdict gives names both fits."""
+    from annc.training.modelselect.cvresults import CLASSIC_KEPT
+    from annc.training.modelselect.cvrows import holds
+    sel = _held(whole_fit, fold_fits, kept, refit_eps)
+    sel.holds = holds(sel)
+    assert sel.holds is held
+    assert sel.fold_fit(0) == pytest.approx(np.mean(fold_fits))
+    assert sel.keeps is (held or kept)
+    if held:
+        assert f"{whole_fit:.4f}" in sel.kept_reason and f"{np.mean(fold_fits):.4f}" in sel.kept_reason
+        assert "kept" in sel.to_dict()["refit"] and sel.to_dict()["holds"] is True
+    else:
+        assert sel.kept_reason == (CLASSIC_KEPT if kept else None)
+    assert sel.behind_separator() == []  # only a kept separator has settings behind it
+
+
+def test_a_held_path_network_is_the_network_and_the_mip_bounds_it(tmp_path):
+    """A path setting whose network on all rows holds (:func:`~annc.training.modelselect.cvrows.holds`):
+    the final training exports that network as it is (its training accuracy and weights are the
+    ones the path scored on all rows), the verdict says why, and annc's lower bound stays at or
+    below its objective."""
+    from annc.solve.solvers import SolveOptions
+    from annc.training.modelselect.cvpath import fold_path, spec_at
+    from annc.training.modelselect.cvrows import raw_network
+    from annc.training.request import TrainRequest
+    from annc.training.search.incumbent import kept_why
+    from annc.training.trainer import fit
+    spec = parse_spec("input 5\nhidden 2 binary\noutput 2\n")
+    X, y = noisy_line()
+    data = as_data((X, y))
+    s = Setting(2, 0.5, 0.1)
+    plan = Plan((s,), 3, ("penalty", "width"))
+    state: dict = {}
+    scored = fold_path(spec, data, data, plan, state=state)[s]
+    sel = CVSelection(plan, [s.label(spec)], [[scored] * 3], 0, 0, spec_at(spec, s), len(y), whole=[scored])
+    sel.start_network, sel.holds = raw_network(*state["networks"][s]), True
+    request = TrainRequest(spec_at(spec, s), data, None, opts=SolveOptions(time_limit=30), out_dir=tmp_path)
+    r = fit(request.checked(), selection=sel)
+    v = r.verdict
+    assert v.search["added"] == "kept" and v.ended == kept_why(s.label(spec), sel.kept_reason) and r.verified
+    assert v.search["found_by"] == f"model selection: {s.label(spec)}, kept"
+    assert r.train_accuracy == pytest.approx(scored.fit_accuracy)
+    assert r.network.nonzero_weights() <= scored.nonzero_weights
+    errors = int(np.sum(r.network.predict(X) != y))
+    assert v.objective == pytest.approx(errors + 0.5 * r.network.nonzero_weights())
+    assert v.lower_bound is not None and v.lower_bound <= v.objective + 1e-9

@@ -130,8 +130,9 @@ def search_lines(v: Verdict) -> list[str]:
              "certificate": "a proven neighbourhood certificate (no improvement on the start pool)",
              "none": "nothing beyond the start pool",
              "proof": "a proof: annc's lower bound meets the start pool's best, so no search ran after it",
-             "kept": "a bound: model selection kept a classic model, the one 'found by' names (the rule's "
-                     "choice on the folds), and the MIP search did not replace it"}[s["added"]]
+             "kept": "a bound: model selection kept the network 'found by' names (the rule's choice on the "
+                     "folds: a classic model, or the path's network where it fits all rows as the folds' "
+                     "networks fitted theirs), and the MIP search did not replace it"}[s["added"]]
     out.append(f"  the MIP added      {added}")
     if s.get("no_better_than_linear"):
         out.append("  note               this network is no better than the best linear separator found")

@@ -122,7 +122,7 @@ def _solve_step(name: str, spec: NetworkSpec, data: Dataset, *, workers: int | N
 def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts: SolveOptions,
                out_dir: Path | None, merge: bool, log: Callable, files: _RunFiles,
                warm_start: bool = True, max_nonzeros: int | None = None, refine: bool = True,
-               seed=None, keep: str | None = None, tasks: ExitStack, workers: int | None = None,
+               seed=None, keep: tuple[str, str] | None = None, tasks: ExitStack, workers: int | None = None,
                scheduler: str | None = None) -> Step:
     ctx = RunContext.create(solver, opts)  # every step below takes its time and solver settings from it
     ctx.report("build")
@@ -158,7 +158,7 @@ def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts
     times["build"] = ctx.elapsed()
     record, known = None, {}  # known: the bounds that need no incumbent, computed once (the pool's test, the proof)
     provable = compressed is None and not c.model.layout.relaxed and bool(c.problem.spec.hidden)
-    kept = kept_incumbent(c, seed, keep, ctx=ctx, log=lambda line: log(f"[{name}] {line}")) if keep and seed is not None \
+    kept = kept_incumbent(c, seed, keep[0], ctx=ctx, log=lambda line: log(f"[{name}] {line}")) if keep and seed is not None \
         else None
     if kept is not None:
         step_opts, record = replace(step_opts, start=kept.x), kept
@@ -188,7 +188,7 @@ def _solve_mip(name: str, spec: NetworkSpec, data: Dataset, *, solver: str, opts
     step_opts = replace(step_opts, progress=trace_recorder(trace, step_opts.progress))
     ctx.report("solve", best=None if record is None else record.objective, time_limit=step_opts.time_limit)
     solving = ctx.stopwatch()
-    skipped = None if proof is not None else kept_why(keep) if kept is not None else \
+    skipped = None if proof is not None else kept_why(*keep) if kept is not None else \
         _no_time_for_the_full_mip(c, step_opts, record, ctx)
     if skipped:
         log(f"[{name}] {skipped}")
@@ -370,7 +370,7 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
     kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
               refine=r.refine, files=files, max_nonzeros=r.max_nonzeros, workers=r.workers, scheduler=r.scheduler,
               seed=None if greedy else getattr(selection, "start_network", None),  # cross-validation's network
-              keep=selection.label if not greedy and getattr(selection, "keeps", False) else None)  # ... kept
+              keep=(selection.label, selection.kept_reason) if not greedy and getattr(selection, "keeps", False) else None)
     clock = RunContext.stopwatch()
     try:
         steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)

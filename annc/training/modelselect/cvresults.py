@@ -13,6 +13,7 @@ standard error and above the resolution.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,6 +42,8 @@ PAIRED_SE = 0.5  # standard errors of the paired fold differences by which a set
 # (test 93.3% -> 82.2%), 2 more of them; 0.5 kept every nonlinear set's path and moved 2 of gbsg2's 3 noisy path
 # choices (CV 0.67-0.73, test 62.5-70.8%) to the separators
 
+CLASSIC_KEPT = "the MIP's minimiser of the training objective scored lower on the folds"  # why a tree or separator is kept
+
 
 @dataclass
 class CVSelection:
@@ -62,6 +65,7 @@ class CVSelection:
     whole: list = field(default_factory=list)  # each setting's FoldScore on the whole set (fit: all rows)
     passed_over: list = field(default_factory=list)  # settings before the chosen one whose network on all
     # rows fitted them far worse than their CV accuracy
+    holds: bool = False  # the chosen path setting's network on all rows is kept (annc.training.modelselect.cvrows.holds)
 
     @property
     def label(self) -> str:
@@ -69,9 +73,26 @@ class CVSelection:
 
     @property
     def keeps(self) -> bool:
-        """Whether the chosen setting is a kept one, a logistic separator or a tree: the final training
-        keeps its network on all rows (the MIP bounds it) instead of searching the objective's minimiser."""
-        return self.plan.settings[self.chosen].kept
+        """Whether the final training keeps the chosen setting's network on all rows (the MIP bounds it)
+        instead of searching the objective's minimiser: the setting is a kept one, a logistic separator
+        or a tree, or a setting of the path whose network on all rows :attr:`holds`."""
+        return self.plan.settings[self.chosen].kept or self.holds
+
+    @property
+    def kept_reason(self) -> str | None:
+        """Why the final training keeps the chosen setting's network (for the verdict), or None."""
+        if self.plan.settings[self.chosen].kept:
+            return CLASSIC_KEPT
+        if self.holds:
+            return (f"it fits all rows at {self.whole[self.chosen].fit_accuracy:.4f}, at least as well as the "
+                    f"folds' networks fitted theirs ({self.fold_fit(self.chosen):.4f}): the network the folds "
+                    "validated, which a search fitting closer would take past them")
+        return None
+
+    def fold_fit(self, i: int) -> float:
+        """Setting ``i``'s fit accuracy on the folds' fit rows, their mean (nan if a fold has none)."""
+        fits = [f.fit_accuracy for f in self.scores[i]]
+        return float(np.mean(fits)) if fits and all(a is not None for a in fits) else math.nan
 
     def width_settled(self, *, separators_suffice: bool = False) -> bool:
         """Whether the folds say enough about the width for the rule to choose among what they
@@ -162,9 +183,9 @@ class CVSelection:
     def behind_separator(self) -> list[str]:
         """The path's settings of a higher CV accuracy than the chosen logistic separator that did
         not earn their place before it (for the verdict)."""
-        if not self.keeps:
-            return []
         c, s = self.chosen, self.plan.settings
+        if not s[c].kept:
+            return []
         out = []
         for i in range(len(self.labels)):
             if not s[i].kept and self.complete(i) and self.mean(i) > self.mean(c) and not self.earns(i, c):
@@ -274,8 +295,11 @@ class CVSelection:
                 "cv_estimate": self.estimate, "capped": self.capped, "refit_eps": self.refit_eps,
                 "passed_over": list(self.passed_over), "seconds": round(self.seconds, 3),
                 "budget": self.budget,
+                "holds": self.holds,
                 "refit": ("the chosen classic model (logistic separator or tree) is fitted on all the training "
-                          "rows and kept; the MIP bounds its objective" if self.keeps else
+                          "rows and kept; the MIP bounds its objective" if self.plan.settings[self.chosen].kept else
+                          "the chosen setting's network on all the training rows fits them as its folds' networks "
+                          "fitted theirs, and is kept; the MIP bounds its objective" if self.holds else
                           "the chosen setting is trained on all the training rows by the full search"
                           + ("" if self.budget is None else f", with at most {self.budget} non-zero weights")),
                 "candidates": [{"label": self.labels[i], "width": s.width, "penalty": s.penalty, "eps": s.eps,

@@ -201,10 +201,10 @@ def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float 
                         + ")")
 
 
-def kept_why(what: str) -> str:
-    """Why the full MIP did not run where model selection kept ``what`` (the chosen setting's label)."""
-    return (f"the full MIP is not run: model selection chose {what}, whose network is kept (the MIP's minimiser of "
-            "the training objective scored lower on the folds); annc's bounds bound it")
+def kept_why(what: str, why: str) -> str:
+    """Why the full MIP did not run where model selection kept ``what`` (the chosen setting's label),
+    ``why`` its reason (:attr:`annc.training.modelselect.cvresults.CVSelection.kept_reason`)."""
+    return f"the full MIP is not run: model selection chose {what}, whose network is kept ({why}); annc's bounds bound it"
 
 
 def kept_incumbent(c: Compiled, seed, what: str, *, ctx: RunContext | None = None, log=None) -> SearchRecord | None:
