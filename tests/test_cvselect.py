@@ -589,8 +589,8 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     from types import SimpleNamespace
     from annc.training.modelselect.cvpath import fold_path
     from annc.training.modelselect.cvrows import raw_network
-    from annc.training.request import TrainRequest
     from annc.training.modelselect.cvresults import CLASSIC_KEPT
+    from annc.training.request import TrainRequest
     from annc.training.search.incumbent import kept_why
     from annc.training.trainer import fit
     spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
@@ -722,13 +722,11 @@ def _held(whole_fit, fold_fits, kept=False, refit_eps=None):
     (None, [0.9, 0.9, 0.9, 0.9], False, None, False),  # no network on all rows
 ])
 def test_a_path_network_that_fits_all_rows_as_its_folds_did_is_kept(whole_fit, fold_fits, kept, refit_eps, held):
-    """cvrows.holds: the chosen path setting's network on all rows is kept (no final search) exactly
+    """CVSelection.holds: the chosen path setting's network on all rows is kept (no final search) exactly
     when it fits them at least as well as the setting's networks fitted their folds' rows (mean fit
     accuracy); the reason the verdict gives names both fits."""
     from annc.training.modelselect.cvresults import CLASSIC_KEPT
-    from annc.training.modelselect.cvrows import holds
     sel = _held(whole_fit, fold_fits, kept, refit_eps)
-    sel.holds = holds(sel)
     assert sel.holds is held
     assert sel.fold_fit(0) == pytest.approx(np.mean(fold_fits))
     assert sel.keeps is (held or kept)
@@ -741,7 +739,7 @@ def test_a_path_network_that_fits_all_rows_as_its_folds_did_is_kept(whole_fit, f
 
 
 def test_a_held_path_network_is_the_network_and_the_mip_bounds_it(tmp_path):
-    """A path setting whose network on all rows holds (:func:`~annc.training.modelselect.cvrows.holds`):
+    """A path setting whose network on all rows holds (:attr:`~annc.training.modelselect.cvresults.CVSelection.holds`):
     the final training exports that network as it is (its training accuracy and weights are the
     ones the path scored on all rows), the verdict says why, and annc's lower bound stays at or
     below its objective."""
@@ -759,7 +757,8 @@ def test_a_held_path_network_is_the_network_and_the_mip_bounds_it(tmp_path):
     state: dict = {}
     scored = fold_path(spec, data, data, plan, state=state)[s]
     sel = CVSelection(plan, [s.label(spec)], [[scored] * 3], 0, 0, spec_at(spec, s), len(y), whole=[scored])
-    sel.start_network, sel.holds = raw_network(*state["networks"][s]), True
+    sel.start_network = raw_network(*state["networks"][s])
+    assert sel.holds  # its network on all rows fits them as its (here: the same) folds' networks did
     request = TrainRequest(spec_at(spec, s), data, None, opts=SolveOptions(time_limit=30), out_dir=tmp_path)
     r = fit(request.checked(), selection=sel)
     v = r.verdict

@@ -6,8 +6,8 @@ inputs, since the final training scales the inputs its own way: :func:`raw_netwo
 network fitted on scaled inputs, :func:`path_on_rows` runs the folds' cheap path on all rows,
 and :func:`kept_on_rows` fits a logistic separator or a tree there.  :func:`realise` finds the
 first setting of the rule's order whose network on all rows fits them as its folds promised, and
-:func:`holds` whether that network is kept as it is, and :func:`budget` the final training's weight
-budget from the folds' networks where it is not.
+:func:`budget` the final training's weight budget from the folds' networks where that network is
+not kept as it is (:attr:`~annc.training.modelselect.cvresults.CVSelection.holds`).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .cvpath import Plan, Setting, fold_path, spec_at
 from .cvresults import CVSelection
 from .kept import kept_point
 
-__all__ = ["budget", "holds", "kept_on_rows", "path_on_rows", "raw_network", "realise", "realised"]
+__all__ = ["budget", "kept_on_rows", "path_on_rows", "raw_network", "realise", "realised"]
 
 
 def raw_network(layers, scaling) -> tuple[list, list]:
@@ -98,26 +98,6 @@ def realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, 
         return None, None
     sel.chosen, sel.refit_eps = i, NARROW
     return narrow.settings[i], done[0]
-
-
-def holds(sel: CVSelection) -> bool:
-    """Whether the chosen setting of the path keeps its network on all rows as it is (no final search;
-    the MIP bounds it, as for a kept separator or tree): that network, made by the folds' own cheap
-    path, fits all ``n`` rows at least as well as the setting's networks fitted their folds' rows,
-    ``fit_all >= (1/k) sum_f fit_f``.  The folds validated that procedure at that fit; a search that
-    fits the rows closer goes past what they measured.  Not where the network on all rows was made at
-    another margin (``sel.refit_eps``) or no whole-set part was scored (the two-way plan).
-
-    On mroz's split 3 of the real bench (l0 0.5, width 4) the path's network fitted all rows at 0.841
-    against the folds' 0.824; the final search under its budget of 29 weights took it to 0.854 and
-    its test accuracy from 72.6% to 70.4%.  Where the network on all rows fits them worse than the
-    folds' networks did theirs (a moons split: 0.876 against 0.962), the search closes that gap
-    (test 96.7%)."""
-    i = sel.chosen
-    if sel.plan.settings[i].kept or sel.refit_eps is not None or i >= len(sel.whole):
-        return False
-    fit_all, fit_folds = sel.whole[i].fit_accuracy, sel.fold_fit(i)
-    return fit_all is not None and math.isfinite(fit_folds) and fit_all >= fit_folds - 1e-12
 
 
 def budget(sel: CVSelection, seed) -> int:

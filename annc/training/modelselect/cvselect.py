@@ -84,7 +84,7 @@ rows (the final training's seed, the procedure the folds scored): the full searc
 lowers the objective among the networks of at most ``K`` weights (L0Learn's cross-validation
 chooses the support size likewise).
 Where the chosen path setting's network on all rows already fits them at least as well as its
-folds' networks fitted theirs (:func:`~annc.training.modelselect.cvrows.holds`), no search runs:
+folds' networks fitted theirs (:attr:`~annc.training.modelselect.cvresults.CVSelection.holds`), no search runs:
 that network, which the folds validated at that fit, is kept as a separator or a tree is.
 
 Only settings scored on every fold compete; the clock (the share :data:`SELECT_SHARE` of the
@@ -109,7 +109,7 @@ from ..large.compress import distinct_rows
 from ..warmstart.pool.linear import pairs
 from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
 from .cvresults import CVSelection
-from .cvrows import budget, holds, kept_on_rows, realise
+from .cvrows import budget, kept_on_rows, realise
 from .splits import _subset
 
 __all__ = ["CVSelection", "applies", "cross_validate", "open_settings", "plan_for"]
@@ -374,7 +374,6 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     # eps pinned to the folds' (the data's rule, run again on the chosen setting's narrower or sparser
     # spec, may choose another margin: on a breast_cancer split 0.1 for width 1, where the folds had 0.001)
     sel.spec, sel.start_network = spec_at(spec, setting), seed
-    sel.holds = not plan.large and holds(sel)  # the path's network on all rows fits them as the folds' did: kept
     if "penalty" in plan.open and spec.max_weights is None and not sel.keeps and not plan.large:
         sel.budget = budget(sel, seed)
         sel.spec = replace(sel.spec, max_weights=sel.budget)
