@@ -14,7 +14,8 @@ the most frequent text of a text column):
 
   logreg_l1_cv           L1 logistic regression with C chosen by 5-fold cross-validation:
                          ``LogisticRegressionCV(Cs=10, cv=5, l1_ratios=(1,), solver="liblinear",
-                         scoring="accuracy")``, one-vs-rest for k > 2 (liblinear is binary only);
+                         scoring="accuracy")`` (``penalty="l1"`` before scikit-learn 1.8), one-vs-rest
+                         for k > 2 (liblinear is binary only), every binary model's coefficients counted;
   logreg_l1_cv_balanced  the same with ``class_weight="balanced"``, scored by balanced accuracy;
   streed3, tree3, mlp_best5   as in ``bench.real.baselines`` (STreeD's and CART's depth-3 trees,
                          the best of 5 lbfgs MLPs of width H);
@@ -80,10 +81,18 @@ def imputed(run):
     return wrapped
 
 
+def l1_keywords() -> dict:
+    """The L1 penalty as this scikit-learn spells it: ``l1_ratios=(1,)`` from 1.8 on (which also
+    asks for ``use_legacy_attributes``), ``penalty="l1"`` before."""
+    if "use_legacy_attributes" in inspect.signature(LogisticRegressionCV).parameters:
+        return {"l1_ratios": (1.0,), "use_legacy_attributes": False}
+    return {"penalty": "l1"}
+
+
 def run_logreg_l1_cv(Xtr, ytr, Xte, yte, H, split, time_limit, *, balanced: bool = False) -> dict:
-    lr = LogisticRegressionCV(Cs=10, cv=5, l1_ratios=(1.0,), solver="liblinear", max_iter=5000,
+    lr = LogisticRegressionCV(Cs=10, cv=5, solver="liblinear", max_iter=5000, **l1_keywords(),
                               scoring="balanced_accuracy" if balanced else "accuracy",
-                              class_weight="balanced" if balanced else None, use_legacy_attributes=False)
+                              class_weight="balanced" if balanced else None)
     ovr = len(np.unique(ytr)) > 2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", (ConvergenceWarning, UserWarning, FutureWarning))

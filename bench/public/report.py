@@ -160,7 +160,7 @@ def set_table(records) -> list[str]:
     out = ["| set | half | classes | minority % | annc default | train - test | annc balanced (bal. acc.) | "
            + " | ".join(m + (" (bal. acc.)" if m == L1_BALANCED else "") for m in methods) + " |",
            "|---" * (7 + len(methods)) + "|"]
-    for n in sorted(names, key=lambda n: (half_of(n), n)):
+    for n in sorted(names, key=lambda n: (HALF_NAMES.index(half_of(n)), n)):
         facts = FACTS.get(n)
         a = means.get((n, ANNC))
         cells = [n, half_of(n), str(facts[2]) if facts else "-", _f(100 * facts[3]) if facts else "-", _cell(a),
@@ -201,7 +201,7 @@ def compare(first, second, method: str = ANNC) -> list[str]:
     a, b = set_means(first), set_means(second)
     names = [s for (s, m) in a if m == method and (s, method) in b]
     worse, denser = [], []
-    for n in sorted(names, key=lambda n: (half_of(n), n)):
+    for n in sorted(names, key=lambda n: (HALF_NAMES.index(half_of(n)), n)):
         x, y = a[(n, method)], b[(n, method)]
         if x["test"] is not None and y["test"] is not None and y["test"] < x["test"] - WORSE:
             worse.append(f"| {n} | {half_of(n)} | {x['test']:.1f} | {y['test']:.1f} | {y['test'] - x['test']:+.1f} |")
@@ -213,3 +213,29 @@ def compare(first, second, method: str = ANNC) -> list[str]:
             "| set | half | first % | second % | change |", "|---|---|---|---|---|", *worse, "",
             f"More than {DENSER:g} times denser in the second run: {len(denser)}", "",
             "| set | half | first weights | second weights | ratio |", "|---|---|---|---|---|", *denser, ""]
+
+
+# -- docs/benchmarks.md (bench/render.py) ----------------------------------------------------------
+def latest_rows(results: Path) -> dict:
+    """(set, method) -> (the newest ``public`` run folder with rows of that pair, those rows)."""
+    from bench import results as layout
+    latest = {}
+    for folder in layout.suite_runs("public", results):  # oldest first: newer folders overwrite
+        by_pair: dict = {}
+        for path in sorted(folder.rglob("runs.jsonl")):
+            for r in layout.read_jsonl(path):
+                by_pair.setdefault((r["set"], r["method"]), []).append(r)
+        latest.update({pair: (folder, rows) for pair, rows in by_pair.items()})
+    return latest
+
+
+def docs_lines(latest: dict) -> list[str]:
+    """The page's section: the figures of the two halves side by side, then the per-set table
+    (each set's half named); the run folders it read are the caller's to list."""
+    if not latest:
+        return ["No results yet: `python bench/run.py public --half tuning` (then `--half report`)."]
+    records = [r for _, rows in latest.values() for r in rows]
+    return ["The tuning half chooses annc's rules; the report half is run once per change and quoted as it "
+            "came out. Means over the splits:", "", *figure_rows(by_half(records)), "",
+            "Per set (test % / non-zero weights, trees: split nodes; the balanced methods: balanced accuracy):", "",
+            *set_table(records), "", "Results these tables read (newest first):", ""]
