@@ -32,6 +32,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from bench.real.sets import REAL_SETS, load as load_real, splits as real_splits, text_columns
+
 MAX_CATEGORIES = 30  # a text column with more categories is an identifier or free text: dropped
 MIN_CLASS = 8  # rows a class needs to stay
 MAX_ROWS = 10_000  # larger sets are subsampled to this many rows
@@ -88,10 +90,7 @@ def rd(package: str, item: str, label: str, positive=None, drop: tuple[str, ...]
 
 
 def _real(name: str):
-    def load():
-        from bench.real.sets import load as load_real
-        return load_real(name)
-    return load
+    return lambda: load_real(name)
 
 
 def _digits():
@@ -109,7 +108,6 @@ def _aids():
 
 
 def _real_entry(name: str) -> PublicSet:
-    from bench.real.sets import REAL_SETS
     return PublicSet(REAL_SETS[name][0], f"bench.real.sets:{name}", "as bench/real/sets.py documents", (),
                      _real(name))
 
@@ -213,11 +211,6 @@ SETS: dict[str, PublicSet] = {
 }
 
 
-def text_columns(X) -> list[str]:
-    """The columns of a data frame whose cells are text (none for an array)."""
-    return [c for c in getattr(X, "columns", []) if _is_text(X[c])]
-
-
 def load(name: str):
     """``(X, y)`` of set ``name``: a data frame where it has text columns or empty cells (a fresh
     0..n-1 index), else a float array; y an integer array of classes 0..k-1."""
@@ -229,13 +222,6 @@ def load(name: str):
 
 
 def splits(name: str, n: int):
-    """``(split, Xtr, ytr, Xte, yte)`` for the first ``n`` stratified 70/30 splits
-    ``StratifiedShuffleSplit(test_size=0.3, random_state=0)`` of set ``name`` (as ``bench.real``)."""
-    from sklearn.model_selection import StratifiedShuffleSplit
-    X, y = load(name)
-    sss = StratifiedShuffleSplit(n_splits=n, test_size=0.3, random_state=0)
-    for i, (tr, te) in enumerate(sss.split(np.zeros(len(y)), y)):
-        if hasattr(X, "iloc"):
-            yield i, X.iloc[tr].reset_index(drop=True), y[tr], X.iloc[te].reset_index(drop=True), y[te]
-        else:
-            yield i, X[tr], y[tr], X[te], y[te]
+    """``(split, Xtr, ytr, Xte, yte)`` for the first ``n`` stratified 70/30 splits of set ``name``:
+    ``bench.real.sets.splits``' (``StratifiedShuffleSplit(test_size=0.3, random_state=0)``) on :func:`load`."""
+    return real_splits(name, n, loader=load)
