@@ -7,7 +7,8 @@ the file's name in the run folder) and records its console output and a header
 (``bench/results.py``).  ``title`` is the suite's heading in docs/benchmarks.md (other pages link
 to it by that heading's anchor); ``render`` is how the page shows its newest results:
 ``"markdown"`` includes the markdown files the suite wrote, ``"real"`` builds the tables from the
-runs' JSON lines (``bench/render.py``), ``"log"`` shows its console output.
+runs' JSON lines (``bench/render.py``), ``"public"`` likewise with each set's half
+(``bench/public/report.py``), ``"log"`` shows its console output.
 """
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ SUITES: dict[str, Suite] = {s.name: s for s in (
           "stratified 70/30 splits: test and train accuracy, non-zero weights, wall time against the limit.",
           ("--sets", "real,moons,circles,sparse60,xor,moons10k", "--methods", "guide", "--splits", "5",
            "--time-limit", "30"), render="real"),
+    Suite("public", "public/harness.py", "Public sets: a tuning half and a report half",
+          "annc's default recipe (and with class_weight balanced) against L1 logistic regression with C by "
+          "cross-validation, STreeD and ConTree trees, CART and a best-of-5 MLP on 82 real sets shipped in "
+          "installed packages, split by a hash of their names into a tuning half (annc's rules are chosen "
+          "there) and a report half (run once per change, quoted as it came out).",
+          ("--half", "tuning", "--methods", "all", "--splits", "5", "--time-limit", "30"), render="public"),
     Suite("scaling", "suites/scaling.py", "Scaling: 1,000 to 100,000 rows",
           "annc's default recipe on noisy moons of 1,000 to 100,000 rows, each in a fresh process: wall time, "
           "peak memory, test accuracy, against L1 logistic regression, a best-of-5 MLP and a depth-3 tree.",

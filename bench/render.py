@@ -9,6 +9,8 @@ results file: per suite (``bench/registry.py``, in its order) the newest run fol
   baselines of an earlier run; every folder that supplied rows is listed under the table with its
   header.  Accuracies and non-zero weights are means over the splits; times are medians (and the
   largest) of the runs' wall times;
+* for ``public``: the same from its runs, with each set's half and the two halves' figures side by
+  side (``bench/public/report.py``);
 * for every other suite: the markdown the suite wrote (its headings moved two levels down), or,
   where it wrote none, its console output.
 
@@ -288,6 +290,13 @@ def page(results: Path) -> str:
         lines += ["", f"## {s.title}", "", f"`python bench/run.py {s.name}` ({s.script}). {s.what}", ""]
         if s.render == "real":
             lines += real_section(results)
+            continue
+        if s.render == "public":  # bench/public/report.py: the figures per half, each set's half named
+            from bench.public.report import docs_lines, latest_rows
+            latest = latest_rows(results)
+            lines += docs_lines(latest)
+            for folder in sorted({f for f, _ in latest.values()}, key=lambda f: f.parent.name, reverse=True):
+                lines += _header_lines(folder)
             continue
         if not runs:
             lines.append("No results yet.")

@@ -5,6 +5,8 @@ scaler fitted on the training part); a set's text columns (a data frame's, see
 ``bench.real.sets``) are one-hot encoded beside them (``OneHotEncoder``, fitted on the
 training part, 0/1, not scaled).  STreeD reads the raw table (below).
 
+Every run records its ``balanced_test_accuracy`` (:func:`balanced_accuracy`) beside its accuracy.
+
 Non-zero weights: coefficients (or MLP weights) with |w| > 1e-9, intercepts not counted.
 The trees have no weights: their "parameters" are their split (internal) nodes, recorded
 as ``splits`` (``nonzero_weights`` None).
@@ -67,7 +69,7 @@ def _nonzero(*arrays) -> int:
 
 def _fit_scaled(clf, Xtr, ytr, Xte, yte):
     """Fit ``clf`` on the transformed features (:func:`features`, fitted on the training part):
-    (clf, seconds, test accuracy, train accuracy)."""
+    (clf, seconds, test accuracy, train accuracy, balanced test accuracy)."""
     f = features(Xtr)
     Str, Ste = f.transform(Xtr), f.transform(Xte)
     t0 = time.perf_counter()
@@ -75,7 +77,15 @@ def _fit_scaled(clf, Xtr, ytr, Xte, yte):
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(Str, ytr)
     seconds = time.perf_counter() - t0
-    return clf, seconds, float(clf.score(Ste, yte)), float(clf.score(Str, ytr))
+    predicted = clf.predict(Ste)
+    return (clf, seconds, float(np.mean(predicted == yte)), float(clf.score(Str, ytr)),
+            balanced_accuracy(yte, predicted))
+
+
+def balanced_accuracy(y, predicted) -> float:
+    """The mean over the classes present in ``y`` of the share of their rows predicted right."""
+    y, predicted = np.asarray(y), np.asarray(predicted)
+    return float(np.mean([np.mean(predicted[y == c] == c) for c in np.unique(y)]))
 
 
 def _row(status, seconds, test_acc, train_acc, nnz, **extra) -> dict:
@@ -84,10 +94,10 @@ def _row(status, seconds, test_acc, train_acc, nnz, **extra) -> dict:
 
 
 def run_mlp(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
-    clf, sec, te, tr = _fit_scaled(MLPClassifier(hidden_layer_sizes=(H,), max_iter=2000, random_state=split),
-                                   Xtr, ytr, Xte, yte)
+    clf, sec, te, tr, bal = _fit_scaled(MLPClassifier(hidden_layer_sizes=(H,), max_iter=2000, random_state=split),
+                                        Xtr, ytr, Xte, yte)
     return _row("converged" if clf.n_iter_ < clf.max_iter else "max_iter", sec, te, tr,
-                int(sum(np.count_nonzero(W) for W in clf.coefs_)))
+                int(sum(np.count_nonzero(W) for W in clf.coefs_)), balanced_test_accuracy=bal)
 
 
 def run_sgd(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
@@ -106,26 +116,26 @@ def run_sgd(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
 
 
 def run_logreg_l2(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
-    clf, sec, te, tr = _fit_scaled(LogisticRegression(C=1.0, max_iter=5000), Xtr, ytr, Xte, yte)
+    clf, sec, te, tr, bal = _fit_scaled(LogisticRegression(C=1.0, max_iter=5000), Xtr, ytr, Xte, yte)
     status = "converged" if int(np.max(clf.n_iter_)) < clf.max_iter else "max_iter"
-    return _row(status, sec, te, tr, _nonzero(clf.coef_))
+    return _row(status, sec, te, tr, _nonzero(clf.coef_), balanced_test_accuracy=bal)
 
 
 def run_logreg_l1(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
     # l1_ratio=1 is penalty="l1" (the spelling scikit-learn >= 1.8 asks for); liblinear is binary only
     lr = LogisticRegression(l1_ratio=1.0, solver="liblinear", C=1.0, max_iter=5000)
     ovr = len(np.unique(ytr)) > 2
-    clf, sec, te, tr = _fit_scaled(OneVsRestClassifier(lr) if ovr else lr, Xtr, ytr, Xte, yte)
+    clf, sec, te, tr, bal = _fit_scaled(OneVsRestClassifier(lr) if ovr else lr, Xtr, ytr, Xte, yte)
     models = clf.estimators_ if ovr else [clf]
     status = "converged" if all(int(np.max(m.n_iter_)) < m.max_iter for m in models) else "max_iter"
-    return _row(status, sec, te, tr, _nonzero(*(m.coef_ for m in models)))
+    return _row(status, sec, te, tr, _nonzero(*(m.coef_ for m in models)), balanced_test_accuracy=bal)
 
 
 def run_tree3(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
     """A greedy (CART) depth-3 tree; its parameters are its split (internal) nodes."""
-    clf, sec, te, tr = _fit_scaled(DecisionTreeClassifier(max_depth=3, random_state=split), Xtr, ytr, Xte, yte)
+    clf, sec, te, tr, bal = _fit_scaled(DecisionTreeClassifier(max_depth=3, random_state=split), Xtr, ytr, Xte, yte)
     return _row("trained", sec, te, tr, None, splits=int(np.count_nonzero(clf.tree_.children_left != -1)),
-                depth=int(clf.get_depth()))
+                depth=int(clf.get_depth()), balanced_test_accuracy=bal)
 
 
 def run_streed3(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
@@ -142,9 +152,10 @@ def run_streed3(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
         return _row("no tree", seconds, None, None, None, splits=None, proven=False)
     r = clf.fit_result
     proven = bool(r.is_optimal())
-    return _row("optimal" if proven else "time limit", seconds, float(clf.score(Xte, yte)),
+    predicted = clf.predict(Xte)
+    return _row("optimal" if proven else "time limit", seconds, float(np.mean(predicted == yte)),
                 float(clf.score(Xtr, ytr)), None, splits=int(r.tree_nodes()), depth=int(r.tree_depth()),
-                proven=proven)
+                proven=proven, balanced_test_accuracy=balanced_accuracy(yte, predicted))
 
 
 def run_mlp_best5(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
@@ -153,9 +164,10 @@ def run_mlp_best5(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
     fits = [_fit_scaled(MLPClassifier(hidden_layer_sizes=(H,), solver="lbfgs", max_iter=2000, random_state=seed),
                         Xtr, ytr, Xte, yte) for seed in range(5)]
     best = max(range(5), key=lambda i: (fits[i][3], -i))
-    clf, _, te, tr = fits[best]
+    clf, _, te, tr, bal = fits[best]
     return _row("converged" if clf.n_iter_ < clf.max_iter else "max_iter", sum(f[1] for f in fits),
-                te, tr, _nonzero(*clf.coefs_), seed=best, train_accuracies=[round(f[3], 6) for f in fits])
+                te, tr, _nonzero(*clf.coefs_), seed=best, train_accuracies=[round(f[3], 6) for f in fits],
+                balanced_test_accuracy=bal)
 
 
 BASELINES = {"mlp": run_mlp, "sgd": run_sgd, "logreg_l2": run_logreg_l2, "logreg_l1": run_logreg_l1,

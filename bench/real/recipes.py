@@ -18,7 +18,7 @@ import numpy as np
 from annc.app.api import as_data, train_api
 from annc.core.errors import AnncError
 from annc.solve.verdict import search_record
-from bench.real.baselines import BASELINES
+from bench.real.baselines import BASELINES, balanced_accuracy
 
 # -- annc recipes: lines appended to the default spec (multi-line text, no ';') -------------
 RECIPES = {  # name: (hidden activation, extra spec lines)
@@ -82,16 +82,19 @@ class _Share:
 
 
 
-def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str], select: bool | None = None) -> dict:
+def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str], select: bool | None = None,
+             keywords: dict | None = None) -> dict:
+    """One annc run of ``recipe``; ``keywords``: more of ``train_api``'s (``missing="impute"``, say)."""
     act, extra = recipe
-    d, k = as_data((Xtr, ytr)).inputs, len(np.unique(ytr))  # d: text columns one-hot encoded
+    keywords = dict(keywords or {})
+    d, k = as_data((Xtr, ytr), missing=keywords.get("missing")).inputs, len(np.unique(ytr))  # d: text one-hot
     if "{share" in extra:  # a weight per weight of share * rows / weights (all weights cost share of the rows)
         extra = extra.format(share=_Share(len(ytr) / (d * H + H * k)))
     spec = spec_text(d, H, k, extra, act)
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         r = train_api(spec, (Xtr, ytr), (Xte, yte), time_limit=time_limit, threads=1, out_dir=None,
-                      select=select)
+                      select=select, **keywords)
     except AnncError as e:
         return {"status": "error", "error": str(e), "seconds": round(time.perf_counter() - t0, 2),
                 "test_accuracy": None, "train_accuracy": None, "nonzero_weights": None, "gap": None,
@@ -105,6 +108,7 @@ def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str
     return {"status": r.status.value, "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
             "test_accuracy": r.test_accuracy,
             "train_accuracy": r.train_accuracy, "nonzero_weights": r.network.nonzero_weights(),
+            "balanced_test_accuracy": balanced_accuracy(yte, r.predict(Xte)),
             "gap": _gap(v.gap if v is not None else None),
             "objective": v.objective if v is not None else step0.get("objective"),  # the training objective
             "lower_bound": _num(bound),

@@ -267,12 +267,13 @@ def load(name: str):
     return np.asarray(X, dtype=float), y
 
 
-def splits(name: str, n: int):
+def splits(name: str, n: int, loader=None):
     """``(split, Xtr, ytr, Xte, yte)`` for the first ``n`` of the stratified 70/30 splits
-    ``StratifiedShuffleSplit(n_splits=n, test_size=0.3, random_state=0)`` of set ``name``: the
-    same rows for every method (and split i is the same whatever ``n``)."""
+    ``StratifiedShuffleSplit(n_splits=n, test_size=0.3, random_state=0)`` of set ``name`` (loaded
+    by ``loader``, default :func:`load`): the same rows for every method (and split i is the same
+    whatever ``n``)."""
     from sklearn.model_selection import StratifiedShuffleSplit
-    X, y = load(name)
+    X, y = (loader or load)(name)
     sss = StratifiedShuffleSplit(n_splits=n, test_size=0.3, random_state=0)
     for i, (tr, te) in enumerate(sss.split(np.zeros(len(y)), y)):
         if hasattr(X, "iloc"):

@@ -1,0 +1,241 @@
+"""The summary of the ``public`` suite: per-set means, the done-when figures per half, a comparison
+of two runs, and the section of docs/benchmarks.md.
+
+Per (set, method) the means over the splits (:func:`set_means`): test, train and balanced test
+accuracy (points), non-zero weights (trees: split nodes), seconds, runs, errors.  The figures of
+one half (:func:`figures`), on the sets of that half with the needed rows:
+
+* ``within``: the share of sets where annc's ``default`` mean test accuracy is within
+  :data:`WITHIN` point of the best of the references :data:`REFERENCES` (L1 logistic regression with
+  C by cross-validation, STreeD depth 3, ConTree depth 3), and the same over the multi-class sets;
+* ``weights_ratio``: the mean over sets of annc's mean non-zero weights over L1 CV's (sets where
+  L1 CV has at least one);
+* ``mean_gap`` / ``worst_gap``: annc's train - test gap (points), its mean over the sets of the
+  per-set means, and the largest per-set mean (with its set);
+* ``minority``: on the minority sets (``bench.public.facts``), annc ``balanced``'s mean balanced test
+  accuracy against ``logreg_l1_cv_balanced``'s: how many within :data:`BALANCED_WITHIN` points;
+* ``late``: annc runs (default and balanced) that ended more than :data:`LATE` s past their limit.
+
+:func:`compare` lists, for two runs (say 30 s against 120 s), the sets where the second is more
+than a point worse in mean test accuracy or more than 1.5 times denser (for "time helps and never
+hurts").
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+from bench.public.facts import FACTS, HALF_NAMES, MINORITY, half_of
+
+ANNC, BALANCED = "default", "balanced"
+REFERENCES = ("logreg_l1_cv", "streed3", "contree3")
+L1, L1_BALANCED = "logreg_l1_cv", "logreg_l1_cv_balanced"
+WITHIN, BALANCED_WITHIN, LATE = 1.0, 2.0, 2.0  # points, points, seconds
+WORSE, DENSER = 1.0, 1.5  # compare: points worse, times denser
+COLUMNS = ("logreg_l1_cv", "logreg_l1_cv_balanced", "streed3", "contree2", "contree3", "tree3", "mlp_best5")
+
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return statistics.fmean(values) if values else None
+
+
+def _pts(x):
+    return None if x is None else 100 * x
+
+
+def set_means(records) -> dict:
+    """(set, method) -> means over the runs that produced a model (accuracies in points)."""
+    groups: dict = {}
+    for r in records:
+        groups.setdefault((r["set"], r["method"]), []).append(r)
+    out = {}
+    for key, rs in groups.items():
+        ok = [r for r in rs if r.get("status") != "error" and r.get("test_accuracy") is not None]
+        both = [r for r in ok if r.get("train_accuracy") is not None]
+        out[key] = {
+            "runs": len(rs), "errors": len(rs) - len(ok),
+            "test": _pts(_mean(r["test_accuracy"] for r in ok)), "train": _pts(_mean(r["train_accuracy"] for r in both)),
+            "gap": _pts(_mean(r["train_accuracy"] - r["test_accuracy"] for r in both)),
+            "balanced": _pts(_mean(r.get("balanced_test_accuracy") for r in ok)),
+            "weights": _mean(r.get("nonzero_weights") for r in ok), "splits": _mean(r.get("splits") for r in ok),
+            "seconds": _mean(r.get("seconds") for r in rs),
+            "late": sum(1 for r in rs if _late(r)),
+        }
+    return out
+
+
+def _late(r) -> bool:
+    return r.get("seconds") is not None and r.get("time_limit") is not None and r["seconds"] > r["time_limit"] + LATE
+
+
+def _share(k: int, n: int) -> dict:
+    return {"count": k, "of": n, "share": round(k / n, 4) if n else None}
+
+
+def figures(records, half: str) -> dict:
+    """The done-when figures over the sets of ``half`` (``tuning`` or ``report``) in ``records``."""
+    means = set_means(records)
+    names = list(dict.fromkeys(r["set"] for r in records if half_of(r["set"]) == half))
+    judged = [n for n in names if all((means.get((n, m)) or {}).get("test") is not None for m in (ANNC, *REFERENCES))]
+    within, multi_within, multi, ratios, gaps = [], [], [], [], []
+    for n in judged:
+        a = means[(n, ANNC)]
+        best = max(means[(n, m)]["test"] for m in REFERENCES)
+        ok = a["test"] >= best - WITHIN
+        within.append(ok)
+        if n in FACTS and FACTS[n][2] > 2:
+            multi.append(n)
+            multi_within.append(ok)
+        l1 = means[(n, L1)]["weights"]
+        if a["weights"] is not None and l1:
+            ratios.append(a["weights"] / l1)
+        if a["gap"] is not None:
+            gaps.append((a["gap"], n))
+    minority = []
+    for n in names:
+        if n in FACTS and FACTS[n][3] < MINORITY:
+            b, l1b = means.get((n, BALANCED)) or {}, means.get((n, L1_BALANCED)) or {}
+            if b.get("balanced") is not None and l1b.get("balanced") is not None:
+                minority.append({"set": n, "balanced": round(b["balanced"], 2), "l1_balanced": round(l1b["balanced"], 2),
+                                 "within": b["balanced"] >= l1b["balanced"] - BALANCED_WITHIN})
+    annc_runs = [r for r in records if half_of(r["set"]) == half and r["method"] in (ANNC, BALANCED)]
+    worst = max(gaps) if gaps else None
+    return {
+        "half": half, "sets": len(names), "judged": len(judged),
+        "within": _share(sum(within), len(within)), "multiclass_within": _share(sum(multi_within), len(multi)),
+        "weights_ratio": None if not ratios else round(statistics.fmean(ratios), 3),
+        "mean_gap": None if not gaps else round(statistics.fmean(g for g, _ in gaps), 2),
+        "worst_gap": None if worst is None else {"gap": round(worst[0], 2), "set": worst[1]},
+        "minority": {**_share(sum(m["within"] for m in minority), len(minority)), "sets": minority},
+        "late": {"count": sum(_late(r) for r in annc_runs), "of": len(annc_runs)},
+        "errors": {m: sum(1 for r in annc_runs if r["method"] == m and r.get("status") == "error")
+                   for m in (ANNC, BALANCED)},
+    }
+
+
+def _f(x, digits=1) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _frac(s: dict) -> str:
+    return f"{s['count']} of {s['of']}" + (f" ({100 * s['share']:.0f}%)" if s.get("share") is not None else "")
+
+
+def figure_rows(by_half: dict) -> list[str]:
+    """The figures of each half side by side (a markdown table)."""
+    halves = [h for h in HALF_NAMES if h in by_half]
+    rows = [
+        ("sets (with annc and the references)", lambda f: f"{f['sets']} ({f['judged']})"),
+        ("within 1 point of max(L1 CV, STreeD 3, ConTree 3)", lambda f: _frac(f["within"])),
+        ("... multi-class sets", lambda f: _frac(f["multiclass_within"])),
+        ("non-zero weights / L1 CV's (mean of per-set ratios)", lambda f: _f(f["weights_ratio"], 2)),
+        ("train - test, mean of per-set means (points)", lambda f: _f(f["mean_gap"])),
+        ("train - test, largest per-set mean", lambda f: "-" if not f["worst_gap"] else
+         f"{f['worst_gap']['gap']:.1f} ({f['worst_gap']['set']})"),
+        ("minority sets: balanced within 2 points of L1 CV balanced (balanced accuracy)", lambda f: _frac(f["minority"])),
+        ("annc runs past limit + 2 s", lambda f: f"{f['late']['count']} of {f['late']['of']}"),
+        ("annc errors (default, balanced)", lambda f: f"{f['errors'][ANNC]}, {f['errors'][BALANCED]}"),
+    ]
+    out = ["| figure | " + " | ".join(f"{h} half" for h in halves) + " |", "|---" * (1 + len(halves)) + "|"]
+    out += [f"| {title} | " + " | ".join(get(by_half[h]) for h in halves) + " |" for title, get in rows]
+    return out
+
+
+def _cell(m: dict | None, balanced: bool = False) -> str:
+    if not m or m.get("test") is None:
+        return "-" if not m else f"({m['errors']} errors)"
+    acc = _f(m["balanced"] if balanced else m["test"])
+    size = m["weights"] if m["weights"] is not None else m["splits"]
+    return acc if size is None else f"{acc} / {size:.0f}" if size >= 100 else f"{acc} / {size:.1f}"
+
+
+def set_table(records) -> list[str]:
+    """Per set: its half, annc (test % / weights, train - test, balanced's balanced accuracy) and the
+    baselines (test % / weights or split nodes; the balanced L1's balanced accuracy)."""
+    means = set_means(records)
+    names = list(dict.fromkeys(r["set"] for r in records))
+    methods = [m for m in COLUMNS if any(k[1] == m for k in means)]
+    out = ["| set | half | classes | minority % | annc default | train - test | annc balanced (bal. acc.) | "
+           + " | ".join(m + (" (bal. acc.)" if m == L1_BALANCED else "") for m in methods) + " |",
+           "|---" * (7 + len(methods)) + "|"]
+    for n in sorted(names, key=lambda n: (HALF_NAMES.index(half_of(n)), n)):
+        facts = FACTS.get(n)
+        a = means.get((n, ANNC))
+        cells = [n, half_of(n), str(facts[2]) if facts else "-", _f(100 * facts[3]) if facts else "-", _cell(a),
+                 _f(a["gap"]) if a else "-", _cell(means.get((n, BALANCED)), True)]
+        cells += [_cell(means.get((n, m)), m == L1_BALANCED) for m in methods]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def by_half(records) -> dict:
+    present = {half_of(r["set"]) for r in records}
+    return {h: figures(records, h) for h in HALF_NAMES if h in present}
+
+
+def summary(records, command: str) -> str:
+    limits = sorted({r["time_limit"] for r in records if r.get("time_limit") is not None})
+    return "\n".join([
+        "# annc on the public sets, by half", "",
+        (f"annc with HiGHS on one thread, time limit {', '.join(f'{t:g}' for t in limits)} s; 70/30 stratified "
+         "splits (random_state=0); means over the splits.  The tuning half chooses annc's rules; the report "
+         "half is quoted as it came out (bench/public/facts.py)."), "",
+        f"Command: `{command}`", "", "## Done-when figures per half", "", *figure_rows(by_half(records)), "",
+        "## Per set (test % / non-zero weights or split nodes)", "", *set_table(records), ""])
+
+
+def write_tables(records, out: Path) -> None:
+    """``table.json``: per (set, method) the means and the set's half; ``figures.json``: per half."""
+    rows = [{"set": s, "method": m, "half": half_of(s), **{k: None if v is None else round(v, 3) if isinstance(v, float)
+                                                              else v for k, v in v_.items()}}
+            for (s, m), v_ in set_means(records).items()]
+    (out / "table.json").write_text(json.dumps(rows, indent=1) + "\n")
+    (out / "figures.json").write_text(json.dumps(by_half(records), indent=1) + "\n")
+
+
+def compare(first, second, method: str = ANNC) -> list[str]:
+    """The sets where ``second``'s ``method`` is more than :data:`WORSE` point worse in mean test
+    accuracy than ``first``'s, or more than :data:`DENSER` times its non-zero weights."""
+    a, b = set_means(first), set_means(second)
+    names = [s for (s, m) in a if m == method and (s, method) in b]
+    worse, denser = [], []
+    for n in sorted(names, key=lambda n: (HALF_NAMES.index(half_of(n)), n)):
+        x, y = a[(n, method)], b[(n, method)]
+        if x["test"] is not None and y["test"] is not None and y["test"] < x["test"] - WORSE:
+            worse.append(f"| {n} | {half_of(n)} | {x['test']:.1f} | {y['test']:.1f} | {y['test'] - x['test']:+.1f} |")
+        if x["weights"] and y["weights"] is not None and y["weights"] > DENSER * x["weights"]:
+            denser.append(f"| {n} | {half_of(n)} | {x['weights']:.1f} | {y['weights']:.1f} | "
+                          f"{y['weights'] / x['weights']:.2f}x |")
+    return [f"Sets compared ({method}): {len(names)}.", "",
+            f"More than {WORSE:g} point worse in the second run: {len(worse)}", "",
+            "| set | half | first % | second % | change |", "|---|---|---|---|---|", *worse, "",
+            f"More than {DENSER:g} times denser in the second run: {len(denser)}", "",
+            "| set | half | first weights | second weights | ratio |", "|---|---|---|---|---|", *denser, ""]
+
+
+# -- docs/benchmarks.md (bench/render.py) ----------------------------------------------------------
+def latest_rows(results: Path) -> dict:
+    """(set, method) -> (the newest ``public`` run folder with rows of that pair, those rows)."""
+    from bench import results as layout
+    latest = {}
+    for folder in layout.suite_runs("public", results):  # oldest first: newer folders overwrite
+        by_pair: dict = {}
+        for path in sorted(folder.rglob("runs.jsonl")):
+            for r in layout.read_jsonl(path):
+                by_pair.setdefault((r["set"], r["method"]), []).append(r)
+        latest.update({pair: (folder, rows) for pair, rows in by_pair.items()})
+    return latest
+
+
+def docs_lines(latest: dict) -> list[str]:
+    """The page's section: the figures of the two halves side by side, then the per-set table
+    (each set's half named); the run folders it read are the caller's to list."""
+    if not latest:
+        return ["No results yet: `python bench/run.py public --half tuning` (then `--half report`)."]
+    records = [r for _, rows in latest.values() for r in rows]
+    return ["The tuning half chooses annc's rules; the report half is run once per change and quoted as it "
+            "came out. Means over the splits:", "", *figure_rows(by_half(records)), "",
+            "Per set (test % / non-zero weights, trees: split nodes; the balanced methods: balanced accuracy):", "",
+            *set_table(records), "", "Results these tables read (newest first):", ""]
