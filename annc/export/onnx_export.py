@@ -28,19 +28,24 @@ is exactly 0 (where a step unit switches on) is 0 in both.
 takes ``X`` as its numeric columns only (``N x d_numeric`` doubles, in the network's order
 of them) and one string input per text column, named after the column (``N`` strings: the
 categories, stripped of blanks as annc reads them); an ``OneHotEncoder`` node of the
-``ai.onnx.ml`` domain encodes each (``zeros=0``: a category not seen in training is an
-error of the runtime, as it is annc's), and ``Concat`` then ``Gather`` put the inputs in
-the network's order.  The metadata's ``categories`` (JSON) records each text column's
-categories.
+``ai.onnx.ml`` domain encodes each, and ``Concat`` then ``Gather`` put the inputs in the
+network's order.  A category not seen in training follows the rule ``unknown`` given to
+the export (:data:`annc.core.categories.UNKNOWN_RULES`): ``ignore`` (the default) gives it
+all zeros (``zeros=1``), as annc reads it (a runtime has no warning to give: annc's
+``UnknownCategoryWarning`` is not in the graph); ``error`` makes it an error of the runtime
+(``zeros=0``), as ``--unknown error`` makes it annc's.  The metadata's ``categories``
+(JSON) records each text column's categories, and ``unknown`` the rule.
 
 **Missing cells** (:mod:`annc.core.missing`): a network trained with ``--missing impute``
 records each column's fill, and the graph applies it: a NaN of ``X`` becomes its column's
 median (``IsNaN``, ``Where``), and an empty, ``NA``, ``N/A``, ``NaN`` or ``nan`` string of a
 text column its most frequent category (``LabelEncoder`` of ``ai.onnx.ml``, before
-``OneHotEncoder``; any other string not among the categories still fails there).  The
+``OneHotEncoder``; any other string not among the categories is an unseen one).  The
 metadata's ``imputed`` (JSON) records the fills.  Without recorded fills a NaN goes through
-the arithmetic as NaN (a runtime has no error of annc's to raise), and an empty string of a
-text column is refused by ``OneHotEncoder`` as an unseen category.
+the arithmetic as NaN (a runtime has no error of annc's to raise), and so does a missing
+cell of a text column: its row's one-hot inputs are NaN (``LabelEncoder`` to NaN, ``Add``),
+not the zeros of an unseen category (under ``unknown="error"`` it is refused by
+``OneHotEncoder`` as an unseen category).
 
 The input is positional: column ``j`` of ``X`` is the network's feature ``j``; unlike
 annc's own readers (:func:`annc.core.columns.match_columns`), an ONNX runtime does not match
@@ -64,6 +69,7 @@ import numpy as np
 
 from .. import __version__
 from ..core.activations import HIDDEN
+from ..core.categories import check_unknown
 from ..core.errors import UsageError
 from ..core.missing import MARKERS
 from ..core.network import TrainedNetwork
@@ -71,7 +77,7 @@ from ..io.outputs import atomic_write, check_out_file
 
 OPSET = 17
 ML_DOMAIN, ML_OPSET = "ai.onnx.ml", 3  # OneHotEncoder (and LabelEncoder, for fills), for text columns
-UNSEEN = "<a category not seen in training>"  # what an unseen category becomes before OneHotEncoder refuses it
+UNSEEN = "<a category not seen in training>"  # what an unseen category becomes before OneHotEncoder reads it
 
 
 class _Graph:
@@ -153,18 +159,20 @@ def _vote(g: _Graph, x: str, ens) -> str:
     return g.op("Add", [votes, g.op("Div", [margins, scale])], "scores")
 
 
-def to_onnx(net):
+def to_onnx(net, unknown: str | None = None):
     """The ONNX model (``onnx.ModelProto``) of a ``TrainedNetwork`` or a one-vs-one
-    ``Ensemble``; checked by ``onnx.checker``."""
+    ``Ensemble``; checked by ``onnx.checker``.  ``unknown``: the rule for a category not seen
+    in training (``"ignore"``, None: all zeros; ``"error"``: refused by the runtime)."""
     import onnx
     from onnx import TensorProto, helper
 
     from ..core.ensemble import Ensemble
     if not isinstance(net, (TrainedNetwork, Ensemble)):
         raise UsageError(f"ONNX export takes a TrainedNetwork or an Ensemble, not {type(net).__name__}")
+    unknown = check_unknown(unknown)
     _check(net)
     g = _Graph()
-    inputs, x = _inputs(g, net, helper, TensorProto)
+    inputs, x = _inputs(g, net, helper, TensorProto, unknown)
     x = _scaling(g, x, net.scaling)
     if isinstance(net, Ensemble):
         scores = _vote(g, x, net)
@@ -197,6 +205,7 @@ def to_onnx(net):
         props["imputed"] = json.dumps(net.columns.to_dict()["imputed"])
     if _categories(net):
         props["categories"] = json.dumps(net.columns.to_dict()["categories"])
+        props["unknown"] = unknown
         _check_names(graph, [i.name for i in inputs[1 if inputs[0].name == "X" else 0:]])
     helper.set_model_props(model, props)
     onnx.checker.check_model(model, full_check=True)
@@ -207,11 +216,12 @@ def _categories(net) -> bool:
     return net.columns is not None and bool(net.columns.categories)
 
 
-def _inputs(g: _Graph, net, helper, TensorProto) -> tuple[list, str]:
+def _inputs(g: _Graph, net, helper, TensorProto, unknown: str = "ignore") -> tuple[list, str]:
     """The graph's inputs and the name of the network's input matrix.  Without text columns,
     ``X`` itself; with them, ``X`` holds the numeric columns and each text column is a
-    string input of its own, encoded by ``OneHotEncoder`` (ai.onnx.ml) and put back in the
-    network's order (``Concat``, ``Gather``)."""
+    string input of its own, encoded by ``OneHotEncoder`` (ai.onnx.ml; an unseen category
+    all zeros or refused, as ``unknown`` says) and put back in the network's order
+    (``Concat``, ``Gather``)."""
     d = net.inputs
     fills = dict(net.columns.imputed) if net.columns is not None else {}
     if not _categories(net):
@@ -230,14 +240,22 @@ def _inputs(g: _Graph, net, helper, TensorProto) -> tuple[list, str]:
         if cats is None:
             continue
         infos.append(helper.make_tensor_value_info(name, TensorProto.STRING, ["N"], "categories of the text column "
-                                                   f"{name} (one per row; unseen ones are an error): " + ", ".join(cats)))
-        text = name
+                                                   f"{name} (one per row; unseen ones are "
+                                                   + ("all zeros): " if unknown == "ignore" else "an error): ")
+                                                   + ", ".join(cats)))
+        text, markers = name, sorted(MARKERS - set(cats))
         if name in fills:  # a missing cell ("", NA, NaN, ...) is the recorded category; the others are themselves
-            markers = sorted(MARKERS - set(cats))
             text = g.op("LabelEncoder", [name], domain=ML_DOMAIN, keys_strings=list(cats) + markers,
                         values_strings=list(cats) + [fills[name]] * len(markers), default_string=UNSEEN)
-        onehot = g.op("OneHotEncoder", [text], domain=ML_DOMAIN, cats_strings=list(cats), zeros=0)
-        parts.append(g.op("Cast", [onehot], to=TensorProto.DOUBLE))
+        onehot = g.op("OneHotEncoder", [text], domain=ML_DOMAIN, cats_strings=list(cats),
+                      zeros=1 if unknown == "ignore" else 0)
+        onehot = g.op("Cast", [onehot], to=TensorProto.DOUBLE)
+        if name not in fills and unknown == "ignore":  # a missing cell: NaN inputs, not an unseen category's zeros
+            nan = g.op("LabelEncoder", [name], domain=ML_DOMAIN, keys_strings=markers,
+                       values_floats=[float("nan")] * len(markers), default_float=0.0)
+            nan = g.op("Unsqueeze", [nan, g.const("axis1", np.asarray([1], dtype=np.int64))])
+            onehot = g.op("Add", [onehot, g.op("Cast", [nan], to=TensorProto.DOUBLE)])
+        parts.append(onehot)
         where[name], at = at, at + len(cats)
     order, n = [], 0
     for name, cats in sources:  # the position in the Concat of every input of the network, in its order
@@ -302,9 +320,10 @@ def _plain(c):
     return c.item() if isinstance(c, np.generic) else c
 
 
-def save_onnx(net, path: str | Path) -> Path:
+def save_onnx(net, path: str | Path, unknown: str | None = None) -> Path:
     """Write the ONNX model of ``net`` to ``path`` atomically (:func:`annc.io.outputs.atomic_write`:
-    never a half-written file; a missing folder is created); return the path."""
+    never a half-written file; a missing folder is created); return the path.  ``unknown``:
+    as :func:`to_onnx`."""
     path = check_out_file(path)
-    data = to_onnx(net).SerializeToString()
+    data = to_onnx(net, unknown).SerializeToString()
     return atomic_write(path, lambda fh: fh.write(data))
