@@ -42,10 +42,10 @@ median (``IsNaN``, ``Where``), and an empty, ``NA``, ``N/A``, ``NaN`` or ``nan``
 text column its most frequent category (``LabelEncoder`` of ``ai.onnx.ml``, before
 ``OneHotEncoder``; any other string not among the categories is an unseen one).  The
 metadata's ``imputed`` (JSON) records the fills.  Without recorded fills a NaN goes through
-the arithmetic as NaN (a runtime has no error of annc's to raise), and so does a missing
-cell of a text column: its row's one-hot inputs are NaN (``LabelEncoder`` to NaN, ``Add``),
-not the zeros of an unseen category (under ``unknown="error"`` it is refused by
-``OneHotEncoder`` as an unseen category).
+the arithmetic as NaN (a runtime has no error of annc's to raise; a step unit reads it as
+off), and a missing cell of a text column makes its row's scores NaN (``LabelEncoder`` to
+NaN, added to the scores), not the zeros of an unseen category (under ``unknown="error"`` it
+is refused by ``OneHotEncoder`` as an unseen category).
 
 The input is positional: column ``j`` of ``X`` is the network's feature ``j``; unlike
 annc's own readers (:func:`annc.core.columns.match_columns`), an ONNX runtime does not match
@@ -133,7 +133,7 @@ def _layers(g: _Graph, x: str, net: TrainedNetwork, out: str | None = None) -> s
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _vote(g: _Graph, x: str, ens) -> str:
+def _vote(g: _Graph, x: str, ens, out: str = "scores") -> str:
     """The ensemble's scores: votes plus tie-breaking margins, summed member by member in
     the order :meth:`annc.core.ensemble.Ensemble.votes_and_margins` sums them (so the floats
     are the same)."""
@@ -156,7 +156,7 @@ def _vote(g: _Graph, x: str, ens) -> str:
         margins = mg if margins is None else g.op("Add", [margins, mg])
     top = g.op("ReduceMax", [g.op("Abs", [margins])], keepdims=1, axes=[1])
     scale = g.op("Mul", [g.const("two", np.float64(2.0)), g.op("Add", [g.const("one", np.float64(1.0)), top])])
-    return g.op("Add", [votes, g.op("Div", [margins, scale])], "scores")
+    return g.op("Add", [votes, g.op("Div", [margins, scale])], out)
 
 
 def to_onnx(net, unknown: str | None = None):
@@ -172,12 +172,15 @@ def to_onnx(net, unknown: str | None = None):
     unknown = check_unknown(unknown)
     _check(net)
     g = _Graph()
-    inputs, x = _inputs(g, net, helper, TensorProto, unknown)
+    inputs, x, flags = _inputs(g, net, helper, TensorProto, unknown)
     x = _scaling(g, x, net.scaling)
+    out = "scores" if not flags else "scores_read"
     if isinstance(net, Ensemble):
-        scores = _vote(g, x, net)
+        scores = _vote(g, x, net, out)
     else:
-        scores = _layers(g, x, net, "scores")
+        scores = _layers(g, x, net, out)
+    for k, flag in enumerate(flags):  # NaN scores for a row with a missing text cell and no fill
+        scores = g.op("Add", [scores, flag], "scores" if k == len(flags) - 1 else None)
     kept = g.op("ArgMax", [scores], axis=1, keepdims=1, select_last_index=0)
     g.op("Squeeze", [kept, g.const("axis1", np.asarray([1], dtype=np.int64))], "label")
     classes = list(net.classes)
@@ -216,21 +219,22 @@ def _categories(net) -> bool:
     return net.columns is not None and bool(net.columns.categories)
 
 
-def _inputs(g: _Graph, net, helper, TensorProto, unknown: str = "ignore") -> tuple[list, str]:
-    """The graph's inputs and the name of the network's input matrix.  Without text columns,
-    ``X`` itself; with them, ``X`` holds the numeric columns and each text column is a
-    string input of its own, encoded by ``OneHotEncoder`` (ai.onnx.ml; an unseen category
-    all zeros or refused, as ``unknown`` says) and put back in the network's order
-    (``Concat``, ``Gather``)."""
+def _inputs(g: _Graph, net, helper, TensorProto, unknown: str = "ignore") -> tuple[list, str, list]:
+    """The graph's inputs, the name of the network's input matrix and the row flags to add
+    to the scores.  Without text columns, ``X`` itself and no flag; with them, ``X`` holds the
+    numeric columns and each text column is a string input of its own, encoded by
+    ``OneHotEncoder`` (ai.onnx.ml; an unseen category all zeros or refused, as ``unknown``
+    says) and put back in the network's order (``Concat``, ``Gather``); under ``ignore``, a
+    text column without a fill flags its missing cells' rows (``N x 1``: NaN there, else 0)."""
     d = net.inputs
     fills = dict(net.columns.imputed) if net.columns is not None else {}
     if not _categories(net):
         numeric = list(net.columns.features) if net.columns is not None else []
         return ([helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", d], _input_doc(net))],
-                _imputed(g, "X", numeric, fills))
+                _imputed(g, "X", numeric, fills), [])
     sources = net.columns.sources
     numeric = [name for name, cats in sources if cats is None]
-    infos, parts = [], []
+    infos, parts, flags = [], [], []
     if numeric:
         infos.append(helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", len(numeric)],
                                                    "numeric columns, by position: " + ", ".join(numeric)))
@@ -249,13 +253,12 @@ def _inputs(g: _Graph, net, helper, TensorProto, unknown: str = "ignore") -> tup
                         values_strings=list(cats) + [fills[name]] * len(markers), default_string=UNSEEN)
         onehot = g.op("OneHotEncoder", [text], domain=ML_DOMAIN, cats_strings=list(cats),
                       zeros=1 if unknown == "ignore" else 0)
-        onehot = g.op("Cast", [onehot], to=TensorProto.DOUBLE)
-        if name not in fills and unknown == "ignore":  # a missing cell: NaN inputs, not an unseen category's zeros
+        parts.append(g.op("Cast", [onehot], to=TensorProto.DOUBLE))
+        if name not in fills and unknown == "ignore":  # a missing cell: NaN scores, not an unseen category's zeros
             nan = g.op("LabelEncoder", [name], domain=ML_DOMAIN, keys_strings=markers,
                        values_floats=[float("nan")] * len(markers), default_float=0.0)
             nan = g.op("Unsqueeze", [nan, g.const("axis1", np.asarray([1], dtype=np.int64))])
-            onehot = g.op("Add", [onehot, g.op("Cast", [nan], to=TensorProto.DOUBLE)])
-        parts.append(onehot)
+            flags.append(g.op("Cast", [nan], to=TensorProto.DOUBLE))
         where[name], at = at, at + len(cats)
     order, n = [], 0
     for name, cats in sources:  # the position in the Concat of every input of the network, in its order
@@ -265,7 +268,8 @@ def _inputs(g: _Graph, net, helper, TensorProto, unknown: str = "ignore") -> tup
         else:
             order += range(where[name], where[name] + len(cats))
     concat = g.op("Concat", parts, axis=1)
-    return infos, g.op("Gather", [concat, g.const("inputs", np.asarray(order, dtype=np.int64))], "X_encoded", axis=1)
+    return (infos, g.op("Gather", [concat, g.const("inputs", np.asarray(order, dtype=np.int64))], "X_encoded", axis=1),
+            flags)
 
 
 def _imputed(g: _Graph, x: str, names: list[str], fills: dict) -> str:
