@@ -372,8 +372,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         text = columns is not None and bool(columns.categories)  # text columns: raw cells, encoded by the network
         X = validate_data(self, self._in_fit_order(X), reset=False, accept_sparse=False,
                           dtype=None if text else np.float64, ensure_all_finite="allow-nan")
-        # a missing cell: its recorded fill, else MissingValuesError (a ValueError); an unseen category: `unknown`
-        X = input_matrix(X, self.network_.inputs, columns, check_unknown(self.unknown))
+        if text:  # raw cells, encoded here: an unseen category as `unknown` says (a missing cell: annc.core.missing)
+            X = input_matrix(X, self.network_.inputs, columns, check_unknown(self.unknown))
         return np.asarray(self.network_.scores(X), dtype=float)
 
     def __sklearn_tags__(self):

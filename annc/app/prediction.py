@@ -57,8 +57,8 @@ def model_of(weights) -> TrainedNetwork | Ensemble:
         return load_model(weights)
     weights = getattr(weights, "network", weights)  # a TrainResult or DecomposedResult
     if not isinstance(weights, (TrainedNetwork, Ensemble)):
-        raise UsageError("weights must be a weights file's path, a TrainedNetwork, an Ensemble or a training "
-                         f"result, not {type(weights).__name__}")
+        raise UsageError("the network must be a TrainedNetwork or an Ensemble, a training result or a weights "
+                         f"file's path, not {type(weights).__name__}")
     return weights
 
 
