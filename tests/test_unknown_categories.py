@@ -151,3 +151,21 @@ def test_onnx_gives_an_unseen_category_the_zeros_annc_gives_it(tmp_path):
     path = annc.export_onnx(_network(), tmp_path / "strict.onnx", unknown="error")
     with pytest.raises(Exception, match="Unknown Category"):
         ort.InferenceSession(str(path)).run(None, feed)
+
+
+def test_train_reads_its_test_rows_by_the_same_rule(tmp_path):
+    train = _write(tmp_path / "train.csv", _rows(unseen=False))
+    test = _write(tmp_path / "test.csv", _rows(unseen=True))
+    spec = tmp_path / "net.ann"
+    spec.write_text("input 4\noutput 2\n")
+    code, stdout, err = run_cli("train", spec, train, "--test", test, "--unknown", "error", "-o", tmp_path / "out")
+    assert code == 2 and "'pilot'" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()  # refused before anything is written
+    import annc
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(_rows(unseen=True), columns=HEADER)
+    known = pd.DataFrame(_rows(unseen=False), columns=HEADER)
+    frame["age"], known["age"] = frame["age"].astype(int), known["age"].astype(int)
+    with pytest.raises(DataError, match="chef"):
+        annc.train(spec, (known[HEADER[:2]], known["label"]), test=(frame[HEADER[:2]], frame["label"]),
+                   unknown="error")
