@@ -13,8 +13,9 @@ checks its options, before anything is written: a bad one raises an
 ``annc.core.errors.AnncError`` (``UsageError``, ``DataError``, ``OutputError``, ...), with the
 CLI's exit code as ``.exit_code``.
 
-``annc.compile``, ``annc.train`` and ``annc.export_onnx`` are the plain functions
-:func:`annc.app.api.compile`, :func:`annc.app.api.train` and :func:`annc.app.api.export_onnx`, bound on first use (PEP 562 ``__getattr__``), so that ``import
+``annc.compile``, ``annc.train``, ``annc.export_onnx`` and ``annc.predict`` are the plain functions
+:func:`annc.app.api.compile`, :func:`annc.app.api.train`, :func:`annc.app.api.export_onnx` and
+:func:`annc.app.prediction.predict`, bound on first use (PEP 562 ``__getattr__``), so that ``import
 annc`` (and every ``import annc.<module>``, which runs this file first) stays cheap and
 imports no other annc module.  ``annc.MIPNetClassifier`` (:mod:`annc.app.estimator`, a
 scikit-learn classifier; the ``sklearn`` extra) is bound the same way, so that ``import
@@ -23,7 +24,7 @@ a submodule can never rebind them (training itself is :mod:`annc.training.traine
 """
 __version__ = "0.1.0"
 
-_API = ("compile", "train", "export_onnx")
+_API = ("compile", "train", "export_onnx", "predict")
 
 # the public names a user may import from the top level, each from the module that holds it
 # (bound on first use, as the API); CHANGELOG.md says what moved
@@ -35,7 +36,7 @@ _NAMES = {
     **{name: "core.errors" for name in (
         "AnncError", "AnncWarning", "SpecError", "DataError", "SolutionError", "NoSolutionError", "ModelError",
         "MapError", "WeightsError", "UsageError", "OutputError", "SizeError", "VerificationError",
-        "TruncatedSolutionError", "EnvironmentLimitError")},
+        "TruncatedSolutionError", "EnvironmentLimitError", "UnknownCategoryWarning")},
 }
 
 # the modules of releases before the layer packages (annc/<module>.py), and where each is now:
@@ -151,4 +152,4 @@ def __dir__():
     return sorted(set(globals()) | set(_API) | {"MIPNetClassifier"} | set(_NAMES))
 
 
-__all__ = ["__version__", "compile", "train", "export_onnx", "MIPNetClassifier", *_NAMES]
+__all__ = ["__version__", "compile", "train", "export_onnx", "predict", "MIPNetClassifier", *_NAMES]

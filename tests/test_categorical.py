@@ -5,8 +5,9 @@ One network is trained from a CSV with a text column ``occupation`` (``annc trai
 a forward pass written out here by hand (its own one-hot encoding of the CSV's cells, in
 the order the weights file records): ``annc eval`` (also on the columns reordered),
 ``predict`` on raw rows and on a data frame, the HTML report, and the ONNX export in
-onnxruntime.  A category not seen in training is an error (exit 2, ``DataError``, naming
-row, column and value) on each path; the map and the weights files record the categories.
+onnxruntime.  A category not seen in training is all zeros with a warning by default, and an
+error (exit 2, ``DataError``, naming row, column and value) under ``--unknown error`` on each
+path (tests/test_unknown_categories.py); the map and the weights files record the categories.
 """
 from __future__ import annotations
 
@@ -177,26 +178,29 @@ def test_onnx_encodes_the_text_column_in_the_graph(trained):
     net = load_model(trained["json"])
     assert label.tolist() == _by_hand(trained["json"], trained["test"]).tolist()
     assert np.allclose(scores, net.scores(load_data(trained["test"], inputs_of=net).X), atol=1e-12)
-    feed["occupation"][3] = "pilot"
+    feed["occupation"][3] = "pilot"  # unseen: all zeros (tests/test_unknown_categories.py), or refused with
+    code, out, err = run_cli("export", trained["json"], "--onnx", path, "--unknown", "error")
+    assert code == 0 and "an error of the runtime" in out
     with pytest.raises(Exception, match="Unknown Category"):
-        session.run(None, feed)
+        ort.InferenceSession(str(path)).run(None, feed)
 
 
-# -- a category unseen in training: an error that names it ------------------------------------------
-def test_an_unseen_category_is_an_error_on_every_path(trained):
+# -- a category unseen in training: under --unknown error, an error that names it ------------------
+def test_an_unseen_category_is_an_error_on_every_path_under_unknown_error(trained):
     with open(trained["test"]) as fh:
         table = list(csv.reader(fh))
     table[3][1] = "pilot"
     path = _write(trained["dir"] / "unseen.csv", table[1:])
-    code, out, err = run_cli("eval", trained["json"], path)
+    code, out, err = run_cli("eval", trained["json"], path, "--unknown", "error")
     assert code == 2 and "Traceback" not in err
     assert (f"{path}: row 4, column 'occupation' (2): category 'pilot' was not seen in training (the categories "
             "of 'occupation' are 'blue-collar', 'service', 'white-collar'") in err
+    from annc.core.inputs import input_matrix
     net = load_model(trained["json"])
     with pytest.raises(DataError, match="X row 0, column 'occupation': category 'pilot' was not seen"):
-        net.predict([[30, "pilot", 20]])
+        input_matrix([[30, "pilot", 20]], net.inputs, net.columns, unknown="error")
     with pytest.raises(DataError, match="not seen"):
-        load_data(path, inputs_of=net)
+        load_data(path, inputs_of=net, unknown="error")
 
 
 # -- the estimator -----------------------------------------------------------------------------
@@ -216,7 +220,7 @@ def test_the_estimator_encodes_a_data_frame(trained):
     assert clf.predict(test).tolist() == by_net.tolist()
     assert clf.predict(test[["hours", "age", "occupation"]]).tolist() == by_net.tolist()
     with pytest.raises(DataError, match="category 'pilot' was not seen"):
-        clf.predict(test.assign(occupation="pilot"))
+        clf.set_params(unknown="error").predict(test.assign(occupation="pilot"))
 
 
 # -- error paths -------------------------------------------------------------------------------

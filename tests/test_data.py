@@ -5,7 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from annc.io.data import MAX_REPORTED, load_data
+from annc.io.csvcells import MAX_REPORTED
+from annc.io.data import load_data
 from annc.io.datacheck import check_against_spec
 from annc.core.errors import DataError
 from annc.io.spec import parse_spec

@@ -30,7 +30,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("core", {"errors", "names", "log", "activations", "losses", "penalties", "inputs", "limits", "feasibility",
               "model", "builder", "network", "scaling", "ensemble", "categories", "missing", "deadline", "columns",
               "encoding"}),
-    ("io", {"spec", "data", "datasets", "outputs", "problem", "magnitudes", "recipe", "writers", "solutions", "datacheck",
+    ("io", {"spec", "data", "csvcells", "datasets", "outputs", "problem", "magnitudes", "recipe", "writers", "solutions", "datacheck",
             "varmap", "mapfile", "labels"}),
     ("formulations", {"binary", "common", "errors", "grid", "hinge", "l0", "l1", "lift", "nll", "nopenalty", "output",
                       "registry", "relu", "sign", "symmetry"}),
@@ -38,7 +38,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("training", {"context", "large", "warmstart", "search", "bounds", "finish", "mip", "request", "results", "trainer",
                   "modelselect", "decompose", "dispatch"}),
     ("export", {"report", "report_drawing", "html_report", "onnx_export"}),
-    ("app", {"api", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator"}),
+    ("app", {"api", "prediction", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator"}),
 ]
 TOP = "annc"  # the package's own __init__, which binds the API: above every layer
 # units that may import only the bottom layer and these units (and their own package)

@@ -1,5 +1,6 @@
 """The Python API: ``annc.compile`` and ``annc.train`` (the package binds these two
-functions, :func:`compile` and :func:`train`).
+functions, :func:`compile` and :func:`train`, and ``annc.export_onnx`` and ``annc.predict``:
+:func:`export_onnx`, :func:`annc.app.prediction.predict`).
 
 They take paths, spec text, ``NetworkSpec`` and ``Dataset`` objects or ``(X, y)``
 arrays (:func:`as_spec`, :func:`as_data`), and check their arguments with the same
@@ -33,24 +34,23 @@ from ..training.mip.compiling import compile_model
 from ..training.mip.runfiles import csv_backing
 from ..training.request import DECOMPOSED, TrainRequest
 from ..training.results import TrainResult
+from .prediction import model_of, predict
 
-__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "table_data", "train",
-           "train_api", "train_request"]
+__all__ = ["TrainResult", "as_data", "as_spec", "compile", "compile_api", "export_onnx", "predict", "table_data",
+           "train", "train_api", "train_request"]
 
 
-def export_onnx(network, path) -> Path:
+def export_onnx(network, path, *, unknown: str | None = None) -> Path:
     """Write ``network`` (a ``TrainedNetwork`` or ``Ensemble``, a training result, or the
     path of a weights file) as an ONNX model to ``path`` (:mod:`annc.export.onnx_export`: the same forward pass,
-    input scaling included, in double precision); returns the path."""
-    from ..core.ensemble import load_model
+    input scaling included, in double precision); returns the path.  ``unknown``: a category of
+    a text column not seen in training is all zeros in the graph (``"ignore"``, the default)
+    or an error of the runtime (``"error"``)."""
     from ..export.onnx_export import save_onnx
-    if hasattr(network, "network") and not isinstance(network, (str, os.PathLike)):  # a TrainResult or DecomposedResult
-        network = network.network
-    elif isinstance(network, (str, os.PathLike)):
-        network = load_model(network)
+    network = model_of(network)
     if not isinstance(path, (str, os.PathLike)):
         raise UsageError(f"path must be a file path, not {type(path).__name__}")
-    return save_onnx(network, path)
+    return save_onnx(network, path, unknown)
 
 
 def compile(spec, data, **kw) -> Compiled:  # noqa: A001 - mirrors `annc compile`
@@ -82,6 +82,8 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     input scaling, :mod:`annc.core.scaling`), ``missing`` (``"error"``, the default: missing cells are
     an error naming them; ``"drop"``: leave their rows out; ``"impute"``: fill them with the training
     rows' median or most frequent category, recorded with the network: :mod:`annc.core.missing`),
+    ``unknown`` (``"ignore"``, the default: a category of ``test`` not seen in ``data`` is all zeros,
+    with a warning; ``"error"``: a DataError: :mod:`annc.core.categories`),
     ``select`` (None, the default: what the spec leaves
     open, its l0 weight and width, is chosen by k-fold cross-validation on real data,
     :mod:`annc.training.modelselect.cvselect`; False: the spec's defaults as written; True: the same, and on
@@ -123,7 +125,7 @@ def as_spec(spec, data=None) -> NetworkSpec:
 
 
 def as_data(data, *, label: str | None = None, classes: list | None = None, name: str = "<arrays>",
-            like: Dataset | None = None, missing: str | None = None) -> Dataset:
+            like: Dataset | None = None, missing: str | None = None, unknown: str | None = None) -> Dataset:
     """A :class:`Dataset` from a Dataset, a CSV path, or a pair ``(X, y)`` of arrays
     (``y``: class labels; the classes are the sorted labels, or ``classes``).  ``X`` may
     be a data frame: its column names are then the feature names (and a named ``y``,
@@ -135,12 +137,14 @@ def as_data(data, *, label: str | None = None, classes: list | None = None, name
 
     Missing cells (NaN, None, ``pandas.NA``; empty, ``NA`` or ``NaN`` in a CSV) follow the rule
     ``missing`` (:mod:`annc.core.missing`: None or ``"error"``, ``"drop"``, ``"impute"``); with
-    ``like`` they get ``like``'s fills (``"drop"``: their rows are dropped).  A ``Dataset``
-    is taken as it is."""
+    ``like`` they get ``like``'s fills (``"drop"``: their rows are dropped), and a category
+    ``like`` did not see follows ``unknown`` (:data:`annc.core.categories.UNKNOWN_RULES`: all
+    zeros with a warning, or an error).  A ``Dataset`` is taken as it is."""
     classes = like.classes if like is not None and classes is None else classes
     missing = check_rule(missing)
     if isinstance(data, (str, os.PathLike)) and isinstance(os.fspath(data), str):
-        return load_data(_no_nul(data, "data"), label=label, classes=classes, inputs_of=like, missing=missing)
+        return load_data(_no_nul(data, "data"), label=label, classes=classes, inputs_of=like, missing=missing,
+                         unknown=unknown)
     if isinstance(data, Dataset):
         data = data if like is None else _in_order_of(data, like)
         if classes is None or list(data.classes) == list(classes):
@@ -155,30 +159,33 @@ def as_data(data, *, label: str | None = None, classes: list | None = None, name
         if order is not None:  # a data frame's columns, by name, before its cells are read
             names = [names[i] for i in order]
             X = X[names]
-        return table_data(X, y, names, label=label, classes=classes, name=name, like=like, missing=missing)
+        return table_data(X, y, names, label=label, classes=classes, name=name, like=like, missing=missing,
+                          unknown=unknown)
     raise UsageError("data must be a Dataset, a CSV path or a pair (X, y), "
                      f"not {type(data).__name__}")
 
 
 def table_data(X, y, names: list[str] | None, *, label: str | None = None, classes: list | None = None,
-               name: str = "<arrays>", like: Dataset | None = None, missing: str = "error") -> Dataset:
+               name: str = "<arrays>", like: Dataset | None = None, missing: str = "error",
+               unknown: str | None = None) -> Dataset:
     """The :class:`Dataset` of a table ``X`` (an array or a data frame's cells, its columns
     ``names``, None for an array) and labels ``y``: one-hot encoded when it has text columns
     (or ``like``, the training data of a test set, has), its missing cells as ``missing`` says
     (:mod:`annc.core.missing`).  :func:`as_data` and the estimator's ``fit`` read tables here."""
     if names is not None and ((like is not None and like.categories) or not all_numbers(X)):
-        return _text_data(X, y, label=label, classes=classes, name=name, names=names, like=like, missing=missing)
+        return _text_data(X, y, label=label, classes=classes, name=name, names=names, like=like, missing=missing,
+                          unknown=unknown)
     return _array_data(X, y, label=label, classes=classes, name=name, names=names, missing=missing, like=like)
 
 
 def _text_data(X, y, *, label, classes, name: str, names: list[str], like: Dataset | None,
-               missing: str = "error") -> Dataset:
+               missing: str = "error", unknown: str | None = None) -> Dataset:
     """:func:`as_data` of a data frame with text columns (:mod:`annc.core.categories`):
     encoded as ``like`` encodes its own (a test set), or as its training data; its missing
     cells as :func:`as_data` says (:func:`annc.core.encoding.fit_encoding`, :func:`~annc.core.encoding.encode_table`)."""
     cells = np.asarray(X, dtype=object)
     if like is not None and like.columns is not None and like.categories:
-        enc = encode_table(cells, like.columns, name, missing)
+        enc = encode_table(cells, like.columns, name, missing, unknown)
     else:
         enc = fit_encoding(cells, names, label or _series_name(y), name, missing)
     y = _rows_kept(y, enc.keep)
@@ -300,7 +307,7 @@ def train_request(spec, data, test=None, *, solver: str | None = None, solver_cm
                   scale: str | None = None, select: bool | dict | None = None, select_fraction: float = 0.25,
                   select_seed: int = 0, ensemble: str | None = None, batches: int | None = None,
                   per_class: int | None = None, workers: int | None = None,
-                  scheduler: str | None = None, missing: str | None = None) -> TrainRequest:
+                  scheduler: str | None = None, missing: str | None = None, unknown: str | None = None) -> TrainRequest:
     """The :class:`~annc.training.request.TrainRequest` of :func:`train_api`'s arguments (not yet
     checked: :func:`annc.training.dispatch.run` checks it): the spec, data and test data read
     (:func:`as_spec`, :func:`as_data`), the input scaling applied to the spec."""
@@ -308,7 +315,8 @@ def train_request(spec, data, test=None, *, solver: str | None = None, solver_cm
     check_scale(scale)
     s = with_scale(as_spec(spec, data), scale)
     d = as_data(data, label=label, missing=missing)
-    t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d, missing=missing)
+    t = None if test is None else as_data(test, label=label, name="<test arrays>", like=d, missing=missing,
+                                          unknown=unknown)
     opts = SolveOptions(time_limit=time_limit, gap=gap, threads=threads, progress=progress, stall=stall,
                         native=tuple((solver_options or {}).items()) if isinstance(solver_options, dict)
                         else solver_options or ())

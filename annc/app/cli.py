@@ -21,7 +21,7 @@ import warnings
 
 from .. import __version__
 from ..core.errors import AnncError, AnncWarning, SpecError
-from .cli_commands import cmd_compile, cmd_data, cmd_decode, cmd_eval, cmd_export, cmd_report
+from .cli_commands import cmd_compile, cmd_data, cmd_decode, cmd_eval, cmd_export, cmd_predict, cmd_report
 from .cli_train import VERIFY_FAILED, cmd_train  # noqa: F401 - VERIFY_FAILED: the exit codes, in one place
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE: an exception that is not an AnncError is a bug in annc
@@ -57,6 +57,16 @@ def _missing_option(p) -> None:
                    help="missing cells (empty, NA, NaN) of the training data: error (the default) names them; drop "
                         "leaves their rows out; impute fills each with its column's median (numbers) or most "
                         "frequent category (text) on the training rows, recorded with the network")
+
+
+def _unknown_option(p, onnx: bool = False, test: bool = False) -> None:
+    from ..core.categories import UNKNOWN_RULES
+    p.add_argument("--unknown", choices=UNKNOWN_RULES, default="ignore",
+                   help=("in the ONNX graph, " if onnx else "in the --test rows, " if test else "")
+                   + "a category of a text column not seen in training: ignore (the default) reads it as all zeros, "
+                   "as scikit-learn's OneHotEncoder(handle_unknown='ignore')"
+                   + ("" if onnx else ", with one warning per column") + "; error refuses it (exit 2"
+                   + (": an error of the ONNX runtime)" if onnx else ")"))
 
 
 def parser() -> argparse.ArgumentParser:
@@ -103,11 +113,26 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("weights")
     e.add_argument("data", help="a CSV; its feature columns are matched by name to those the weights file records")
     e.add_argument("--label", help="label column (default: the one the weights file names, else the last)")
+    _unknown_option(e)
     e.set_defaults(func=cmd_eval)
+
+    pr = sub.add_parser("predict", help="the predicted class (and scores) of every row of a CSV, with or without "
+                        "a label column")
+    pr.add_argument("weights", help="a .weights.json or .weights.npz (a network or a one-vs-one ensemble)")
+    pr.add_argument("data", help="a CSV; its feature columns are matched by name to those the weights file records "
+                    "(a label column and the columns the network does not read are ignored)")
+    pr.add_argument("-o", "--output", required=True, metavar="CSV",
+                    help="the predictions to write (atomically): a column prediction, one row per input row; - for stdout")
+    pr.add_argument("--scores", action="store_true", help="also a column score:<class> per class: the network's "
+                    "output scores (not probabilities)")
+    pr.add_argument("--label", help="the label column to ignore (default: the one the weights file names)")
+    _unknown_option(pr)
+    pr.set_defaults(func=cmd_predict)
 
     x = sub.add_parser("export", help="a weights file -> an ONNX model (same forward pass, input scaling included)")
     x.add_argument("weights", help="a .weights.json or .weights.npz (a network or a one-vs-one ensemble)")
     x.add_argument("--onnx", required=True, metavar="FILE", help="the ONNX file to write (atomically)")
+    _unknown_option(x, onnx=True)
     x.set_defaults(func=cmd_export)
 
     t = sub.add_parser("train", help="compile, solve, decode and verify in one go")
@@ -174,6 +199,7 @@ def parser() -> argparse.ArgumentParser:
     _max_nonzeros_option(t)
     _scale_option(t)
     _missing_option(t)
+    _unknown_option(t, test=True)
     t.add_argument("-o", "--out", default="out", help="output folder (default: out)")
     t.set_defaults(func=cmd_train)
 
@@ -184,6 +210,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--label", help="label column of the CSVs (default: the one the weights file names, else the "
                    "last); feature columns are matched by name")
     r.add_argument("-o", "--output", required=True, metavar="HTML", help="the page to write")
+    _unknown_option(r)
     r.set_defaults(func=cmd_report)
 
     g = sub.add_parser("data", help="generate data sets")

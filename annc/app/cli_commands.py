@@ -1,5 +1,5 @@
 """The commands of ``annc`` but ``train`` (:mod:`annc.app.cli_train`) and ``experiment``:
-``compile``, ``decode``, ``eval``, ``export``, ``report`` and ``data``.  Each takes the
+``compile``, ``decode``, ``eval``, ``predict``, ``export``, ``report`` and ``data``.  Each takes the
 parsed arguments (:func:`annc.app.cli.parser`), prints what it did and returns the exit
 code; errors are raised (annc's own, :mod:`annc.core.errors`) and :func:`annc.app.cli.main`
 turns them into a message and an exit code."""
@@ -145,12 +145,32 @@ def cmd_eval(a) -> int:
     from ..export.report import confusion_lines
     from ..io.data import load_data
     net = load_model(a.weights)
-    data = load_data(a.data, label=a.label, inputs_of=net)  # columns by name, in any order
+    data = load_data(a.data, label=a.label, inputs_of=net, unknown=a.unknown)  # columns by name, in any order
     pred = net.predict_index(data.X)
     print(f"{a.data}: {len(data.y)} samples, accuracy {np.mean(pred == data.y):.4f}")
     if data.missing_note:  # filled with the fills the weights file records (annc.core.missing)
         print(f"missing cells: {data.missing_note}")
     print_lines(confusion_lines(net.classes, data.y, pred))
+    return 0
+
+
+# -- predict ----------------------------------------------------------------------
+def cmd_predict(a) -> int:
+    from ..core.ensemble import load_model
+    from ..io.outputs import atomic_write_text, check_out_file
+    from .prediction import predict_rows, predictions_csv, summary
+    to_stdout = a.output == "-"
+    target = None if to_stdout else check_out_file(a.output)  # before any work
+    p = predict_rows(load_model(a.weights), a.data, label=a.label, unknown=a.unknown)
+    text = predictions_csv(p, scores=a.scores)  # all of it before anything is written
+    said = sys.stderr if to_stdout else sys.stdout
+    if p.missing_note:
+        print(f"missing cells: {p.missing_note}", file=said)
+    if to_stdout:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(target, text)
+    print(summary(p, a.data) + ("" if to_stdout else f"; wrote {target}"), file=said)
     return 0
 
 
@@ -160,14 +180,15 @@ def cmd_export(a) -> int:
     from ..core.columns import listed
     from ..export.onnx_export import OPSET, save_onnx
     net = load_model(a.weights)
-    path = save_onnx(net, a.onnx)
+    path = save_onnx(net, a.onnx, unknown=a.unknown)
     scaled = "" if net.scaling is None else f", input scaling {net.scaling.kind}"
     order = "" if net.columns is None else f" (columns in this order: {listed(net.columns.features)})"
     inputs = f"input X [N, {net.inputs}] doubles{order}"
     if net.columns is not None and net.columns.categories:  # text columns: string inputs, one-hot encoded in the graph
         numeric = [name for name, cats in net.columns.sources if cats is None]
         inputs = (f"inputs X [N, {len(numeric)}] doubles (columns in this order: {listed(numeric)}) and "
-                  + ", ".join(f"{c} [N] strings" for c, _ in net.columns.categories) + " (one-hot encoded in the graph)")
+                  + ", ".join(f"{c} [N] strings" for c, _ in net.columns.categories) + " (one-hot encoded in the graph; an unseen "
+                  + ("category all zeros)" if a.unknown == "ignore" else "category an error of the runtime)"))
     if net.columns is not None and net.columns.imputed:
         scaled += ", missing cells (NaN; empty, NA or NaN text) imputed in the graph"
     print(f"wrote {path} (ONNX opset {OPSET}: {inputs}{scaled}; outputs scores, label, class; "
@@ -181,7 +202,8 @@ def cmd_report(a) -> int:
     from ..export.html_report import write_report
     from ..io.data import load_data
     net = load_model(a.weights)
-    data, test = (load_data(path, label=a.label, inputs_of=net) if path else None for path in (a.data, a.test))
+    data, test = (load_data(path, label=a.label, inputs_of=net, unknown=a.unknown) if path else None
+                  for path in (a.data, a.test))
     out = write_report(net, a.output, data=data, test=test, source=str(a.weights))
     print(f"wrote {out}")
     return 0

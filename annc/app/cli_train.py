@@ -40,7 +40,7 @@ def cmd_train(a) -> int:
     with Reporter(quiet=a.quiet, time_limit=None if decomposed else a.time_limit, phase=phase) as rep:
         data = load_data(a.data, label=a.label, missing=a.missing)
         # the test rows: the training rows' fills, or --missing drop's drop (annc.core.missing)
-        test = load_data(a.test, label=a.label, inputs_of=data, missing=a.missing) if a.test else None
+        test = load_data(a.test, label=a.label, inputs_of=data, missing=a.missing, unknown=a.unknown) if a.test else None
         opts = SolveOptions(time_limit=a.time_limit, gap=a.gap, threads=a.threads,
                             native=solver_options(a.solver_option), stall=stall_setting(a.stall))
         if not decomposed:

@@ -35,14 +35,13 @@ second), so that refitting gives the same network (the checks compare prediction
 repeated fits).  The default recipe (``loss errors``, ``penalty l0 0.5``: a binary per
 sample and weight) is not used there: it does not prove optimality on the checks' data
 sets within seconds, and a fit stopped by a time limit is only as repeatable as the
-machine's timing (below); the paper's ``nll`` was tried too: on
-``check_classifiers_train``'s 300 samples of 3 classes HiGHS found nothing better than
-the constant network in 30 s (accuracy 1/3 < 0.83).  No check is
-skipped or expected to fail: the dict ``EXPECTED_FAILED_CHECKS`` in the test module is
-empty, and any check that must be skipped later goes there with its reason, and in this
-docstring.  (scikit-learn itself skips ``check_array_api_input`` and
-``check_classifier_data_not_an_array`` when ``SCIPY_ARRAY_API`` is unset or pandas is
-missing.)
+machine's timing (below); the paper's ``nll`` was tried too: on ``check_classifiers_train``'s
+300 samples of 3 classes HiGHS found nothing better than the constant network in 30 s
+(accuracy 1/3 < 0.83).  No check is skipped or expected to fail: the dict
+``EXPECTED_FAILED_CHECKS`` in the test module is empty, and any check that must be skipped
+later goes there with its reason, and in this docstring.  (scikit-learn itself skips
+``check_array_api_input`` and ``check_classifier_data_not_an_array`` when
+``SCIPY_ARRAY_API`` is unset or pandas is missing.)
 
 **Determinism.**  HiGHS is deterministic, and so is annc's model; two fits on the same
 data give the same network when the solver proves optimality.  A fit stopped by
@@ -59,11 +58,12 @@ from dataclasses import replace
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data  # validate_data: scikit-learn >= 1.6
 
+from ..core.categories import check_unknown
 from ..core.columns import Columns, all_numbers, column_differences, frame_columns
 from ..core.errors import UsageError
+from ..core.inputs import input_matrix
 from ..core.losses import with_argument
 from ..core.missing import check_rule
 from ..training.dispatch import run
@@ -175,6 +175,11 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         its column's median (numbers) or most frequent category (text) on the training rows,
         which the network records and ``predict`` applies.  Without fills, a missing cell at
         ``predict`` is the same error.
+    unknown : {"ignore", "error"}, default="ignore"
+        A category of a text column not seen in ``fit``, at ``predict``: ``"ignore"`` reads it as
+        all zeros with one :class:`annc.core.errors.UnknownCategoryWarning` per column, as
+        ``OneHotEncoder(handle_unknown="ignore")`` (so ``cross_val_score`` runs when a rare
+        category is in one fold only); ``"error"`` raises :class:`annc.core.errors.DataError`.
     select : bool or None, default=None
         Model selection (:mod:`annc.training.modelselect.cvselect`): None chooses what the spec leaves open
         (with ``loss=None`` and no ``penalty``: the l0 weight and the width up to
@@ -216,7 +221,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, *, hidden_layer_sizes=(4,), activation="binary", loss=None, margin=None, penalty=None,
                  penalty_weight=None, max_weights=None, scale=None, weights=None, time_limit=60.0, solver="highs",
                  threads=None, gap=None, solver_options=None, extra="", select=None, stall=True, workers=None,
-                 scheduler=None, missing="error"):
+                 scheduler=None, missing="error", unknown="ignore"):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.loss = loss
@@ -237,6 +242,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.workers = workers
         self.scheduler = scheduler
         self.missing = missing
+        self.unknown = unknown
 
     # -- the spec ---------------------------------------------------------------------
     def _hidden_sizes(self) -> tuple:
@@ -366,7 +372,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         text = columns is not None and bool(columns.categories)  # text columns: raw cells, encoded by the network
         X = validate_data(self, self._in_fit_order(X), reset=False, accept_sparse=False,
                           dtype=None if text else np.float64, ensure_all_finite="allow-nan")
-        # a missing cell: the fill the network records, else annc's MissingValuesError (a ValueError)
+        if text:  # raw cells, encoded here: an unseen category as `unknown` says (a missing cell: annc.core.missing)
+            X = input_matrix(X, self.network_.inputs, columns, check_unknown(self.unknown))
         return np.asarray(self.network_.scores(X), dtype=float)
 
     def __sklearn_tags__(self):

@@ -15,10 +15,19 @@ categories, in order), in the variable map (``data.categories``) and in every we
 a table for a trained network (``annc eval``, ``annc report``, ``predict`` on raw rows or a
 data frame, the scikit-learn estimator, ONNX) encodes its cells the same way.
 
-**A category not seen in training** is an error (:class:`~annc.core.errors.DataError`,
-exit 2) naming the column, the row and the value, with the known categories: annc never
-guesses an encoding for it (the all-zero code would silently give a prediction that no
-training sample supports).
+**A category not seen in training** (a rare category that only a test fold holds, say) is
+read as scikit-learn's ``OneHotEncoder(handle_unknown="ignore")`` reads it: as **all zeros**,
+no one-hot input of its column set, so the column adds nothing to any unit's
+pre-activation, with one :class:`~annc.core.errors.UnknownCategoryWarning` per column that
+names the column, each unseen category and how many rows have it
+(:func:`annc.core.encoding.warn_unseen`; the command line prints it once on stderr).  The
+rule ``unknown`` (:data:`UNKNOWN_RULES`: ``--unknown`` on the command line, ``unknown=`` in
+Python and on the estimator) is ``ignore`` by default; ``error`` refuses such a category
+instead (:class:`~annc.core.errors.DataError`, exit 2, naming the column, the row and the
+value, with the known categories).  It applies wherever a table is read for a trained
+network (``annc eval``, ``annc predict``, ``annc report``, ``annc train --test``, ``predict``
+on raw rows or a data frame, the estimator, the ONNX graph); training data have no unseen
+category (their categories are fitted on them).
 
 **Scaling.** The one-hot inputs are not scaled, whatever the spec's ``scale``: they stay
 0/1 (``center 0``, ``width 1`` in the recorded scaling), so a first-layer weight on
@@ -31,8 +40,21 @@ import math
 
 import numpy as np
 
+from .errors import UsageError
+
 SEP = "="
 MARKERS = frozenset({"", "NA", "N/A", "NaN", "nan"})  # a text cell that means "missing" (stripped): annc.core.missing
+UNKNOWN_RULES = ("ignore", "error")  # a category not seen in training: all zeros with a warning, or an error
+
+
+def check_unknown(rule) -> str:
+    """``rule`` if it is one of :data:`UNKNOWN_RULES` (None: ``ignore``); else a
+    :class:`~annc.core.errors.UsageError` naming them."""
+    if rule is None:
+        return "ignore"
+    if not isinstance(rule, str) or rule not in UNKNOWN_RULES:
+        raise UsageError(f"unknown (--unknown) must be one of {', '.join(UNKNOWN_RULES)}, not {rule!r}")
+    return rule
 
 
 def onehot_name(column: str, category: str) -> str:

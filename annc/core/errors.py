@@ -127,3 +127,11 @@ class TruncatedSolutionError(SolutionError, VerificationError):
 class AnncWarning(UserWarning):
     """Something annc did that the user should know of, but that is not an error (the
     command line prints it as one ``warning:`` line on stderr)."""
+
+
+class UnknownCategoryWarning(AnncWarning):
+    """A category of a text column that the network did not see in training, read as all
+    zeros (no one-hot input set: scikit-learn's ``OneHotEncoder(handle_unknown="ignore")``);
+    one warning per column, naming it, each such category and its count of rows
+    (:func:`annc.core.encoding.warn_unseen`).  ``--unknown error`` (``unknown="error"``) makes
+    such a category a :class:`DataError` instead."""

@@ -61,15 +61,17 @@ def sample_arrays(X, y, name: str, error: type[AnncError], allow_nan: bool = Fal
 
 
 # -- a network's inputs and their names -----------------------------------------------------------
-def input_matrix(X, width: int, columns: Columns | None) -> np.ndarray:
+def input_matrix(X, width: int, columns: Columns | None, unknown: str | None = None) -> np.ndarray:
     """``X`` as a float matrix of finite rows as wide as the input layer (``width``): a
     data frame's columns found by name when the network records ``columns``
     (:func:`annc.core.columns.match_columns`), an array's as they are.  A
     :class:`~annc.core.errors.UsageError` (wrong shape or type) or
-    :class:`~annc.core.errors.DataError` (NaN or inf, a missing or extra column) otherwise."""
+    :class:`~annc.core.errors.DataError` (NaN or inf, a missing or extra column) otherwise.
+    ``unknown``: the rule for a category of a text column not seen in training
+    (:data:`annc.core.categories.UNKNOWN_RULES`; None: ``ignore``, all zeros with a warning)."""
     order = match_columns(frame_columns(X), columns, width, "X")
     if columns is not None and columns.categories:
-        return _encoded_input(X, order, width, columns)
+        return _encoded_input(X, order, width, columns, unknown)
     try:
         a = as_floats(X)
     except (TypeError, ValueError) as e:
@@ -110,14 +112,14 @@ def _filled(a: np.ndarray, columns: Columns | None) -> np.ndarray:
     return settle(a, names, [None] * len(names), rule=None, fills=fills, source="X").cells
 
 
-def _encoded_input(X, order, width: int, columns: Columns) -> np.ndarray:
+def _encoded_input(X, order, width: int, columns: Columns, unknown: str | None) -> np.ndarray:
     """:func:`input_matrix` for a network with text columns: a data frame's columns (by
     name, ``order``) or raw rows as wide as the table (one cell per column, by position)
     encoded (:func:`encode_cells`); an array of numbers as wide as the input layer is
     taken as already encoded."""
     sources = columns.sources
     if order is not None:
-        return encode_table(np.asarray(X, dtype=object)[:, order], columns, "X").X
+        return encode_table(np.asarray(X, dtype=object)[:, order], columns, "X", unknown=unknown).X
     a = np.asarray(X) if not isinstance(X, list) else np.asarray(X, dtype=object)
     if a.ndim == 2 and a.dtype.kind in "biuf" and a.shape[1] == width:  # numbers only: no category text
         return input_matrix(_filled(a.astype(float), columns), width, None)
@@ -125,4 +127,4 @@ def _encoded_input(X, order, width: int, columns: Columns) -> np.ndarray:
         raise UsageError(f"X must be raw rows of {len(sources)} cells ({listed(columns.raw)}; text columns as "
                          f"text), a data frame with these columns, or {width} already encoded numbers per row; "
                          f"got shape {a.shape}")
-    return encode_table(a.astype(object), columns, "X").X
+    return encode_table(a.astype(object), columns, "X", unknown=unknown).X

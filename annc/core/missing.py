@@ -157,7 +157,8 @@ def settle(cells: np.ndarray, names: list[str], kinds: list, *, rule: str | None
                                          recorded=None if training else bool(fills)))
     out = cells.astype(object) if cells.dtype.kind != "f" else cells.copy()
     for j, name in enumerate(names):
-        out[mask[:, j], j] = fills[name]
+        if mask[:, j].any():  # a column without a fill (a file that records some) may have none missing
+            out[mask[:, j], j] = fills[name]
     filled = [f"'{name}' {fills[name]!r} ({int(mask[:, j].sum())})" for j, name in enumerate(names) if mask[:, j].any()]
     return Settled(out, None, fills, f"imputed {int(mask.sum())} missing cells in {int(mask.any(axis=1).sum())} "
                    f"of {n} rows of {source}: " + ", ".join(filled))

@@ -28,19 +28,24 @@ is exactly 0 (where a step unit switches on) is 0 in both.
 takes ``X`` as its numeric columns only (``N x d_numeric`` doubles, in the network's order
 of them) and one string input per text column, named after the column (``N`` strings: the
 categories, stripped of blanks as annc reads them); an ``OneHotEncoder`` node of the
-``ai.onnx.ml`` domain encodes each (``zeros=0``: a category not seen in training is an
-error of the runtime, as it is annc's), and ``Concat`` then ``Gather`` put the inputs in
-the network's order.  The metadata's ``categories`` (JSON) records each text column's
-categories.
+``ai.onnx.ml`` domain encodes each, and ``Concat`` then ``Gather`` put the inputs in the
+network's order.  A category not seen in training follows the rule ``unknown`` given to
+the export (:data:`annc.core.categories.UNKNOWN_RULES`): ``ignore`` (the default) gives it
+all zeros (``zeros=1``), as annc reads it (a runtime has no warning to give: annc's
+``UnknownCategoryWarning`` is not in the graph); ``error`` makes it an error of the runtime
+(``zeros=0``), as ``--unknown error`` makes it annc's.  The metadata's ``categories``
+(JSON) records each text column's categories, and ``unknown`` the rule.
 
 **Missing cells** (:mod:`annc.core.missing`): a network trained with ``--missing impute``
 records each column's fill, and the graph applies it: a NaN of ``X`` becomes its column's
 median (``IsNaN``, ``Where``), and an empty, ``NA``, ``N/A``, ``NaN`` or ``nan`` string of a
 text column its most frequent category (``LabelEncoder`` of ``ai.onnx.ml``, before
-``OneHotEncoder``; any other string not among the categories still fails there).  The
+``OneHotEncoder``; any other string not among the categories is an unseen one).  The
 metadata's ``imputed`` (JSON) records the fills.  Without recorded fills a NaN goes through
-the arithmetic as NaN (a runtime has no error of annc's to raise), and an empty string of a
-text column is refused by ``OneHotEncoder`` as an unseen category.
+the arithmetic as NaN (a runtime has no error of annc's to raise; a step unit reads it as
+off), and a missing cell of a text column makes its row's scores NaN (``LabelEncoder`` to
+NaN, added to the scores), not the zeros of an unseen category (under ``unknown="error"`` it
+is refused by ``OneHotEncoder`` as an unseen category).
 
 The input is positional: column ``j`` of ``X`` is the network's feature ``j``; unlike
 annc's own readers (:func:`annc.core.columns.match_columns`), an ONNX runtime does not match
@@ -64,6 +69,7 @@ import numpy as np
 
 from .. import __version__
 from ..core.activations import HIDDEN
+from ..core.categories import check_unknown
 from ..core.errors import UsageError
 from ..core.missing import MARKERS
 from ..core.network import TrainedNetwork
@@ -71,7 +77,7 @@ from ..io.outputs import atomic_write, check_out_file
 
 OPSET = 17
 ML_DOMAIN, ML_OPSET = "ai.onnx.ml", 3  # OneHotEncoder (and LabelEncoder, for fills), for text columns
-UNSEEN = "<a category not seen in training>"  # what an unseen category becomes before OneHotEncoder refuses it
+UNSEEN = "<a category not seen in training>"  # what an unseen category becomes before OneHotEncoder reads it
 
 
 class _Graph:
@@ -127,7 +133,7 @@ def _layers(g: _Graph, x: str, net: TrainedNetwork, out: str | None = None) -> s
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _vote(g: _Graph, x: str, ens) -> str:
+def _vote(g: _Graph, x: str, ens, out: str = "scores") -> str:
     """The ensemble's scores: votes plus tie-breaking margins, summed member by member in
     the order :meth:`annc.core.ensemble.Ensemble.votes_and_margins` sums them (so the floats
     are the same)."""
@@ -150,26 +156,31 @@ def _vote(g: _Graph, x: str, ens) -> str:
         margins = mg if margins is None else g.op("Add", [margins, mg])
     top = g.op("ReduceMax", [g.op("Abs", [margins])], keepdims=1, axes=[1])
     scale = g.op("Mul", [g.const("two", np.float64(2.0)), g.op("Add", [g.const("one", np.float64(1.0)), top])])
-    return g.op("Add", [votes, g.op("Div", [margins, scale])], "scores")
+    return g.op("Add", [votes, g.op("Div", [margins, scale])], out)
 
 
-def to_onnx(net):
+def to_onnx(net, unknown: str | None = None):
     """The ONNX model (``onnx.ModelProto``) of a ``TrainedNetwork`` or a one-vs-one
-    ``Ensemble``; checked by ``onnx.checker``."""
+    ``Ensemble``; checked by ``onnx.checker``.  ``unknown``: the rule for a category not seen
+    in training (``"ignore"``, None: all zeros; ``"error"``: refused by the runtime)."""
     import onnx
     from onnx import TensorProto, helper
 
     from ..core.ensemble import Ensemble
     if not isinstance(net, (TrainedNetwork, Ensemble)):
         raise UsageError(f"ONNX export takes a TrainedNetwork or an Ensemble, not {type(net).__name__}")
+    unknown = check_unknown(unknown)
     _check(net)
     g = _Graph()
-    inputs, x = _inputs(g, net, helper, TensorProto)
+    inputs, x, flags = _inputs(g, net, helper, TensorProto, unknown)
     x = _scaling(g, x, net.scaling)
+    out = "scores" if not flags else "scores_read"
     if isinstance(net, Ensemble):
-        scores = _vote(g, x, net)
+        scores = _vote(g, x, net, out)
     else:
-        scores = _layers(g, x, net, "scores")
+        scores = _layers(g, x, net, out)
+    for k, flag in enumerate(flags):  # NaN scores for a row with a missing text cell and no fill
+        scores = g.op("Add", [scores, flag], "scores" if k == len(flags) - 1 else None)
     kept = g.op("ArgMax", [scores], axis=1, keepdims=1, select_last_index=0)
     g.op("Squeeze", [kept, g.const("axis1", np.asarray([1], dtype=np.int64))], "label")
     classes = list(net.classes)
@@ -197,6 +208,7 @@ def to_onnx(net):
         props["imputed"] = json.dumps(net.columns.to_dict()["imputed"])
     if _categories(net):
         props["categories"] = json.dumps(net.columns.to_dict()["categories"])
+        props["unknown"] = unknown
         _check_names(graph, [i.name for i in inputs[1 if inputs[0].name == "X" else 0:]])
     helper.set_model_props(model, props)
     onnx.checker.check_model(model, full_check=True)
@@ -207,20 +219,22 @@ def _categories(net) -> bool:
     return net.columns is not None and bool(net.columns.categories)
 
 
-def _inputs(g: _Graph, net, helper, TensorProto) -> tuple[list, str]:
-    """The graph's inputs and the name of the network's input matrix.  Without text columns,
-    ``X`` itself; with them, ``X`` holds the numeric columns and each text column is a
-    string input of its own, encoded by ``OneHotEncoder`` (ai.onnx.ml) and put back in the
-    network's order (``Concat``, ``Gather``)."""
+def _inputs(g: _Graph, net, helper, TensorProto, unknown: str = "ignore") -> tuple[list, str, list]:
+    """The graph's inputs, the name of the network's input matrix and the row flags to add
+    to the scores.  Without text columns, ``X`` itself and no flag; with them, ``X`` holds the
+    numeric columns and each text column is a string input of its own, encoded by
+    ``OneHotEncoder`` (ai.onnx.ml; an unseen category all zeros or refused, as ``unknown``
+    says) and put back in the network's order (``Concat``, ``Gather``); under ``ignore``, a
+    text column without a fill flags its missing cells' rows (``N x 1``: NaN there, else 0)."""
     d = net.inputs
     fills = dict(net.columns.imputed) if net.columns is not None else {}
     if not _categories(net):
         numeric = list(net.columns.features) if net.columns is not None else []
         return ([helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", d], _input_doc(net))],
-                _imputed(g, "X", numeric, fills))
+                _imputed(g, "X", numeric, fills), [])
     sources = net.columns.sources
     numeric = [name for name, cats in sources if cats is None]
-    infos, parts = [], []
+    infos, parts, flags = [], [], []
     if numeric:
         infos.append(helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", len(numeric)],
                                                    "numeric columns, by position: " + ", ".join(numeric)))
@@ -230,14 +244,21 @@ def _inputs(g: _Graph, net, helper, TensorProto) -> tuple[list, str]:
         if cats is None:
             continue
         infos.append(helper.make_tensor_value_info(name, TensorProto.STRING, ["N"], "categories of the text column "
-                                                   f"{name} (one per row; unseen ones are an error): " + ", ".join(cats)))
-        text = name
+                                                   f"{name} (one per row; unseen ones are "
+                                                   + ("all zeros): " if unknown == "ignore" else "an error): ")
+                                                   + ", ".join(cats)))
+        text, markers = name, sorted(MARKERS - set(cats))
         if name in fills:  # a missing cell ("", NA, NaN, ...) is the recorded category; the others are themselves
-            markers = sorted(MARKERS - set(cats))
             text = g.op("LabelEncoder", [name], domain=ML_DOMAIN, keys_strings=list(cats) + markers,
                         values_strings=list(cats) + [fills[name]] * len(markers), default_string=UNSEEN)
-        onehot = g.op("OneHotEncoder", [text], domain=ML_DOMAIN, cats_strings=list(cats), zeros=0)
+        onehot = g.op("OneHotEncoder", [text], domain=ML_DOMAIN, cats_strings=list(cats),
+                      zeros=1 if unknown == "ignore" else 0)
         parts.append(g.op("Cast", [onehot], to=TensorProto.DOUBLE))
+        if name not in fills and unknown == "ignore":  # a missing cell: NaN scores, not an unseen category's zeros
+            nan = g.op("LabelEncoder", [name], domain=ML_DOMAIN, keys_strings=markers,
+                       values_floats=[float("nan")] * len(markers), default_float=0.0)
+            nan = g.op("Unsqueeze", [nan, g.const("axis1", np.asarray([1], dtype=np.int64))])
+            flags.append(g.op("Cast", [nan], to=TensorProto.DOUBLE))
         where[name], at = at, at + len(cats)
     order, n = [], 0
     for name, cats in sources:  # the position in the Concat of every input of the network, in its order
@@ -247,7 +268,8 @@ def _inputs(g: _Graph, net, helper, TensorProto) -> tuple[list, str]:
         else:
             order += range(where[name], where[name] + len(cats))
     concat = g.op("Concat", parts, axis=1)
-    return infos, g.op("Gather", [concat, g.const("inputs", np.asarray(order, dtype=np.int64))], "X_encoded", axis=1)
+    return (infos, g.op("Gather", [concat, g.const("inputs", np.asarray(order, dtype=np.int64))], "X_encoded", axis=1),
+            flags)
 
 
 def _imputed(g: _Graph, x: str, names: list[str], fills: dict) -> str:
@@ -302,9 +324,10 @@ def _plain(c):
     return c.item() if isinstance(c, np.generic) else c
 
 
-def save_onnx(net, path: str | Path) -> Path:
+def save_onnx(net, path: str | Path, unknown: str | None = None) -> Path:
     """Write the ONNX model of ``net`` to ``path`` atomically (:func:`annc.io.outputs.atomic_write`:
-    never a half-written file; a missing folder is created); return the path."""
+    never a half-written file; a missing folder is created); return the path.  ``unknown``:
+    as :func:`to_onnx`."""
     path = check_out_file(path)
-    data = to_onnx(net).SerializeToString()
+    data = to_onnx(net, unknown).SerializeToString()
     return atomic_write(path, lambda fh: fh.write(data))

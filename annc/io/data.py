@@ -1,9 +1,12 @@
 """CSV data sets: feature columns (numbers, or text: one-hot encoded, :mod:`annc.core.categories`) and a label.
 
-Every problem raises :class:`~annc.core.errors.DataError` whose message starts with the
-file path and names the row (the 1-based line in the file; the header is line 1)
-and the column (its name and 1-based number).  Cell problems are collected and
-reported together (the first :data:`MAX_REPORTED` of them).
+:func:`load_data` reads a labelled file (training, test or evaluation data);
+:func:`load_features` reads the feature columns of a file for a trained network, with or
+without a label column (``annc predict``).  Every problem raises
+:class:`~annc.core.errors.DataError` whose message starts with the file path and names the
+row (the 1-based line in the file; the header is line 1) and the column (its name and
+1-based number).  Cell problems are collected and reported together (the first
+:data:`annc.io.csvcells.MAX_REPORTED` of them: :mod:`annc.io.csvcells`).
 """
 from __future__ import annotations
 
@@ -11,24 +14,19 @@ import csv
 import difflib
 import hashlib
 import io
-import math
 import shlex
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
-from ..core.categories import category_of, column_kinds, onehot_name
+from ..core.categories import onehot_name
 from ..core.columns import Columns, clipped, listed, match_columns
-from ..core.encoding import unseen
 from ..core.errors import DataError, UsageError
 from ..core.inputs import read_bytes
-from ..core.limits import LARGEST
-from ..core.missing import Settled, check_rule, settle
+from ..core.missing import check_rule
+from .csvcells import Problems, number, read_features, shown
 from .labels import MAX_LABEL_DIGITS, class_index, class_lookup, class_order, long_integer
-
-MAX_REPORTED = 20
-HINTED_REPORTED = 3  # cell problems shown after a hint that explains them all (--label)
 
 
 @dataclass
@@ -116,9 +114,9 @@ def _rows(text: str, path: str) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def _header(line: int, cells: list[str], path: str) -> list[str]:
+def _header(line: int, cells: list[str], path: str, labelled: bool = True) -> list[str]:
     names = [c.strip() for c in cells]
-    problems = _Problems(path)
+    problems = Problems(path)
     for i, name in enumerate(names, 1):
         if not name:
             problems.add(f"row {line}, column {i}: empty column name in the header")
@@ -129,13 +127,22 @@ def _header(line: int, cells: list[str], path: str) -> list[str]:
                          f"'{clipped(name)}' (also column {seen[name]})")
         seen.setdefault(name, i)
     problems.raise_if_any()
-    if len(names) < 2:
+    if len(names) < 1 + labelled:
         hint = ""
         if any(sep in cells[0] for sep in ";\t|"):
             hint = " (annc reads comma-separated files)"
         raise DataError(f"{path}: the header has a single column '{clipped(names[0])}'; need at "
                         f"least one feature column and a label column{hint}")
     return names
+
+
+def _table(path: str, labelled: bool = True) -> tuple[list, list[str], str]:
+    """The file's rows (header first), its column names and the sha256 of its bytes."""
+    text, digest = _read_text(path)
+    rows = _rows(text, path)
+    if not rows:
+        raise DataError(f"{path}: the file is empty (expected a header line and data rows)")
+    return rows, _header(rows[0][0], rows[0][1], path, labelled), digest
 
 
 def _label_index(names: list[str], label: str | None, path: str) -> int:
@@ -152,70 +159,11 @@ def _label_index(names: list[str], label: str | None, path: str) -> int:
 
 
 # ---------------------------------------------------------------------------
-# Cells
-# ---------------------------------------------------------------------------
-
-class _Problems:
-    """Collects located cell problems; raises them all at once."""
-
-    def __init__(self, path: str):
-        self.path = path
-        self.messages: list[str] = []
-
-    def add(self, message: str) -> None:
-        self.messages.append(f"{self.path}: {message}")
-
-    def cell(self, row: int, name: str, column: int, message: str) -> None:
-        self.add(f"row {row}, column '{name}' ({column}): {message}")
-
-    def raise_if_any(self, hint: str | None = None) -> None:
-        """Raise the problems, if any: the first :data:`MAX_REPORTED`, or ``hint`` and the
-        first :data:`HINTED_REPORTED`, then how many more."""
-        if not self.messages:
-            return
-        shown = self.messages[:HINTED_REPORTED if hint else MAX_REPORTED]
-        more = len(self.messages) - len(shown)
-        if hint:
-            shown = [f"{self.path}: {hint}"] + shown
-        if more:
-            shown.append(f"{self.path}: ... and {more} more")
-        raise DataError("\n".join(shown))
-
-
-def _shown(s: str) -> str:
-    """A cell as quoted in a message (long ones clipped)."""
-    return repr(clipped(s))
-
-
-def _number(text: str) -> tuple[float | None, str | None]:
-    """(value, None) or (None, what is wrong with the cell).
-
-    A feature is a coefficient of the model (``x * alpha`` in layer 0's rows), so its
-    magnitude must stay below :data:`annc.core.limits.LARGEST` like every number of the model.
-    """
-    s = text.strip()
-    if not s:
-        return None, "empty cell"
-    try:
-        value = float(s) if "_" not in s else None  # float() would read 1_0 as 10
-    except ValueError:
-        value = None
-    if value is None:
-        return None, f"{_shown(s)} is not a number"
-    if not math.isfinite(value):
-        return None, f"{_shown(s)} is not a finite number"
-    if abs(value) >= LARGEST:
-        return None, (f"{_shown(s)} is too large: a feature is a coefficient of the model, and "
-                      f"every number of the model stays below {LARGEST:g} (rescale the column)")
-    return value, None
-
-
-# ---------------------------------------------------------------------------
 # Public API
 # ---------------------------------------------------------------------------
 
 def load_data(path, label: str | None = None, classes: list | None = None, inputs_of=None,
-              missing: str | None = None) -> Dataset:
+              missing: str | None = None, unknown: str | None = None) -> Dataset:
     """Read a CSV with a header into a :class:`Dataset`.
 
     The label column is the last one unless ``label`` names another.  With ``classes``
@@ -239,14 +187,13 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
     :class:`~annc.core.errors.MissingValuesError`; ``drop``; ``impute``, whose fills the
     Dataset records); read for ``inputs_of``, they get the fills its columns record
     (``drop``: their rows are dropped), else the same error.  A missing label is an error.
+
+    A category of a text column that ``inputs_of`` did not see in training follows the rule
+    ``unknown`` (:data:`annc.core.categories.UNKNOWN_RULES`): all zeros with one warning per
+    column (``"ignore"``, None), or a problem of the file (``"error"``).
     """
     path, missing = str(path), check_rule(missing)
-    text, digest = _read_text(path)
-    rows = _rows(text, path)
-    if not rows:
-        raise DataError(f"{path}: the file is empty (expected a header line and data rows)")
-    header_line, header_cells = rows[0]
-    names = _header(header_line, header_cells, path)
+    rows, names, digest = _table(path)
     if inputs_of is not None:
         classes = inputs_of.classes if classes is None else classes
         recorded = inputs_of.columns
@@ -256,43 +203,20 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
     if len(rows) == 1:
         raise DataError(f"{path}: no data rows (only the header)")
 
-    problems = _Problems(path)
-    recorded = None if inputs_of is None else (inputs_of.columns.categories if inputs_of.columns is not None else ())
-    shaped = [cells for _, cells in rows[1:] if len(cells) == len(names)]
-    kinds = column_kinds(names, feature_cols, shaped, recorded)
-    rows, settled = _settle(rows, names, feature_cols, kinds, missing, inputs_of, path)
-    if settled.keep is not None and recorded is None:  # the categories are those of the rows kept
-        kinds = column_kinds(names, feature_cols, [cells for _, cells in rows[1:] if len(cells) == len(names)], None)
-    at = np.cumsum([0] + [1 if k is None else len(k) for k in kinds])
-    lookups = [None if k is None else {c: i for i, c in enumerate(k)} for k in kinds]
-    X = np.zeros((len(rows) - 1, int(at[-1])))
+    read = read_features(rows, names, feature_cols, inputs_of, missing, path, unknown=unknown)
+    rows, X, kinds, settled, problems = read.rows, read.X, read.kinds, read.settled, read.problems
     labels: list[str] = []
     good = []  # the rows whose label cell is usable, for the class mapping
     for r, (line, cells) in enumerate(rows[1:]):
-        if len(cells) != len(names):
-            problems.add(f"row {line} has {len(cells)} cells, the header has {len(names)}")
+        if len(cells) != len(names):  # a problem of read_features
             labels.append("")
             continue
-        for j, col in enumerate(feature_cols):
-            if lookups[j] is not None:  # a text column: its one-hot inputs
-                k = lookups[j].get(category_of(cells[col]))
-                if k is None:
-                    problems.cell(line, names[col], col + 1, "empty cell" if not cells[col].strip()
-                                  else unseen(names[col], category_of(cells[col]), kinds[j]))
-                else:
-                    X[r, at[j] + k] = 1.0
-                continue
-            value, wrong = _number(cells[col])
-            if wrong:
-                problems.cell(line, names[col], col + 1, wrong)
-            else:
-                X[r, at[j]] = value
         labels.append(cells[li])
         if not cells[li].strip():
             problems.cell(line, names[li], li + 1, "empty cell")
         elif long_integer(cells[li]):
             problems.cell(line, names[li], li + 1,
-                          f"label {_shown(cells[li].strip())} is an integer of more than "
+                          f"label {shown(cells[li].strip())} is an integer of more than "
                           f"{MAX_LABEL_DIGITS} digits")
         else:
             good.append(r)
@@ -314,7 +238,7 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
         index = class_index(labels[r], lookup)
         if index is None:
             problems.cell(rows[r + 1][0], names[li], li + 1,
-                          f"label {_shown(labels[r].strip())} is not one of the classes "
+                          f"label {shown(labels[r].strip())} is not one of the classes "
                           + listed(classes))
         else:
             y[r] = index
@@ -331,33 +255,56 @@ def load_data(path, label: str | None = None, classes: list | None = None, input
                    imputed=settled.fills, missing=missing, missing_note=settled.note)
 
 
-def _settle(rows: list, names: list[str], feature_cols: list[int], kinds: list, missing: str | None, inputs_of,
-            path: str) -> tuple[list, Settled]:
-    """The rows of the file (header first) after the rule for missing feature cells
-    (:func:`annc.core.missing.settle`): dropped rows left out, missing cells filled with their
-    fill's text; and what was settled.  Ragged rows are left as they are (they are errors)."""
-    shaped = [(i, line, cells) for i, (line, cells) in enumerate(rows[1:]) if len(cells) == len(names)]
-    table = np.array([[cells[c] for c in feature_cols] for _, _, cells in shaped], dtype=object)
-    table = table.reshape(len(shaped), len(feature_cols))
-    fills = None
-    if inputs_of is not None:
-        fills = dict(inputs_of.columns.imputed) if inputs_of.columns is not None else {}
-    settled = settle(table, [names[c] for c in feature_cols], kinds, rule=missing, fills=fills, source=path,
-                     rows=[line for _, line, _ in shaped])
-    if settled.note is None:
-        return rows, settled
-    out, dropped = list(rows[1:]), set()
-    for k, (i, line, cells) in enumerate(shaped):
-        if settled.keep is not None and not settled.keep[k]:
-            dropped.add(i)
-            continue
-        filled = list(cells)
-        for j, c in enumerate(feature_cols):
-            value = settled.cells[k, j]
-            filled[c] = value if isinstance(value, str) else repr(float(value))
-        out[i] = (line, filled)
-    return [rows[0]] + [row for i, row in enumerate(out) if i not in dropped], settled
+@dataclass
+class FeatureRows:
+    """A file's feature columns read for a trained network (:func:`load_features`): ``X``
+    its inputs, one row per data row of the file (``lines``: each one's line), the
+    ``features`` in the network's order, ``ignored`` the file's columns it did not read (a
+    label column, columns the network does not take) and ``missing_note``, what was done with
+    missing cells (filled as the network records), if anything."""
 
+    X: np.ndarray
+    lines: np.ndarray
+    features: list[str]
+    ignored: list[str]
+    path: str
+    missing_note: str | None = None
+
+
+def load_features(path, inputs_of, label: str | None = None, unknown: str | None = None) -> FeatureRows:
+    """Read the feature columns of a CSV for ``inputs_of`` (a trained network or ensemble),
+    with or without a label column, as :func:`load_data` reads them for ``annc eval`` (the
+    same cells, fills and one-hot encoding, so the same ``X`` row for row): what ``annc
+    predict`` reads.
+
+    The columns are matched by name (:func:`annc.core.columns.match_columns`): a feature the
+    network reads that the file lacks is a :class:`~annc.core.errors.DataError` naming it;
+    the label column (``label``, else the network's recorded label name) and any column the
+    network does not read are ignored (listed in ``ignored``).  A network that records no
+    names reads the file by position: all its columns, or all but ``label`` or, one column
+    too many, the last (a label), with a warning.  Missing cells get the network's recorded
+    fills (else :class:`~annc.core.errors.MissingValuesError`; no row is dropped), and an
+    unseen category follows ``unknown`` as in :func:`load_data`."""
+    path = str(path)
+    rows, names, _ = _table(path, labelled=False)
+    recorded = inputs_of.columns
+    if label is None and recorded is not None and recorded.label in names:
+        label = recorded.label
+    skip = {_label_index(names, label, path)} if label is not None else set()
+    if recorded is not None:
+        skip |= {i for i, name in enumerate(names) if name not in recorded.raw}
+    elif not skip and len(names) == inputs_of.inputs + 1:  # by position: the last column is the label
+        skip = {len(names) - 1}
+    cols = [i for i in range(len(names)) if i not in skip]
+    order = match_columns([names[i] for i in cols], recorded, inputs_of.inputs, path)
+    feature_cols = cols if order is None else [cols[i] for i in order]
+    if len(rows) == 1:
+        raise DataError(f"{path}: no data rows (only the header)")
+    read = read_features(rows, names, feature_cols, inputs_of, "error", path, unknown=unknown)
+    read.problems.raise_if_any()
+    features = list(recorded.features) if recorded is not None else [names[i] for i in feature_cols]
+    return FeatureRows(read.X, np.array([line for line, _ in read.rows[1:]], dtype=np.int64), features,
+                       [names[i] for i in sorted(skip)], path, read.settled.note)
 
 
 def _feature_columns(names: list[str], li: int, inputs_of, path: str) -> list[int]:
@@ -376,14 +323,14 @@ def _label_hint(names: list[str], feature_cols: list[int], rows: list[list[str]]
     that column and suggests ``--label``; else None."""
     rows = [cells for cells in rows if len(cells) == len(names)]
     last = len(names) - 1
-    if not rows or any(_number(cells[last])[1] for cells in rows):
+    if not rows or any(number(cells[last])[1] for cells in rows):
         return None
-    text = [i for i in feature_cols if all(cells[i].strip() and _number(cells[i])[1] for cells in rows)]
+    text = [i for i in feature_cols if all(cells[i].strip() and number(cells[i])[1] for cells in rows)]
     if not text:
         return None
     which = ", ".join(f"'{clipped(names[i])}' ({i + 1})" for i in text[:5])
     one = len(text) == 1
     return (f"the last column '{clipped(names[last])}' holds numbers, and column{'' if one else 's'} {which} "
-            f"hold{'s' if one else ''} text such as {_shown(rows[0][text[0]].strip())}: if "
+            f"hold{'s' if one else ''} text such as {shown(rows[0][text[0]].strip())}: if "
             f"{'it is' if one else 'one of them is'} the label, pass --label "
             + (shlex.quote(names[text[0]]) if one else "NAME") + " (label= in Python)")
