@@ -119,7 +119,7 @@ def test_a_spec_that_names_them_says_spec(xor32, tmp_path):
         assert line in out
     code, out, err = run_cli("train", spec, xor32, "--time-limit", "5", "-q", "-o", tmp_path / "t")
     assert code == 0, out + err
-    assert out.startswith("summary:\n  status  ") and ("\n  loss               errors (spec)\n"
+    assert re.match(r"summary:\n  network: [^\n]+\n  status  ", out) and ("\n  loss               errors (spec)\n"
                                                     "  penalty            l1 0.01 (spec)\n"
                                                     "  eps                0.05 (spec)\n  objective  ") in out, out
 
@@ -239,7 +239,7 @@ def test_a_run_through_a_pipe_has_no_silence_over_5s(tmp_path):
                            "-q", "-o", str(tmp_path / "q")], capture_output=True, text=True, cwd=tmp_path,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.startswith("summary:\n  status  ") and "\n  loss               errors (recipe default" \
+    assert re.match(r"summary:\n  network: [^\n]+\n  status  ", proc.stdout) and "\n  loss               errors (recipe default" \
         in proc.stdout, proc.stdout
     assert not parse_stamps(proc.stdout) and "[bc]" not in proc.stdout and "layer 0:" not in proc.stdout
 

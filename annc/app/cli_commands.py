@@ -63,7 +63,7 @@ def cmd_compile(a) -> int:
 # -- decode -----------------------------------------------------------------------
 def cmd_decode(a) -> int:
     from ..core.errors import NoSolutionError, VerificationError
-    from ..export.report import decoded_verdict_lines, network_lines, verification_lines
+    from ..export.report import decoded_verdict_lines, headline, network_lines, verification_lines
     from ..io.solutions import Status, read_solution
     from ..io.solutions.align import check_finite, solution_vector
     from ..solve.decode import check_same_model, decode_network, decode_record, find_map
@@ -109,6 +109,8 @@ def cmd_decode(a) -> int:
                         verified=v.ok, bound_source=source)
         net.meta.update(decode_record(sol, a.solution, verdict, v, vmap["spec"]["text"]))
         print("verdict on the decoded network:")
+        print("  " + headline(verdict, train=(v.train_accuracy, v.samples), test=None,
+                              weights=net.nonzero_weights(), verified=v.ok))
         lines = decoded_verdict_lines(verdict, sol, v.ok)
         if "recipe" in vmap:  # after the status: the loss, penalty and eps the model was built with
             from ..io.recipe import Recipe, summary_lines
