@@ -83,6 +83,12 @@ def parser() -> argparse.ArgumentParser:
                    help=f"seconds for the MIP start's search (SGD, then fix-and-optimise; default {n['start_budget']})")
     c.add_argument("-q", "--quiet", action="store_true", help="print only the summary and the files written: "
                    "no progress, no recipe or build lines (warnings go to stderr)")
+    c.add_argument("--select", action="store_true",
+                   help=f"first choose what the spec leaves open (its l0 weight, hidden width and eps) by k-fold "
+                        f"cross-validation, as annc train does by default ({n['min_distinct']} or more distinct rows), "
+                        f"write the chosen spec as <stem>.selected.ann beside the model and compile that")
+    c.add_argument("--time-limit", type=float, metavar="S", default=None,
+                   help="--select: seconds for model selection (default 60)")
     c.add_argument("--no-start", action="store_true",
                    help="write no MIP start files (<stem>.start.mst, .sol, .scip.sol, .highs, .slx, .cbc)")
     _max_nonzeros_option(c)
