@@ -269,7 +269,7 @@ def markdown_section(folder: Path) -> list[str]:
 
 
 # -- the pages and the README --------------------------------------------------------------------
-MAX_ROWS = 6  # of a suite's table on the user's page (the lab page has them all)
+MAX_ROWS = 5  # of a suite's table on the user's page (the lab page has them all)
 LAB_PAGE = "benchmarks-runs.md"  # beside the user's page: every run's header, command, notes and prose
 
 
