@@ -82,8 +82,9 @@ def test_train_prints_the_default_recipe_and_its_sources(xor32, tmp_path):
     summary = out[out.index("summary:"):]
     assert "  loss               errors (recipe default: the spec names no loss)" in summary
     assert "  penalty            l0 0.5 (recipe default)" in summary
-    assert summary.splitlines()[1].startswith("  status  ")  # the status first, then the recipe
-    assert "(chosen on the data: " in summary.splitlines()[4] and summary.splitlines()[4].startswith("  eps  ")
+    assert summary.splitlines()[1].startswith("  network: ")  # the plain line first
+    assert summary.splitlines()[2].startswith("  status  ")  # then the status, then the recipe
+    assert "(chosen on the data: " in summary.splitlines()[5] and summary.splitlines()[5].startswith("  eps  ")
     meta = json.loads((tmp_path / "out" / "m.weights.json").read_text())["meta"]
     assert meta["recipe"]["loss"] == {"value": "errors", "source": RECIPE_DEFAULT,
                                       "reason": "the spec names no loss"}

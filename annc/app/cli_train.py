@@ -126,9 +126,12 @@ def _accuracy_lines(r, spec, data, test) -> None:
 
 def _decomposed_summary(kind: str, r, spec, data, test) -> None:
     """The verdict of an ovo ensemble or of batches (annc.training.decompose.decomposition)."""
-    from ..export.report import confusion_lines
+    from ..export.report import confusion_lines, headline
     print("summary:")
     what = ("one-vs-one ensemble of" if kind == "ovo" else "batch training (a heuristic: no bound) with")
+    print("  " + headline(None, train=(r.train_accuracy, len(data.y)),
+                          test=None if r.test_accuracy is None else (r.test_accuracy, len(test.y)),
+                          weights=r.network.nonzero_weights(), how=f"{what} {len(r.members)} MIPs"))
     print(f"  status             {r.status.value} ({what} {len(r.members)} MIPs; the weakest of them)")
     _accuracy_lines(r, spec, data, test)
     print(f"  wall time          {r.seconds:.1f} s")

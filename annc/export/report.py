@@ -136,16 +136,17 @@ def _proof(v: Verdict) -> str:
 
 
 def headline(v: Verdict | None, *, train: tuple[float, int], test: tuple[float, int] | None,
-             weights: int, verified: bool = True) -> str:
+             weights: int, verified: bool = True, how: str = "greedy layer-wise training") -> str:
     """The verdict's first line, in plain words: the accuracy to judge the network by (on the
     test rows, else on the training rows), its non-zero weights, what found it, and what is
-    proven (:func:`_proof`): ``network: 94.7% on the 171 test rows, ...``."""
+    proven (:func:`_proof`): ``network: 94.7% on the 171 test rows, ...``.  ``v`` None: many MIPs
+    (``how`` says which training), each with its own verdict."""
     if not verified:
         return "network: none: the solver's point failed verification (below); no weights written"
     acc = (f"{100 * test[0]:.1f}% on the {test[1]} test rows ({100 * train[0]:.1f}% on the {train[1]} training rows)"
            if test else f"{100 * train[0]:.1f}% on the {train[1]} training rows (no test rows to judge it by)")
-    if v is None:  # greedy: one verdict per MIP, below
-        return f"network: {acc}, {weights} non-zero weights, greedy layer-wise training: each MIP's verdict below"
+    if v is None:  # greedy, ovo, batches (``how``): one verdict per MIP, below
+        return f"network: {acc}, {weights} non-zero weights, {how}: each MIP's verdict below"
     return f"network: {acc}, {weights} non-zero weights, found by {_found_by(v)}; {_proof(v)}"
 
 
