@@ -152,7 +152,8 @@ def test_a_real_verdict_prints_only_the_listed_fields(tmp_path):
 
 
 # -- the user's pages apart from the lab ----------------------------------------------------------
-LAB_PAGES = {"benchmarks-runs.md", "benchmarks-history.md", "architecture.md", "tests.md"}
+LAB_PAGES = {"benchmarks-runs.md", "benchmarks-history.md", "architecture.md", "tests.md",
+             "model-selection-design.md"}
 USER_PAGES = {"index.md", "tutorial.md", "researchers.md", "real-data.md", "verification.md", "commands.md",
               "python-api.md", "solvers.md", "benchmarks.md"}
 

@@ -16,11 +16,13 @@ DOCS = ROOT / "docs"
 def test_the_source_reader_gives_the_imported_constants():
     """values() reads the modules' source; it gives what importing them gives."""
     import importlib
-    where = {"training.modelselect.cvselect": th._selection(), "training.trainer": ["SEARCH_SHARE"],
+    rule = ["SE_RULE", "RESOLUTION", "PAIRED_SE"]
+    where = {"training.modelselect.cvselect": [n for n in th._selection() if n not in rule], "training.trainer": ["SEARCH_SHARE"],
              "training.search.start": ["START_BUDGET", "MIN_START_BUDGET"],
              "training.search.lns": ["BAND_ROWS", "NODE_LIMIT", "MAX_SUBMIPS"],
              "training.large.compress": ["ADVISE_ROWS", "LARGE_ROWS", "REPRESENTATIVES"],
-             "training.warmstart.margin": ["WIDE", "NARROW", "NU"], "training.modelselect.splits": ["DEFAULT_FRACTION"]}
+             "training.warmstart.margin": ["WIDE", "NARROW", "NU"],
+             "training.modelselect.cvresults": rule, "training.modelselect.splits": ["DEFAULT_FRACTION"]}
     v = th.values()
     for module, names in where.items():
         m = importlib.import_module(f"annc.{module}")
@@ -63,6 +65,8 @@ CLAIMS = [
     (r"selection takes at most (\d+)% of", "SELECT_SHARE", _pct),
     (r"selection may take (\d+)% of", "SELECT_SHARE", _pct),
     (r"at most (\d+)% of what is left", "SEARCH_SHARE", _pct),
+    (r"less ([\d.]+) of a\s+validation row a fold", "RESOLUTION", _num),
+    (r"by more than ([\d.]+) standard error of their paired", "PAIRED_SE", _num),
     (r"start's search takes at most (\d+) s", "START_BUDGET", _num),
     (r"\(default (\d+)\)\s*$", "START_BUDGET", _num),
     (r"(?:above|more than) ([\d,]+) distinct (?:training )?rows", ("ADVISE_ROWS", "LARGE_ROWS"), _num),

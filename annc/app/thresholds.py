@@ -48,7 +48,8 @@ def _constants(module: str, *names: str) -> dict:
 def _selection() -> dict:
     """Model selection's constants (the one place that reads them)."""
     return _constants("training/modelselect/cvselect.py", "MIN_DISTINCT", "MIN_LIMIT", "MANY_ROWS", "MAX_CV_ROWS",
-                      "SELECT_SHARE", "FOLDS_SHARE", "FOLDS", "FOLDS_SHORT", "SHORT", "PENALTY_PATH", "LOGISTIC_PATH")
+                      "SELECT_SHARE", "FOLDS_SHARE", "FOLDS", "FOLDS_SHORT", "SHORT", "PENALTY_PATH", "LOGISTIC_PATH") \
+        | _constants("training/modelselect/cvresults.py", "SE_RULE", "RESOLUTION", "PAIRED_SE")
 
 
 def values() -> dict:
@@ -94,6 +95,11 @@ def rows(v: dict | None = None) -> list[tuple[str, str, str, str]]:
          "the folds are cut from a stratified sample of this many rows"),
         ("the l0 weights model selection tries", "PENALTY_PATH", path, "large to small"),
         ("the L1 logistic separators' C", "LOGISTIC_PATH", cs, "smaller: sparser"),
+        ("model selection's rule", "SE_RULE, RESOLUTION", f"{_n(v['SE_RULE'])}, {_n(v['RESOLUTION'])}",
+         f"the simplest setting within {_n(v['SE_RULE'])} standard error and {_n(v['RESOLUTION'])} validation "
+         "row a fold of the best CV accuracy"),
+        ("a setting of the MIP path over the separators", "PAIRED_SE", _n(v["PAIRED_SE"]),
+         "standard errors of the paired fold differences by which it must beat the first of them"),
         ("`--select` (the held-out grid)", "DEFAULT_FRACTION", pct(v["DEFAULT_FRACTION"]),
          "of each class held out for validation (`--select-fraction`)"),
         ("annc's own search in `annc train`", "SEARCH_SHARE", pct(v["SEARCH_SHARE"]),
