@@ -1,4 +1,5 @@
-"""docs/benchmarks.md and the README's real-data table, written from ``bench/results/``.
+"""docs/benchmarks.md (the current tables), docs/benchmarks-runs.md (the runs behind them, for the
+lab) and the README's real-data table, written from ``bench/results/``.
 
 ``python bench/run.py docs`` calls :func:`write_docs`.  Every figure on the page comes from a
 results file: per suite (``bench/registry.py``, in its order) the newest run folder's header
@@ -269,9 +270,70 @@ def markdown_section(folder: Path) -> list[str]:
     return out or ["(the run folder holds no markdown and no console output)"]
 
 
-# -- the page and the README ---------------------------------------------------------------------
-def page(results: Path) -> str:
+# -- the pages and the README --------------------------------------------------------------------
+MAX_ROWS = 5  # of a suite's table on the user's page (the lab page has them all)
+LAB_PAGE = "benchmarks-runs.md"  # beside the user's page: every run's header, command, notes and prose
+
+
+def tables_only(lines: list[str]) -> list[str]:
+    """The first table of a suite's markdown (its summary), with the heading just above it: the
+    user's page; the prose, the other tables and the run notes stay on the lab page."""
+    heading, out = None, []
+    for line in lines:
+        if line.startswith("|"):
+            out.append(line)
+        elif out:
+            break
+        elif re.match(r"#{3,6} ", line):
+            heading = line
+    if len(out) > 2 + MAX_ROWS:  # header, rule, rows
+        out = out[:2 + MAX_ROWS] + ["", f"({len(out) - 2 - MAX_ROWS} more rows on the lab page.)"]
+    return ([heading, ""] if heading else []) + out
+
+
+def user_page(results: Path) -> str:
+    """docs/benchmarks.md: each suite's newest tables, nothing else; the runs' headers, commands,
+    machines and notes are on the lab page (:data:`LAB_PAGE`, :func:`page`)."""
     lines = ["# Benchmarks", "",
+             "<!-- Written by `python bench/run.py docs` from bench/results/: edit bench/render.py, not this page. -->",
+             "",
+             "What annc measures today: each suite's newest tables. Which run made them (command, machine, "
+             f"date, load) and what the suite wrote around them is on [Benchmark runs]({LAB_PAGE}); what "
+             "earlier runs found is in [Benchmark history](benchmarks-history.md).",
+             "", "| suite | what it measures | newest results |", "|---|---|---|"]
+    for s in SUITES.values():
+        runs = layout.suite_runs(s.name, results)
+        newest = f"`{runs[-1].parent.name}`" if runs else "none yet"
+        lines.append(f"| `{s.name}` | {s.what} | {newest} |")
+    for s in SUITES.values():
+        runs = layout.suite_runs(s.name, results)
+        lines += ["", f"## {s.title}", ""]
+        if s.render == "real":
+            latest = real_latest(results)
+            if not latest:
+                lines.append("No results yet.")
+                continue
+            lines += real_headline(latest)
+            verdict = real_verdict(latest)
+            if verdict:
+                lines += ["", verdict_line(verdict)]
+            lines += ["", f"Every method, and the runs these tables read: [Benchmark runs]({LAB_PAGE}#{_anchor(s.title)})."]
+            continue
+        tables = tables_only(markdown_section(runs[-1])) if runs else []
+        more = f"[Benchmark runs]({LAB_PAGE}#{_anchor(s.title)})"
+        lines += tables + ["", f"The run, its other tables and notes: {more}."] if tables else \
+            [f"No table: see {more}."]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _anchor(title: str) -> str:
+    """The anchor MkDocs gives a heading (toc's default slugify)."""
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", title).strip().lower())
+
+
+def page(results: Path) -> str:
+    """The lab page (:data:`LAB_PAGE`): every suite's newest run, with its header and all it wrote."""
+    lines = ["# Benchmark runs", "",
              "<!-- Written by `python bench/run.py docs` from bench/results/: edit bench/render.py, not this page. -->",
              "",
              "Each suite's newest results, with the command, machine, date and load of the run that made them "
@@ -315,8 +377,11 @@ def fill_readme(text: str, block: list[str]) -> str:
 
 
 def write_docs(results: Path, page_path: Path, readme_path: Path | None) -> list[Path]:
-    page_path.write_text(page(results))
-    written = [page_path]
+    """The user's page ``page_path`` (tables only), the lab page beside it, the README's table."""
+    page_path.write_text(user_page(results))
+    lab = page_path.with_name(LAB_PAGE)
+    lab.write_text(page(results))
+    written = [page_path, lab]
     if readme_path is not None:
         readme_path.write_text(fill_readme(readme_path.read_text(), readme_block(results)))
         written.append(readme_path)

@@ -64,11 +64,15 @@ def test_docs_generator_writes_the_tables_and_the_readme_block(small_results, tm
     page, readme = tmp_path / "benchmarks.md", tmp_path / "README.md"
     readme.write_text(f"# x\n\nbefore\n\n{render.MARK_START}\nold table\n{render.MARK_END}\n\nafter\n")
     assert run_main(["docs", "--results", str(small_results), "--page", str(page), "--readme", str(readme)]) == 0
-    text = page.read_text()
-    # every suite of the registry has its section, under its title
+    user, text = page.read_text(), (tmp_path / render.LAB_PAGE).read_text()  # the user's tables; the lab's runs
+    # every suite of the registry has its section, under its title, on both pages
     for suite in SUITES.values():
-        assert f"\n## {suite.title}\n" in text
-    # the real suite: annc from the newest run, the baselines kept from the older one
+        assert f"\n## {suite.title}\n" in text and f"\n## {suite.title}\n" in user
+    # the user's page: the current tables, no run headers (commands, machines, loads)
+    assert "| moons | 93.0 / 7.0 | 2.0 | 20.5 | 84.0 / 2.0 | 86.0 / 12.0 | 88.0 |" in user
+    assert "| 5-5-2 | 1.9 |" in user and "1-min load average" not in user and "command:" not in user
+    assert f"]({render.LAB_PAGE}#formulation-strength)" in user
+    # the lab page: the real suite: annc from the newest run, the baselines kept from the older one
     assert "| moons | 93.0 / 7.0 | 2.0 | 20.5 | 84.0 / 2.0 | 86.0 / 12.0 | 88.0 |" in text
     assert "| moons | streed3 | 2 | 88.0 | 90.0 | 2.0 | - | - | 0.6 | 1.1 | 30 | 2 of 2 | `2026-01-01_aaaaaaa` |" in text
     # each source with its command, machine, date and load

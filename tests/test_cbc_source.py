@@ -26,7 +26,8 @@ def test_train_with_cbc_without_pulps_bundled_binary(monkeypatch, xor_csv, tmp_p
                              "--time-limit", "30", "-q", "-o", str(tmp_path / "out"))
     assert code == 0, err
     assert "verification          passed" in out
-    assert "optimal" in out.split("summary:")[1].splitlines()[1]
+    first, status = out.split("summary:\n")[1].splitlines()[:2]
+    assert first.startswith("  network: ") and "; proven optimal" in first and "optimal" in status
     assert (tmp_path / "out" / "xor.weights.json").is_file()
 
 

@@ -149,3 +149,37 @@ def test_a_real_verdict_prints_only_the_listed_fields(tmp_path):
     assert set(fields) <= set(VERDICT_FIELDS), set(fields) - set(VERDICT_FIELDS)
     order = [VERDICT_FIELDS.index(f) for f in fields]
     assert order == sorted(order) and {"status", "objective", "wall time", "test accuracy"} <= set(fields)
+
+
+# -- the user's pages apart from the lab ----------------------------------------------------------
+LAB_PAGES = {"benchmarks-runs.md", "benchmarks-history.md", "architecture.md", "tests.md",
+             "model-selection-design.md"}
+USER_PAGES = {"index.md", "tutorial.md", "researchers.md", "real-data.md", "verification.md", "commands.md",
+              "python-api.md", "solvers.md", "benchmarks.md"}
+
+
+def _nav() -> list:
+    import yaml
+    return yaml.safe_load((ROOT / "mkdocs.yml").read_text())["nav"]
+
+
+def _pages(entry) -> set[str]:
+    if isinstance(entry, str):
+        return {entry}
+    if isinstance(entry, list):
+        return set().union(*map(_pages, entry)) if entry else set()
+    return set().union(*map(_pages, entry.values()))
+
+
+def test_the_lab_is_the_last_section_and_holds_the_lab_pages():
+    nav = _nav()
+    (title, lab), = nav[-1].items()
+    assert title == "Lab", "the nav ends with the Lab section (history, runs, architecture, tests, decisions)"
+    assert LAB_PAGES <= _pages(lab)
+    users = _pages(nav[:-1])
+    assert USER_PAGES <= users and not LAB_PAGES & users
+
+
+def test_the_benchmarks_page_is_current_tables_only():
+    words = len((DOCS / "benchmarks.md").read_text().split())
+    assert words <= 3000, f"docs/benchmarks.md has {words} words: runs, notes and history go to the Lab pages"

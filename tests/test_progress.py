@@ -82,8 +82,9 @@ def test_train_prints_the_default_recipe_and_its_sources(xor32, tmp_path):
     summary = out[out.index("summary:"):]
     assert "  loss               errors (recipe default: the spec names no loss)" in summary
     assert "  penalty            l0 0.5 (recipe default)" in summary
-    assert summary.splitlines()[1].startswith("  status  ")  # the status first, then the recipe
-    assert "(chosen on the data: " in summary.splitlines()[4] and summary.splitlines()[4].startswith("  eps  ")
+    assert summary.splitlines()[1].startswith("  network: ")  # the plain line first
+    assert summary.splitlines()[2].startswith("  status  ")  # then the status, then the recipe
+    assert "(chosen on the data: " in summary.splitlines()[5] and summary.splitlines()[5].startswith("  eps  ")
     meta = json.loads((tmp_path / "out" / "m.weights.json").read_text())["meta"]
     assert meta["recipe"]["loss"] == {"value": "errors", "source": RECIPE_DEFAULT,
                                       "reason": "the spec names no loss"}
@@ -119,7 +120,7 @@ def test_a_spec_that_names_them_says_spec(xor32, tmp_path):
         assert line in out
     code, out, err = run_cli("train", spec, xor32, "--time-limit", "5", "-q", "-o", tmp_path / "t")
     assert code == 0, out + err
-    assert out.startswith("summary:\n  status  ") and ("\n  loss               errors (spec)\n"
+    assert re.match(r"summary:\n  network: [^\n]+\n  status  ", out) and ("\n  loss               errors (spec)\n"
                                                     "  penalty            l1 0.01 (spec)\n"
                                                     "  eps                0.05 (spec)\n  objective  ") in out, out
 
@@ -239,7 +240,7 @@ def test_a_run_through_a_pipe_has_no_silence_over_5s(tmp_path):
                            "-q", "-o", str(tmp_path / "q")], capture_output=True, text=True, cwd=tmp_path,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.startswith("summary:\n  status  ") and "\n  loss               errors (recipe default" \
+    assert re.match(r"summary:\n  network: [^\n]+\n  status  ", proc.stdout) and "\n  loss               errors (recipe default" \
         in proc.stdout, proc.stdout
     assert not parse_stamps(proc.stdout) and "[bc]" not in proc.stdout and "layer 0:" not in proc.stdout
 

@@ -73,6 +73,8 @@ def parser() -> argparse.ArgumentParser:
     from ..io.solutions import FORMATS
     from ..io.writers import FORMATS as MODEL_FORMATS
     from ..solve.solvers import DEFAULT, SOLVERS
+    from .thresholds import text
+    n = text()  # the numbers the help texts state, from the code's constants (annc.app.thresholds)
     p = argparse.ArgumentParser(prog="annc", description="Compile neural-network training into a MIP.")
     p.add_argument("--version", action="version", version=f"annc {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
@@ -88,9 +90,15 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")
     c.add_argument("--allow-small-m", action="store_true", help="keep a numeric M below the valid bound")
     c.add_argument("--start-budget", type=float, metavar="S", default=None,
-                   help="seconds for the MIP start's search (SGD, then fix-and-optimise; default 20)")
+                   help=f"seconds for the MIP start's search (SGD, then fix-and-optimise; default {n['start_budget']})")
     c.add_argument("-q", "--quiet", action="store_true", help="print only the summary and the files written: "
                    "no progress, no recipe or build lines (warnings go to stderr)")
+    c.add_argument("--select", action="store_true",
+                   help=f"first choose what the spec leaves open (its l0 weight, hidden width and eps) by k-fold "
+                        f"cross-validation, as annc train does by default ({n['min_distinct']} or more distinct rows), "
+                        f"write the chosen spec as <stem>.selected.ann beside the model and compile that")
+    c.add_argument("--time-limit", type=float, metavar="S", default=None,
+                   help="--select: seconds for model selection (default 60)")
     c.add_argument("--no-start", action="store_true",
                    help="write no MIP start files (<stem>.start.mst, .sol, .scip.sol, .highs, .slx, .cbc)")
     _max_nonzeros_option(c)
@@ -161,8 +169,9 @@ def parser() -> argparse.ArgumentParser:
                    "(as 'training greedy' in the spec)")
     t.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")
     t.add_argument("--no-warm-start", action="store_true",
-                   help="do not give HiGHS a MIP start (short SGD runs improved by a fix-and-optimise "
-                        "local search; at most 20 s or a quarter of --time-limit)")
+                   help=f"do not give the solver annc's MIP start (the start pool's SGD networks improved by a "
+                        f"fix-and-optimise local search and the neighbourhood search; at most {n['search_share']} "
+                        f"of what is left of --time-limit)")
     t.add_argument("--no-refine", action="store_true",
                    help="ReLU nets: after the relaxed solve and its exact finish, do not refine the "
                         "McCormick partitions (by default the second half of --time-limit goes to "
@@ -170,15 +179,16 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("-q", "--quiet", action="store_true", help="print only the verdict: no progress, no recipe "
                    "lines, no weight matrices (warnings go to stderr)")
     t.add_argument("--select", action="store_true",
-                   help="also where cross-validation does not apply (a spec that writes everything, "
-                        "small data): a grid around the spec, by accuracy on a held-out part.  By default, "
-                        "on real data (100+ distinct rows, --time-limit 30 s or more), what the spec "
-                        "leaves open (its l0 weight, hidden width and eps) is chosen by k-fold cross-validation, "
-                        "then the chosen setting is trained on all the rows")
+                   help=f"also where cross-validation does not apply (a spec that writes everything, "
+                        f"small data): a grid around the spec, by accuracy on a held-out part.  By default, "
+                        f"on real data ({n['min_distinct']} or more distinct rows, --time-limit {n['min_limit']} s "
+                        f"or more), what the spec leaves open (its l0 weight, hidden width and eps) is chosen by "
+                        f"k-fold cross-validation within {n['select_share']} of the time limit, then the chosen "
+                        f"setting is trained on all the rows")
     t.add_argument("--no-select", action="store_true",
                    help="train the spec as written: no cross-validation")
-    t.add_argument("--select-fraction", type=float, metavar="F", default=0.25,
-                   help="--select: the part of each class held out for validation (default 0.25)")
+    t.add_argument("--select-fraction", type=float, metavar="F", default=float(n['fraction']),
+                   help=f"--select: the part of each class held out for validation (default {n['fraction']})")
     t.add_argument("--select-seed", type=int, metavar="N", default=0,
                    help="--select: seed of the stratified validation split (default 0)")
     t.add_argument("--ensemble", choices=("ovo",),

@@ -26,6 +26,12 @@ def cmd_compile(a) -> int:
     from ..training.mip.compiling import compile_files
     from .progress import Reporter
 
+    if a.time_limit is not None and not a.select:
+        from ..core.errors import UsageError
+        raise UsageError("annc compile: --time-limit is the time for --select's model selection: give --select too")
+    if a.select:  # model selection as annc train runs it; the chosen spec is written and compiled
+        a.time_limit = SELECT_LIMIT if a.time_limit is None else a.time_limit
+        a.spec = _selected_spec(a)
     budget = None  # the progress line's time left: the start search's budget, with a start
     if not a.no_start:  # with the start search's modules (scikit-learn: annc.training.mip.compiling, "Imports")
         from ..training.search.start import START_BUDGET
@@ -61,9 +67,54 @@ def cmd_compile(a) -> int:
 
 
 # -- decode -----------------------------------------------------------------------
+SELECT_LIMIT = 60.0  # seconds for annc compile --select's model selection, unless --time-limit says
+
+
+def _selected_spec(a) -> str:
+    """``annc compile --select``: k-fold cross-validation of what the spec leaves open (as ``annc
+    train`` runs it by default, within ``--time-limit``), its path printed; the chosen spec is
+    written as ``<out>/<stem>.selected.ann`` (canonical ``.ann`` text), whose path is returned."""
+    from ..core.errors import UsageError
+    from ..io.data import load_data
+    from ..io.datacheck import resolve_inputs
+    from ..io.outputs import atomic_write_text, check_out_dir
+    from ..io.spec import load_spec_of
+    from ..io.spec.format import format_spec
+    from ..solve.compiler import with_scale
+    from ..solve.solvers import SolveOptions
+    from ..training.context import RunContext
+    from ..training.modelselect.cvselect import applies, cross_validate
+    from .progress import Reporter
+    from .thresholds import values
+
+    out = check_out_dir(a.out)
+    spec = with_scale(load_spec_of(a.spec, a.data), a.scale)
+    data = load_data(a.data, label=a.label, missing=a.missing)
+    spec = resolve_inputs(spec, data)  # 'input auto': the data's width, as training resolves it
+    if not applies(spec, data, a.time_limit):
+        v = values()
+        raise UsageError(f"--select: model selection does not apply to {a.spec} on {a.data}: it needs a spec that "
+                         f"leaves its l0 weight, width or eps open (the default recipe), at least "
+                         f"{v['MIN_DISTINCT']} distinct rows and --time-limit {v['MIN_LIMIT']:g} s or more; "
+                         f"compile without --select")
+    with Reporter(quiet=a.quiet, time_limit=a.time_limit, phase="select") as rep:
+        ctx = RunContext.create(options=SolveOptions(time_limit=a.time_limit))
+        chosen = cross_validate(spec, data, time_limit=a.time_limit, ctx=ctx, merge=not a.no_merge, log=rep.log)
+    if chosen is None:
+        raise UsageError(f"--select: the time limit of {a.time_limit:g} s left no setting scored on every fold; "
+                         "give a longer --time-limit")
+    print("selection:")
+    print_lines(chosen.table_lines())
+    path = atomic_write_text(out / f"{Path(a.spec).stem}.selected.ann",
+                             f"# {a.spec} with the setting model selection chose on {a.data}: {chosen.label}\n"
+                             + format_spec(chosen.spec))
+    print(f"wrote {path} (the chosen spec, compiled below)")
+    return str(path)
+
+
 def cmd_decode(a) -> int:
     from ..core.errors import NoSolutionError, VerificationError
-    from ..export.report import decoded_verdict_lines, network_lines, verification_lines
+    from ..export.report import decoded_verdict_lines, headline, network_lines, verification_lines
     from ..io.solutions import Status, read_solution
     from ..io.solutions.align import check_finite, solution_vector
     from ..solve.decode import check_same_model, decode_network, decode_record, find_map
@@ -109,6 +160,8 @@ def cmd_decode(a) -> int:
                         verified=v.ok, bound_source=source)
         net.meta.update(decode_record(sol, a.solution, verdict, v, vmap["spec"]["text"]))
         print("verdict on the decoded network:")
+        print("  " + headline(verdict, train=(v.train_accuracy, v.samples), test=None,
+                              weights=net.nonzero_weights(), verified=v.ok))
         lines = decoded_verdict_lines(verdict, sol, v.ok)
         if "recipe" in vmap:  # after the status: the loss, penalty and eps the model was built with
             from ..io.recipe import Recipe, summary_lines

@@ -66,14 +66,18 @@ def cmd_train(a) -> int:
 
 def _summary(a, r, spec, data, test) -> None:
     """The verdict of full, greedy or selected training: status, recipe, accuracies, verification."""
-    from ..export.report import (network_lines, search_lines, sub_mip_lines, time_line, verdict_lines,
+    from ..export.report import (headline, network_lines, search_lines, sub_mip_lines, time_line, verdict_lines,
                                  verification_lines)
     from ..io.recipe import summary_lines
     if r.selection is not None:
         print("selection:")
         print_lines(r.selection.table_lines())
     print("summary:")
-    # the status first, then the loss, penalty and eps in force and where each came from (annc.io.recipe)
+    # one plain line first: the accuracy to judge it by, its weights, what found it, what is proven
+    test_acc = None if r.test_accuracy is None else (r.test_accuracy, len(test.y))
+    print("  " + headline(r.steps[0].verdict if len(r.steps) == 1 else None, train=(r.train_accuracy, len(data.y)),
+                          test=test_acc, weights=r.network.nonzero_weights(), verified=r.verified))
+    # then the status, then the loss, penalty and eps in force and where each came from (annc.io.recipe)
     recipes = [(s.name, s.compiled.recipe) for s in r.steps if s.compiled.recipe is not None]
     if r.selection is not None:
         recipes = [(name, rec.selected(spec)) for name, rec in recipes]
@@ -122,9 +126,12 @@ def _accuracy_lines(r, spec, data, test) -> None:
 
 def _decomposed_summary(kind: str, r, spec, data, test) -> None:
     """The verdict of an ovo ensemble or of batches (annc.training.decompose.decomposition)."""
-    from ..export.report import confusion_lines
+    from ..export.report import confusion_lines, headline
     print("summary:")
     what = ("one-vs-one ensemble of" if kind == "ovo" else "batch training (a heuristic: no bound) with")
+    print("  " + headline(None, train=(r.train_accuracy, len(data.y)),
+                          test=None if r.test_accuracy is None else (r.test_accuracy, len(test.y)),
+                          weights=r.network.nonzero_weights(), how=f"{what} {len(r.members)} MIPs"))
     print(f"  status             {r.status.value} ({what} {len(r.members)} MIPs; the weakest of them)")
     _accuracy_lines(r, spec, data, test)
     print(f"  wall time          {r.seconds:.1f} s")

@@ -45,9 +45,10 @@ later goes there with its reason, and in this docstring.  (scikit-learn itself s
 
 **Determinism.**  HiGHS is deterministic, and so is annc's model; two fits on the same
 data give the same network when the solver proves optimality.  A fit stopped by
-``time_limit`` keeps the incumbent found by then, which depends on the machine's speed,
-and the MIP start of a network with hidden layers is searched under a time budget (a
-quarter of ``time_limit``, at most 20 s): such fits are only as repeatable as the timing.
+``time_limit`` keeps the incumbent found by then, which depends on the machine's speed;
+model selection takes at most 60% of ``time_limit`` (on real data), and annc's own search
+for the network (start pool, local and neighbourhood search) at most 75% of what is left:
+such fits are only as repeatable as the timing.
 ``status_`` says which case a fit was (``"optimal"`` or ``"feasible"``).
 """
 from __future__ import annotations
@@ -123,14 +124,17 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     loss : {"nll", "errors", "hinge"} or None, default=None
         The MIP's objective; None keeps the spec's default recipe (``loss errors`` with
         ``penalty l0 0.5`` unless ``penalty`` is given, and the eps chosen on the training data
-        unless ``extra`` names one: :func:`annc.training.warmstart.margin.default_eps`; see the README, "Real data").
+        unless ``extra`` names one: :func:`annc.training.warmstart.margin.default_eps`; see the
+        documentation's page "Real data").
     margin : float or None, default=None
         Margin of the hinge loss (``loss hinge <margin>``): with ``loss="hinge"``, or
         with ``loss=None``, which it then makes the hinge loss (None: annc's default
         margin, 1).
     penalty : {"none", "l1", "l0"} or None, default=None
         Parsimony penalty on the weights (``penalty l1 X`` / ``penalty l0 X``); None
-        keeps the spec's default (none).
+        keeps the spec's default: with ``loss=None`` the default recipe's ``l0 0.5``, whose
+        weight model selection may choose on real data (see ``select``); with a loss named,
+        no penalty.
     penalty_weight : float or None, default=None
         X of the penalty; required with ``penalty="l1"`` or ``"l0"`` (a word, such as
         ``"auto"`` where the spec language takes one, is written as is).
@@ -144,7 +148,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     weights : pair (lo, hi) or None, default=None
         Box of every weight (``weights [lo, hi]``); None keeps ``[-1, 1]``.
     time_limit : float, default=60.0
-        Solver time limit in seconds (for each MIP).
+        Seconds for the whole fit, as ``annc train --time-limit``: model selection, annc's
+        own search, the solver on the full MIP and annc's lower bounds share it (greedy
+        training: per layer).
     solver : str, default="highs"
         A solver annc drives (highs, cbc, scip, glpk, gurobi, cplex, xpress).
     threads : int or None, default=None

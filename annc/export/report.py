@@ -36,7 +36,7 @@ VERDICT_FIELDS = ("status", "loss", "penalty", "eps", "objective", "lower bound"
                   "bound note",
                   "network from", "dead weights", "start pool", "found by", "certificate",
                   "the MIP added", "note", "sub-MIPs", "interrupted", "truncated", "wall time", "train accuracy",
-                  "test accuracy", "non-zero weights")
+                  "test accuracy", "non-zero weights", "text columns", "input", "missing cells")
 
 TRAIN_JUDGE_BY = "held-out accuracy (--test, --select)"
 DECODE_JUDGE_BY = "held-out accuracy (annc eval WEIGHTS TEST.csv)"
@@ -108,6 +108,46 @@ def _verdict(v: Verdict, claim: str | None, verified: bool, judge_by: str) -> li
         out.append(field_line("dead weights", f"{n} dropped from hidden units that no output reads (objective "
                                                f"{_num(before)} before; the same predictions)"))
     return out
+
+
+def _found_by(v: Verdict) -> str:
+    """What found the network, in a few words: ``model selection (L1 logistic C=3 ...)``."""
+    found = (v.search or {}).get("found_by") or f"the {v.source}"
+    kind, _, detail = found.partition(": ")
+    detail = detail.removesuffix(", kept")
+    return f"{kind} ({detail})" if detail else kind
+
+
+def _proof(v: Verdict) -> str:
+    """What the verdict proves, in words: about the training objective, never about test accuracy."""
+    if v.compression:
+        return ("nothing proven on all rows: the MIP ran on weighted representatives, and its bounds hold for "
+                "them only")
+    if v.status.value == "optimal":
+        return (f"proven optimal: no network of this spec has a training objective (loss + penalty) below this "
+                f"one's {_num(v.objective)} on these rows; a proof about training, not about test accuracy")
+    if v.bound_says_nothing:
+        return ("not proven optimal, and nothing proven: the lower bound on the training objective is "
+                f"{_num(v.lower_bound or 0)}, so how far the best network of this spec is from this one is unknown")
+    g = v.gap
+    return (f"not proven optimal: no network of this spec has a training objective (loss + penalty) below "
+            f"{_num(v.lower_bound)}, this one's is {_num(v.objective)}, so the best is at most {100 * g:.1f}% lower; "
+            "a bound on training, not on test accuracy")
+
+
+def headline(v: Verdict | None, *, train: tuple[float, int], test: tuple[float, int] | None,
+             weights: int, verified: bool = True, how: str = "greedy layer-wise training") -> str:
+    """The verdict's first line, in plain words: the accuracy to judge the network by (on the
+    test rows, else on the training rows), its non-zero weights, what found it, and what is
+    proven (:func:`_proof`): ``network: 94.7% on the 171 test rows, ...``.  ``v`` None: many MIPs
+    (``how`` says which training), each with its own verdict."""
+    if not verified:
+        return "network: none: the solver's point failed verification (below); no weights written"
+    acc = (f"{100 * test[0]:.1f}% on the {test[1]} test rows ({100 * train[0]:.1f}% on the {train[1]} training rows)"
+           if test else f"{100 * train[0]:.1f}% on the {train[1]} training rows (no test rows to judge it by)")
+    if v is None:  # greedy, ovo, batches (``how``): one verdict per MIP, below
+        return f"network: {acc}, {weights} non-zero weights, {how}: each MIP's verdict below"
+    return f"network: {acc}, {weights} non-zero weights, found by {_found_by(v)}; {_proof(v)}"
 
 
 def search_lines(v: Verdict) -> list[str]:

@@ -1,6 +1,7 @@
 """Data beyond one MIP: one-vs-one ensembles and batch training, each sub-MIP a Dask task.
 
-One MIP holds a few hundred distinct rows.  Both schemes here cut the training set into
+One MIP is rarely solved or bounded within minutes beyond a few hundred real rows (annc advises above
+:data:`~annc.training.large.compress.ADVISE_ROWS` distinct rows).  Both schemes here cut the training set into
 independent MIPs, run them on :class:`annc.training.large.executor.Executor` (a local cluster of worker
 processes, or an existing Dask cluster), and put the networks back together:
 
