@@ -39,7 +39,9 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    to 76.8% over 5 splits, ``bench/issue36_logistic``): the network the user gets is then that
    separator, and the MIP bounds it (:mod:`annc.training.modelselect.cvselect`).
 4. **the trees** (the plan's :attr:`Plan.trees` settings): scikit-learn's CART tree of each depth
-   of the plan, a step unit per split (:func:`~annc.training.warmstart.pool.trees.tree_network`), its exact
+   of the plan and, where its library is installed, the optimal tree of that depth
+   (:attr:`Setting.tree_source`: ConTree's or STreeD's, :mod:`~annc.training.warmstart.pool.treemakers`),
+   a step unit per split (:func:`~annc.training.warmstart.pool.trees.tree_network`), its exact
    output layer reading the splits; like the separators, kept as they are where chosen.  The same
    trees also join step 1's pool at every width they fit, so the path starts from them too.
 5. **the kept models thinned** (each kept setting's twin with :attr:`Setting.thinned`): the separator or
@@ -74,6 +76,7 @@ from ..search.local import drop_weights
 from ..warmstart.pool import complete, feasible, hidden_network, network_start, sgd_start
 from ..warmstart.pool.linear import separator_networks
 from ..warmstart.pool.seeding import annealed_start, annealed_trains
+from ..warmstart.pool.treemakers import TREE_MAKERS
 from ..warmstart.pool.trees import tree_networks
 from .kept import kept_point, thin
 
@@ -88,7 +91,8 @@ class Setting:
     penalty: float
     eps: float
     logistic: float | None = None  # C of L1 logistic regression: the setting is its separator (step 3)
-    tree: int | None = None  # a depth: the setting is that CART tree's splits as step units (step 4)
+    tree: int | None = None  # a depth: the setting is that tree's splits as step units (step 4)
+    tree_source: str = "cart"  # the maker of the tree (annc.training.warmstart.pool.treemakers.TREE_MAKERS)
     thinned: bool = False  # a kept setting whose weights that carry no training accuracy are dropped (step 5)
 
     @property
@@ -101,7 +105,7 @@ class Setting:
         if self.logistic is not None:
             pen = f"L1 logistic C={self.logistic:g}"
         elif self.tree is not None:
-            pen = f"tree depth {self.tree}"
+            pen = f"tree depth {self.tree} ({TREE_MAKERS[self.tree_source].name})"
         elif spec.penalty != "l0" and PENALTY[spec.penalty].weighted:
             pen = f"{spec.penalty} {self.penalty:g}"
         else:
@@ -124,6 +128,7 @@ class Plan:
     seed: int = 0
     anchor: Setting | None = None
     large: bool = False
+    tree_makers: tuple[str, ...] | None = None  # the optimal-tree makers the pools ask (None: those installed)
 
     def groups(self):
         """The path's settings grouped by (eps, width): one pool each, its path in order."""
@@ -142,6 +147,10 @@ class Plan:
     def trees(self) -> tuple[Setting, ...]:
         """The trees' settings (step 4 of :mod:`annc.training.modelselect.cvpath`), not thinned."""
         return tuple(s for s in self.settings if s.tree is not None and not s.thinned)
+
+    def makers(self) -> dict | None:
+        """The tree makers of :attr:`tree_makers` (None: the installed ones of the registry)."""
+        return None if self.tree_makers is None else {k: TREE_MAKERS[k] for k in self.tree_makers}
 
     @property
     def thinned(self) -> tuple[Setting, ...]:
@@ -257,18 +266,19 @@ def _units(c, layers) -> np.ndarray | None:
     return complete(c.model, c.problem, [W0[:, keep], Wo[keep, :]], [b0[keep], bo])
 
 
-def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) -> list[np.ndarray]:
+def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext, makers=None) -> list[np.ndarray]:
     """Step 1: the feasible points of the pool on the compiled fold ``c``: the separators at
     the first width, the trees of :mod:`~annc.training.warmstart.pool.trees` at every width, the spec-width networks of :func:`_wide_layers` (with one hidden layer, at every
     width: their units the output layer weighs most; deeper, SGD at widths >= 2), and the networks
-    of the narrower width's path, padded.  ``wide_layers()`` computes the former, once per ``key``."""
+    of the narrower width's path, padded.  ``wide_layers()`` computes the former, once per ``key``;
+    ``makers``: the optimal-tree makers (:func:`~annc.training.warmstart.pool.trees.tree_networks`)."""
     points, narrower = [], state.get(key, [])
     if not narrower:
         for _name, W, b in separator_networks(c.problem):
             x = network_start(c.model, c.problem, W, b, scale=False, ctx=ctx)
             if x is not None:
                 points.append(x)
-    for _name, W, b in tree_networks(c.problem):  # at every width: a wider one holds a larger tree
+    for _name, W, b in tree_networks(c.problem, makers):  # at every width: a wider one holds a larger tree
         x = network_start(c.model, c.problem, W, b, scale=False, refit=False, ctx=ctx)
         if x is not None:
             points.append(x)
@@ -337,7 +347,8 @@ def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx:
         if ctx.stopped():
             break
         first = build(spec_at(spec, path[0]), fit, name="fold", merge=merge)
-        pool = _pool(first, width, state, eps, lambda: _wide_layers(spec, path[0], fit, merge, ctx), ctx)
+        pool = _pool(first, width, state, eps, lambda: _wide_layers(spec, path[0], fit, merge, ctx), ctx,
+                     plan.makers())
         if ctx.stopped():  # a pool the cap cut short is not the work-limited one: score nothing from it
             break
         prev, fixpoint, state[eps] = None, False, []
