@@ -42,8 +42,9 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    of the plan and, where its library is installed, the optimal tree of that depth
    (:attr:`Setting.tree_source`: ConTree's or STreeD's, :mod:`~annc.training.warmstart.pool.treemakers`),
    a step unit per split (:func:`~annc.training.warmstart.pool.trees.tree_network`), its exact
-   output layer reading the splits; like the separators, kept as they are where chosen.  The same
-   trees also join step 1's pool at every width they fit, so the path starts from them too.
+   output layer reading the splits; like the separators, kept as they are where chosen.  CART's
+   trees also join step 1's pool at every width they fit, so the path starts from them too (the
+   optimal ones do not: :func:`_pool`).
 5. **the kept models thinned** (each kept setting's twin with :attr:`Setting.thinned`): the separator or
    the tree of steps 3 and 4, then every weight whose removal costs no training accuracy dropped
    (:func:`~annc.training.modelselect.kept.thin`).  A regression's L1 path zeroes a weight only where the convex surrogate loses by
@@ -128,7 +129,6 @@ class Plan:
     seed: int = 0
     anchor: Setting | None = None
     large: bool = False
-    tree_makers: tuple[str, ...] | None = None  # the optimal-tree makers the pools ask (None: those installed)
 
     def groups(self):
         """The path's settings grouped by (eps, width): one pool each, its path in order."""
@@ -147,10 +147,6 @@ class Plan:
     def trees(self) -> tuple[Setting, ...]:
         """The trees' settings (step 4 of :mod:`annc.training.modelselect.cvpath`), not thinned."""
         return tuple(s for s in self.settings if s.tree is not None and not s.thinned)
-
-    def makers(self) -> dict | None:
-        """The tree makers of :attr:`tree_makers` (None: the installed ones of the registry)."""
-        return None if self.tree_makers is None else {k: TREE_MAKERS[k] for k in self.tree_makers}
 
     @property
     def thinned(self) -> tuple[Setting, ...]:
@@ -266,19 +262,21 @@ def _units(c, layers) -> np.ndarray | None:
     return complete(c.model, c.problem, [W0[:, keep], Wo[keep, :]], [b0[keep], bo])
 
 
-def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext, makers=None) -> list[np.ndarray]:
+def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) -> list[np.ndarray]:
     """Step 1: the feasible points of the pool on the compiled fold ``c``: the separators at
     the first width, the trees of :mod:`~annc.training.warmstart.pool.trees` at every width, the spec-width networks of :func:`_wide_layers` (with one hidden layer, at every
     width: their units the output layer weighs most; deeper, SGD at widths >= 2), and the networks
-    of the narrower width's path, padded.  ``wide_layers()`` computes the former, once per ``key``;
-    ``makers``: the optimal-tree makers (:func:`~annc.training.warmstart.pool.trees.tree_networks`)."""
+    of the narrower width's path, padded.  ``wide_layers()`` computes the former, once per ``key``."""
     points, narrower = [], state.get(key, [])
     if not narrower:
         for _name, W, b in separator_networks(c.problem):
             x = network_start(c.model, c.problem, W, b, scale=False, ctx=ctx)
             if x is not None:
                 points.append(x)
-    for _name, W, b in tree_networks(c.problem, makers):  # at every width: a wider one holds a larger tree
+    # CART's trees alone (no optimal maker): the optimal trees are scored as kept settings (step 4).  In the
+    # pool they gave the path a start of lower objective that generalised worse: on a 200-row moons sample
+    # (tests/test_cvselect.py, large data) the path's network scored 0.915 on the folds against 0.930
+    for _name, W, b in tree_networks(c.problem, {}):  # at every width: a wider one holds a larger tree
         x = network_start(c.model, c.problem, W, b, scale=False, refit=False, ctx=ctx)
         if x is not None:
             points.append(x)
@@ -347,8 +345,7 @@ def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx:
         if ctx.stopped():
             break
         first = build(spec_at(spec, path[0]), fit, name="fold", merge=merge)
-        pool = _pool(first, width, state, eps, lambda: _wide_layers(spec, path[0], fit, merge, ctx), ctx,
-                     plan.makers())
+        pool = _pool(first, width, state, eps, lambda: _wide_layers(spec, path[0], fit, merge, ctx), ctx)
         if ctx.stopped():  # a pool the cap cut short is not the work-limited one: score nothing from it
             break
         prev, fixpoint, state[eps] = None, False, []

@@ -194,8 +194,7 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
     path = tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties)
     open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
     anchor = Setting(widths[-1], written, eps) if "penalty" in open_ and not logistic else None
-    return Plan(path + logistic + trees + thinned, folds, open_, anchor=anchor, large=large,
-                tree_makers=None if tree_makers is None else tuple(tree_makers))
+    return Plan(path + logistic + trees + thinned, folds, open_, anchor=anchor, large=large)
 
 
 def _separators_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
