@@ -53,9 +53,10 @@ def splits(problem: TrainingProblem, depth: int, units: int, source: str = "cart
     :data:`~.treemakers.TREE_MAKERS` fits on the problem's rows: ``(features, thresholds)``, one entry per
     split in the tree's node order (a row goes right at a split where ``x[feature] > threshold``);
     None when the tree is a single leaf, the maker is not asked for that depth in ``units``
-    (:meth:`~.treemakers.TreeMaker.fits`) or it proved no tree."""
+    (:meth:`~.treemakers.TreeMaker.fits`), its library is not installed here (a worker without it) or
+    it proved no tree."""
     maker = TREE_MAKERS[source]
-    if not maker.fits(depth, units):
+    if not maker.fits(depth, units) or not maker.installed():
         return None
     return maker.splits(*problem.class_rows(), depth, units)
 
