@@ -81,6 +81,10 @@ SUITES: dict[str, Suite] = {s.name: s for s in (
           "Test rows where a logistic setting's network and scikit-learn's L1 logistic regression (same C) "
           "predict different classes, over splits and C.",
           ("gbsg2,whas500,breast_cancer,diabetes,star98",), out=None, render="log"),
+    Suite("optimal_trees", "suites/optimal_trees.py", "CART against the optimal trees as networks",
+          "On each set's first split, the depth-2 and depth-3 trees of CART, ConTree and STreeD (where installed) "
+          "written as networks of 7 step units: training and test accuracy, splits, the maker's CPU seconds.",
+          ("penguins,womenlf,carseats,mroz",), out=None, render="log"),
     Suite("selection_rules", "suites/selection_rules.py", "Model selection's rule on the test rows",
           "Cross-validation uncapped on each real set's splits, every setting's network on all training rows "
           "scored on the test rows, and the setting each value of SE_RULE takes (annc's own rule code): "

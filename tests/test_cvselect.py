@@ -280,8 +280,9 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine():
         busy.wait()
     from annc.training.modelselect.cvselect import LOGISTIC_PATH
     from annc.training.warmstart.pool.trees import DEPTHS
-    assert quiet.plan.folds == 3 and len(quiet.labels) == 12 + 2 * (len(LOGISTIC_PATH) + len(DEPTHS))  # widths 1, 2;
-    # six l0; the Cs; the trees; their thinned twins
+    assert [s.tree for s in quiet.plan.trees if s.tree_source == "cart"] == list(DEPTHS)  # and any optimal ones
+    assert quiet.plan.folds == 3 and len(quiet.labels) == 12 + 2 * (len(LOGISTIC_PATH) + len(quiet.plan.trees))
+    # widths 1, 2; six l0; the Cs; the trees; their thinned twins
     assert loaded.label == quiet.label and loaded.chosen == quiet.chosen
     assert loaded.budget == quiet.budget == loaded.spec.max_weights and loaded.keeps == quiet.keeps  # the budget too
     assert [[f.__dict__ for f in row] for row in loaded.scores] == [[f.__dict__ for f in row] for row in quiet.scores]

@@ -39,9 +39,12 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    to 76.8% over 5 splits, ``bench/issue36_logistic``): the network the user gets is then that
    separator, and the MIP bounds it (:mod:`annc.training.modelselect.cvselect`).
 4. **the trees** (the plan's :attr:`Plan.trees` settings): scikit-learn's CART tree of each depth
-   of the plan, a step unit per split (:func:`~annc.training.warmstart.pool.trees.tree_network`), its exact
-   output layer reading the splits; like the separators, kept as they are where chosen.  The same
-   trees also join step 1's pool at every width they fit, so the path starts from them too.
+   of the plan and, where its library is installed, the optimal tree of that depth
+   (:attr:`Setting.tree_source`: ConTree's or STreeD's, :mod:`~annc.training.warmstart.pool.treemakers`),
+   a step unit per split (:func:`~annc.training.warmstart.pool.trees.tree_network`), its exact
+   output layer reading the splits; like the separators, kept as they are where chosen.  CART's
+   trees also join step 1's pool at every width they fit, so the path starts from them too (the
+   optimal ones do not: :func:`_pool`).
 5. **the kept models thinned** (each kept setting's twin with :attr:`Setting.thinned`): the separator or
    the tree of steps 3 and 4, then every weight whose removal costs no training accuracy dropped
    (:func:`~annc.training.modelselect.kept.thin`).  A regression's L1 path zeroes a weight only where the convex surrogate loses by
@@ -74,6 +77,7 @@ from ..search.local import drop_weights
 from ..warmstart.pool import complete, feasible, hidden_network, network_start, sgd_start
 from ..warmstart.pool.linear import separator_networks
 from ..warmstart.pool.seeding import annealed_start, annealed_trains
+from ..warmstart.pool.treemakers import TREE_MAKERS
 from ..warmstart.pool.trees import tree_networks
 from .kept import kept_point, thin
 
@@ -88,7 +92,8 @@ class Setting:
     penalty: float
     eps: float
     logistic: float | None = None  # C of L1 logistic regression: the setting is its separator (step 3)
-    tree: int | None = None  # a depth: the setting is that CART tree's splits as step units (step 4)
+    tree: int | None = None  # a depth: the setting is that tree's splits as step units (step 4)
+    tree_source: str = "cart"  # the maker of the tree (annc.training.warmstart.pool.treemakers.TREE_MAKERS)
     thinned: bool = False  # a kept setting whose weights that carry no training accuracy are dropped (step 5)
 
     @property
@@ -101,7 +106,7 @@ class Setting:
         if self.logistic is not None:
             pen = f"L1 logistic C={self.logistic:g}"
         elif self.tree is not None:
-            pen = f"tree depth {self.tree}"
+            pen = f"tree depth {self.tree} ({TREE_MAKERS[self.tree_source].name})"
         elif spec.penalty != "l0" and PENALTY[spec.penalty].weighted:
             pen = f"{spec.penalty} {self.penalty:g}"
         else:
@@ -268,7 +273,10 @@ def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) 
             x = network_start(c.model, c.problem, W, b, scale=False, ctx=ctx)
             if x is not None:
                 points.append(x)
-    for _name, W, b in tree_networks(c.problem):  # at every width: a wider one holds a larger tree
+    # CART's trees alone (no optimal maker): the optimal trees are scored as kept settings (step 4).  In the
+    # pool they gave the path a start of lower objective that generalised worse: on a 200-row moons sample
+    # (tests/test_cvselect.py, large data) the path's network scored 0.915 on the folds against 0.930
+    for _name, W, b in tree_networks(c.problem, {}):  # at every width: a wider one holds a larger tree
         x = network_start(c.model, c.problem, W, b, scale=False, refit=False, ctx=ctx)
         if x is not None:
             points.append(x)

@@ -107,6 +107,7 @@ from ...io.spec import NetworkSpec
 from ..context import RunContext
 from ..large.compress import distinct_rows
 from ..warmstart.pool.linear import pairs
+from ..warmstart.pool.treemakers import missing_note
 from .cvpath import FoldScore, Plan, Setting, fold_path, fold_task, spec_at
 from .cvresults import CVSelection
 from .cvrows import budget, kept_on_rows, realise
@@ -175,8 +176,10 @@ def _widths(top: int, classes: int = 2) -> tuple[int, ...]:
     return tuple(out + [top]) if top > out[-1] else tuple(out)
 
 
-def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time_limit: float | None = None) -> Plan:
-    """The settings and folds for ``spec`` on ``rows`` training rows under ``time_limit`` (module docstring)."""
+def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time_limit: float | None = None,
+             tree_makers=None) -> Plan:
+    """The settings and folds for ``spec`` on ``rows`` training rows under ``time_limit`` (module docstring);
+    ``tree_makers``: the optimal-tree makers (:func:`_tree_settings`; None: those installed)."""
     open_ = open_settings(spec)
     large, short = rows > MANY_ROWS, time_limit is not None and time_limit < SHORT
     written, top = spec.penalty_weight if spec.penalty != "none" else 0.0, max(h.units for h in spec.hidden)
@@ -186,7 +189,7 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
     # eps: the data's rule's, and under a limit of SHORT seconds or more (or none) the other margin too
     epss = (eps,) if "eps" not in open_ or large or short else (eps, other_eps(eps))
     logistic = _logistic_settings(spec, open_, eps, rows)  # eps open: the separators take the narrow margin
-    trees = _tree_settings(spec, open_, eps, rows)
+    trees = _tree_settings(spec, open_, eps, rows, tree_makers)
     thinned = tuple(replace(s, thinned=True) for s in logistic + trees)  # step 5 of annc.training.modelselect.cvpath
     path = tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties)
     open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
@@ -230,21 +233,25 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, ro
     return tuple(Setting(width, weight, margin, logistic=C) for C in LOGISTIC_PATH)
 
 
-def _tree_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, rows: int) -> tuple[Setting, ...]:
+def _tree_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, rows: int,
+                   makers=None) -> tuple[Setting, ...]:
     """The trees the folds score beside the path (:data:`~annc.training.warmstart.pool.trees.DEPTHS`; step 4 of
     :mod:`annc.training.modelselect.cvpath`), where the penalty is open and the spec has one hidden layer of step
     units: CART of each depth, a unit per split, at most the spec's width in splits (the setting's
     width: ``2^depth - 1`` splits, capped there), at the spec's default l0 weight and the margin of
     the logistic separators (a split's threshold lies mid-way between two rows' values: a narrow
-    margin keeps it there)."""
-    from ..warmstart.pool.trees import DEPTHS
+    margin keeps it there).  Then, where a library is installed (of ``makers``, None: the registry's;
+    ``{}``: none), the optimal tree of each depth (:func:`~annc.training.warmstart.pool.trees.tree_sources`:
+    ConTree's where its full tree fits the spec's width, else STreeD's, capped there)."""
+    from ..warmstart.pool.trees import DEPTHS, tree_sources
     if "penalty" not in open_ or len(spec.hidden) != 1 or spec.hidden[0].activation != "binary":
         return ()
     top = spec.hidden[0].units
     weight = spec.penalty_weight if PENALTY[spec.penalty].weighted else 0.0
     margin = _margin(open_, eps, rows)
-    return tuple(Setting(min(top, 2 ** depth - 1) if "width" in open_ else None, weight, margin, tree=depth)
-                 for depth in DEPTHS)
+    asked = [(source, depth) for depth in DEPTHS for source in tree_sources(depth, top, makers)]
+    return tuple(Setting(min(top, 2 ** depth - 1) if "width" in open_ else None, weight, margin, tree=depth,
+                         tree_source=source) for source, depth in sorted(asked, key=lambda a: (a[0] != "cart", a[1])))
 
 
 def _margin(open_: tuple[str, ...], eps: float, rows: int) -> float:
@@ -288,7 +295,7 @@ def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:
 
 def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None = None,
                    ctx: RunContext | None = None, merge: bool = True, workers: int | None = None,
-                   scheduler: str | None = None, log=silent) -> CVSelection | None:
+                   scheduler: str | None = None, log=silent, tree_makers=None) -> CVSelection | None:
     """Score every setting of :func:`plan_for` on every fold and choose one (module docstring).
     ``time_limit`` (the user's) sizes the plan; the run context ``ctx`` caps the folds and runs their
     sub-MIPs (None: no cap, HiGHS).  In this
@@ -297,16 +304,20 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     (and the whole set) is a task on :class:`annc.training.large.executor.Executor`, fed a worker thread at
     a time and capped, as it starts, at its share of the folds' time
     (:meth:`~annc.training.context.RunContext.slot_cap`).  None when the cap left no setting
-    scored on every fold."""
+    scored on every fold.  ``tree_makers``: the optimal-tree makers of the plan (:func:`plan_for`; None:
+    those installed); where one is missing and the plan holds trees, ``log`` hears once what it would add."""
     ctx = ctx or RunContext()
     fold_ctx = ctx.share(FOLDS_SHARE, of_finish=False)  # the rest: the chosen setting's network on all rows
     cv_data = _sample(data, 0)
     counts = np.bincount(np.asarray(cv_data.y), minlength=len(cv_data.classes))
-    plan = plan_for(spec, len(data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), time_limit)
+    plan = plan_for(spec, len(data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), time_limit,
+                    tree_makers)
     labels = [s.label(spec) for s in plan.settings]
     folds = _folds(cv_data, plan)
     log(f"[select] {plan.folds}-fold cross-validation of {len(labels)} settings on {len(cv_data.y)} rows"
         + (" (in parallel)" if workers is not None or scheduler is not None else ""))
+    if plan.trees and (note := missing_note(tree_makers)):
+        log(f"[select] {note}")
     whole_part = not plan.large  # the whole set, whose networks seed the final training (the two-way plan: none)
     parts = folds + ([(cv_data, cv_data)] if whole_part else [])
     done_parts = f"{len(folds)} folds" + (" and all rows" if whole_part else "")

@@ -1,7 +1,7 @@
 """The kept models of model selection as networks: a logistic separator or a tree, and its thinned twin.
 
 Steps 3 to 5 of :mod:`annc.training.modelselect.cvpath`: a kept setting (L1 logistic regression at
-some ``C``, or a CART tree of some depth) is not searched but placed, as a point of the compiled
+some ``C``, or a tree of some depth and source) is not searched but placed, as a point of the compiled
 model (:func:`kept_point`), and its twin drops every weight the training rows cannot tell from
 zero (:func:`thin`).  The folds score both, so whether the dropped weights carried held-out
 accuracy is measured.
@@ -21,7 +21,7 @@ __all__ = ["kept_point", "thin"]
 
 def kept_point(c, s, ctx: RunContext):
     """The kept setting ``s``'s network (a :class:`~annc.training.modelselect.cvpath.Setting` with a
-    ``logistic`` C or a ``tree`` depth) as a point of the compiled ``c``: its logistic separator
+    ``logistic`` C or a ``tree`` depth and ``tree_source``) as a point of the compiled ``c``: its logistic separator
     (below) or its tree (:func:`~annc.training.warmstart.pool.trees.tree_network`, each split's bias moved off
     the eps gap the least, the exact output layer reading the splits); None if it cannot be lifted.
 
@@ -36,7 +36,8 @@ def kept_point(c, s, ctx: RunContext):
     the rows within ``eps/2`` of its boundary: the exported unit keeps the regression's bias unless
     a training row lies that near, and then moves it the least that clears them
     (:func:`~annc.training.warmstart.pool.repair.threshold`'s ``fires_at``)."""
-    placed = logistic_network(c.problem, s.logistic) if s.logistic is not None else tree_network(c.problem, s.tree)
+    placed = logistic_network(c.problem, s.logistic) if s.logistic is not None else \
+        tree_network(c.problem, s.tree, s.tree_source)
     x = None if placed is None else network_start(c.model, c.problem, *placed, scale=False, refit=False, ctx=ctx)
     return thin(c, x, ctx) if s.thinned and x is not None else x
 

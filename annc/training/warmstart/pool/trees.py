@@ -24,14 +24,18 @@ stump.  A tree whose leaves need an exclusive or of two splits (``if A then B el
 not; the MIP then reads its splits as well as one layer can, and that network, not the tree, is
 what the folds score and the user gets.
 
-The trees are scikit-learn's CART (:class:`~sklearn.tree.DecisionTreeClassifier`, ``random_state=0``:
-deterministic) fitted on the problem's (scaled) rows with their sample counts as weights, of depth
-1 (a stump), 2 and 3, each with at most as many splits as the layer has units (best-first growth,
-``max_leaf_nodes = units + 1``).
+The trees come from the makers of :mod:`.treemakers` (:data:`~.treemakers.TREE_MAKERS`), each fitted
+on the problem's (scaled) rows weighted by their sample counts, of depth 1 (a stump), 2 and 3 with at
+most as many splits as the layer has units: scikit-learn's CART (greedy, deterministic) always, and
+where its library is installed an optimal tree of each depth (ConTree's, exact on the continuous
+features; STreeD's where ConTree's full tree is wider than the layer, or ConTree is missing:
+:func:`~.treemakers.optimal_source`), proven optimal within a work limit.  CART is greedy: where the
+best first split is not the root of the best tree (an exclusive or of two features beside a decoy
+that alone separates more rows), the optimal tree of the same depth fits the rows better.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 
@@ -39,38 +43,44 @@ from ....formulations import ACTIVATIONS
 from ....io.problem import TrainingProblem
 from .linear import _targets, placed
 from .repair import fit_box
+from .treemakers import TREE_MAKERS, Splits, TreeMaker, optimal_source, tree_makers
 
 DEPTHS = (1, 2, 3)  # the trees of the start pool and of model selection: a stump, depth 2, depth 3
 
 
-def splits(problem: TrainingProblem, depth: int, units: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The splits of the CART tree of ``depth`` with at most ``units`` splits, fitted on the problem's
-    rows: ``(features, thresholds)``, one entry per split in the tree's node order (a row goes right
-    at a split where ``x[feature] > threshold``); None when the tree is a single leaf."""
-    from sklearn.tree import DecisionTreeClassifier  # here: annc compile imports no scikit-learn
-    X, y, weight = problem.class_rows()
-    tree = DecisionTreeClassifier(max_depth=depth, max_leaf_nodes=max(units, 1) + 1, random_state=0)
-    tree.fit(X, y, sample_weight=weight)
-    inner = np.flatnonzero(tree.tree_.children_left >= 0)
-    if not len(inner):
+def splits(problem: TrainingProblem, depth: int, units: int, source: str = "cart") -> Splits | None:
+    """The splits of the tree of ``depth`` with at most ``units`` splits that the maker ``source`` of
+    :data:`~.treemakers.TREE_MAKERS` fits on the problem's rows: ``(features, thresholds)``, one entry per
+    split in the tree's node order (a row goes right at a split where ``x[feature] > threshold``);
+    None when the tree is a single leaf, the maker is not asked for that depth in ``units``
+    (:meth:`~.treemakers.TreeMaker.fits`), its library is not installed here (a worker without it) or
+    it proved no tree."""
+    maker = TREE_MAKERS[source]
+    if not maker.fits(depth, units) or not maker.installed():
         return None
-    return tree.tree_.feature[inner].astype(int), tree.tree_.threshold[inner].astype(float)
+    return maker.splits(*problem.class_rows(), depth, units)
 
 
-def tree_network(problem: TrainingProblem, depth: int) -> tuple[list, list] | None:
-    """The CART tree of ``depth`` (:func:`splits`, at most the first layer's width in splits) as a
-    network of the spec (module docstring): a step unit per split in the one hidden layer, in its
-    box, its boundary at the split's threshold less the export's shift; the output layer is left
+def tree_network(problem: TrainingProblem, depth: int, source: str = "cart") -> tuple[list, list] | None:
+    """The tree of ``depth`` by the maker ``source`` (:func:`splits`, at most the first layer's width
+    in splits) as a network of the spec (module docstring): a step unit per split in the one hidden
+    layer, in its box, its boundary at the split's threshold less the export's shift; the output layer is left
     to the caller's exact output-layer MIP (from :func:`~annc.training.warmstart.pool.linear.placed`'s vote).
     None where the spec has not exactly one hidden layer of step units, or the tree no split."""
-    got = _targets(problem)
-    if got is None or len(problem.spec.hidden) != 1:
+    if not _takes_trees(problem):
         return None
+    found = splits(problem, depth, problem.spec.hidden[0].units, source)
+    return None if found is None else _network(problem, *found)
+
+
+def _takes_trees(problem: TrainingProblem) -> bool:
+    """Whether the spec has one hidden layer, of units whose activations a split sets."""
+    return len(problem.spec.hidden) == 1 and _targets(problem) is not None
+
+
+def _network(problem: TrainingProblem, features: np.ndarray, thresholds: np.ndarray) -> tuple[list, list]:
+    """The splits as the hidden layer (module docstring) and the vote's output layer (:func:`placed`)."""
     ls = problem.spec.hidden[0]
-    found = splits(problem, depth, ls.units)
-    if found is None:
-        return None
-    features, thresholds = found
     d, k = problem.X.shape[1], len(features)
     shift = ACTIVATIONS[ls.activation].export_bias_shift(problem.spec.eps)
     W, b = np.zeros((d, k)), np.zeros(k)
@@ -79,19 +89,40 @@ def tree_network(problem: TrainingProblem, depth: int) -> tuple[list, list] | No
         unit[f], unit[-1] = 1.0, -t
         wb = fit_box(unit, ls.weight_bounds, ls.bias_bounds)
         W[:, u], b[u] = wb[:-1], wb[-1] - shift
-    return placed(problem, W, b, got[0])
+    return placed(problem, W, b, _targets(problem)[0])
 
 
-def tree_networks(problem: TrainingProblem) -> Iterator[tuple[str, list, list]]:
-    """``(name, weights, biases)`` of the tree of each depth of :data:`DEPTHS` (:func:`tree_network`),
-    each fitted when it is asked for; a deeper tree whose splits are the shallower one's is left out."""
+def tree_sources(depth: int, units: int, makers: Mapping[str, TreeMaker] | None = None) -> tuple[str, ...]:
+    """The makers asked for the tree of ``depth`` in a layer of ``units``: CART, and the optimal
+    maker of the installed ones of ``makers`` (:func:`~.treemakers.tree_makers`; ``{}``: none) that
+    :func:`~.treemakers.optimal_source` picks."""
+    optimal = optimal_source(depth, units, tree_makers(makers))
+    return ("cart",) + ((optimal,) if optimal else ())
+
+
+def tree_name(depth: int, source: str) -> str:
+    """A tree's name in the start pool: ``decision tree, depth 2 (ConTree, optimal)``."""
+    maker = TREE_MAKERS[source]
+    return f"decision tree, depth {depth} ({maker.name}{', optimal' if maker.optimal else ''})"
+
+
+def tree_networks(problem: TrainingProblem, makers: Mapping[str, TreeMaker] | None = None
+                  ) -> Iterator[tuple[str, list, list]]:
+    """``(name, weights, biases)`` of the tree of each depth of :data:`DEPTHS` and each maker of
+    :func:`tree_sources` (:func:`tree_network`; CART's trees first, then the optimal ones), each
+    fitted when it is asked for; a tree whose splits cut the rows as an earlier one's do (a
+    deeper CART tree that is the shallower one, an optimal tree that CART found) is left out."""
+    if not _takes_trees(problem):
+        return
+    units = problem.spec.hidden[0].units
+    asked = [(source, depth) for depth in DEPTHS for source in tree_sources(depth, units, makers)]
     seen = set()
-    for depth in DEPTHS:
-        placed_ = tree_network(problem, depth)
-        if placed_ is None:
+    for source, depth in sorted(asked, key=lambda a: (a[0] != "cart", a[1])):
+        found = splits(problem, depth, units, source)
+        if found is None:
             continue
-        key = (placed_[0][0].tobytes(), placed_[1][0].tobytes())  # the first layer's units
-        if key in seen:
+        cuts = frozenset((int(f), (problem.X[:, f] > t).tobytes()) for f, t in zip(*found))
+        if cuts in seen:
             continue
-        seen.add(key)
-        yield (f"decision tree, depth {depth} (CART)", *placed_)
+        seen.add(cuts)
+        yield (tree_name(depth, source), *_network(problem, *found))
