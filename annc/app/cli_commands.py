@@ -20,12 +20,14 @@ def print_lines(lines):
 def cmd_compile(a) -> int:
     from ..export.report import stats_lines
     from ..formulations import floor
+    from ..core.rowweights import parse_class_weight
     from ..io.writers.startfiles import GLPK_NOTE, START_FILES, start_readers
     from ..solve.solvers import SOLVERS
     from ..solve.solvers.base import Progress
     from ..training.mip.compiling import compile_files
     from .progress import Reporter
 
+    class_weight = parse_class_weight(a.class_weight)
     budget = None  # the progress line's time left: the start search's budget, with a start
     if not a.no_start:  # with the start search's modules (scikit-learn: annc.training.mip.compiling, "Imports")
         from ..training.search.start import START_BUDGET
@@ -35,7 +37,7 @@ def cmd_compile(a) -> int:
         c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                           allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
                           start=not a.no_start, start_budget=a.start_budget, scale=a.scale, missing=a.missing,
-                          progress=rep.progress, log=rep.log)
+                          class_weight=class_weight, progress=rep.progress, log=rep.log)
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem
@@ -142,12 +144,13 @@ def _weights_stem(solution) -> str:
 # -- eval -------------------------------------------------------------------------
 def cmd_eval(a) -> int:
     from ..core.ensemble import load_model
+    from ..core.rowweights import accuracy_text
     from ..export.report import confusion_lines
     from ..io.data import load_data
     net = load_model(a.weights)
     data = load_data(a.data, label=a.label, inputs_of=net)  # columns by name, in any order
     pred = net.predict_index(data.X)
-    print(f"{a.data}: {len(data.y)} samples, accuracy {np.mean(pred == data.y):.4f}")
+    print(f"{a.data}: {len(data.y)} samples, {accuracy_text(data.y, pred, len(net.classes))}")
     if data.missing_note:  # filled with the fills the weights file records (annc.core.missing)
         print(f"missing cells: {data.missing_note}")
     print_lines(confusion_lines(net.classes, data.y, pred))

@@ -66,6 +66,7 @@ from ..core.columns import Columns, all_numbers, column_differences, frame_colum
 from ..core.errors import UsageError
 from ..core.losses import with_argument
 from ..core.missing import check_rule
+from ..core.rowweights import check_class_weight
 from ..training.dispatch import run
 from .api import table_data, train_request
 
@@ -80,6 +81,22 @@ def _number(value, what: str) -> str:
     if isinstance(value, numbers.Integral):
         return str(int(value))
     return repr(float(value))
+
+
+def _indexed_class_weight(class_weight, classes: np.ndarray):
+    """``class_weight`` with the labels of a dict as the class indices annc trains on
+    (``classes``: the sorted labels); an unknown label or a bad value: UsageError."""
+    check_class_weight(class_weight)
+    if not isinstance(class_weight, dict):
+        return class_weight
+    labels = list(classes.tolist())
+    out = {}
+    for label, w in class_weight.items():
+        if label not in labels:
+            raise UsageError(f"class_weight names label {label!r}, which is not a class of y "
+                             f"(the classes are {', '.join(map(str, labels))})")
+        out[labels.index(label)] = w
+    return out
 
 
 def _word(value, what: str) -> str:
@@ -175,6 +192,12 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         its column's median (numbers) or most frequent category (text) on the training rows,
         which the network records and ``predict`` applies.  Without fills, a missing cell at
         ``predict`` is the same error.
+    class_weight : "balanced", dict or None, default=None
+        Each sample's weight in the training objective is its class's weight times its
+        ``sample_weight`` (scikit-learn's convention): ``"balanced"`` is
+        ``n_samples / (n_classes * np.bincount(y))``, a dict maps labels to weights (a label
+        left out weighs 1).  Model selection then scores balanced accuracy.  A label not in
+        ``y``, a negative or non-finite weight: :class:`annc.core.errors.UsageError`.
     select : bool or None, default=None
         Model selection (:mod:`annc.training.modelselect.cvselect`): None chooses what the spec leaves open
         (with ``loss=None`` and no ``penalty``: the l0 weight and the width up to
@@ -216,7 +239,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, *, hidden_layer_sizes=(4,), activation="binary", loss=None, margin=None, penalty=None,
                  penalty_weight=None, max_weights=None, scale=None, weights=None, time_limit=60.0, solver="highs",
                  threads=None, gap=None, solver_options=None, extra="", select=None, stall=True, workers=None,
-                 scheduler=None, missing="error"):
+                 scheduler=None, missing="error", class_weight=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.loss = loss
@@ -237,6 +260,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.workers = workers
         self.scheduler = scheduler
         self.missing = missing
+        self.class_weight = class_weight
 
     # -- the spec ---------------------------------------------------------------------
     def _hidden_sizes(self) -> tuple:
@@ -301,11 +325,14 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         return "\n".join(lines) + "\n"
 
     # -- scikit-learn -----------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Train the network on ``(X, y)`` by solving its training MIP.
 
         ``X``: array of shape (n_samples, n_features); ``y``: class labels (at least two
-        distinct ones, of any type).  Returns ``self``, with ``network_``, ``result_``,
+        distinct ones, of any type); ``sample_weight``: one weight >= 0 per sample, or None.
+        Each sample weighs ``class weight x sample weight`` in the objective
+        (``class_weight``: None, ``"balanced"`` or a dict label -> weight;
+        :mod:`annc.core.rowweights`).  Returns ``self``, with ``network_``, ``result_``,
         ``status_`` (the verdict: ``"optimal"`` or ``"feasible"``) and the other fitted
         attributes.  annc's errors (:class:`annc.core.errors.AnncError`) propagate.
         """
@@ -330,7 +357,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         select = None if self.select is None else bool(self.select)
         result = run(train_request(spec, data, time_limit=self.time_limit, solver=self.solver, threads=self.threads,
                                    gap=self.gap, solver_options=self.solver_options, stall=self.stall, out_dir=None,
-                                   select=select, workers=self.workers, scheduler=self.scheduler))
+                                   select=select, workers=self.workers, scheduler=self.scheduler,
+                                   class_weight=_indexed_class_weight(self.class_weight, classes),
+                                   sample_weight=sample_weight))
         network = result.network
         # the weights files it saves record the names and fills (a label name is not the estimator's to know)
         network.columns = None if data.columns is None else replace(data.columns, label=None)

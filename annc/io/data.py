@@ -13,7 +13,7 @@ import hashlib
 import io
 import math
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -25,6 +25,7 @@ from ..core.errors import DataError, UsageError
 from ..core.inputs import read_bytes
 from ..core.limits import LARGEST
 from ..core.missing import Settled, check_rule, settle
+from ..core.rowweights import check_sample_weight, class_weights, sample_weights
 from .labels import MAX_LABEL_DIGITS, class_index, class_lookup, class_order, long_integer
 
 MAX_REPORTED = 20
@@ -46,6 +47,8 @@ class Dataset:
     imputed: dict = field(default_factory=dict)  # column -> the fill of its missing cells (annc.core.missing)
     missing: str = "error"  # the rule its missing cells were read with (annc.core.missing.RULES)
     missing_note: str | None = None  # what was done with missing cells (rows dropped, cells imputed), if any
+    weights: np.ndarray | None = None  # N: each sample's weight in the objective (annc.core.rowweights); None: 1 each
+    class_weight: np.ndarray | None = None  # J: the class weights that went into ``weights`` (recorded), if any
 
     @property
     def inputs(self) -> int:
@@ -61,6 +64,15 @@ class Dataset:
         if not (self.named or self.imputed):
             return None
         return Columns(tuple(self.features), self.label, self.categories, self.imputed)
+
+
+def with_weights(data: Dataset, class_weight=None, sample_weight=None) -> Dataset:
+    """``data`` with each sample's weight (:func:`annc.core.rowweights.sample_weights`: class
+    weight x sample weight) and the class weights recorded; UsageError for bad weights."""
+    cw = class_weights(class_weight, data.y, data.classes)
+    sw = check_sample_weight(sample_weight, len(data.y))
+    w = sample_weights(data.y, cw, sw)
+    return replace(data, weights=w, class_weight=cw)
 
 
 class Inputs(NamedTuple):

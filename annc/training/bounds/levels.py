@@ -145,10 +145,11 @@ class Tally:
     nodes: int = 0
 
 
-def solve_level(model, row: int, p: int, *, node_limit: int, ctx: RunContext, tally: Tally):
-    """``(e_S(p), network, proven)`` of the set's ``model``: a whole number of errors (0
-    without a bound), the sub-MIP's best network (None without one), and whether it is
-    proven optimal."""
+def solve_level(model, row: int, p: int, *, node_limit: int, ctx: RunContext, tally: Tally, whole: bool = True):
+    """``(e_S(p), network, proven)`` of the set's ``model``: a number of errors (0 without a
+    bound; rounded up to a whole number when the sample weights are ``whole``,
+    :attr:`annc.io.problem.TrainingProblem.whole`), the sub-MIP's best network (None without
+    one), and whether it is proven optimal."""
     rhs = model.rhs.copy()
     rhs[row] = p
     level = replace(model, rhs=rhs)
@@ -157,7 +158,8 @@ def solve_level(model, row: int, p: int, *, node_limit: int, ctx: RunContext, ta
     tally.nodes += int(res.extra.get("nodes", 0) or 0)
     proven = res.status == Status.OPTIMAL
     tally.proven += proven
-    e = 0.0 if res.bound is None or not math.isfinite(res.bound) else max(float(math.ceil(res.bound - TOL)), 0.0)
+    e = 0.0 if res.bound is None or not math.isfinite(res.bound) else max(
+        float(math.ceil(res.bound - TOL)) if whole else res.bound - TOL, 0.0)
     return e, (None if res.x is None else network_at(level, res.x)), proven
 
 
@@ -234,7 +236,8 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
         units = units_for(spec, p, m).hidden[0].units if spec.hidden else 0
         if state.get("rows") is not S or state.get("units") != units:
             state.update(rows=S, units=units, model=budget_model(restrict(problem, S), work.symmetry, p, m))
-        e, net, proven = solve_level(*state["model"], p, node_limit=work.node_limit, ctx=ctx, tally=tally)
+        e, net, proven = solve_level(*state["model"], p, node_limit=work.node_limit, ctx=ctx, tally=tally,
+                                     whole=problem.whole)
         improved = e > known[c][p] + TOL
         known[c][:p + 1] = np.maximum(known[c][:p + 1], e)
         wrong = np.zeros(0, int) if net is None else np.setdiff1d(wrong_groups(problem, *net)[0], S)
