@@ -60,7 +60,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ..core.columns import Columns, all_numbers, column_differences, frame_columns
 from ..core.errors import UsageError
@@ -332,7 +332,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         distinct ones, of any type); ``sample_weight``: one weight >= 0 per sample, or None.
         Each sample weighs ``class weight x sample weight`` in the objective
         (``class_weight``: None, ``"balanced"`` or a dict label -> weight;
-        :mod:`annc.core.rowweights`).  Returns ``self``, with ``network_``, ``result_``,
+        :mod:`annc.core.rowweights`).  ``sample_weight`` is checked by scikit-learn
+        (``ValueError`` for a wrong shape, a negative weight or all zeros), and a sample of
+        weight 0 is left out, as if removed (so ``"balanced"`` counts the others only).  Returns ``self``, with ``network_``, ``result_``,
         ``status_`` (the verdict: ``"optimal"`` or ``"feasible"``) and the other fitted
         attributes.  annc's errors (:class:`annc.core.errors.AnncError`) propagate.
         """
@@ -344,6 +346,10 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         # Columns refuses repeated names: now, not after the training
         names = None if names is None else list(Columns(tuple(str(n) for n in names)).features)
         check_classification_targets(y)
+        if sample_weight is not None:  # scikit-learn's checks (ValueError); weight 0 = the sample left out
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+            keep = sample_weight > 0
+            X, y, sample_weight = X[keep], np.asarray(y)[keep], sample_weight[keep]
         classes, y_index = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the data, "
