@@ -100,8 +100,10 @@ def test_estimator_fit_with_sample_weight():
     lead = leads(est.network_.scores(X))[np.arange(len(y)), y]
     hinge = float(np.sum(w * np.maximum(1.0 - lead, 0.0)))
     assert est.result_.verdict.objective == pytest.approx(hinge, rel=1e-6, abs=1e-6)
-    with pytest.raises(UsageError, match="sample_weight"):
+    with pytest.raises(ValueError, match="(?i)negative"):  # the estimator's inputs: scikit-learn's checks
         MIPNetClassifier(hidden_layer_sizes=(), loss="hinge", time_limit=5).fit(X, labels, sample_weight=-sw)
+    with pytest.raises(UsageError, match="sample_weight"):  # annc.train: annc's own
+        train_api(TINY, (X, y), select=False, time_limit=5, sample_weight=-sw)
     with pytest.raises(UsageError, match="maybe"):
         MIPNetClassifier(hidden_layer_sizes=(), loss="hinge", time_limit=5,
                          class_weight={"maybe": 2}).fit(X, labels)
@@ -172,3 +174,9 @@ def test_balanced_weights_and_balanced_accuracy_match_scikit_learn():
     assert "balanced" in accuracy_text(y, pred, 3) and "balanced" not in accuracy_text(y[:2] * 0 + [0, 1], [0, 1], 2)
     assert 0 < MINORITY_SHARE < 0.5
     assert parse_class_weight("1=10,0=1") == {"1": 10.0, "0": 1.0}
+
+
+def test_class_weight_with_a_decomposition_is_a_usage_error():
+    X, y = _tiny()
+    with pytest.raises(UsageError, match="class_weight"):
+        train_api(TINY, (X, y), ensemble="ovo", class_weight="balanced", time_limit=5)

@@ -23,8 +23,8 @@ from ..core.encoding import encode_table, fit_encoding
 from ..core.errors import DataError, UsageError
 from ..core.inputs import sample_arrays
 from ..core.missing import check_rule, settle
-from ..core.rowweights import check_class_weight
-from ..io.data import Dataset, array_digest, load_data, with_weights
+from ..core.rowweights import check_class_weight, with_weights
+from ..io.data import Dataset, array_digest, load_data
 from ..io.labels import class_index, class_lookup, class_order
 from ..io.outputs import check_out_dir
 from ..io.spec import NetworkSpec, load_spec_of, parse_spec

@@ -59,14 +59,13 @@ from dataclasses import replace
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data  # scikit-learn >= 1.6
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data  # scikit-learn >= 1.6
 
 from ..core.columns import Columns, all_numbers, column_differences, frame_columns
 from ..core.errors import UsageError
 from ..core.losses import with_argument
 from ..core.missing import check_rule
-from ..core.rowweights import check_class_weight
+from ..core.rowweights import indexed_class_weight
 from ..training.dispatch import run
 from .api import table_data, train_request
 
@@ -81,22 +80,6 @@ def _number(value, what: str) -> str:
     if isinstance(value, numbers.Integral):
         return str(int(value))
     return repr(float(value))
-
-
-def _indexed_class_weight(class_weight, classes: np.ndarray):
-    """``class_weight`` with the labels of a dict as the class indices annc trains on
-    (``classes``: the sorted labels); an unknown label or a bad value: UsageError."""
-    check_class_weight(class_weight)
-    if not isinstance(class_weight, dict):
-        return class_weight
-    labels = list(classes.tolist())
-    out = {}
-    for label, w in class_weight.items():
-        if label not in labels:
-            raise UsageError(f"class_weight names label {label!r}, which is not a class of y "
-                             f"(the classes are {', '.join(map(str, labels))})")
-        out[labels.index(label)] = w
-    return out
 
 
 def _word(value, what: str) -> str:
@@ -193,11 +176,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         which the network records and ``predict`` applies.  Without fills, a missing cell at
         ``predict`` is the same error.
     class_weight : "balanced", dict or None, default=None
-        Each sample's weight in the training objective is its class's weight times its
-        ``sample_weight`` (scikit-learn's convention): ``"balanced"`` is
-        ``n_samples / (n_classes * np.bincount(y))``, a dict maps labels to weights (a label
-        left out weighs 1).  Model selection then scores balanced accuracy.  A label not in
-        ``y``, a negative or non-finite weight: :class:`annc.core.errors.UsageError`.
+        A sample weighs its class's weight times its ``sample_weight`` in the objective
+        (scikit-learn's convention, :mod:`annc.core.rowweights`); a bad one is a ``UsageError``.
     select : bool or None, default=None
         Model selection (:mod:`annc.training.modelselect.cvselect`): None chooses what the spec leaves open
         (with ``loss=None`` and no ``penalty``: the l0 weight and the width up to
@@ -326,18 +306,11 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
 
     # -- scikit-learn -----------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
-        """Train the network on ``(X, y)`` by solving its training MIP.
-
-        ``X``: array of shape (n_samples, n_features); ``y``: class labels (at least two
-        distinct ones, of any type); ``sample_weight``: one weight >= 0 per sample, or None.
-        Each sample weighs ``class weight x sample weight`` in the objective
-        (``class_weight``: None, ``"balanced"`` or a dict label -> weight;
-        :mod:`annc.core.rowweights`).  ``sample_weight`` is checked by scikit-learn
-        (``ValueError`` for a wrong shape, a negative weight or all zeros), and a sample of
-        weight 0 is left out, as if removed (so ``"balanced"`` counts the others only).  Returns ``self``, with ``network_``, ``result_``,
-        ``status_`` (the verdict: ``"optimal"`` or ``"feasible"``) and the other fitted
-        attributes.  annc's errors (:class:`annc.core.errors.AnncError`) propagate.
-        """
+        """Train the network on ``(X, y)`` (``X``: n_samples x n_features, ``y``: labels of at least
+        two classes; ``sample_weight``: None or one weight >= 0 per sample, checked by scikit-learn,
+        a sample of weight 0 left out) by solving its training MIP.  Returns ``self``, with
+        ``network_``, ``result_``, ``status_`` (``"optimal"`` or ``"feasible"``) and the other
+        fitted attributes.  annc's errors (:class:`annc.core.errors.AnncError`) propagate."""
         text = frame_columns(X) is not None and not all_numbers(X)  # a data frame with text columns
         # NaN (missing cells) are annc's to handle, by the rule `missing` (annc.core.missing); inf is scikit-learn's
         X, y = validate_data(self, X, y, accept_sparse=False, dtype=None if text else np.float64, ensure_min_samples=1,
@@ -346,7 +319,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         # Columns refuses repeated names: now, not after the training
         names = None if names is None else list(Columns(tuple(str(n) for n in names)).features)
         check_classification_targets(y)
-        if sample_weight is not None:  # scikit-learn's checks (ValueError); weight 0 = the sample left out
+        if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
             keep = sample_weight > 0
             X, y, sample_weight = X[keep], np.asarray(y)[keep], sample_weight[keep]
@@ -364,7 +337,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         result = run(train_request(spec, data, time_limit=self.time_limit, solver=self.solver, threads=self.threads,
                                    gap=self.gap, solver_options=self.solver_options, stall=self.stall, out_dir=None,
                                    select=select, workers=self.workers, scheduler=self.scheduler,
-                                   class_weight=_indexed_class_weight(self.class_weight, classes),
+                                   class_weight=indexed_class_weight(self.class_weight, list(classes.tolist())),
                                    sample_weight=sample_weight))
         network = result.network
         # the weights files it saves record the names and fills (a label name is not the estimator's to know)
@@ -373,10 +346,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         order = [int(c) for c in network.classes]
         if order != list(range(len(classes))):
             raise RuntimeError(f"annc returned the classes {network.classes!r}, not the indices 0..{len(classes) - 1}")
-        self.classes_ = classes
-        self.spec_ = spec
-        self.network_ = network
-        self.result_ = result
+        self.classes_, self.spec_, self.network_, self.result_ = classes, spec, network, result
         self.status_ = str(getattr(result.status, "value", result.status))
         self.n_nonzero_weights_ = int(network.nonzero_weights())
         cv = getattr(result, "selection", None)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
@@ -141,6 +142,26 @@ def sample_weights(y: np.ndarray, cw: np.ndarray | None, sw: np.ndarray | None) 
     return w
 
 
+def with_weights(data, class_weight=None, sample_weight=None):
+    """``data`` (an :class:`annc.io.data.Dataset`) with each sample's weight (:func:`sample_weights`)
+    and its class weights recorded; UsageError for bad weights."""
+    cw = class_weights(class_weight, data.y, data.classes)
+    w = sample_weights(data.y, cw, check_sample_weight(sample_weight, len(data.y)))
+    return replace(data, weights=w, class_weight=cw)
+
+
+def indexed_class_weight(class_weight, labels: list):
+    """``class_weight`` with the labels of a dict replaced by their index in ``labels`` (the
+    estimator's sorted labels: annc trains on indices); an unknown label or a bad value: UsageError."""
+    if not isinstance(check_class_weight(class_weight), Mapping):
+        return class_weight
+    unknown = [label for label in class_weight if label not in labels]
+    if unknown:
+        raise UsageError(f"class_weight names label {unknown[0]!r}, which is not a class of y "
+                         f"(the classes are {', '.join(map(str, labels))})")
+    return {labels.index(label): w for label, w in class_weight.items()}
+
+
 def balanced_accuracy(y: np.ndarray, pred: np.ndarray, classes: int) -> float:
     """The mean over the classes present in ``y`` of their recall (module docstring)."""
     y, pred = np.asarray(y, int), np.asarray(pred, int)
@@ -204,5 +225,5 @@ def weights_of_record(record, y: np.ndarray, classes: int) -> np.ndarray | None:
 
 
 __all__ = ["BALANCED", "MINORITY_SHARE", "accuracy_text", "balanced_accuracy", "check_class_weight",
-           "check_sample_weight", "class_weights", "constant_score", "fold_score", "has_minority", "parse_class_weight", "sample_weights", "weights_of_record",
-           "weights_record"]
+           "check_sample_weight", "class_weights", "constant_score", "fold_score", "has_minority", "parse_class_weight", "indexed_class_weight", "sample_weights",
+           "weights_of_record", "weights_record", "with_weights"]

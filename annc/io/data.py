@@ -13,7 +13,7 @@ import hashlib
 import io
 import math
 import shlex
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +25,6 @@ from ..core.errors import DataError, UsageError
 from ..core.inputs import read_bytes
 from ..core.limits import LARGEST
 from ..core.missing import Settled, check_rule, settle
-from ..core.rowweights import check_sample_weight, class_weights, sample_weights
 from .labels import MAX_LABEL_DIGITS, class_index, class_lookup, class_order, long_integer
 
 MAX_REPORTED = 20
@@ -64,15 +63,6 @@ class Dataset:
         if not (self.named or self.imputed):
             return None
         return Columns(tuple(self.features), self.label, self.categories, self.imputed)
-
-
-def with_weights(data: Dataset, class_weight=None, sample_weight=None) -> Dataset:
-    """``data`` with each sample's weight (:func:`annc.core.rowweights.sample_weights`: class
-    weight x sample weight) and the class weights recorded; UsageError for bad weights."""
-    cw = class_weights(class_weight, data.y, data.classes)
-    sw = check_sample_weight(sample_weight, len(data.y))
-    w = sample_weights(data.y, cw, sw)
-    return replace(data, weights=w, class_weight=cw)
 
 
 class Inputs(NamedTuple):

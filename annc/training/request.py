@@ -28,8 +28,8 @@ import numpy as np
 
 from ..core.errors import UsageError
 from ..core.log import silent
-from ..core.rowweights import check_class_weight
-from ..io.data import Dataset, with_weights
+from ..core.rowweights import check_class_weight, with_weights
+from ..io.data import Dataset
 from ..io.datacheck import check_against_spec, inputs_line, resolve_inputs
 from ..io.outputs import check_out_dir
 from ..io.spec import NetworkSpec

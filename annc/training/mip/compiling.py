@@ -31,8 +31,8 @@ from typing import Callable
 
 from ...core.log import silent
 from ...core.missing import check_rule
-from ...core.rowweights import check_class_weight
-from ...io.data import Dataset, load_data, with_weights
+from ...core.rowweights import check_class_weight, with_weights
+from ...io.data import Dataset, load_data
 from ...io.datacheck import inputs_line, resolve_inputs
 from ...io.outputs import check_out_dir
 from ...io.spec import NetworkSpec, load_spec_of
