@@ -180,3 +180,16 @@ def test_class_weight_with_a_decomposition_is_a_usage_error():
     X, y = _tiny()
     with pytest.raises(UsageError, match="class_weight"):
         train_api(TINY, (X, y), ensemble="ovo", class_weight="balanced", time_limit=5)
+
+
+def test_report_shows_the_class_weights_and_recomputes_the_weighted_objective(tmp_path):
+    pytest.importorskip("jinja2", reason="the HTML report needs jinja2")
+    from annc.export.html_report import context, render
+    from annc.io.data import load_data
+    X, y = _tiny()
+    data = _csv(tmp_path / "d.csv", X, y)
+    r = train_api(TINY, str(data), select=False, time_limit=30, class_weight={1: 2.5})
+    ctx = context(r.network, data=load_data(data))
+    assert "2.5" in ctx["class_weights"]
+    assert ctx["recomputed"]["agrees"]  # the forward pass with the recorded class weights
+    assert 'id="class-weights"' in render(r.network, data=load_data(data))
