@@ -110,6 +110,9 @@ def cmd_decode(a) -> int:
         verdict = judge(v.network_loss, bound, relaxed=v.relaxed, source="solver", solver_objective=sol.objective,
                         verified=v.ok, bound_source=source)
         net.meta.update(decode_record(sol, a.solution, verdict, v, vmap["spec"]["text"]))
+        if isinstance(vmap.get("weights"), dict):  # the objective's weights, as annc train records them
+            net.meta["weights"] = {"class_weight": vmap["weights"].get("class_weight"),
+                                   "sample_weight": vmap["weights"].get("sample_weight") is not None}
         print("verdict on the decoded network:")
         lines = decoded_verdict_lines(verdict, sol, v.ok)
         if "recipe" in vmap:  # after the status: the loss, penalty and eps the model was built with
