@@ -77,7 +77,7 @@ def parse_class_weight(text: str | None):
 def check_class_weight(class_weight):
     """``class_weight`` if it is None, ``"balanced"`` or a dict of finite weights >= 0
     (the labels are checked against the data by :func:`class_weights`); else UsageError."""
-    if class_weight is None or class_weight == BALANCED:
+    if class_weight is None or (isinstance(class_weight, str) and class_weight == BALANCED):
         return class_weight
     if isinstance(class_weight, str):
         raise UsageError(f"class_weight (--class-weight) must be 'balanced', a dict label -> weight or None, "
@@ -97,7 +97,7 @@ def class_weights(class_weight, y: np.ndarray, classes: list) -> np.ndarray | No
     if class_weight is None:
         return None
     J = len(classes)
-    if class_weight == BALANCED:
+    if isinstance(class_weight, str):  # "balanced"
         n = np.bincount(np.asarray(y, int), minlength=J).astype(float)
         present = n > 0
         out = np.ones(J)
