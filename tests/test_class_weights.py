@@ -193,3 +193,20 @@ def test_report_shows_the_class_weights_and_recomputes_the_weighted_objective(tm
     assert "2.5" in ctx["class_weights"]
     assert ctx["recomputed"]["agrees"]  # the forward pass with the recorded class weights
     assert 'id="class-weights"' in render(r.network, data=load_data(data))
+
+
+def test_conflict_bound_with_fractional_weights_is_the_exact_cover_not_rounded():
+    """Two classes on close rows: with whole counts the bound is a maximum flow; with every weight
+    halved it is the LP cover (König: the same cover), half as large, never rounded up."""
+    from annc.io.problem import make_problem
+    from annc.io.spec import parse_spec
+    from annc.training.bounds import conflict_bound
+    rng = np.random.default_rng(0)
+    X = np.round(rng.uniform(0, 1, size=(40, 2)) / 0.02) * 0.02  # a fine lattice: many rows within eps/W
+    y = rng.integers(0, 2, len(X))
+    spec = parse_spec("input 2\nhidden 2 binary\noutput 2\nloss errors\npenalty none\neps 0.2\n"
+                      "weights [-1, 1]\nscale none\n")
+    whole = conflict_bound(make_problem(spec, X, y, [0, 1]))
+    half = conflict_bound(make_problem(spec, X, y, [0, 1], weights=np.full(len(y), 0.5)))
+    assert whole.value >= 1 and not make_problem(spec, X, y, [0, 1], weights=np.full(len(y), 0.5)).whole
+    assert whole.value / 2 - 1e-5 <= half.value <= whole.value / 2  # lowered by the LP's tolerance only
