@@ -210,3 +210,26 @@ def test_conflict_bound_with_fractional_weights_is_the_exact_cover_not_rounded()
     half = conflict_bound(make_problem(spec, X, y, [0, 1], weights=np.full(len(y), 0.5)))
     assert whole.value >= 1 and not make_problem(spec, X, y, [0, 1], weights=np.full(len(y), 0.5)).whole
     assert whole.value / 2 - 1e-5 <= half.value <= whole.value / 2  # lowered by the LP's tolerance only
+
+
+def test_the_held_out_grid_scores_balanced_accuracy_with_class_weights():
+    from dataclasses import dataclass
+    from annc.core.rowweights import with_weights
+    from annc.app.api import as_data
+    from annc.training.modelselect.selection import scored
+
+    class Constant:  # always class 0
+        def predict_index(self, X):
+            return np.zeros(len(X), int)
+
+    @dataclass
+    class Result:
+        network: object
+        test_accuracy: float = 0.9
+        train_accuracy: float = 0.9
+
+    y = np.array([0] * 9 + [1])
+    data = as_data((np.arange(10.0)[:, None], y))
+    assert scored(Result(Constant()), data, data).test_accuracy == 0.9  # no class weights: as trained
+    weighted = with_weights(data, "balanced")
+    assert scored(Result(Constant()), weighted, weighted).test_accuracy == pytest.approx(0.5)

@@ -17,10 +17,11 @@ the sum of the weights of the misclassified samples, and ``nll`` / ``hinge`` the
 sums.  The weights are kept as they are, fractions included: they are **not** rescaled to
 integers (balanced weights times the product of the class counts would make the objective an
 integer, but with values in the hundreds of thousands for a few thousand rows, far from the
-"errors" a user reads).  Every place that used "a count of errors is a whole number" (lower
-bounds rounded up, the attainable-value bound, the conflict bound's maximum flow) asks the
-problem whether its weights are whole (:attr:`annc.io.problem.TrainingProblem.whole`) and
-rounds only then; without weights nothing changes.
+"errors" a user reads).  Every place that used "a count of errors is a whole number" rounds
+only when the weights are whole: the attainable-value bound
+(:attr:`annc.io.problem.TrainingProblem.whole`), the conflict bound (its maximum flow; the LP
+cover otherwise), the weight-level sub-MIPs' bounds (whole objective coefficients); without
+weights nothing changes.
 
 **Balanced accuracy.**  The mean over the classes present of the share of their samples
 predicted right (scikit-learn's ``balanced_accuracy_score``).  Reports print it beside

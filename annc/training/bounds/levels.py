@@ -145,10 +145,10 @@ class Tally:
     nodes: int = 0
 
 
-def solve_level(model, row: int, p: int, *, node_limit: int, ctx: RunContext, tally: Tally, whole: bool = True):
+def solve_level(model, row: int, p: int, *, node_limit: int, ctx: RunContext, tally: Tally):
     """``(e_S(p), network, proven)`` of the set's ``model``: a number of errors (0 without a
-    bound; rounded up to a whole number when the sample weights are ``whole``,
-    :attr:`annc.io.problem.TrainingProblem.whole`), the sub-MIP's best network (None without
+    bound; rounded up to a whole number when the objective's coefficients, the rows' sample
+    weights, are whole: :mod:`annc.core.rowweights`), the sub-MIP's best network (None without
     one), and whether it is proven optimal."""
     rhs = model.rhs.copy()
     rhs[row] = p
@@ -158,8 +158,9 @@ def solve_level(model, row: int, p: int, *, node_limit: int, ctx: RunContext, ta
     tally.nodes += int(res.extra.get("nodes", 0) or 0)
     proven = res.status == Status.OPTIMAL
     tally.proven += proven
+    whole = bool(np.all(model.obj == np.round(model.obj)))  # whole weights on the error binaries: whole errors
     e = 0.0 if res.bound is None or not math.isfinite(res.bound) else max(
-        float(math.ceil(res.bound - TOL)) if whole else res.bound - TOL, 0.0)
+        float(math.ceil(res.bound - TOL)) if whole else float(res.bound) - TOL, 0.0)
     return e, (None if res.x is None else network_at(level, res.x)), proven
 
 
@@ -236,8 +237,7 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
         units = units_for(spec, p, m).hidden[0].units if spec.hidden else 0
         if state.get("rows") is not S or state.get("units") != units:
             state.update(rows=S, units=units, model=budget_model(restrict(problem, S), work.symmetry, p, m))
-        e, net, proven = solve_level(*state["model"], p, node_limit=work.node_limit, ctx=ctx, tally=tally,
-                                     whole=problem.whole)
+        e, net, proven = solve_level(*state["model"], p, node_limit=work.node_limit, ctx=ctx, tally=tally)
         improved = e > known[c][p] + TOL
         known[c][:p + 1] = np.maximum(known[c][:p + 1], e)
         wrong = np.zeros(0, int) if net is None else np.setdiff1d(wrong_groups(problem, *net)[0], S)
