@@ -15,9 +15,11 @@ With weights, ``c[u, j]`` is the *sum of the weights* of the samples of class ``
 ``x_u`` (``count x class weight x sample weight``), so the ``errors`` objective is exactly
 the sum of the weights of the misclassified samples, and ``nll`` / ``hinge`` their weighted
 sums.  The weights are kept as they are, fractions included: they are **not** rescaled to
-integers (balanced weights times the product of the class counts would make the objective an
-integer, but with values in the hundreds of thousands for a few thousand rows, far from the
-"errors" a user reads).  Every place that used "a count of errors is a whole number" rounds
+integers.  Rescaling would make them whole (two balanced classes times ``2 n_0 n_1 / N``: each
+class weighs the other's count) but the objective would grow by that factor (thousands), the
+l0 penalty's half an error per weight would have to grow with it, and sample weights need not be
+rational at all; the verdict's tolerances (:mod:`annc.solve.verdict`) are absolute plus
+relative, so fractions need nothing of them.  Every place that used "a count of errors is a whole number" rounds
 only when the weights are whole: the attainable-value bound
 (:attr:`annc.io.problem.TrainingProblem.whole`), the conflict bound (its maximum flow; the LP
 cover otherwise), the weight-level sub-MIPs' bounds (whole objective coefficients); without
