@@ -175,7 +175,7 @@ def test_get_params_set_params_and_clone():
     params = dict(hidden_layer_sizes=(3,), activation="sign", loss="hinge", margin=0.25, penalty="l0",
                   penalty_weight=0.1, max_weights=4, scale="none", weights=(-2.0, 2.0), time_limit=7.5, solver="highs",
                   threads=1, gap=0.01, solver_options=None, extra="eps 0.02", select=False, stall=3,
-                  workers=2, scheduler=None, missing="impute", unknown="error")
+                  workers=2, scheduler=None, missing="impute", unknown="error", class_weight="balanced")
     est = MIPNetClassifier(**params)
     assert est.get_params() == params
     default = MIPNetClassifier()

@@ -29,7 +29,7 @@ PACKAGE = ROOT / "annc"
 LAYERS: list[tuple[str, set[str]]] = [
     ("core", {"errors", "names", "log", "activations", "losses", "penalties", "inputs", "limits", "feasibility",
               "model", "builder", "network", "scaling", "ensemble", "categories", "missing", "deadline", "columns",
-              "encoding"}),
+              "encoding", "rowweights"}),
     ("io", {"spec", "data", "csvcells", "datasets", "outputs", "problem", "magnitudes", "recipe", "writers", "solutions", "datacheck",
             "varmap", "mapfile", "labels"}),
     ("formulations", {"binary", "common", "errors", "grid", "hinge", "l0", "l1", "lift", "nll", "nopenalty", "output",

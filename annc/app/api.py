@@ -24,6 +24,7 @@ from ..core.encoding import encode_table, fit_encoding
 from ..core.errors import DataError, UsageError
 from ..core.inputs import sample_arrays
 from ..core.missing import check_rule, settle
+from ..core.rowweights import check_class_weight, with_weights
 from ..io.data import Dataset, array_digest, load_data
 from ..io.labels import class_index, class_lookup, class_order
 from ..io.outputs import check_out_dir
@@ -91,7 +92,9 @@ def train(spec, data, test=None, **kw) -> TrainResult:
     dict: that grid; ``.selection`` then holds the path or the table; with ``workers`` or
     ``scheduler`` the folds or candidates run in parallel on Dask, and so do the clustering and the
     annealed seeds of a MIP above 10,000 distinct rows: :mod:`annc.training.large.largedata`), ``select_fraction``,
-    ``select_seed``, ``refine`` (adaptive refinement after a relaxed
+    ``select_seed``, ``class_weight`` (``"balanced"``, a dict label -> weight, or None: each sample's
+    weight in the objective, scikit-learn's convention, :mod:`annc.core.rowweights`; model selection
+    then scores balanced accuracy), ``refine`` (adaptive refinement after a relaxed
     solve of a ReLU net: :mod:`annc.training.finish.refine`).  ``.verdict`` says what is proven
     about the exported network (:mod:`annc.solve.verdict`).  ``ensemble="ovo"`` or ``batches=K``
     (with ``per_class``, ``workers``, ``scheduler``) train by decomposition
@@ -276,7 +279,8 @@ def _stem_of(spec_arg, spec: NetworkSpec) -> str:
 def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None = None, merge: bool = True,
                 allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
                 name: str | None = None, max_nonzeros: int | None = None, start: bool = True,
-                start_budget: float | None = None, scale: str | None = None, missing: str | None = None) -> Compiled:
+                start_budget: float | None = None, scale: str | None = None, missing: str | None = None,
+                class_weight=None) -> Compiled:
     """``annc compile`` as a function: the built model and its map; with ``out_dir`` also
     the files ``<out_dir>/<name>.<fmt>`` and ``<out_dir>/<name>.map.json``.  Checks
     every argument before it writes anything (:class:`~annc.core.errors.UsageError`).
@@ -284,7 +288,10 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     With ``start`` (the default) it also searches for a MIP start, as ``annc compile``
     does (:func:`annc.training.search.incumbent.budgeted_start`, ``start_budget`` seconds, 20 by
     default): the point is ``.start`` (None if there is none; ``.start_message`` says
-    why), and with ``out_dir`` its files ``<name>.start.*`` are written with the model."""
+    why), and with ``out_dir`` its files ``<name>.start.*`` are written with the model.
+    ``class_weight`` (``"balanced"``, a dict label -> weight, None) weighs each sample in the
+    objective (:mod:`annc.core.rowweights`)."""
+    check_class_weight(class_weight)
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge,
                           allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
                           start_budget=start_budget)
@@ -292,7 +299,8 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     out = check_out_dir(out_dir) if out_dir is not None else None
     s = with_scale(as_spec(spec, data), scale)
     stem = check_name(name if name is not None else _stem_of(spec, s))
-    d, csv = csv_backing(as_data(data, label=label, missing=missing), out, f"{stem}.data")
+    d, csv = csv_backing(with_weights(as_data(data, label=label, missing=missing), class_weight), out,
+                         f"{stem}.data")
     return compile_model(s, d, name=stem, out=out, fmt=fmt, gzip=gzip, writer=writer, merge=merge,
                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
                          start_budget=start_budget, data_csv=csv)
@@ -307,10 +315,14 @@ def train_request(spec, data, test=None, *, solver: str | None = None, solver_cm
                   scale: str | None = None, select: bool | dict | None = None, select_fraction: float = 0.25,
                   select_seed: int = 0, ensemble: str | None = None, batches: int | None = None,
                   per_class: int | None = None, workers: int | None = None,
-                  scheduler: str | None = None, missing: str | None = None, unknown: str | None = None) -> TrainRequest:
+                  scheduler: str | None = None, missing: str | None = None, unknown: str | None = None,
+                  class_weight=None, sample_weight=None) -> TrainRequest:
     """The :class:`~annc.training.request.TrainRequest` of :func:`train_api`'s arguments (not yet
     checked: :func:`annc.training.dispatch.run` checks it): the spec, data and test data read
-    (:func:`as_spec`, :func:`as_data`), the input scaling applied to the spec."""
+    (:func:`as_spec`, :func:`as_data`), the input scaling applied to the spec.  ``class_weight``
+    (``"balanced"``, a dict label -> weight, None) and ``sample_weight`` (one weight per sample)
+    weigh each sample in the objective (:mod:`annc.core.rowweights`)."""
+    check_class_weight(class_weight)
     check_compile_options(label=label, max_nonzeros=max_nonzeros)
     check_scale(scale)
     s = with_scale(as_spec(spec, data), scale)
@@ -324,7 +336,8 @@ def train_request(spec, data, test=None, *, solver: str | None = None, solver_cm
                         stem=name if name is not None else _stem_of(spec, s), merge=merge, greedy=greedy,
                         warm_start=warm_start, max_nonzeros=max_nonzeros, refine=refine, select=select,
                         select_fraction=select_fraction, select_seed=select_seed, ensemble=ensemble,
-                        batches=batches, per_class=per_class, workers=workers, scheduler=scheduler)
+                        batches=batches, per_class=per_class, workers=workers, scheduler=scheduler,
+                        class_weight=class_weight, sample_weight=sample_weight)
 
 
 def train_api(spec, data, test=None, *, verbose: bool = False, **keywords):

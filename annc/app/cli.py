@@ -69,6 +69,13 @@ def _unknown_option(p, onnx: bool = False, test: bool = False) -> None:
                    + (": an error of the ONNX runtime)" if onnx else ")"))
 
 
+def _class_weight_option(p) -> None:
+    """``--class-weight``, of ``compile`` and ``train`` (:mod:`annc.core.rowweights`)."""
+    p.add_argument("--class-weight", metavar="balanced|LABEL=W,...", default=None,
+                   help="weigh each sample in the objective by its class: 'balanced' (n_samples / (n_classes x "
+                        "class count), as scikit-learn) or LABEL=WEIGHT pairs, e.g. 1=10,0=1 (default: none)")
+
+
 def parser() -> argparse.ArgumentParser:
     from ..io.solutions import FORMATS
     from ..io.writers import FORMATS as MODEL_FORMATS
@@ -89,6 +96,7 @@ def parser() -> argparse.ArgumentParser:
     c.add_argument("-o", "--out", default="out", help="output folder (default: out)")
     c.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")
     c.add_argument("--allow-small-m", action="store_true", help="keep a numeric M below the valid bound")
+    _class_weight_option(c)
     c.add_argument("--start-budget", type=float, metavar="S", default=None,
                    help=f"seconds for the MIP start's search (SGD, then fix-and-optimise; default {n['start_budget']})")
     c.add_argument("-q", "--quiet", action="store_true", help="print only the summary and the files written: "
@@ -168,6 +176,7 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--greedy", action="store_true", help="greedy layer-wise training "
                    "(as 'training greedy' in the spec)")
     t.add_argument("--no-merge", action="store_true", help="keep one row per sample (no merging)")
+    _class_weight_option(t)
     t.add_argument("--no-warm-start", action="store_true",
                    help=f"do not give the solver annc's MIP start (the start pool's SGD networks improved by a "
                         f"fix-and-optimise local search and the neighbourhood search; at most {n['search_share']} "

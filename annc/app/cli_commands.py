@@ -20,12 +20,14 @@ def print_lines(lines):
 def cmd_compile(a) -> int:
     from ..export.report import stats_lines
     from ..formulations import floor
+    from ..core.rowweights import parse_class_weight
     from ..io.writers.startfiles import GLPK_NOTE, START_FILES, start_readers
     from ..solve.solvers import SOLVERS
     from ..solve.solvers.base import Progress
     from ..training.mip.compiling import compile_files
     from .progress import Reporter
 
+    class_weight = parse_class_weight(a.class_weight)
     if a.time_limit is not None and not a.select:
         from ..core.errors import UsageError
         raise UsageError("annc compile: --time-limit is the time for --select's model selection: give --select too")
@@ -41,7 +43,7 @@ def cmd_compile(a) -> int:
         c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
                           allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
                           start=not a.no_start, start_budget=a.start_budget, scale=a.scale, missing=a.missing,
-                          progress=rep.progress, log=rep.log)
+                          class_weight=class_weight, progress=rep.progress, log=rep.log)
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem
@@ -159,6 +161,9 @@ def cmd_decode(a) -> int:
         verdict = judge(v.network_loss, bound, relaxed=v.relaxed, source="solver", solver_objective=sol.objective,
                         verified=v.ok, bound_source=source)
         net.meta.update(decode_record(sol, a.solution, verdict, v, vmap["spec"]["text"]))
+        if isinstance(vmap.get("weights"), dict):  # the objective's weights, as annc train records them
+            net.meta["weights"] = {"class_weight": vmap["weights"].get("class_weight"),
+                                   "sample_weight": vmap["weights"].get("sample_weight") is not None}
         print("verdict on the decoded network:")
         print("  " + headline(verdict, train=(v.train_accuracy, v.samples), test=None,
                               weights=net.nonzero_weights(), verified=v.ok))
@@ -195,12 +200,13 @@ def _weights_stem(solution) -> str:
 # -- eval -------------------------------------------------------------------------
 def cmd_eval(a) -> int:
     from ..core.ensemble import load_model
+    from ..core.rowweights import accuracy_text
     from ..export.report import confusion_lines
     from ..io.data import load_data
     net = load_model(a.weights)
     data = load_data(a.data, label=a.label, inputs_of=net, unknown=a.unknown)  # columns by name, in any order
     pred = net.predict_index(data.X)
-    print(f"{a.data}: {len(data.y)} samples, accuracy {np.mean(pred == data.y):.4f}")
+    print(f"{a.data}: {len(data.y)} samples, {accuracy_text(data.y, pred, len(net.classes))}")
     if data.missing_note:  # filled with the fills the weights file records (annc.core.missing)
         print(f"missing cells: {data.missing_note}")
     print_lines(confusion_lines(net.classes, data.y, pred))

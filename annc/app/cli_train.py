@@ -29,6 +29,8 @@ def cmd_train(a) -> int:
     from .progress import Reporter
 
     from ..core.errors import UsageError
+    from ..core.rowweights import parse_class_weight
+    class_weight = parse_class_weight(a.class_weight)
     if a.select and a.no_select:
         raise UsageError("give either --select or --no-select, not both")
     select = True if a.select else False if a.no_select else None  # None: cross-validation where it applies
@@ -53,7 +55,7 @@ def cmd_train(a) -> int:
             warm_start=not a.no_warm_start, max_nonzeros=a.max_nonzeros, refine=not a.no_refine,
             select=select, select_fraction=a.select_fraction, select_seed=a.select_seed, ensemble=a.ensemble,
             batches=a.batches, per_class=a.per_class, workers=a.workers, scheduler=a.scheduler, log=rep.log,
-            started=getattr(a, "started", None))
+            started=getattr(a, "started", None), class_weight=class_weight)
         if rep.time_limit is not None and request.started is not None:  # the time left counts from the start too
             rep.time_limit = max(rep.time_limit - seconds_since(request.started), 0.0)
         r = run(request)
@@ -109,9 +111,19 @@ def _summary(a, r, spec, data, test) -> None:
 
 
 def _accuracy_lines(r, spec, data, test) -> None:
-    print(f"  train accuracy     {r.train_accuracy:.4f} (forward pass, {len(data.y)} samples)")
+    """Accuracies (and balanced accuracies where a class is a minority, :mod:`annc.core.rowweights`),
+    the weights, the columns, the missing cells."""
+    from ..core.rowweights import accuracy_text
+    J = len(data.classes)
+    train = accuracy_text(data.y, r.network.predict_index(data.X), J).removeprefix("accuracy ")
+    print(f"  train accuracy     {train} (forward pass, {len(data.y)} samples)")
     if r.test_accuracy is not None:
-        print(f"  test accuracy      {r.test_accuracy:.4f} ({len(test.y)} samples)")
+        test_text = accuracy_text(test.y, r.network.predict_index(test.X), J).removeprefix("accuracy ")
+        print(f"  test accuracy      {test_text} ({len(test.y)} samples)")
+    weighted = r.steps[0].compiled.data if r.steps else data
+    if weighted.class_weight is not None:
+        print("  class weights      " + ", ".join(f"{c}: {w:.4g}" for c, w in zip(data.classes, weighted.class_weight))
+              + " (each sample's weight in the objective)")
     print(f"  non-zero weights   {r.network.nonzero_weights()}")
     if data.categories:  # said once, with the label column, as a text label column would now be read as a feature
         text = ", ".join(f"'{c}' ({len(k)} categories)" for c, k in data.categories.items())

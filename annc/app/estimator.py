@@ -59,7 +59,7 @@ from dataclasses import replace
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data  # validate_data: scikit-learn >= 1.6
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data  # scikit-learn >= 1.6
 
 from ..core.categories import check_unknown
 from ..core.columns import Columns, all_numbers, column_differences, frame_columns
@@ -67,6 +67,7 @@ from ..core.errors import UsageError
 from ..core.inputs import input_matrix
 from ..core.losses import with_argument
 from ..core.missing import check_rule
+from ..core.rowweights import indexed_class_weight
 from ..training.dispatch import run
 from .api import table_data, train_request
 
@@ -186,6 +187,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         all zeros with one :class:`annc.core.errors.UnknownCategoryWarning` per column, as
         ``OneHotEncoder(handle_unknown="ignore")`` (so ``cross_val_score`` runs when a rare
         category is in one fold only); ``"error"`` raises :class:`annc.core.errors.DataError`.
+    class_weight : "balanced", dict or None, default=None
+        A sample weighs its class's weight times its ``sample_weight`` in the objective
+        (scikit-learn's convention, :mod:`annc.core.rowweights`); a bad one is a ``UsageError``.
     select : bool or None, default=None
         Model selection (:mod:`annc.training.modelselect.cvselect`): None chooses what the spec leaves open
         (with ``loss=None`` and no ``penalty``: the l0 weight and the width up to
@@ -227,7 +231,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, *, hidden_layer_sizes=(4,), activation="binary", loss=None, margin=None, penalty=None,
                  penalty_weight=None, max_weights=None, scale=None, weights=None, time_limit=60.0, solver="highs",
                  threads=None, gap=None, solver_options=None, extra="", select=None, stall=True, workers=None,
-                 scheduler=None, missing="error", unknown="ignore"):
+                 scheduler=None, missing="error", unknown="ignore", class_weight=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.loss = loss
@@ -249,6 +253,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.scheduler = scheduler
         self.missing = missing
         self.unknown = unknown
+        self.class_weight = class_weight
 
     # -- the spec ---------------------------------------------------------------------
     def _hidden_sizes(self) -> tuple:
@@ -313,14 +318,12 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         return "\n".join(lines) + "\n"
 
     # -- scikit-learn -----------------------------------------------------------------
-    def fit(self, X, y):
-        """Train the network on ``(X, y)`` by solving its training MIP.
-
-        ``X``: array of shape (n_samples, n_features); ``y``: class labels (at least two
-        distinct ones, of any type).  Returns ``self``, with ``network_``, ``result_``,
-        ``status_`` (the verdict: ``"optimal"`` or ``"feasible"``) and the other fitted
-        attributes.  annc's errors (:class:`annc.core.errors.AnncError`) propagate.
-        """
+    def fit(self, X, y, sample_weight=None):
+        """Train the network on ``(X, y)`` (``X``: n_samples x n_features, ``y``: labels of at least
+        two classes; ``sample_weight``: None or one weight >= 0 per sample, checked by scikit-learn,
+        a sample of weight 0 left out) by solving its training MIP.  Returns ``self``, with
+        ``network_``, ``result_``, ``status_`` (``"optimal"`` or ``"feasible"``) and the other
+        fitted attributes.  annc's errors (:class:`annc.core.errors.AnncError`) propagate."""
         text = frame_columns(X) is not None and not all_numbers(X)  # a data frame with text columns
         # NaN (missing cells) are annc's to handle, by the rule `missing` (annc.core.missing); inf is scikit-learn's
         X, y = validate_data(self, X, y, accept_sparse=False, dtype=None if text else np.float64, ensure_min_samples=1,
@@ -329,6 +332,10 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         # Columns refuses repeated names: now, not after the training
         names = None if names is None else list(Columns(tuple(str(n) for n in names)).features)
         check_classification_targets(y)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+            keep = sample_weight > 0
+            X, y, sample_weight = X[keep], np.asarray(y)[keep], sample_weight[keep]
         classes, y_index = np.unique(y, return_inverse=True)
         if len(classes) < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in the data, "
@@ -342,7 +349,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         select = None if self.select is None else bool(self.select)
         result = run(train_request(spec, data, time_limit=self.time_limit, solver=self.solver, threads=self.threads,
                                    gap=self.gap, solver_options=self.solver_options, stall=self.stall, out_dir=None,
-                                   select=select, workers=self.workers, scheduler=self.scheduler))
+                                   select=select, workers=self.workers, scheduler=self.scheduler,
+                                   class_weight=indexed_class_weight(self.class_weight, list(classes.tolist())),
+                                   sample_weight=sample_weight))
         network = result.network
         # the weights files it saves record the names and fills (a label name is not the estimator's to know)
         network.columns = None if data.columns is None else replace(data.columns, label=None)
@@ -350,10 +359,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         order = [int(c) for c in network.classes]
         if order != list(range(len(classes))):
             raise RuntimeError(f"annc returned the classes {network.classes!r}, not the indices 0..{len(classes) - 1}")
-        self.classes_ = classes
-        self.spec_ = spec
-        self.network_ = network
-        self.result_ = result
+        self.classes_, self.spec_, self.network_, self.result_ = classes, spec, network, result
         self.status_ = str(getattr(result.status, "value", result.status))
         self.n_nonzero_weights_ = int(network.nonzero_weights())
         cv = getattr(result, "selection", None)

@@ -189,9 +189,13 @@ def recomputed_objective(net: TrainedNetwork, data) -> dict | None:
         spec = parse_spec(meta["spec_text"], str(meta.get("spec", "<spec>")))
     except AnncError:  # a spec this version of annc cannot read: show the recorded figures only
         return None
+    weights = meta.get("weights") or {}
+    if weights.get("sample_weight"):  # per-sample weights are not in the weights file: nothing to recompute
+        return None
+    cw = weights.get("class_weight")
     rows, inverse = np.unique(data.X, axis=0, return_inverse=True)
     counts = np.zeros((len(rows), len(net.classes)))
-    np.add.at(counts, (inverse.reshape(-1), data.y), 1.0)
+    np.add.at(counts, (inverse.reshape(-1), data.y), 1.0 if cw is None else np.asarray(cw, float)[data.y])
     loss = float(network_loss(spec, net.forward(rows)[-1], counts, [L.weight for L in net.layers]))
     recorded = steps[0].get("objective")
     if not math.isfinite(loss):
@@ -305,7 +309,18 @@ def context(net, *, data=None, test=None, source: str = "") -> dict:
         "heatmaps": heatmaps(net) if layers else [], "patterns": None if ensemble else _patterns(net, data),
         "charts": _charts(meta), "truncated": meta.get("truncated"),
         "selection": meta.get("selection"), "recipe": meta.get("recipe"),
+        "class_weights": class_weights_line(meta, net.classes),
     }
+
+
+def class_weights_line(meta: dict, classes) -> str | None:
+    """The report's one line on the sample weights of the objective (:mod:`annc.core.rowweights`), or None."""
+    weights = meta.get("weights") if isinstance(meta, dict) else None
+    if not isinstance(weights, dict):
+        return None
+    cw = weights.get("class_weight")
+    text = "none" if cw is None else ", ".join(f"{c}: {_fmt(w)}" for c, w in zip(classes, cw))
+    return text + (" (times each sample's own weight)" if weights.get("sample_weight") else "")
 
 
 def render(net: TrainedNetwork, *, data=None, test=None, source: str = "") -> str:

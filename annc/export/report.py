@@ -36,7 +36,7 @@ VERDICT_FIELDS = ("status", "loss", "penalty", "eps", "objective", "lower bound"
                   "bound note",
                   "network from", "dead weights", "start pool", "found by", "certificate",
                   "the MIP added", "note", "sub-MIPs", "interrupted", "truncated", "wall time", "train accuracy",
-                  "test accuracy", "non-zero weights", "text columns", "input", "missing cells")
+                  "test accuracy", "class weights", "non-zero weights", "text columns", "input", "missing cells")
 
 TRAIN_JUDGE_BY = "held-out accuracy (--test, --select)"
 DECODE_JUDGE_BY = "held-out accuracy (annc eval WEIGHTS TEST.csv)"

@@ -44,6 +44,8 @@ class Dataset:
     imputed: dict = field(default_factory=dict)  # column -> the fill of its missing cells (annc.core.missing)
     missing: str = "error"  # the rule its missing cells were read with (annc.core.missing.RULES)
     missing_note: str | None = None  # what was done with missing cells (rows dropped, cells imputed), if any
+    weights: np.ndarray | None = None  # N: each sample's weight in the objective (annc.core.rowweights); None: 1 each
+    class_weight: np.ndarray | None = None  # J: the class weights that went into ``weights`` (recorded), if any
 
     @property
     def inputs(self) -> int:

@@ -126,6 +126,8 @@ def validate_map(vmap: dict, path: str | Path = "map") -> None:
         _start(f, vmap)
     if "recipe" in vmap:
         _recipe(f, vmap)
+    if "weights" in vmap:  # absent (older maps, unweighted runs): no weights
+        _weights(f, vmap, len(classes))
     spec = _recorded_spec(f, text)
     if "scaling" in vmap:
         _scaling(f, vmap["scaling"], spec)
@@ -175,6 +177,16 @@ def _start(f: _Fields, vmap: dict) -> None:
         if ("file", name) in seen or ("format", fmt) in seen:
             raise f.error(where, f"repeats the file {name!r} or the format {fmt!r}")
         seen |= {("file", name), ("format", fmt)}
+
+
+def _weights(f: _Fields, vmap: dict, classes: int) -> None:
+    """Check the optional ``weights`` record (:func:`annc.core.rowweights.weights_record`): a
+    finite weight >= 0 per class (or null), and optionally one per sample."""
+    weights = f.section(vmap, "weights")
+    good = lambda v: isinstance(v, list) and all(_is_finite(w) and w >= 0 for w in v)  # noqa: E731
+    f.get(weights, "class_weight", "weights.class_weight", lambda v: v is None or (good(v) and len(v) == classes),
+          f"null or a list of {classes} finite weights >= 0")
+    f.get(weights, "sample_weight", "weights.sample_weight", good, "a list of finite weights >= 0", optional=True)
 
 
 def _recipe(f: _Fields, vmap: dict) -> None:

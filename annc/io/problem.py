@@ -6,6 +6,12 @@ row ``u`` by ``c[u, j]``, the number of training samples with input ``x_u`` and 
 ``j``.  The NLL surrogate ``sum_n sum_j y_nj (omega_n - h_njL)`` becomes
 ``sum_u sum_j c_uj (omega_u - h_ujL)``: the same function of the weights, so the same
 optimum, with far fewer binaries (1000 XOR samples have at most 32 distinct inputs).
+
+**Weights.**  With per-sample weights ``w_n`` (class weight x sample weight,
+:mod:`annc.core.rowweights`) ``c[u, j]`` is the sum of the weights of those samples instead
+of their number: every loss, floor and bound that reads ``counts`` then weighs each sample
+exactly by its weight.  ``counts`` may then be fractional; :attr:`TrainingProblem.whole` says
+whether they are whole numbers, the condition of every bound that rounds a number of errors up.
 """
 from __future__ import annotations
 
@@ -22,7 +28,7 @@ from .spec import NetworkSpec
 class TrainingProblem:
     spec: NetworkSpec
     X: np.ndarray  # U x d distinct inputs (all N samples when not merged)
-    counts: np.ndarray  # U x J: samples of each class with this input
+    counts: np.ndarray  # U x J: samples of each class with this input (the sum of their weights, if weighted)
     sample_row: np.ndarray  # N: row u of every original sample
     y: np.ndarray  # N: class index of every original sample
     classes: list
@@ -30,6 +36,7 @@ class TrainingProblem:
     # per-layer McCormick breakpoints (n_in x K x (P + 1)) chosen by adaptive refinement;
     # empty: the uniform partition of the spec's P (annc.formulations.relu.weight_pieces)
     partitions: dict = field(default_factory=dict)
+    weights: np.ndarray | None = None  # N: each sample's weight (annc.core.rowweights); None: 1 each
 
     @property
     def num_rows(self) -> int:
@@ -45,6 +52,16 @@ class TrainingProblem:
         return self.counts.sum(axis=1).astype(float)
 
     @property
+    def whole(self) -> bool:
+        """Every ``c[u, j]`` is a whole number (always, without weights): every network's
+        ``errors`` loss is then a whole number, and a lower bound on it may be rounded up."""
+        return bool(np.all(self.counts == np.round(self.counts)))
+
+    def sample_accuracy(self, scores: np.ndarray) -> float:
+        """The share of the samples (not weighted) whose row's top score ``scores`` (U x J) is their class."""
+        return float(np.mean(scores[self.sample_row].argmax(1) == self.y)) if len(self.y) else float("nan")
+
+    @property
     def X_samples(self) -> np.ndarray:
         return self.X[self.sample_row]
 
@@ -56,9 +73,13 @@ class TrainingProblem:
         return self.X[u], j, self.counts[u, j]
 
 
-def make_problem(spec: NetworkSpec, X, y, classes, merge: bool = True) -> TrainingProblem:
-    """Group the samples ``(X, y)`` by distinct input row (if ``merge``)."""
+def make_problem(spec: NetworkSpec, X, y, classes, merge: bool = True, weights=None) -> TrainingProblem:
+    """Group the samples ``(X, y)`` by distinct input row (if ``merge``); ``weights`` (N, or
+    None: 1 each) weigh each sample in ``counts`` (module docstring)."""
     X, y = _samples(X, y, len(classes))
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, float)
+    if w.shape != (len(y),):
+        raise UsageError(f"make_problem needs one weight per sample ({len(y)}), not shape {w.shape}")
     J = len(classes)
     if merge:
         U, inverse = np.unique(X, axis=0, return_inverse=True)
@@ -66,8 +87,9 @@ def make_problem(spec: NetworkSpec, X, y, classes, merge: bool = True) -> Traini
     else:
         U, inverse = X, np.arange(len(X))
     counts = np.zeros((len(U), J))
-    np.add.at(counts, (inverse, y), 1.0)
-    return TrainingProblem(spec, U, counts, inverse, y, list(classes), merge)
+    np.add.at(counts, (inverse, y), w)
+    return TrainingProblem(spec, U, counts, inverse, y, list(classes), merge,
+                           weights=None if weights is None else w)
 
 
 def _samples(X, y, classes: int) -> tuple[np.ndarray, np.ndarray]:

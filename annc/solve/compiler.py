@@ -36,6 +36,7 @@ from ..core.errors import UsageError
 from ..core.feasibility import START_TOL
 from ..core.limits import check_size, data_size
 from ..core.model import Model
+from ..core.rowweights import weights_record
 from ..core.scaling import SCALINGS, Scaling, fit_scaling
 from ..formulations import formulate
 from ..io.data import Dataset, array_digest
@@ -126,7 +127,8 @@ def prepare(spec: NetworkSpec, data: Dataset, *, merge: bool = True, max_nonzero
     scaling = fit_scaling(spec.scale, data.X, data.columns.onehot if data.columns is not None else None)
     scaled = replace(data, X=scaling.apply(data.X))
     check_numbers(spec, scaled)
-    return Prepared(scaling, scaled, make_problem(spec, scaled.X, data.y, data.classes, merge=merge))
+    return Prepared(scaling, scaled, make_problem(spec, scaled.X, data.y, data.classes, merge=merge,
+                                                 weights=data.weights))
 
 
 def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool = True,
@@ -170,6 +172,9 @@ def build(spec: NetworkSpec, data: Dataset, *, name: str = "annc", merge: bool =
               **({"imputed": dict(data.imputed)} if data.imputed else {})},
     )
     varmap["recipe"] = recipe.to_record()
+    weights = weights_record(data.classes, data.class_weight, data.weights, data.y)
+    if weights is not None:  # a map without the key: no weights (annc.core.rowweights)
+        varmap["weights"] = weights
     return Compiled(spec, data, problem, model, varmap, scaling=scaling, recipe=recipe)
 
 

@@ -118,7 +118,8 @@ def judge(objective: float, bound: float | None, *, relaxed: bool, source: str, 
     verification (no network to speak of)."""
     proven = bound is not None and math.isfinite(objective) and closes(objective, bound, rel_tol)
     status = Status.UNKNOWN if not verified else Status.OPTIMAL if proven else Status.FEASIBLE
-    return Verdict(status, objective, bound, relaxed, source, solver_objective, bound_source)
+    bound = None if bound is None else float(bound)  # a numpy number (weighted bounds) is no JSON number
+    return Verdict(status, float(objective), bound, relaxed, source, solver_objective, bound_source)
 
 
 def search_record(meta: dict) -> dict | None:
@@ -140,7 +141,7 @@ def verdict_record(v: Verdict) -> dict:
     g = v.gap
     return {"status": v.status.value, "describe": v.describe(), "objective": v.objective,
             "lower_bound": v.lower_bound, "gap": g if g is None or math.isfinite(g) else "inf",
-            "relaxed": v.relaxed, "network_from": v.source, "bound_says_nothing": v.bound_says_nothing,
+            "relaxed": v.relaxed, "network_from": v.source, "bound_says_nothing": bool(v.bound_says_nothing),
             **({"bound_source": v.bound_source} if v.bound_source else {}),
             **({"search": v.search} if v.search else {}),
             **({"compression": v.compression} if v.compression else {}),

@@ -12,13 +12,14 @@ McCormick gap ``max |z - a q'|`` measures how far the relaxed products are from 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from ..core.errors import AnncError, DataError, MapError, SpecError
 from ..core.network import TrainedNetwork
+from ..core.rowweights import weights_of_record
 from ..formulations import ACTIVATIONS, floor, network_loss
 from ..io.data import Dataset, Inputs, array_digest, load_data
 from ..io.spec import parse_spec
@@ -52,6 +53,7 @@ def rebuild(vmap: dict, data_path: str | Path | None = None, map_path: str | Pat
     rebuilt from its spec and (fingerprinted) data; ``map_path`` names it in errors."""
     where = f"map {map_path}" if map_path else "the map"
     data = _training_data(vmap, Path(data_path or vmap["data"]["file"]), where)
+    data = _weighted(data, vmap.get("weights"), where)
     try:
         spec = parse_spec(vmap["spec"]["text"], vmap["spec"]["source"])
     except SpecError as e:
@@ -69,6 +71,18 @@ def rebuild(vmap: dict, data_path: str | Path | None = None, map_path: str | Pat
         raise MapError(f"cannot verify: the model rebuilt from {where} has other columns than the map "
                        "records (was the map edited, or compiled by another annc version?)")
     return c
+
+
+def _weighted(data: Dataset, record, where: str) -> Dataset:
+    """``data`` with the sample weights ``record`` (the map's ``weights``; none in a map without
+    it: :mod:`annc.core.rowweights`) gives its samples."""
+    w = weights_of_record(record, data.y, len(data.classes))
+    if w is None:
+        return data
+    if len(w) != len(data.y):
+        raise MapError(f"{where}: its weights record has {len(w)} sample weights for {len(data.y)} samples")
+    cw = record.get("class_weight")
+    return replace(data, weights=w, class_weight=None if cw is None else np.asarray(cw, float))
 
 
 def _training_data(vmap: dict, path: Path, where: str) -> Dataset:
@@ -118,10 +132,10 @@ def check(c: Compiled, x: np.ndarray, net: TrainedNetwork, *, status: str,
     counts = problem.counts
     n = problem.num_samples
     loss = network_loss(c.spec, scores, counts, [L.weight for L in net.layers])
-    acc = float(counts[np.arange(len(scores)), scores.argmax(1)].sum() / n)
+    acc = problem.sample_accuracy(scores)  # of the samples, unweighted (counts may be weighted)
     x = np.asarray(x, dtype=float)
     o = x[layout.output]
-    solver_acc = float(counts[np.arange(len(o)), o.argmax(1)].sum() / n)
+    solver_acc = problem.sample_accuracy(o)
 
     mism, gap = {}, None
     for i, L in enumerate(layout.layers[:-1]):

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..core.errors import UsageError
 from ..core.log import silent
+from ..core.rowweights import check_class_weight, with_weights
 from ..io.data import Dataset
 from ..io.datacheck import check_against_spec, inputs_line, resolve_inputs
 from ..io.outputs import check_out_dir
@@ -141,6 +142,8 @@ class TrainRequest:
     per_class: int | None = None
     workers: int | None = None
     scheduler: str | None = None
+    class_weight: str | dict | None = None  # "balanced", label -> weight, None (annc.core.rowweights)
+    sample_weight: np.ndarray | None = None  # one weight per sample of ``data`` (the estimator's fit)
     log: Callable = field(default=silent, repr=False)
     started: float | None = None  # the clock's reading when the user's command began (annc.app.cli.main): the
     # time limit counts from then (annc.training.dispatch); None: from when training starts
@@ -187,6 +190,7 @@ class TrainRequest:
         workers, scheduler = check_workers(self.workers), check_scheduler(self.scheduler)
         stem = default_stem(self.spec) if self.stem is None else self.stem
         spec = self.spec
+        data = self._weighted(mode)
         if mode in DECOMPOSED:
             opts = self._check_files(solver, opts, stem)
             spec = self._resolved()
@@ -196,8 +200,21 @@ class TrainRequest:
                                     out_dir=self.out_dir)
             if opts.interrupt is None:
                 opts.interrupt = Interrupt(log=self.log)  # the first Ctrl-C says what it does
-        return replace(self, spec=spec, solver=solver, solver_cmd=None, opts=opts, stem=stem, workers=workers,
-                       scheduler=scheduler)
+        return replace(self, spec=spec, data=data, solver=solver, solver_cmd=None, opts=opts, stem=stem,
+                       workers=workers, scheduler=scheduler)
+
+    def _weighted(self, mode: str) -> Dataset:
+        """The data with each sample's weight (class weight x sample weight,
+        :mod:`annc.core.rowweights`) attached; the data as they are without weights."""
+        check_class_weight(self.class_weight)
+        if self.class_weight is None and self.sample_weight is None:
+            return self.data
+        if mode in DECOMPOSED:
+            raise UsageError(f"class_weight (--class-weight) and sample_weight apply to one MIP's objective; "
+                             f"{mode} training solves several on other labels: train it as one MIP")
+        if not isinstance(self.data, Dataset):
+            raise UsageError(f"data must be a Dataset, not {type(self.data).__name__}")
+        return with_weights(self.data, self.class_weight, self.sample_weight)
 
     def _resolved(self) -> NetworkSpec:
         """The spec with ``input auto`` made the data's width (:func:`annc.io.datacheck.resolve_inputs`),

@@ -90,6 +90,11 @@ def result_of(net: TrainedNetwork, steps: list[Step], data: Dataset, test: Datas
                      "steps": [step_meta(s) for s in steps]})
     if interrupted:
         net.meta["interrupted"] = True
+    if data.weights is not None:  # each sample's weight in the objective (annc.core.rowweights); absent: none
+        cw = data.class_weight
+        net.meta["weights"] = {"class_weight": None if cw is None else [float(w) for w in cw],
+                               "sample_weight": not bool(np.array_equal(data.weights, np.ones(len(data.y)) if cw is None
+                                                                        else np.asarray(cw)[data.y]))}
     return result
 
 

@@ -15,8 +15,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 MAX_STEPS = 100_000  # weight counts tried by attainable (beyond: the value as it is)
 TOL = 1e-6  # a solver's bound may exceed the optimum by its tolerances; never round that up
 
@@ -48,8 +46,8 @@ def attainable(problem, value: float) -> float:
     """The smallest objective value ``>= value - TOL`` that a network can have (see the
     module docstring), or ``value`` itself where the objective's values are not a lattice
     (another loss or penalty, or fractional counts) or too fine a one to walk."""
-    spec, c = problem.spec, problem.counts
-    if spec.loss != "errors" or spec.penalty not in ("none", "l0") or not np.all(c == np.round(c)):
+    spec = problem.spec
+    if spec.loss != "errors" or spec.penalty not in ("none", "l0") or not problem.whole:
         return value
     v = value - TOL
     if v <= 0:

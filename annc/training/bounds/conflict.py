@@ -23,7 +23,7 @@ right are independent in that graph, so those it gets wrong form a vertex cover:
   a maximum flow with integer capacities (scipy's ``maximum_flow``), exact;
 * more classes: the LP relaxation of the vertex cover with, per row, the clique row
   ``sum_j y_uj >= k_u - 1`` (the ``k_u`` classes of one row conflict pairwise), rounded
-  up (errors are whole).  The LP optimum is at most ``tau``; it dominates every sample
+  up when the weights are whole (errors are then whole).  The LP optimum is at most ``tau``; it dominates every sample
   matching (its dual is a fractional one) and, through the clique rows, the loss floor.
 
 Within-row conflicts are edges like the others, so the bound includes the loss floor
@@ -155,7 +155,7 @@ def cover(counts: np.ndarray, u: np.ndarray, v: np.ndarray) -> tuple[float, int]
     weight = counts[counts > 0]
     J = counts.shape[1]
     cls = np.nonzero(counts > 0)[1]  # the class of each group, in gid order (row-major)
-    if J == 2:
+    if J == 2 and np.all(weight == np.round(weight)):  # whole counts: a maximum flow; weighted: the LP
         return float(_bipartite(weight, cls, a, b)), len(a)
     return _lp_cover(weight, gid, a, b), len(a)
 

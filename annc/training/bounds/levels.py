@@ -146,9 +146,10 @@ class Tally:
 
 
 def solve_level(model, row: int, p: int, *, node_limit: int, ctx: RunContext, tally: Tally):
-    """``(e_S(p), network, proven)`` of the set's ``model``: a whole number of errors (0
-    without a bound), the sub-MIP's best network (None without one), and whether it is
-    proven optimal."""
+    """``(e_S(p), network, proven)`` of the set's ``model``: a number of errors (0 without a
+    bound; rounded up to a whole number when the objective's coefficients, the rows' sample
+    weights, are whole: :mod:`annc.core.rowweights`), the sub-MIP's best network (None without
+    one), and whether it is proven optimal."""
     rhs = model.rhs.copy()
     rhs[row] = p
     level = replace(model, rhs=rhs)
@@ -157,7 +158,9 @@ def solve_level(model, row: int, p: int, *, node_limit: int, ctx: RunContext, ta
     tally.nodes += int(res.extra.get("nodes", 0) or 0)
     proven = res.status == Status.OPTIMAL
     tally.proven += proven
-    e = 0.0 if res.bound is None or not math.isfinite(res.bound) else max(float(math.ceil(res.bound - TOL)), 0.0)
+    whole = bool(np.all(model.obj == np.round(model.obj)))  # whole weights on the error binaries: whole errors
+    e = 0.0 if res.bound is None or not math.isfinite(res.bound) else max(
+        float(math.ceil(res.bound - TOL)) if whole else float(res.bound) - TOL, 0.0)
     return e, (None if res.x is None else network_at(level, res.x)), proven
 
 

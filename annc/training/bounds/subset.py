@@ -85,7 +85,8 @@ def restrict(problem: TrainingProblem, rows, spec=None) -> TrainingProblem:
     keep = where[problem.sample_row] >= 0
     return TrainingProblem(spec or problem.spec, problem.X[rows], problem.counts[rows],
                            where[problem.sample_row[keep]], problem.y[keep], problem.classes,
-                           problem.merged, problem.partitions)
+                           problem.merged, problem.partitions,
+                           weights=None if problem.weights is None else problem.weights[keep])
 
 
 def wrong_groups(problem: TrainingProblem, weights, biases) -> tuple[np.ndarray, np.ndarray]:

@@ -172,7 +172,8 @@ def full_verdict(c, net: TrainedNetwork, full: Dataset, v: Verdict, compression:
     """The verdict on ``net`` (the network of the representatives' MIP ``c``, on scaled inputs) for
     the full problem: its objective on every row of ``full`` by annc's forward pass, against the
     floor of the full rows; ``v`` (the representatives' verdict) is kept in the record."""
-    problem = make_problem(c.spec, c.scaling.apply(np.asarray(full.X, float)), full.y, full.classes)
+    problem = make_problem(c.spec, c.scaling.apply(np.asarray(full.X, float)), full.y, full.classes,
+                           weights=full.weights)
     scores = net.forward(problem.X)[-1]
     objective = network_loss(c.spec, scores, problem.counts, [L.weight for L in net.layers])
     out = judge(objective, floor(problem), relaxed=v.relaxed, source=v.source, rel_tol=rel_tol,

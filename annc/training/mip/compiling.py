@@ -31,6 +31,7 @@ from typing import Callable
 
 from ...core.log import silent
 from ...core.missing import check_rule
+from ...core.rowweights import check_class_weight, with_weights
 from ...io.data import Dataset, load_data
 from ...io.datacheck import inputs_line, resolve_inputs
 from ...io.outputs import check_out_dir
@@ -83,19 +84,21 @@ def compile_model(spec: NetworkSpec, data: Dataset, *, name: str, out: Path | No
 def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", label: str | None = None,
                   merge: bool = True, allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
                   max_nonzeros: int | None = None, start: bool = True, start_budget: float | None = None,
-                  scale: str | None = None, missing: str | None = None, progress: Callable | None = None,
-                  log: Callable = silent) -> Compiled:
+                  scale: str | None = None, missing: str | None = None, class_weight=None,
+                  progress: Callable | None = None, log: Callable = silent) -> Compiled:
     """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
     and with ``start`` the start files (:func:`compile_model`).  Every option, the output folder,
     the spec and the data are checked before anything runs; ``missing`` is the rule for missing
-    cells (:mod:`annc.core.missing`)."""
+    cells (:mod:`annc.core.missing`); ``class_weight`` weighs the samples in the objective
+    (:mod:`annc.core.rowweights`)."""
+    check_class_weight(class_weight)
     check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge, allow_small_m=allow_small_m,
                           max_nonzeros=max_nonzeros, start=start, start_budget=start_budget)
     check_scale(scale)
     stem = check_name(Path(spec_path).stem)
     out = check_out_dir(out_dir)
     spec = with_scale(load_spec_of(spec_path, data_path), scale)
-    data = load_data(data_path, label=label, missing=check_rule(missing))
+    data = with_weights(load_data(data_path, label=label, missing=check_rule(missing)), class_weight)
     return compile_model(spec, data, name=stem, out=out, fmt=fmt, gzip=gzip, writer=writer, merge=merge,
                          allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
                          start_budget=start_budget, progress=progress, log=log)

@@ -68,6 +68,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...core.penalties import PENALTY
+from ...core.rowweights import constant_score, fold_score
 from ...io.data import Dataset
 from ...io.spec import NetworkSpec, penalty_at
 from ...solve.compiler import build
@@ -182,7 +183,9 @@ def spec_at(spec: NetworkSpec, s: Setting) -> NetworkSpec:
 
 
 def _accuracy(net, data: Dataset) -> float:
-    return float(np.mean(net.predict_index(data.X) == data.y)) if len(data.y) else math.nan
+    """The fold score: accuracy, or balanced accuracy when the run has class weights
+    (:func:`annc.core.rowweights.fold_score`)."""
+    return fold_score(data.y, net.predict_index(data.X), len(data.classes), data.class_weight is not None)
 
 
 def _padded(c, layers) -> np.ndarray | None:
@@ -237,7 +240,7 @@ def _sgd_layers(c, ctx: RunContext):
     (a work limit); the ``(W, b)`` per layer of the least objective at the path's first setting
     among them, or None."""
     fit = c.data
-    constant = float(np.bincount(np.asarray(fit.y)).max()) / len(fit.y)  # always the largest class
+    constant = constant_score(fit.y, len(fit.classes), fit.class_weight is not None)  # always the largest class
     best = None
     for seed in SGD_SEEDS:
         if ctx.stopped():

@@ -48,6 +48,7 @@ from typing import Callable
 
 from ...core.errors import NoSolutionError, UsageError
 from ...core.log import silent
+from ...core.rowweights import fold_score
 from ...io.data import Dataset
 from ...io.spec import NetworkSpec, format_spec
 from ..context import RunContext
@@ -171,6 +172,16 @@ class Trial:
     error: str | None = None
 
 
+def scored(r, fit: Dataset, val: Dataset):
+    """The result ``r`` of a candidate with its accuracies as selection scores them: balanced
+    accuracy on the fit and validation parts when the data carry class weights
+    (:func:`annc.core.rowweights.fold_score`), else ``r`` as it is."""
+    if fit.class_weight is None:
+        return r
+    score = lambda d: fold_score(d.y, r.network.predict_index(d.X), len(d.classes), True)  # noqa: E731
+    return replace(r, test_accuracy=score(val), train_accuracy=score(fit))
+
+
 def train_candidate(item) -> Trial:
     """Train one candidate on a worker: ``item = (spec, fit, val, options, task)``, run as
     ``task(spec, fit, test=val, out_dir=None, **options)`` (``task``: :func:`annc.training.trainer.train`,
@@ -179,7 +190,7 @@ def train_candidate(item) -> Trial:
     retried)."""
     spec, fit, val, options, task = item
     try:
-        r = task(spec, fit, test=val, **{**options, "out_dir": None})
+        r = scored(task(spec, fit, test=val, **{**options, "out_dir": None}), fit, val)
     except NoSolutionError as e:
         return Trial(error=str(e) or "no solution")
     return Trial(_status_text(r.status), float(r.seconds), bool(r.verified), bool(r.interrupted),
@@ -222,7 +233,7 @@ def _train_sequentially(cands, fit: Dataset, val: Dataset, train: Callable, rows
             rows[i].error = "not trained: an earlier run was interrupted"
             continue
         try:
-            result = train(cand, fit, val, ctx.slot_cap(len(cands) - i, 1))
+            result = scored(train(cand, fit, val, ctx.slot_cap(len(cands) - i, 1)), fit, val)
         except NoSolutionError as e:
             rows[i].error = str(e) or "no solution"
             interrupted = bool(getattr(e, "interrupted", False))  # a Ctrl-C before this run had a network

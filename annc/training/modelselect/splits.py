@@ -44,7 +44,8 @@ def _subset(data: Dataset, rows: np.ndarray, part: str) -> Dataset:
     y = np.ascontiguousarray(data.y[rows])
     return replace(data, X=X, y=y, classes=list(data.classes), features=list(data.features),
                    path=f"{data.path}[{part}]", sha256=array_digest(X, y),
-                   lines=None if data.lines is None else np.asarray(data.lines)[rows])
+                   lines=None if data.lines is None else np.asarray(data.lines)[rows],
+                   weights=None if data.weights is None else np.asarray(data.weights)[rows])
 
 
 def split_rows(y: np.ndarray, classes: Sequence, fraction: float = DEFAULT_FRACTION, seed: int = 0,

@@ -156,7 +156,7 @@ def output_layer(problem: TrainingProblem, H: np.ndarray, ctx: RunContext | None
     ``ctx`` only caps it), from ``start = (W, b)`` (an output layer in its box) when given:
     the result is then never worse than ``start``."""
     sub = replace(problem.spec, inputs=H.shape[1], hidden=(), training="full")
-    pb = make_problem(sub, H[problem.sample_row], problem.y, problem.classes)
+    pb = make_problem(sub, H[problem.sample_row], problem.y, problem.classes, weights=problem.weights)
     m = formulate(pb, name="start")
     x0 = None if start is None else complete(m, pb, [start[0]], [start[1]])
     r = (ctx or RunContext()).solve(m, node_limit=node_limit, start=x0, gap=None)
