@@ -51,6 +51,7 @@ from ...core.log import silent
 from ...io.data import Dataset
 from ...io.spec import NetworkSpec, format_spec
 from ..context import RunContext
+from .chosen import Chosen
 from .select_grid import (DEFAULT_GRID, GRID_KEYS, MARGIN_LOSSES, MAX_CANDIDATES,  # noqa: F401 - re-exported
                           MAX_DEFAULT_CANDIDATES, candidates)
 from .splits import DEFAULT_FRACTION, split_rows, validation_split  # noqa: F401 - re-exported
@@ -88,7 +89,7 @@ class Row:
 
 
 @dataclass
-class Selection:
+class Selection(Chosen):
     """What :func:`select` measured and chose: one :class:`Row` per candidate, the index
     :attr:`chosen` and its spec :attr:`spec` (to train on all the training data)."""
 
