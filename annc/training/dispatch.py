@@ -60,9 +60,11 @@ def run(request: TrainRequest):
     if mode in ("full", "select"):  # the request's strategy of model selection (select: None, True, False, a grid)
         whole = RunContext.create(r.solver, r.opts, started=r.started)
         chosen = strategy_for(r.select).choose(r, whole, train)
-        if chosen is not None:
-            r.log(f"[select] training the chosen setting ({chosen.label}) on all {len(r.data.y)} training rows")
-            return fit(replace(r, spec=chosen.spec, opts=replace(r.opts, time_limit=whole.cap())), selection=chosen)
+        final = replace(r.opts, time_limit=whole.cap())  # what is left of the limit
+        if chosen is None:
+            return fit(replace(r, opts=final))
+        r.log(f"[select] training the chosen setting ({chosen.label}) on all {len(r.data.y)} training rows")
+        return fit(replace(r, spec=chosen.spec, opts=final), selection=chosen)
     return fit(_from_start(r))
 
 

@@ -59,15 +59,15 @@ class FoldRun:
         return any(s.stop in (Stop.TIME_LIMIT, Stop.INTERRUPTED) for row in self.scores + [self.whole] for s in row)
 
 
-def run_folds(spec: NetworkSpec, parts: list, plan: Plan, ctx: RunContext, *, merge: bool, whole_part: bool,
+def run_folds(spec: NetworkSpec, parts: list, plan: Plan, ctx: RunContext, *, whole_part: bool,
               parallel: dict | None = None, log=None) -> FoldRun:
     """Every setting of ``plan`` on every part of ``parts`` (the folds, then the whole sample where
     ``whole_part``), capped by ``ctx``; ``parallel`` the executor's ``workers`` and ``scheduler``
     (None: in this process, width by width)."""
     if parallel is not None:
-        done = _in_parallel(spec, parts, plan, ctx, merge, parallel, log)
+        done = _in_parallel(spec, parts, plan, ctx, parallel, log)
     else:
-        done = _in_process(spec, parts, plan, ctx, merge, log, whole_part)
+        done = _in_process(spec, parts, plan, ctx, log, whole_part)
     k = plan.folds
     per_fold = [d[0] for d in done[:k]]
     scores = [[per_fold[f][i] for f in range(k)] for i in range(len(plan.settings))]
@@ -77,11 +77,11 @@ def run_folds(spec: NetworkSpec, parts: list, plan: Plan, ctx: RunContext, *, me
     return FoldRun(scores, [skipped] * len(plan.settings))
 
 
-def _in_parallel(spec, parts, plan, ctx, merge, how, log) -> list:
+def _in_parallel(spec, parts, plan, ctx, how, log) -> list:
     """Each part a :class:`FoldTask` on the executor, capped as it starts at its share of ``ctx``."""
     from ..large.executor import Executor, TaskFailed
     k = plan.folds
-    tasks = [FoldTask(spec, fit, val, plan, merge, None, ctx.solver, keep=f == k) for f, (fit, val) in enumerate(parts)]
+    tasks = [FoldTask(spec, fit, val, plan, None, ctx.solver, keep=f == k) for f, (fit, val) in enumerate(parts)]
 
     def prepare(i, task, waiting):  # each part capped, as it starts, at its share of the folds' time
         return replace(task, until=ctx.slot_cap(waiting, ex.slots))
@@ -95,20 +95,21 @@ def _in_parallel(spec, parts, plan, ctx, merge, how, log) -> list:
     return [([failed[f]] * len(plan.settings), {}) if failed[f] is not None else r for f, r in enumerate(results)]
 
 
-def _in_process(spec, parts, plan, ctx, merge, log, whole_part: bool) -> list:
-    """The parts in this process: the classic models on every part first (cheap, so no cap leaves
-    them unscored), then each group of the path on every part, so a cap leaves the narrower groups
-    scored on every fold."""
+def _in_process(spec, parts, plan, ctx, log, whole_part: bool) -> list:
+    """The parts in this process: the classic models first (cheap), each on every part before the
+    next, then each group of the path on every part: a cap leaves the classic models and the narrower
+    groups it reached scored on every fold."""
     found: list[dict] = [{} for _ in parts]
     states = [FoldState() for _ in parts]
     what = f"{plan.folds} folds" + (" and all rows" if whole_part else "")
     say = log or (lambda _line: None)
-    if plan.kept:
+    for s in plan.kept:  # one classic model on every part, then the next: a cap leaves the first ones complete
         for f, (fit, val) in enumerate(parts):
-            found[f].update(fold_path(spec, fit, val, plan, ctx=ctx, merge=merge, groups=[], kept=True, state=states[f]))
+            found[f].update(fold_path(spec, fit, val, plan, ctx=ctx, groups=[], kept=(s,), state=states[f]))
+    if plan.kept:
         say(f"[select] {what} of the logistic separators and trees done ({ctx.elapsed():.1f}s)")
     for group in plan.groups():
         for f, (fit, val) in enumerate(parts):
-            found[f].update(fold_path(spec, fit, val, plan, ctx=ctx, merge=merge, groups=[group], state=states[f]))
+            found[f].update(fold_path(spec, fit, val, plan, ctx=ctx, groups=[group], state=states[f]))
         say(f"[select] {what} of {group[1][0].label(spec).split(', ', 1)[1]} done ({ctx.elapsed():.1f}s)")
     return [([d[s] for s in plan.settings], states[f].networks) for f, d in enumerate(found)]

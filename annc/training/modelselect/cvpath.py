@@ -185,8 +185,7 @@ def _kept_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ctx: R
     """Steps 3 to 5 of the module docstring: each kept setting's network (a logistic separator or a
     tree, thinned or not) on the fold, scored into ``scores`` and kept in ``state.networks``.  A
     thinned twin thins its setting's point of the fold where that was placed already."""
-    compiled: dict = {}
-    placed: dict = {}
+    compiled, placed = state.compiled, state.placed
     for s in settings:
         if ctx.stopped():
             return
@@ -210,38 +209,41 @@ def _kept_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ctx: R
 
 
 def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx: RunContext | None = None,
-              merge: bool = True, groups=None, state: FoldState | None = None, kept: bool | None = None) -> dict:
+              groups=None, state: FoldState | None = None, kept=None) -> dict:
     """Steps 1-5 of the module docstring on one fold: a :class:`FoldScore` per setting of the
     plan's ``groups`` (default: all; each ``((eps, width), path)`` of :meth:`Plan.groups`, in
-    order, widths increasing) and, with ``kept`` (default: when ``groups`` is), of its kept
-    settings (logistic separators and trees), first (they are cheap), as a dict.  ``state`` carries
+    order, widths increasing) and, with ``kept`` (default: when ``groups`` is; or a tuple of them), of
+    its kept settings (logistic separators and trees), first (they are cheap), as a dict.  ``state`` carries
     what a later group of the same fold reuses.  ``ctx`` (a run context; None: no cap, HiGHS for the
     sub-MIPs) caps the work and runs the sub-MIPs; the settings not reached once it has stopped, or
     past the plan's work limit (:attr:`Plan.path_groups`), are unscored with their :class:`Stop`."""
     ctx = ctx or RunContext()
     kept = (groups is None) if kept is None else kept
+    kept = kept if isinstance(kept, tuple) else plan.kept if kept else ()
     groups = plan.groups() if groups is None else groups
     state = FoldState() if state is None else state
-    asked = (plan.kept if kept else ()) + tuple(s for _, path in groups for s in path)
+    asked = kept + tuple(s for _, path in groups for s in path)
     scores: dict = {}
     if kept:
-        _kept_scores(spec, fit, val, plan.kept, ctx, merge, state, scores)
-    for (eps, width), path in groups:
+        _kept_scores(spec, fit, val, kept, ctx, plan.merge, state, scores)
+    for group in groups:
         if plan.path_groups is not None and state.groups_walked >= plan.path_groups:
             scores.update({s: FoldScore.unscored(Stop.WORK_LIMIT, "not reached: the plan's work limit")
-                           for s in path})
+                           for s in group[1]})
             continue
-        if ctx.stopped() or not _walk(spec, fit, val, plan, path, width, state.at(eps), ctx, merge, scores):
+        if ctx.stopped() or not _walk(spec, fit, val, plan, group, state.at(group[0][0]), ctx, scores):
             break
         state.groups_walked += 1
     return {s: scores[s] if s in scores else FoldScore.cut(ctx) for s in asked}
 
 
-def _walk(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, path, width, state: FoldState,
-          ctx: RunContext, merge: bool, scores: dict) -> bool:
-    """Step 2 on one group: its path from the largest l0 weight down, each setting scored into
+def _walk(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, group, state: FoldState,
+          ctx: RunContext, scores: dict) -> bool:
+    """Step 2 on one ``group`` of :meth:`Plan.groups`, ``((eps, width), path)``: its path from the largest l0 weight down, each setting scored into
     ``scores``; False when the run context stopped it (a pool or a drop cut short is not the
     work-limited one: nothing is scored from it)."""
+    (_eps, width), path = group
+    merge = plan.merge
     first = build(spec_at(spec, path[0]), fit, name="fold", merge=merge)
     pool = _pool(first, width, state, lambda: _wide_layers(spec, path[0], fit, merge, ctx), ctx)
     if ctx.stopped():
@@ -278,5 +280,5 @@ def fold_task(task: FoldTask) -> tuple[list[FoldScore], dict]:
     (``((W, b), scaling)``; ``{}`` without)."""
     state = FoldState()
     ctx = RunContext.create(task.solver, limit=task.until)
-    scores = fold_path(task.spec, task.fit, task.val, task.plan, ctx=ctx, merge=task.merge, state=state)
+    scores = fold_path(task.spec, task.fit, task.val, task.plan, ctx=ctx, state=state)
     return [scores[s] for s in task.plan.settings], (state.networks if task.keep else {})

@@ -286,8 +286,8 @@ class CVSelection(Chosen):
                                 "thinned": s.thinned, "cv_accuracy": self.mean(i) if self.complete(i) else None,
                                 "se": self.se(i) if self.complete(i) else None,
                                 "mean_nonzero_weights": self.nonzeros(i),
-                                "all_rows": _record(self.whole[i]) if i < len(self.whole) else None,
-                                "folds": [_record(f) for f in self.scores[i]]}
+                                "all_rows": self.whole[i].to_dict() if i < len(self.whole) else None,
+                                "folds": [f.to_dict() for f in self.scores[i]]}
                                for i, s in enumerate(self.plan.settings)]}
 
     def cv_results(self) -> dict:
@@ -311,8 +311,3 @@ class CVSelection(Chosen):
         out["rank_test_score"] = (1 + np.array([(means > v).sum() for v in means])).astype(np.int32)
         out["mean_nonzero_weights"] = np.array([self.nonzeros(i) for i in range(n)])
         return out
-
-
-def _record(f: FoldScore) -> dict:
-    """A fold score as JSON: its fields, the stop as its value."""
-    return {**f.__dict__, "stop": f.stop.value}

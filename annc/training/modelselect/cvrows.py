@@ -37,7 +37,7 @@ def raw_network(layers, scaling) -> tuple[list, list]:
     return [W0] + list(W[1:]), [b[0] - scaling.center @ W0] + list(b[1:])
 
 
-def path_on_rows(spec: NetworkSpec, data: Dataset, plan: Plan, i: int, ctx: RunContext, merge: bool):
+def path_on_rows(spec: NetworkSpec, data: Dataset, plan: Plan, i: int, ctx: RunContext):
     """Setting ``i``'s network by the folds' cheap path on all of ``data`` (every narrower width's
     path of the same eps, then the setting's width down to its l0 weight, as on the folds: a width's
     pool holds the narrower width's networks padded with dead units): ``(network on raw inputs,
@@ -47,7 +47,7 @@ def path_on_rows(spec: NetworkSpec, data: Dataset, plan: Plan, i: int, ctx: RunC
                 if key[0] == s.eps and (s.width is None or (key[1] is not None and key[1] < s.width))]
     group = narrower + [(key, [t for t in path if t.penalty >= s.penalty]) for key, path in plan.groups() if s in path]
     state = FoldState()
-    accuracy = fold_path(spec, data, data, plan, ctx=ctx, merge=merge, groups=group, state=state)[s].accuracy
+    accuracy = fold_path(spec, data, data, plan, ctx=ctx, groups=group, state=state)[s].accuracy
     return None if accuracy is None else (raw_network(*state.networks[s]), accuracy)
 
 
@@ -91,7 +91,7 @@ def realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, 
     if not eps_open or sel.plan.settings[i].eps != WIDE:
         return None, None
     narrow = replace(sel.plan, settings=tuple(replace(t, eps=NARROW) for t in sel.plan.settings))
-    done = path_on_rows(spec, data, narrow, i, ctx, merge)
+    done = path_on_rows(spec, data, narrow, i, ctx)
     if done is None or done[1] < sel.mean(i) - sel.policy.seed_slack:
         return None, None
     sel.chosen, sel.refit_eps = i, NARROW

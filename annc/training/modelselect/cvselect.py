@@ -221,13 +221,14 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     fold_ctx = ctx.share(policy.folds_share, of_finish=False)  # the rest: the chosen setting on all rows
     cv_data = sample(data, policy.max_cv_rows)
     counts = np.bincount(np.asarray(cv_data.y), minlength=len(cv_data.classes))
-    plan = plan_for(spec, len(data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), time_limit, policy)
+    plan = replace(plan_for(spec, len(data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), time_limit,
+                            policy), merge=merge)
     labels = [s.label(spec) for s in plan.settings]
     log(f"[select] {plan.folds}-fold cross-validation of {len(labels)} settings on {len(cv_data.y)} rows"
         + (" (in parallel)" if parallel else ""))
     whole_part = not plan.large  # the whole sample, whose networks seed the final training (two-way plan: none)
     parts = folds(cv_data, plan) + ([(cv_data, cv_data)] if whole_part else [])
-    run = run_folds(spec, parts, plan, fold_ctx, merge=merge, whole_part=whole_part, parallel=parallel, log=log)
+    run = run_folds(spec, parts, plan, fold_ctx, whole_part=whole_part, parallel=parallel, log=log)
     sel = CVSelection(plan, labels, run.scores, 0, 0, spec, len(cv_data.y), capped=run.capped, whole=run.whole,
                       policy=policy)
     sel.best, sel.chosen = sel.choose()

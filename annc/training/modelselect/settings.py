@@ -66,6 +66,7 @@ class Plan:
     anchor: Setting | None = None
     large: bool = False
     path_groups: int | None = None  # a work limit: at most this many groups of :meth:`groups` are walked
+    merge: bool = True  # the folds compiled with duplicate rows merged (the compiler's merge)
 
     def groups(self):
         """The path's settings grouped by (eps, width): one pool each, its path in order."""
@@ -122,6 +123,10 @@ class FoldScore:
     why: str | None = None
     stop: Stop = Stop.DONE
 
+    def to_dict(self) -> dict:
+        """JSON-able: the fields, the stop as its value."""
+        return {**self.__dict__, "stop": self.stop.value}
+
     @classmethod
     def unscored(cls, stop: Stop, why: str) -> "FoldScore":
         return cls(why=why, stop=stop)
@@ -144,6 +149,8 @@ class FoldState:
     wide: list | None = None  # the spec-width networks of :func:`_wide_layers`, once per eps
     networks: dict = field(default_factory=dict)  # Setting: ((W, b), scaling) of its network on the fold
     groups_walked: int = 0  # groups of the path walked, for the plan's work limit
+    compiled: dict = field(default_factory=dict)  # (width, eps): the fold compiled for the classic models
+    placed: dict = field(default_factory=dict)  # a classic model's Setting: its point (its thinned twin thins it)
 
     def at(self, eps: float) -> "FoldState":
         """This state for the margin ``eps``: the narrower and spec-width networks forgotten on a new one."""
@@ -162,7 +169,6 @@ class FoldTask:
     fit: Dataset
     val: Dataset
     plan: Plan
-    merge: bool = True
     until: float | None = None
     solver: str = DEFAULT
     keep: bool = False

@@ -24,7 +24,7 @@ from ..context import RunContext
 from .chosen import Chosen
 from .cvselect import applies, cross_validate
 from .policy import DEFAULT_POLICY, SelectionPolicy
-from .selection import select
+from .selection import Runner, select
 
 __all__ = ["Auto", "CrossValidation", "Grid", "Off", "Strategy", "strategy_for"]
 
@@ -65,15 +65,15 @@ class Grid(Strategy):
         options = dict(solver=r.solver, stem=r.stem, merge=r.merge, greedy=r.greedy, warm_start=r.warm_start,
                        max_nonzeros=r.max_nonzeros, refine=r.refine)
         if r.workers is not None or r.scheduler is not None:  # one task per candidate, capped as it starts
-            how = dict(workers=r.workers, scheduler=r.scheduler,
-                       options=dict(options, opts=replace(r.opts, progress=None, interrupt=None)))
+            runner = Runner(task=train, workers=r.workers, scheduler=r.scheduler,
+                            options=dict(options, opts=replace(r.opts, progress=None, interrupt=None)))
         else:
-            how = dict(train=lambda cand, fit_part, val, limit: train(
+            runner = Runner(train=lambda cand, fit_part, val, limit: train(
                 cand, fit_part, test=val, out_dir=None, **options,  # no files, no progress lines; a Ctrl-C
                 # stops this candidate and the search, not the final training
                 opts=replace(r.opts, time_limit=limit, progress=None, interrupt=Interrupt(log=r.log))))
-        return select(r.spec, r.data, grid=self.grid, fraction=r.select_fraction, seed=r.select_seed, log=r.log,
-                      task=train, ctx=self.part(r, whole), **how)
+        return select(r.spec, r.data, runner, grid=self.grid, fraction=r.select_fraction, seed=r.select_seed,
+                      log=r.log, ctx=self.part(r, whole))
 
 
 @dataclass(frozen=True)
