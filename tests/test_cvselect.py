@@ -532,7 +532,8 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     classes, the spec's default l0 weight and the narrow margin; none where the spec writes its
     penalty.  For k classes k (k - 1) / 2 units (one-vs-one: a unit per pair of classes), only
     where the spec's one hidden layer is that wide."""
-    from annc.training.modelselect.cvselect import LOGISTIC_PATH, plan_for
+    from annc.training.modelselect.cvselect import plan_for
+    LOGISTIC_PATH = DEFAULT_POLICY.logistic_path
     from annc.training.warmstart.margin import NARROW
     plan = plan_for(parse_spec("input 2\nhidden 4 binary\noutput 2\n"), 400, 200, 0.1, time_limit=30)
     assert [s.logistic for s in plan.logistic] == list(LOGISTIC_PATH)
