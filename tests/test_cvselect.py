@@ -261,6 +261,10 @@ def test_multi_class_data_above_many_rows_get_a_selection_with_trees():
     sel = cross_validate(spec, data, time_limit=30, policy=policy)
     assert sel is not None and sel.rows == 200 and sel.plan.large and sel.complete(sel.chosen)
     assert not applies(parse_spec("input 2\nhidden 2 binary\noutput 3\npenalty l0 0.5\n"), data, 30, policy)
+    X4, y4 = make_blobs(300, centers=4, n_features=2, cluster_std=2.0, random_state=1)
+    assert not applies(parse_spec("input 2\nhidden 2 binary\noutput 4\n"), as_data((X4, y4)), 30, policy)  # a tree
+    # of 2 splits tells 3 of 4 classes apart: nothing to set against the spec as written
+    assert applies(parse_spec("input 2\nhidden 2 binary\noutput 4\n"), as_data((X4, y4)), 30)  # the path on fewer rows
 
 
 def test_a_stopped_context_scores_nothing_and_says_why():

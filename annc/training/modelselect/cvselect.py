@@ -91,7 +91,8 @@ def applies(spec: NetworkSpec, data: Dataset, time_limit: float | None = None,
     """Whether cross-validation chooses ``spec``'s open settings on ``data`` under ``time_limit``
     (module docstring): at least ``policy.min_limit`` seconds (or none), step units, a setting open,
     data that do not merge; above ``policy.many_rows`` rows also a classic model to set against the
-    spec as written (a logistic separator or a tree), for any number of classes."""
+    spec as written (a logistic separator, or a tree that can tell every class apart), for any number
+    of classes."""
     from ...solve.solvers.base import check_time_limit
     time_limit = check_time_limit(time_limit)  # the one check of the value, with its message
     if time_limit is not None and time_limit < policy.min_limit:
@@ -146,9 +147,12 @@ def _separators_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
 
 
 def _trees_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
-    """Whether the folds score trees for ``spec`` (:func:`_tree_settings`): the penalty is open and
-    the spec has one hidden layer of step units, of any width and class count."""
-    return "penalty" in open_ and len(spec.hidden) == 1 and spec.hidden[0].activation == "binary"
+    """Whether trees can stand against ``spec`` as written (:func:`_tree_settings`): the penalty is
+    open, the spec has one hidden layer of step units, and it holds the ``k - 1`` splits a tree needs to
+    tell its ``k`` classes apart (a tree of ``s`` splits has ``s + 1`` leaves: 10 classes at width 4, a
+    tree predicts at most 5 of them, and the folds would only spend the spec's time)."""
+    return "penalty" in open_ and len(spec.hidden) == 1 and spec.hidden[0].activation == "binary" \
+        and spec.hidden[0].units >= spec.classes - 1
 
 
 def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, large: bool,
