@@ -3,7 +3,7 @@
 Model selection (:mod:`annc.training.modelselect.cvselect`) asks, for every setting of the plan
 (:class:`Plan`: widths, l0 weights, eps values), how a network trained with that setting
 does on rows it never saw.  Each fold answers for all the settings at once
-(:func:`fold_path`), by the staged effort of the issue: the cheap part of annc's search here,
+(:func:`fold_path`), by staged effort: the cheap part of annc's search here,
 the full search and the bounds only on the chosen setting, trained on all the rows.
 
 On the fold's training part, for each eps and each width ``w`` (every hidden layer at most
@@ -45,8 +45,8 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    the tree of steps 3 and 4, then every weight whose removal costs no training accuracy dropped
    (:func:`~annc.training.modelselect.kept.thin`).  A regression's L1 path zeroes a weight only where the convex surrogate loses by
    it, so weights that change no training row's class survive: the pairwise units of a multi-class
-   regression read the union of two classes' supports (wine: 22-30 weights, where the classes'
-   own regressions have 15-17), and a tree's output layer reads splits it does not need.  The
+   regression read the union of two classes' supports, and a tree's output layer reads splits it
+   does not need.  The
    thinned twin is scored on the folds like any setting, so whether the dropped weights carried
    held-out accuracy is measured, not assumed: the rule prefers the twin (fewer weights) only where
    its CV accuracy is as good (:meth:`~annc.training.modelselect.cvresults.CVSelection.order`).

@@ -183,8 +183,8 @@ class CVSelection(Chosen):
         weight, the wider margin), then the rest by CV accuracy; the path's settings ahead of the first
         separator that do not earn their place go behind it (:meth:`separator_first`).  At one width
         and eps, the largest l0 weight as good as the best stands for the smaller ones (glmnet's choice
-        of lambda): they go with the rest, whatever their folds' weights (modechoice chose l0 0.125 on
-        22.3 weights over 0.5 on 23.7, and the full search trained it to 98% of its rows)."""
+        of lambda): they go with the rest, whatever their folds' weights (the full search at a smaller
+        weight fits the rows closer)."""
         s = self.plan.settings
         ok = [i for i in range(len(self.labels)) if self.complete(i)]
         floor = self.floor(best)
