@@ -283,6 +283,18 @@ def test_a_stopped_context_scores_nothing_and_says_why():
     assert FoldScore(0.9, 0.9, 3).stop is Stop.DONE
 
 
+def test_the_policy_gives_every_number_a_line_and_refuses_nonsense():
+    """Every field of the policy has its one line for the docs' table; a policy of one fold or a share
+    outside (0, 1] is annc's usage error."""
+    from annc.training.modelselect.policy import SelectionPolicy
+    rows = DEFAULT_POLICY.rows()
+    assert {name for name, _, _ in rows} >= {"se_rule", "many_rows", "min_limit", "select_share", "folds"}
+    assert all(doc and value == getattr(DEFAULT_POLICY, name) for name, value, doc in rows)
+    for bad in (dict(folds=1), dict(select_share=0.0), dict(folds_share=1.5)):
+        with pytest.raises(UsageError):
+            SelectionPolicy(**bad)
+
+
 def test_the_strategies_are_what_select_names():
     """select None: Auto; False: Off; True: cross-validation falling back to the held-out grid; a dict:
     that grid; a strategy object: itself (with its own policy)."""
