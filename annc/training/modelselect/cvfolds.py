@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ...core.log import silent
 from ...io.data import Dataset
 from ...io.spec import NetworkSpec
 from ..context import RunContext
@@ -60,7 +61,7 @@ class FoldRun:
 
 
 def run_folds(spec: NetworkSpec, parts: list, plan: Plan, ctx: RunContext, *, whole_part: bool,
-              parallel: dict | None = None, log=None) -> FoldRun:
+              parallel: dict | None = None, log=silent) -> FoldRun:
     """Every setting of ``plan`` on every part of ``parts`` (the folds, then the whole sample where
     ``whole_part``), capped by ``ctx``; ``parallel`` the executor's ``workers`` and ``scheduler``
     (None: in this process, width by width)."""
@@ -102,14 +103,13 @@ def _in_process(spec, parts, plan, ctx, log, whole_part: bool) -> list:
     found: list[dict] = [{} for _ in parts]
     states = [FoldState() for _ in parts]
     what = f"{plan.folds} folds" + (" and all rows" if whole_part else "")
-    say = log or (lambda _line: None)
     for s in plan.kept:  # one classic model on every part, then the next: a cap leaves the first ones complete
         for f, (fit, val) in enumerate(parts):
             found[f].update(fold_path(spec, fit, val, plan, ctx=ctx, groups=[], kept=(s,), state=states[f]))
     if plan.kept:
-        say(f"[select] {what} of the logistic separators and trees done ({ctx.elapsed():.1f}s)")
+        log(f"[select] {what} of the logistic separators and trees done ({ctx.elapsed():.1f}s)")
     for group in plan.groups():
         for f, (fit, val) in enumerate(parts):
             found[f].update(fold_path(spec, fit, val, plan, ctx=ctx, groups=[group], state=states[f]))
-        say(f"[select] {what} of {group[1][0].label(spec).split(', ', 1)[1]} done ({ctx.elapsed():.1f}s)")
+        log(f"[select] {what} of {group[1][0].label(spec).split(', ', 1)[1]} done ({ctx.elapsed():.1f}s)")
     return [([d[s] for s in plan.settings], states[f].networks) for f, d in enumerate(found)]
