@@ -90,7 +90,7 @@ SUITES: dict[str, Suite] = {s.name: s for s in (
           ("penguins,womenlf,carseats,mroz",), out=None, render="log"),
     Suite("selection_rules", "suites/selection_rules.py", "Model selection's rule on the test rows",
           "Cross-validation uncapped on each real set's splits, every setting's network on all training rows "
-          "scored on the test rows, and the setting each value of SE_RULE takes (annc's own rule code): "
+          "scored on the test rows, and the setting each value of the policy's se_rule takes (annc's own rule code): "
           "sets within a point of the better of L1 logistic regression and STreeD, weights, train-test gap.",
           ("--sets", "real", "--splits", "5")),
     Suite("pool_proof", "suites/pool_proof.py", "The start pool's proof test",

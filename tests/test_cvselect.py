@@ -13,15 +13,18 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from dataclasses import replace
 
 from annc.app.api import as_data
 from annc.core.errors import UsageError
 from annc.io.spec import parse_spec
-from annc.training.modelselect.cvpath import FoldScore, Plan, Setting
 from annc.training.modelselect.cvselect import CVSelection, applies, cross_validate, open_settings
+from annc.training.modelselect.policy import DEFAULT_POLICY
+from annc.training.modelselect.settings import FoldScore, FoldState, Plan, Setting, Stop
 
 RECIPE = "input 2\nhidden 2 binary\noutput 2\n"
 WIDTH_ONLY = RECIPE + "penalty l0 0.5\n"  # only the width is open: two settings, a quick path
+ZERO_SE = replace(DEFAULT_POLICY, se_rule=0.0)  # the best CV accuracy, ties to the sparsest
 XOR_SPEC = Path(__file__).resolve().parent.parent / "specs" / "xor.ann"
 
 
@@ -34,17 +37,15 @@ def uncapped_folds(monkeypatch):
     limits alone: the end-to-end tests check what the default does when the folds finish, on a quiet or
     a busy machine alike (a clock that caps them would make the outcome depend on the load).  The cap
     itself is checked by its own arithmetic and by the quiet-against-busy test."""
-    import annc.training.modelselect.cvselect as cvselect
-    import annc.training.dispatch as dispatch
+    import annc.training.modelselect.strategy as strategy
     from annc.core.deadline import Deadline
-    real = dispatch.cross_validate
+    real, real_applies = strategy.cross_validate, strategy.applies
+    policy = replace(DEFAULT_POLICY, min_limit=5.0)  # these tests' limits select (the default needs 30 s)
 
     def folds_by_work(*args, ctx, **kwargs):
-        from dataclasses import replace
-        return real(*args, ctx=replace(ctx, deadline=Deadline(None)), **kwargs)
-    monkeypatch.setattr(dispatch, "cross_validate", folds_by_work)
-    monkeypatch.setattr(cvselect, "MIN_LIMIT", 5.0)  # these tests' limits select (the default needs 30 s)
-    monkeypatch.setattr(cvselect, "CV_BY_DEFAULT", True)  # what these tests check: the default when it is on
+        return real(*args, ctx=replace(ctx, deadline=Deadline(None)), **{**kwargs, "policy": policy})
+    monkeypatch.setattr(strategy, "cross_validate", folds_by_work)
+    monkeypatch.setattr(strategy, "applies", lambda spec, data, limit, _policy: real_applies(spec, data, limit, policy))
 
 
 def moons(n=150, seed=0):
@@ -78,7 +79,7 @@ def test_applies_to_real_data_not_to_xor():
     assert not applies(parse_spec("input 2\nhidden 4 binary\noutput 2\npenalty l0 0.5\n"), many)  # no separator
 
 
-def _selection(means_se_nnz, folds=4, rows=100_000, widths=None):
+def _selection(means_se_nnz, folds=4, rows=100_000, widths=None, policy=DEFAULT_POLICY):
     """A CVSelection whose setting i has fold accuracies with the given mean and standard error, on
     ``rows`` rows (many by default: a validation row a fold far below the differences), at width
     ``widths[i]`` (default ``1 + i % 2``) and l0 weight ``4 / (1 + i)``."""
@@ -89,7 +90,8 @@ def _selection(means_se_nnz, folds=4, rows=100_000, widths=None):
         settings.append(Setting(widths[i] if widths else 1 + i % 2, 4.0 / (1 + i), 0.1))
         scores.append([FoldScore(mean + d, 1.0, nnz) for d in dev])
     plan = Plan(tuple(settings), folds, ("penalty", "width"))
-    sel = CVSelection(plan, [f"s{i}" for i in range(len(settings))], scores, 0, 0, parse_spec(RECIPE), rows)
+    sel = CVSelection(plan, [f"s{i}" for i in range(len(settings))], scores, 0, 0, parse_spec(RECIPE), rows,
+                      policy=policy)
     sel.best, sel.chosen = sel.choose()
     return sel
 
@@ -97,8 +99,7 @@ def _selection(means_se_nnz, folds=4, rows=100_000, widths=None):
 def test_a_difference_under_one_validation_row_a_fold_is_no_evidence():
     """4 folds of 25 validation rows: RESOLUTION (0.75) rows a fold is 0.03 of CV accuracy, and a
     setting less than that below the best counts as good as the best (the sparsest of them is chosen)."""
-    from annc.training.modelselect.cvresults import RESOLUTION
-    assert RESOLUTION == 0.75
+    assert DEFAULT_POLICY.resolution == 0.75
     settings = [(0.90, 0.01, 12), (0.88, 0.01, 5), (0.86, 0.01, 3)]
     sel = _selection(settings, rows=100)
     assert sel.best == 0 and sel.resolution() == pytest.approx(0.03) and sel.floor(0) == pytest.approx(0.87)
@@ -108,25 +109,24 @@ def test_a_difference_under_one_validation_row_a_fold_is_no_evidence():
     assert _selection(settings, rows=400).chosen == 0  # 100 rows a fold: 0.02 is 2 rows a fold
 
 
-def test_at_zero_standard_errors_the_rule_takes_the_best_cv_accuracy_ties_to_the_sparsest(monkeypatch):
-    import annc.training.modelselect.cvresults as cvresults
-    monkeypatch.setattr(cvresults, "SE_RULE", 0.0)
-    sel = _selection([(0.80, 0.01, 3), (0.90, 0.02, 12), (0.885, 0.01, 8), (0.90, 0.02, 9)], widths=[1, 2, 1, 4])
+def test_at_zero_standard_errors_the_rule_takes_the_best_cv_accuracy_ties_to_the_sparsest():
+    sel = _selection([(0.80, 0.01, 3), (0.90, 0.02, 12), (0.885, 0.01, 8), (0.90, 0.02, 9)], widths=[1, 2, 1, 4],
+                     policy=ZERO_SE)
     assert sel.best == 3 and sel.chosen == 3  # 0.90 twice: 9 weights before 12
     assert "rule: best CV accuracy 0.9000" in "\n".join(sel.table_lines())
 
 
-def test_at_one_width_the_largest_l0_weight_as_good_as_the_best_stands_for_the_smaller(monkeypatch):
+def test_at_one_width_the_largest_l0_weight_as_good_as_the_best_stands_for_the_smaller():
     """glmnet's choice of lambda: of the settings as good as the best at one width, the largest l0
     weight; a smaller weight whose folds happened to keep fewer weights does not go before it (the
     final training's full search fits closer at a smaller weight: modechoice chose l0 0.125 on
     22.3 weights over l0 0.5 on 23.7 and trained to 98% of its rows, 81% on the test rows).  Across
     widths the sparsest still goes first (at 0 standard errors: the settings' noise aside)."""
-    import annc.training.modelselect.cvresults as cvresults
-    monkeypatch.setattr(cvresults, "SE_RULE", 0.0)
-    sel = _selection([(0.70, 0.01, 3), (0.90, 0.02, 12), (0.885, 0.01, 8), (0.90, 0.02, 9)], widths=[2, 2, 1, 2])
+    sel = _selection([(0.70, 0.01, 3), (0.90, 0.02, 12), (0.885, 0.01, 8), (0.90, 0.02, 9)], widths=[2, 2, 1, 2],
+                     policy=ZERO_SE)
     assert sel.best == 3 and sel.chosen == 1  # l0 2 before l0 1 at width 2, with 12 weights against 9
-    sel = _selection([(0.70, 0.01, 3), (0.90, 0.02, 12), (0.90, 0.01, 8), (0.90, 0.02, 9)], widths=[2, 2, 1, 2])
+    sel = _selection([(0.70, 0.01, 3), (0.90, 0.02, 12), (0.90, 0.01, 8), (0.90, 0.02, 9)], widths=[2, 2, 1, 2],
+                     policy=ZERO_SE)
     assert sel.chosen == 2  # width 1's 8 weights go first across widths
 
 
@@ -163,8 +163,7 @@ def _path_and_separator(path_folds, separator_folds, path_weights=9, rows=300):
 def test_the_path_goes_before_the_separator_only_where_it_earns_it():
     """The path's setting must beat the separator on the same folds by more than half the standard
     error of the paired differences, and by more than the resolution."""
-    from annc.training.modelselect.cvresults import PAIRED_SE
-    assert PAIRED_SE == 0.5
+    assert DEFAULT_POLICY.paired_se == 0.5
     separator = [0.80, 0.80, 0.84]
     one_fold = _path_and_separator([0.80, 0.90, 0.80], separator)  # d = 0, +0.10, -0.04
     mean, se = one_fold.paired(0, 1)
@@ -211,45 +210,101 @@ def test_without_a_separator_the_spec_as_written_is_what_the_path_must_beat():
     assert clear.chosen == 2
 
 
-def test_a_logistic_separator_alone_does_not_stand_for_the_spec_s_width():
-    """The folds reached the spec's width only if a path setting of that width was scored on every
-    fold: the logistic separators (width 1) and the narrower path do not count, so a capped run
-    trains the spec as written instead of keeping a separator never held against the wider network."""
-    sel = _selection([(0.80, 0.01, 3), (0.95, 0.01, 2)])  # settings: width 1, width 2
+def test_a_classic_model_scored_on_every_fold_is_kept_when_the_spec_width_was_cut():
+    """Anytime: the rule chooses among the settings scored on every fold; the spec's width, cut by the
+    clock on one fold, is no candidate, and the separator scored on every fold is not thrown away."""
+    sel = _selection([(0.80, 0.01, 3), (0.95, 0.01, 2)])  # settings: width 1, width 2 (the spec's)
     logistic = Setting(1, 0.5, 0.001, logistic=1.0)
     sel.plan = Plan(sel.plan.settings + (logistic,), sel.plan.folds, sel.plan.open)
     sel.labels.append("L1 logistic C=1")
     sel.scores.append([FoldScore(0.9, 0.9, 4) for _ in range(sel.plan.folds)])
-    assert sel.width_settled()
-    sel.scores[1][0] = FoldScore(why="not reached: the time limit")  # width 2, the spec's, cut short
-    assert not sel.width_settled()  # the separator and width 1 are complete, the spec's width is not
-    assert sel.width_settled(separators_suffice=True)  # on at most 1,000 rows the separator suffices
-    sel.scores[0][0] = FoldScore(why="not reached: the time limit")
-    assert not sel.width_settled()
-    sel.scores[2][0] = FoldScore(why="not reached: the time limit")
-    assert not sel.width_settled(separators_suffice=True)  # nothing of the spec's class scored on every fold
+    sel.scores[1][0] = FoldScore.unscored(Stop.TIME_LIMIT, "not reached: the time limit")
+    sel.best, sel.chosen = sel.choose()
+    assert sel.chosen == 2 and not sel.complete(1)  # the separator, not the cut width 2
+    assert sel.not_reached() == {Stop.TIME_LIMIT: [sel.labels[1]]}
+    for i in (0, 2):
+        sel.scores[i][1] = FoldScore.unscored(Stop.WORK_LIMIT, "not reached: the plan's work limit")
+    assert sel.choose() == (-1, -1)  # nothing on every fold: the spec as written
+    assert set(sel.not_reached()) == {Stop.TIME_LIMIT, Stop.WORK_LIMIT}
 
 
-def _widths_path(width_means, top, rows=100_000):
-    """A selection whose path has one setting per width of ``width_means`` (CV accuracy each,
-    complete) and the spec's width ``top`` (not reached), beside a complete logistic separator."""
-    settings = [Setting(w, 0.5, 0.1) for w in width_means] + [Setting(top, 0.5, 0.1), Setting(1, 0.5, 0.001, logistic=1.0)]
-    scores = [[FoldScore(m, m, 3)] * 4 for m in width_means.values()]
-    scores += [[FoldScore(why="not reached: the time limit")] * 4, [FoldScore(0.99, 0.99, 3)] * 4]
-    plan = Plan(tuple(settings), 4, ("penalty", "width"))
-    return CVSelection(plan, [s.label(parse_spec(RECIPE)) for s in settings], scores, 0, 0, parse_spec(RECIPE), rows)
+@pytest.mark.parametrize("classes", [2, 3])
+def test_a_path_cut_by_a_work_limit_still_chooses_among_what_every_fold_scored(classes):
+    """The policy's work limit (``path_groups``) cuts the path after its first width: the wider settings
+    are unscored (Stop.WORK_LIMIT, not the clock: ``capped`` stays False) and the rule chooses among the
+    settings every fold scored, for two classes and for more, instead of training the spec as written."""
+    from sklearn.datasets import make_blobs
+    X, y = make_blobs(150, centers=classes, n_features=2, cluster_std=2.0, random_state=0)
+    spec = parse_spec(f"input 2\nhidden 4 binary\noutput {classes}\n")
+    sel = cross_validate(spec, as_data((X, y)), time_limit=30, policy=replace(DEFAULT_POLICY, path_groups=1))
+    assert sel is not None and not sel.capped
+    path = [i for i, s in enumerate(sel.plan.settings) if not s.kept]
+    first = sel.plan.settings[path[0]].width
+    cut = [i for i in path if sel.plan.settings[i].width != first]
+    assert cut and all(f.stop is Stop.WORK_LIMIT for i in cut for f in sel.scores[i])
+    assert sel.complete(sel.chosen) and sel.chosen not in cut
+    assert any(sel.complete(i) for i in range(len(sel.labels)) if sel.plan.settings[i].kept)
+    assert json.dumps(sel.to_dict()) and sel.to_dict()["candidates"][cut[0]]["folds"][0]["stop"] == "work limit"
 
 
-def test_a_cut_path_chooses_only_where_width_stopped_paying():
-    """Cut before the spec's width: the rule may choose among what the folds scored only when they
-    reached two widths or more and the widest scored no higher than the narrowest plus the rule's
-    resolution (a validation row's worth of 0.75 a fold); a separator's score says nothing of width."""
-    assert _widths_path({1: 0.80, 2: 0.80}, top=4).width_settled()
-    assert _widths_path({1: 0.80, 2: 0.79}, top=4).width_settled()
-    assert not _widths_path({1: 0.80, 2: 0.83}, top=4).width_settled()  # width 2 still gained
-    assert not _widths_path({1: 0.80}, top=4).width_settled()  # one width: no trend to read
-    near = _widths_path({1: 0.80, 2: 0.80 + 0.02}, top=4, rows=100)  # 25 validation rows a fold
-    assert near.resolution() == pytest.approx(0.03) and near.width_settled()  # under one row a fold
+def test_multi_class_data_above_many_rows_get_a_selection_with_trees():
+    """More than ``many_rows`` rows of 3 classes and a hidden layer narrower than the 3 pairwise units:
+    no logistic separator fits, the trees do; the two-way plan sets the spec as written against them."""
+    from sklearn.datasets import make_blobs
+    from annc.training.modelselect.cvselect import plan_for
+    policy = replace(DEFAULT_POLICY, many_rows=100, max_cv_rows=200)
+    X, y = make_blobs(300, centers=3, n_features=2, cluster_std=2.0, random_state=1)
+    spec, data = parse_spec("input 2\nhidden 2 binary\noutput 3\n"), as_data((X, y))
+    assert applies(spec, data, 30, policy)
+    plan = plan_for(spec, 300, 100, 0.001, 30, policy)
+    assert plan.large and plan.trees and not plan.logistic and plan.anchor in plan.settings
+    sel = cross_validate(spec, data, time_limit=30, policy=policy)
+    assert sel is not None and sel.rows == 200 and sel.plan.large and sel.complete(sel.chosen)
+    assert not applies(parse_spec("input 2\nhidden 2 binary\noutput 3\npenalty l0 0.5\n"), data, 30, policy)
+    X4, y4 = make_blobs(300, centers=4, n_features=2, cluster_std=2.0, random_state=1)
+    assert not applies(parse_spec("input 2\nhidden 2 binary\noutput 4\n"), as_data((X4, y4)), 30, policy)  # a tree
+    # of 2 splits tells 3 of 4 classes apart: nothing to set against the spec as written
+    assert applies(parse_spec("input 2\nhidden 2 binary\noutput 4\n"), as_data((X4, y4)), 30)  # the path on fewer rows
+
+
+def test_a_stopped_context_scores_nothing_and_says_why():
+    """Why a setting went unscored is a Stop, not words to match: a context past its deadline (or
+    interrupted) leaves every setting of the fold unscored with that reason."""
+    from annc.core.deadline import Deadline
+    from annc.training.context import RunContext
+    from annc.training.modelselect.cvpath import fold_path
+    from annc.training.modelselect.cvselect import plan_for
+    data = as_data(moons(60))
+    plan = plan_for(parse_spec(RECIPE), 60, 30, 0.1, 30)
+    expired = replace(RunContext(), deadline=Deadline(0.0))
+    scores = fold_path(parse_spec(RECIPE), data, data, plan, ctx=expired)
+    assert set(scores) == set(plan.settings)
+    assert all(f.accuracy is None and f.stop is Stop.TIME_LIMIT for f in scores.values())
+    assert FoldScore(0.9, 0.9, 3).stop is Stop.DONE
+
+
+def test_the_policy_gives_every_number_a_line_and_refuses_nonsense():
+    """Every field of the policy has its one line for the docs' table; a policy of one fold or a share
+    outside (0, 1] is annc's usage error."""
+    from annc.training.modelselect.policy import SelectionPolicy
+    rows = DEFAULT_POLICY.rows()
+    assert {name for name, _, _ in rows} >= {"se_rule", "many_rows", "min_limit", "select_share", "folds"}
+    assert all(doc and value == getattr(DEFAULT_POLICY, name) for name, value, doc in rows)
+    for bad in (dict(folds=1), dict(select_share=0.0), dict(folds_share=1.5)):
+        with pytest.raises(UsageError):
+            SelectionPolicy(**bad)
+
+
+def test_the_strategies_are_what_select_names():
+    """select None: Auto; False: Off; True: cross-validation falling back to the held-out grid; a dict:
+    that grid; a strategy object: itself (with its own policy)."""
+    from annc.training.modelselect.strategy import Auto, CrossValidation, Grid, Off, strategy_for
+    assert strategy_for(None) == Auto() and strategy_for(False) == Off()
+    assert strategy_for(True) == CrossValidation(fallback=Grid())
+    assert strategy_for({"width_factor": [1.0]}).grid == {"width_factor": [1.0]}
+    mine = Auto(replace(DEFAULT_POLICY, by_default=False))
+    assert strategy_for(mine) is mine and mine.choose(None, None, None) is None  # not by default: as written
+    assert Off().choose(None, None, None) is None
 
 
 def test_cv_results_has_scikit_learns_layout():
@@ -278,10 +333,9 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine():
     finally:
         busy.kill()
         busy.wait()
-    from annc.training.modelselect.cvselect import LOGISTIC_PATH
     from annc.training.warmstart.pool.trees import DEPTHS
     assert [s.tree for s in quiet.plan.trees if s.tree_source == "cart"] == list(DEPTHS)  # and any optimal ones
-    assert quiet.plan.folds == 3 and len(quiet.labels) == 12 + 2 * (len(LOGISTIC_PATH) + len(quiet.plan.trees))
+    assert quiet.plan.folds == 3 and len(quiet.labels) == 12 + 2 * (len(DEFAULT_POLICY.logistic_path) + len(quiet.plan.trees))
     # widths 1, 2; six l0; the Cs; the trees; their thinned twins
     assert loaded.label == quiet.label and loaded.chosen == quiet.chosen
     assert loaded.budget == quiet.budget == loaded.spec.max_weights and loaded.keeps == quiet.keeps  # the budget too
@@ -339,7 +393,9 @@ def test_estimator_exposes_cv_results(uncapped_folds):
 
 
 def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
-    from annc.training.modelselect.cvselect import MAX_CV_ROWS, _sample, plan_for
+    from annc.training.modelselect.cvfolds import sample as _sample
+    from annc.training.modelselect.cvselect import plan_for
+    MAX_CV_ROWS = DEFAULT_POLICY.max_cv_rows
     spec = parse_spec("input 2\nhidden 4 binary\noutput 2\n")
     assert plan_for(spec, 400, 200, 0.1, time_limit=None).folds == 5
     assert plan_for(spec, 400, 200, 0.1, time_limit=30).folds == 3  # a short limit: fewer folds
@@ -354,9 +410,9 @@ def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
     path = [s for s in plan.settings if not s.kept]
     assert len(roomy.settings) == 2 * len(path) + len(plan.kept) and roomy.settings[0].eps == 0.1  # the rule's
     X, y = moons(2500)
-    sample = _sample(as_data((X, y)), 0)
+    sample = _sample(as_data((X, y)), MAX_CV_ROWS)
     assert len(sample.y) == MAX_CV_ROWS and abs(np.mean(sample.y) - np.mean(y)) < 0.01  # stratified
-    assert np.array_equal(_sample(as_data((X, y)), 0).X, sample.X)  # seeded
+    assert np.array_equal(_sample(as_data((X, y)), MAX_CV_ROWS).X, sample.X)  # seeded
 
 
 def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
@@ -378,7 +434,7 @@ def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
     assert c.model.objective(record.x) <= record.start_objective + 1e-9
 
 
-def test_above_many_rows_the_spec_as_written_faces_the_separators_on_a_sample(monkeypatch):
+def test_above_many_rows_the_spec_as_written_faces_the_separators_on_a_sample():
     """Large data (here MANY_ROWS lowered to 150 so that 300 rows are many): the plan is the spec as
     written (its width, its l0 weight, the data's eps) and the logistic separators, on a stratified
     sample of MAX_CV_ROWS rows (here 200), with no whole-set part; where the spec's setting wins (moons:
@@ -386,24 +442,22 @@ def test_above_many_rows_the_spec_as_written_faces_the_separators_on_a_sample(mo
     networks saw only the sample.  Without separators to set against the spec (a written penalty)
     cross-validation does not apply there."""
     import annc.training.modelselect.cvselect as cvselect
-    from annc.training.modelselect.cvselect import LOGISTIC_PATH, MIN_LIMIT, SHORT
-    import annc.training.modelselect.cvresults as cvresults
-    monkeypatch.setattr(cvresults, "SE_RULE", 0.0)  # the curve (0.93) by more than its noise: at one standard
-    # error the depth-2 tree (0.91 with 6 weights against 8) is as good on these 200 rows
-    monkeypatch.setattr(cvselect, "MANY_ROWS", 150)
-    monkeypatch.setattr(cvselect, "MAX_CV_ROWS", 200)
+    # se_rule 0: the curve (0.93) by more than its noise: at one standard error the depth-2 tree (0.91 with 6
+    # weights against 8) is as good on these 200 rows
+    policy = replace(DEFAULT_POLICY, se_rule=0.0, many_rows=150, max_cv_rows=200)
+    MIN_LIMIT, SHORT, LOGISTIC_PATH = policy.min_limit, policy.short, policy.logistic_path
     spec, data = parse_spec("input 2\nhidden 4 binary\noutput 2\n"), as_data(moons(300, seed=1))
-    assert applies(spec, data, MIN_LIMIT) and not applies(spec, data, MIN_LIMIT - 1)  # as on fewer rows
-    assert not applies(parse_spec("input 2\nhidden 4 binary\noutput 2\npenalty l0 0.5\n"), data, SHORT)
-    sel = cross_validate(spec, data, time_limit=SHORT)
+    assert applies(spec, data, MIN_LIMIT, policy) and not applies(spec, data, MIN_LIMIT - 1, policy)  # as on fewer
+    assert not applies(parse_spec("input 2\nhidden 4 binary\noutput 2\npenalty l0 0.5\n"), data, SHORT, policy)
+    sel = cross_validate(spec, data, time_limit=SHORT, policy=policy)
     path = [s for s in sel.plan.settings if not s.kept]
     assert [(s.width, s.penalty) for s in path] == [(4, spec.penalty_weight)]
     assert [s.logistic for s in sel.plan.logistic] == list(LOGISTIC_PATH)
-    assert sel.rows == 200 and sel.plan.folds == cvselect.FOLDS_SHORT and sel.plan.large
+    assert sel.rows == 200 and sel.plan.folds == policy.folds_short and sel.plan.large
     assert sel.plan.settings[sel.chosen] == path[0]  # the curve earns its place over the hyperplanes
     assert sel.budget is None and sel.spec.max_weights is None and sel.start_network is None
-    assert all(w.fit_accuracy is None and "not scored" in w.why for w in sel.whole)  # no whole-set part
-    assert not cvselect.plan_for(spec, 150, 75, 0.1, SHORT).large  # at MANY_ROWS rows: the path
+    assert all(w.fit_accuracy is None and w.stop is Stop.SKIPPED for w in sel.whole)  # no whole-set part
+    assert not cvselect.plan_for(spec, 150, 75, 0.1, SHORT, policy).large  # at many_rows rows: the path
 
 
 def test_the_two_way_plans_weight_drop_solves_no_lp(monkeypatch):
@@ -427,7 +481,8 @@ def test_the_two_way_plans_weight_drop_solves_no_lp(monkeypatch):
 def test_a_short_limit_trains_the_spec_as_written():
     """Under MIN_LIMIT seconds the folds would leave the final training too little: no selection."""
     from annc.app.api import as_data, parse_spec
-    from annc.training.modelselect.cvselect import MIN_LIMIT, applies
+    from annc.training.modelselect.cvselect import applies
+    MIN_LIMIT = DEFAULT_POLICY.min_limit
     spec, data = parse_spec(WIDTH_ONLY), as_data(moons(120))
     assert applies(spec, data, None) and applies(spec, data, MIN_LIMIT)
     assert not applies(spec, data, MIN_LIMIT - 1)
@@ -438,15 +493,13 @@ def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weight
     weights of the chosen setting rounded up, at least those of its network on all rows, which is
     then a feasible start; a written penalty leaves the spec without a budget.  (The path's settings
     only: a chosen logistic separator is kept as it is, with no budget.)"""
-    import annc.training.modelselect.cvselect as cvselect
-    monkeypatch.setattr(cvselect, "LOGISTIC_PATH", ())
     monkeypatch.setattr("annc.training.warmstart.pool.trees.DEPTHS", ())  # the path's settings alone
     from annc.solve.compiler import build
     from annc.training.warmstart.margin import resolve
     from annc.training.warmstart.pool.candidates import seed_point
     from annc.formulations.l0 import count
     data = as_data(moons(100))
-    sel = cross_validate(parse_spec(RECIPE), data, time_limit=30)
+    sel = cross_validate(parse_spec(RECIPE), data, time_limit=30, policy=replace(DEFAULT_POLICY, logistic_path=()))
     folds = int(np.ceil(sel.nonzeros(sel.chosen) - 1e-9))
     assert sel.budget == max(count(sel.start_network[0]), folds) == sel.spec.max_weights
     assert any("weight budget: at most" in line for line in sel.table_lines())
@@ -477,10 +530,10 @@ def test_the_folds_pool_holds_the_annealed_network_of_step_units():
     assert len(_wide_layers(relu, s, few, True, RunContext())) == 1  # SGD's only: no annealed ReLU
     narrow = Setting(2, 0.5, 0.001)
     c = build(spec_at(spec, narrow), many, name="fold")
-    state = {}
-    points = _pool(c, 2, state, narrow.eps, lambda: _wide_layers(spec, s, many, True, RunContext()), RunContext())
+    state = FoldState().at(narrow.eps)
+    points = _pool(c, 2, state, lambda: _wide_layers(spec, s, many, True, RunContext()), RunContext())
     wide = [p for p in points if p is not None]
-    assert len(state[("wide", narrow.eps)]) == 2 and len(wide) >= 2 and all(feasible(c.model, x) for x in wide)
+    assert len(state.wide) == 2 and len(wide) >= 2 and all(feasible(c.model, x) for x in wide)
 
 
 def noisy_line(n=300, flip=0.2, seed=0):
@@ -496,7 +549,8 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     classes, the spec's default l0 weight and the narrow margin; none where the spec writes its
     penalty.  For k classes k (k - 1) / 2 units (one-vs-one: a unit per pair of classes), only
     where the spec's one hidden layer is that wide."""
-    from annc.training.modelselect.cvselect import LOGISTIC_PATH, plan_for
+    from annc.training.modelselect.cvselect import plan_for
+    LOGISTIC_PATH = DEFAULT_POLICY.logistic_path
     from annc.training.warmstart.margin import NARROW
     plan = plan_for(parse_spec("input 2\nhidden 4 binary\noutput 2\n"), 400, 200, 0.1, time_limit=30)
     assert [s.logistic for s in plan.logistic] == list(LOGISTIC_PATH)
@@ -536,9 +590,9 @@ def test_a_logistic_setting_is_logistic_regressions_own_separator():
     spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
     data = as_data(noisy_line())
     plan, s = _logistic_only(spec)
-    state: dict = {}
+    state = FoldState()
     score = fold_path(spec, data, data, plan, state=state)[s]
-    (W, b), _scaling = state["networks"][s]
+    (W, b), _scaling = state.networks[s]
     c = build(spec_at(spec, s), data)
     X, y, w = c.problem.class_rows()
     lr = logistic(1.0).fit(X, (y != np.bincount(y, weights=w).argmax()).astype(int), sample_weight=w)
@@ -598,9 +652,9 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
     X, y = noisy_line()
     data = as_data((X, y))
     plan, s = _logistic_only(spec)
-    state: dict = {}
+    state = FoldState()
     fold_path(spec, data, data, plan, state=state)
-    seed = raw_network(*state["networks"][s])
+    seed = raw_network(*state.networks[s])
     from annc.training.modelselect.cvpath import spec_at
     label = s.label(spec)
     chosen = SimpleNamespace(start_network=seed, keeps=True, label=label, kept_reason=CLASSIC_KEPT, to_dict=lambda: {"chosen_label": label})
@@ -666,9 +720,9 @@ def test_a_three_class_logistic_setting_predicts_as_logistic_regression():
     plan = plan_for(spec, 240, 80, 0.1, time_limit=30)
     s = next(s for s in plan.logistic if s.logistic == 1.0)
     assert s.width == 3
-    state: dict = {}
+    state = FoldState()
     score = fold_path(spec, data, data, Plan((s,), plan.folds, plan.open), state=state)[s]
-    (W, b), scaling = state["networks"][s]
+    (W, b), scaling = state.networks[s]
     assert W[0].shape == (4, 3)
     c = build(spec_at(spec, s), data)
     Xs, ys, w = c.problem.class_rows()
@@ -680,28 +734,6 @@ def test_a_three_class_logistic_setting_predicts_as_logistic_regression():
     assert np.mean(net_says == regression_says) >= 0.95
     assert score.nonzero_weights == int(np.count_nonzero(np.abs(W[0]) > 1e-9) + np.count_nonzero(W[1]))
     assert score.fit_accuracy >= np.mean(regression_says == ys) - 0.05
-
-
-def test_only_a_two_class_separator_stands_in_for_a_path_cut_before_the_spec_width(monkeypatch):
-    """On at most 1,000 rows a logistic separator scored on every fold settles the width of a path the
-    cap cut short (CVSelection.width_settled's rule 2) for two classes only: for more classes it is
-    k (k - 1) / 2 pairwise units, no simpler than the spec (class4: chosen over the spec as written,
-    with twice the weights and lower test accuracy)."""
-    from sklearn.datasets import make_blobs
-    from annc.training import cvselect
-    asked = []
-
-    def scored(spec, fit, val, plan, *, groups=None, kept=None, **kw):
-        settings = (plan.kept if kept else ()) + tuple(s for _, path in (groups or []) for s in path)
-        return {s: FoldScore(0.8, 0.8, 3) for s in settings}
-    monkeypatch.setattr(cvselect, "fold_path", scored)
-    monkeypatch.setattr(CVSelection, "width_settled",
-                        lambda self, separators_suffice=False: asked.append(separators_suffice) or False)
-    for k in (2, 3):
-        X, y = make_blobs(150, centers=k, n_features=2, random_state=0)
-        spec = parse_spec(f"input 2\nhidden 4 binary\noutput {k}\n")
-        assert cross_validate(spec, as_data((X, y)), time_limit=30) is None  # not settled: the spec as written
-    assert asked == [True, False]
 
 
 def _held(whole_fit, fold_fits, kept=False, refit_eps=None):
@@ -755,10 +787,10 @@ def test_a_held_path_network_is_the_network_and_the_mip_bounds_it(tmp_path):
     data = as_data((X, y))
     s = Setting(2, 0.5, 0.1)
     plan = Plan((s,), 3, ("penalty", "width"))
-    state: dict = {}
+    state = FoldState()
     scored = fold_path(spec, data, data, plan, state=state)[s]
     sel = CVSelection(plan, [s.label(spec)], [[scored] * 3], 0, 0, spec_at(spec, s), len(y), whole=[scored])
-    sel.start_network = raw_network(*state["networks"][s])
+    sel.start_network = raw_network(*state.networks[s])
     assert sel.holds  # its network on all rows fits them as its (here: the same) folds' networks did
     request = TrainRequest(spec_at(spec, s), data, None, opts=SolveOptions(time_limit=30), out_dir=tmp_path)
     r = fit(request.checked(), selection=sel)

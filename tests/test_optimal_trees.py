@@ -3,6 +3,8 @@ written as step networks a unit per split, in the start pool and on model select
 without their libraries annc keeps CART's trees alone and says once what it leaves out."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from test_trees import is_threshold_function, network_of
@@ -14,6 +16,7 @@ from annc.training.context import RunContext
 from annc.training.modelselect.cvpath import Setting
 from annc.training.modelselect.cvselect import cross_validate, plan_for
 from annc.training.modelselect.kept import kept_point
+from annc.training.modelselect.policy import DEFAULT_POLICY
 from annc.training.warmstart.pool.candidates import network_start, start_pool
 from annc.training.warmstart.pool.treemakers import (TREE_MAKERS, binary_tests, missing_note, snapped,
                                                      work_rows)
@@ -141,7 +144,7 @@ def test_a_kept_optimal_tree_setting_is_its_trees_network():
 
 def test_the_path_holds_the_optimal_trees_where_installed():
     spec = parse_spec("input 3\nhidden 4 binary\noutput 2\n")
-    plain = plan_for(spec, 200, 50, 0.001, None, tree_makers={})
+    plain = plan_for(spec, 200, 50, 0.001, None, replace(DEFAULT_POLICY, tree_makers={}))
     assert {s.tree_source for s in plain.settings if s.tree is not None} == {"cart"}
     assert [s.tree for s in plain.trees] == list(DEPTHS)
     full = plan_for(spec, 200, 50, 0.001, None)
@@ -163,7 +166,7 @@ def test_without_the_libraries_the_candidates_are_carts_and_the_run_says_so_once
     said: list[str] = []
     spec = parse_spec("input 3\nhidden 4 binary\noutput 2\neps 0.001\n")
     # a context already past its deadline: the plan is made and logged, no fold runs
-    cross_validate(spec, as_data((X, y)), ctx=RunContext.create(limit=0.0), tree_makers={}, log=said.append)
+    cross_validate(spec, as_data((X, y)), ctx=RunContext.create(limit=0.0), policy=replace(DEFAULT_POLICY, tree_makers={}), log=said.append)
     assert sum("pycontree" in line for line in said) == 1
     if missing_note() is None:  # everything installed: nothing to say
         said.clear()

@@ -11,7 +11,8 @@ import pytest
 
 from annc.io.data import Dataset
 from annc.core.errors import DataError, NoSolutionError, UsageError
-from annc.training.modelselect.selection import MAX_DEFAULT_CANDIDATES, Selection, candidates, select, validation_split
+from annc.training.modelselect.selection import (MAX_DEFAULT_CANDIDATES, Runner, Selection, candidates, select,
+                                                 validation_split)
 from annc.io.spec import format_spec, parse_spec
 
 HINGE_PENALTY = "input 5\nhidden 4 binary\noutput 2\nloss hinge 0.5\npenalty l0 0.01\n"
@@ -147,7 +148,7 @@ def test_select_picks_the_best_validation_accuracy():
     spec, data, seen = parse_spec(HINGE), dataset([12, 12]), []
     cands = candidates(spec)
     outcomes = [(0.5, 3), (0.75, 9), (0.7, 1)] + [(0.6, 2)] * (len(cands) - 3)
-    sel = select(spec, data, train=fake_trainer(outcomes, seen))
+    sel = select(spec, data, Runner(train=fake_trainer(outcomes, seen)))
     assert sel.chosen == 1 and sel.spec == cands[1][1] and sel.label == cands[1][0]
     assert [s for s, _, _ in seen] == [s for _, s in cands]
     assert all((f, v) == (18, 6) for _, f, v in seen)
@@ -162,7 +163,7 @@ def test_candidates_share_the_selections_time():
     n = len(candidates(spec))
     train = fake_trainer([(0.6, 2)] * n)
     ctx = RunContext.create(limit=60.0)
-    select(spec, data, train=lambda s, f, v, limit: (limits.append(limit), train(s, f, v, limit))[1], ctx=ctx)
+    select(spec, data, Runner(train=lambda s, f, v, limit: (limits.append(limit), train(s, f, v, limit))[1]), ctx=ctx)
     assert len(limits) == n
     assert all(0 < t <= (60.0 - ctx.deadline.reserve()) / (n - i) - TASK_OVERHEAD + 1e-9
                for i, t in enumerate(limits))
@@ -171,7 +172,7 @@ def test_candidates_share_the_selections_time():
 def test_select_breaks_ties_by_fewer_nonzeros_then_order():
     spec, data = parse_spec(HINGE), dataset([12, 12])
     n = len(candidates(spec))
-    sel = select(spec, data, train=fake_trainer([(0.8, 5), (0.8 + 1e-14, 3), (0.8, 3)] + [(0.5, 0)] * (n - 3)))
+    sel = select(spec, data, Runner(train=fake_trainer([(0.8, 5), (0.8 + 1e-14, 3), (0.8, 3)] + [(0.5, 0)] * (n - 3))))
     assert sel.chosen == 1  # equal accuracy (within 1e-12), fewer non-zeros; index 2 ties and comes later
 
 
@@ -180,7 +181,7 @@ def test_select_records_failures_and_table():
     n = len(candidates(spec))
     outcomes = [NoSolutionError("infeasible\nkept nothing"), (0.6, 4)] + [(0.5, 4)] * (n - 2)
     lines_logged = []
-    sel = select(spec, data, train=fake_trainer(outcomes), log=lines_logged.append)
+    sel = select(spec, data, Runner(train=fake_trainer(outcomes)), log=lines_logged.append)
     assert sel.chosen == 1
     assert sel.rows[0].error == "infeasible\nkept nothing" and sel.rows[0].validation_accuracy is None
     table = sel.table_lines()
@@ -195,7 +196,7 @@ def test_select_records_failures_and_table():
 def test_select_raises_when_every_candidate_fails():
     spec, data = parse_spec(NLL_WIDTH1), dataset([12, 12])
     with pytest.raises(NoSolutionError, match="none of the 2 candidates"):
-        select(spec, data, train=fake_trainer([NoSolutionError("a"), NoSolutionError("b")]))
+        select(spec, data, Runner(train=fake_trainer([NoSolutionError("a"), NoSolutionError("b")])))
 
 
 # -- one real run -------------------------------------------------------------------
@@ -213,7 +214,7 @@ def test_select_end_to_end_on_xor():
         assert time_limit is None  # select() without a ctx: no limit of its own
         return train(candidate, fit_data, test=val_data, out_dir=None, opts=SolveOptions(time_limit=2))
 
-    sel = select(spec, data, train=fit)
+    sel = select(spec, data, Runner(train=fit))
     assert isinstance(sel, Selection)
     cands = candidates(spec)
     assert sel.spec in [s for _, s in cands] and sel.spec == cands[sel.chosen][1]
@@ -235,7 +236,7 @@ def test_select_skips_unverified_networks_and_stops_after_an_interrupt():
         return SimpleNamespace(network=SimpleNamespace(nonzero_weights=lambda: 2), status="feasible",
                                test_accuracy=r["acc"], train_accuracy=0.7, seconds=1.0, verified=r["verified"],
                                interrupted=r["interrupted"])
-    sel = select(spec, data, train=train)  # only two calls: the rest are not trained
+    sel = select(spec, data, Runner(train=train))  # only two calls: the rest are not trained
     assert sel.chosen == 1
     assert sel.rows[0].error == "the network fails verification"
     assert all(r.error.startswith("not trained") for r in sel.rows[2:]) and len(sel.rows) == n
@@ -295,7 +296,7 @@ def test_parallel_selection_reports_failed_tasks():
     spec, data = parse_spec(NLL_WIDTH1), dataset([6, 6])
     lines = []
     with pytest.raises(NoSolutionError, match="none of the 2 candidates") as err:
-        select(spec, data, options={"solver": "no-such-solver"}, task=train, workers=1, log=lines.append)
+        select(spec, data, Runner(options={"solver": "no-such-solver"}, task=train, workers=1), log=lines.append)
     assert "UsageError" in str(err.value)
     assert sum("failed: UsageError" in line for line in lines) == 2
 
@@ -307,7 +308,7 @@ def test_parallel_selection_reports_failed_tasks():
 ])
 def test_parallel_selection_checks_its_arguments(kw, match):
     with pytest.raises(UsageError, match=match):
-        select(parse_spec(NLL_WIDTH1), dataset([6, 6]), **kw)
+        select(parse_spec(NLL_WIDTH1), dataset([6, 6]), Runner(**kw))
 
 
 def test_workers_on_small_data_train_in_this_process_and_say_so(tmp_path, capsys):

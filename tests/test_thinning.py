@@ -14,9 +14,11 @@ from annc.io.spec import parse_spec
 from annc.solve.compiler import build
 from annc.solve.decode import decode_network
 from annc.training.context import RunContext
-from annc.training.modelselect.cvpath import Setting, fold_path
+from annc.training.modelselect.cvpath import fold_path
 from annc.training.modelselect.kept import kept_point, thin
-from annc.training.modelselect.cvselect import LOGISTIC_PATH, plan_for
+from annc.training.modelselect.cvselect import plan_for
+from annc.training.modelselect.policy import DEFAULT_POLICY
+from annc.training.modelselect.settings import Setting
 from annc.training.search.local import _lifted
 from annc.training.warmstart.pool.candidates import network_start
 from annc.training.warmstart.pool.point import feasible, hidden_network
@@ -102,7 +104,7 @@ def test_the_plan_scores_a_thinned_twin_of_every_kept_setting_and_the_folds_scor
     plan = plan_for(spec, 120, 60, 0.001, 30.0)
     kept = [s for s in plan.settings if s.kept and not s.thinned]
     twins = [s for s in plan.settings if s.thinned]
-    assert len(kept) >= len(LOGISTIC_PATH) and {replace(s, thinned=False) for s in twins} == set(kept)
+    assert len(kept) >= len(DEFAULT_POLICY.logistic_path) and {replace(s, thinned=False) for s in twins} == set(kept)
     X, y = noisy_rows(11, n=90)
     fit, val = as_data((X[:60], y[:60])), as_data((X[60:], y[60:]))
     scores = fold_path(spec, fit, val, plan, ctx=RunContext(), groups=[], kept=True)

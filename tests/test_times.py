@@ -64,19 +64,21 @@ def test_the_folds_plan_and_cap_read_the_users_limit_and_the_final_training_has_
     capped at its share of 30 s (as on a machine that starts in no time), and the final training
     has what is left of the 30 s from the command's start."""
     import time
+    from dataclasses import dataclass, replace
     from annc.training import dispatch
+    from annc.training.modelselect.policy import DEFAULT_POLICY
+    from annc.training.modelselect.strategy import Strategy
     seen = {}
 
-    def folds(spec, data, *, time_limit, ctx, **kw):
-        seen.update(plan=time_limit, cap=ctx.left())
-        return None  # nothing chosen: the spec as written is trained
-    monkeypatch.setattr(dispatch.cvselect, "CV_BY_DEFAULT", True)
-    monkeypatch.setattr(dispatch, "applies", lambda spec, data, limit: seen.setdefault("applies", limit) == 30.0)
-    monkeypatch.setattr(dispatch, "cross_validate", folds)
+    @dataclass(frozen=True)
+    class Folds(Strategy):  # records what cross-validation would be given, and chooses nothing
+        def choose(self, r, whole, train):
+            seen.update(plan=r.opts.time_limit, cap=self.part(r, whole).left())
+            return None  # nothing chosen: the spec as written is trained
     monkeypatch.setattr(dispatch, "fit", lambda r, **kw: seen.update(final=r.opts.time_limit))
-    dispatch.run(_request(xor_csv, time.perf_counter() - 5.0, 30.0))
-    share = dispatch.cvselect.SELECT_SHARE * 30.0
-    assert seen["applies"] == seen["plan"] == 30.0
+    dispatch.run(replace(_request(xor_csv, time.perf_counter() - 5.0, 30.0), select=Folds()))
+    share = DEFAULT_POLICY.select_share * 30.0
+    assert seen["plan"] == 30.0
     assert share - 5.0 < seen["cap"] <= share  # its share of the user's 30 s, not of the 25 s left
     assert seen["final"] <= 25.0
 

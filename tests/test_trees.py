@@ -16,7 +16,7 @@ from annc.io.spec import parse_spec
 from annc.solve.compiler import build
 from annc.solve.decode import decode_network
 from annc.training.context import RunContext
-from annc.training.modelselect.cvpath import Setting
+from annc.training.modelselect.settings import Setting
 from annc.training.modelselect.kept import kept_point
 from annc.training.warmstart.pool.candidates import network_start
 from annc.training.warmstart.pool.trees import splits, tree_network, tree_networks

@@ -8,10 +8,10 @@ of the documentation (``python -m annc.app.thresholds`` prints it; ``--write`` p
 the help texts, the docstrings and the pages state against the constant it names, all read
 them from :func:`values`.
 
-The constants are read from the modules' source (:func:`_constants`), not imported: the help
-texts are built for every command, and ``annc compile`` imports no scikit-learn.  Model
-selection's constants live in :mod:`annc.training.modelselect.cvselect` today; where they move
-(a policy object), :func:`_selection` is the one function to repoint.
+Model selection's numbers are the fields of its policy (:func:`_selection`, imported: that
+module imports nothing heavy); the other constants are read from their modules' source
+(:func:`_constants`), not imported: the help texts are built for every command, and ``annc
+compile`` imports no scikit-learn, which those modules do.
 """
 from __future__ import annotations
 
@@ -45,11 +45,25 @@ def _constants(module: str, *names: str) -> dict:
     return {n: ast.literal_eval(found[n]) for n in names}
 
 
+# model selection's numbers: the fields of its policy (annc.training.modelselect.policy), by the names
+# the table and the pages use
+SELECTION = {"MIN_DISTINCT": "min_distinct", "MIN_LIMIT": "min_limit", "MANY_ROWS": "many_rows",
+             "MAX_CV_ROWS": "max_cv_rows", "SELECT_SHARE": "select_share", "FOLDS_SHARE": "folds_share",
+             "FOLDS": "folds", "FOLDS_SHORT": "folds_short", "SHORT": "short", "PENALTY_PATH": "penalty_path",
+             "LOGISTIC_PATH": "logistic_path", "SE_RULE": "se_rule", "RESOLUTION": "resolution",
+             "PAIRED_SE": "paired_se"}
+
+
 def _selection() -> dict:
-    """Model selection's constants (the one place that reads them)."""
-    return _constants("training/modelselect/cvselect.py", "MIN_DISTINCT", "MIN_LIMIT", "MANY_ROWS", "MAX_CV_ROWS",
-                      "SELECT_SHARE", "FOLDS_SHARE", "FOLDS", "FOLDS_SHORT", "SHORT", "PENALTY_PATH", "LOGISTIC_PATH") \
-        | _constants("training/modelselect/cvresults.py", "SE_RULE", "RESOLUTION", "PAIRED_SE")
+    """Model selection's numbers: :data:`annc.training.modelselect.policy.DEFAULT_POLICY`'s fields (that
+    module imports nothing heavy, so it is imported, not read)."""
+    from ..training.modelselect.policy import DEFAULT_POLICY
+    return {name: getattr(DEFAULT_POLICY, f) for name, f in SELECTION.items()}
+
+
+def _named(names: str) -> str:
+    """The table's constant column: a policy field as ``SelectionPolicy.field``, a constant by its name."""
+    return ", ".join(f"SelectionPolicy.{SELECTION[n]}" if n in SELECTION else n for n in names.split(", "))
 
 
 def values() -> dict:
@@ -125,7 +139,7 @@ def rows(v: dict | None = None) -> list[tuple[str, str, str, str]]:
 def table(v: dict | None = None) -> str:
     """The Markdown table of :func:`rows`."""
     out = ["| when | constant | value | what annc does |", "|---|---|---|---|"]
-    out += [f"| {a} | `{b}` | {c} | {d} |" for a, b, c, d in rows(v)]
+    out += [f"| {a} | `{_named(b)}` | {c} | {d} |" for a, b, c, d in rows(v)]
     return "\n".join(out)
 
 

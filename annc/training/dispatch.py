@@ -6,18 +6,14 @@ is checked once (:meth:`~annc.training.request.TrainRequest.checked`), then:
 * ``full`` and ``greedy``: :func:`annc.training.trainer.fit` (with ``workers`` or ``scheduler``,
   each MIP above 10,000 distinct rows runs its clustering and annealed seeds as Dask tasks:
   :mod:`annc.training.large.largedata`);
-* ``select`` None (the default) or True, on a spec and data where
-  :func:`annc.training.modelselect.cvselect.applies`:
-  :func:`annc.training.modelselect.cvselect.cross_validate` chooses the open settings by k-fold
-  cross-validation within :data:`~annc.training.modelselect.cvselect.SELECT_SHARE` of the time
-  limit (a share of the run's :class:`~annc.training.context.RunContext`), and
-  :func:`annc.training.trainer.fit` trains the chosen setting on all the rows in the time left;
-* ``select`` True elsewhere, or a grid dict: :func:`annc.training.modelselect.selection.select`
-  chooses the spec among candidates, each trained by :func:`annc.training.trainer.train` on the
-  fit part of the data (no files, no progress line; a Ctrl-C stops that candidate and the search,
-  not the final training),
-  in this process or as Dask tasks (``workers``, ``scheduler``); the chosen spec is then
-  trained on all the data by :func:`annc.training.trainer.fit`, which records the selection;
+* model selection first, by the strategy ``select`` names
+  (:func:`annc.training.modelselect.strategy.strategy_for`: None cross-validates where
+  :func:`annc.training.modelselect.cvselect.applies`, True falls back to the held-out grid elsewhere,
+  a dict is that grid, False is none), within the policy's ``select_share`` of the time limit (a
+  share of the run's :class:`~annc.training.context.RunContext`); the held-out candidates are each
+  trained by :func:`annc.training.trainer.train` on the fit part (no files, no progress line; a Ctrl-C
+  stops that candidate and the search, not the final training).  :func:`annc.training.trainer.fit`
+  then trains the chosen spec on all the rows in the time left and records the selection;
 * ``ovo`` and ``batches``: :func:`annc.training.decompose.decomposition.train_ovo` /
   :func:`~annc.training.decompose.decomposition.train_batches`, whose Dask tasks train each sub-MIP by
   :func:`annc.training.trainer.train`.
@@ -41,18 +37,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..core.errors import UsageError
-from ..solve.solvers.base import Interrupt
 from .context import RunContext, seconds_since
 from .decompose.decomposition import train_batches, train_ovo
-from .modelselect import cvselect
-from .modelselect.cvselect import applies, cross_validate
-from .modelselect.selection import select
+from .modelselect.strategy import strategy_for
 from .request import TrainRequest
 from .trainer import fit, train
 
 __all__ = ["run"]
 
-SELECT_SHARE: float | None = None  # None: cvselect.SELECT_SHARE (a test may set a share)
 SAY_SPENT = 1.0  # seconds before training from which the run says how much of its limit they took
 
 
@@ -65,14 +57,15 @@ def run(request: TrainRequest):
         return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(_from_start(r)))
     if mode == "batches":
         return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(_from_start(r)))
-    if mode in ("full", "select") and (r.select is True or (r.select is None and cvselect.CV_BY_DEFAULT)) \
-            and applies(r.spec, r.data, r.opts.time_limit):
-        return _cross_validated(r)
-    if mode != "select":
-        return fit(_from_start(r))
-    whole = RunContext.create(r.solver, r.opts, started=r.started)
-    chosen = _select(r, _selection_part(r, whole))
-    return fit(replace(r, spec=chosen.spec, opts=replace(r.opts, time_limit=whole.cap())), selection=chosen)
+    if mode in ("full", "select"):  # the request's strategy of model selection (select: None, True, False, a grid)
+        whole = RunContext.create(r.solver, r.opts, started=r.started)
+        chosen = strategy_for(r.select).choose(r, whole, train)
+        final = replace(r.opts, time_limit=whole.cap())  # what is left of the limit
+        if chosen is None:
+            return fit(replace(r, opts=final))
+        r.log(f"[select] training the chosen setting ({chosen.label}) on all {len(r.data.y)} training rows")
+        return fit(replace(r, spec=chosen.spec, opts=final), selection=chosen)
+    return fit(_from_start(r))
 
 
 def _started(r: TrainRequest) -> TrainRequest:
@@ -102,55 +95,6 @@ def _from_start(r: TrainRequest) -> TrainRequest:
                    started=None)
 
 
-def _selection_part(r: TrainRequest, whole: RunContext) -> RunContext:
-    """Selection's part of the run's context ``whole``: :func:`_share` of the limit the user gave
-    (the same cap on any machine, whatever the start took), ending no later than ``whole``; the
-    final training has the rest."""
-    if not whole.limited:
-        return whole
-    return whole.within(_share(r) * r.opts.time_limit)
-
-
-
-def _share(r: TrainRequest) -> float:
-    """The share of the time limit that selection (folds or candidates) may take."""
-    return SELECT_SHARE if SELECT_SHARE is not None else cvselect.SELECT_SHARE
-
-
-def _cross_validated(r: TrainRequest):
-    """Cross-validation of the open settings, within :data:`~annc.training.modelselect.cvselect.SELECT_SHARE` of
-    the time limit (:func:`_selection_part` of the run's context), then the chosen setting trained
-    on all the rows in what is left.  The folds' plan is sized by the limit the user gave."""
-    whole = RunContext.create(r.solver, r.opts, started=r.started)
-    chosen = cross_validate(r.spec, r.data, time_limit=r.opts.time_limit,
-                            ctx=_selection_part(r, whole), merge=r.merge, workers=r.workers,
-                            scheduler=r.scheduler, log=r.log)
-    final = replace(r.opts, time_limit=whole.cap())
-    if chosen is None:
-        return fit(replace(r, opts=final))
-    r.log(f"[select] training the chosen setting ({chosen.label}) on all {len(r.data.y)} training rows")
-    return fit(replace(r, spec=chosen.spec, opts=final), selection=chosen)
-
-
 def _decomposed(r: TrainRequest) -> dict:
     return dict(test=r.test, solver=r.solver, opts=r.opts, workers=r.workers, scheduler=r.scheduler,
                 out_dir=r.out_dir, stem=r.stem, log=r.log)
-
-
-def _select(r: TrainRequest, ctx: RunContext):
-    """The :class:`~annc.training.modelselect.selection.Selection` of ``r``'s spec, its candidates
-    sharing ``ctx``'s time."""
-    options = dict(solver=r.solver, stem=r.stem, merge=r.merge, greedy=r.greedy, warm_start=r.warm_start,
-                   max_nonzeros=r.max_nonzeros, refine=r.refine)
-    if r.workers is not None or r.scheduler is not None:  # one task per candidate, capped as it starts
-        how = dict(workers=r.workers, scheduler=r.scheduler,
-                   options=dict(options, opts=replace(r.opts, progress=None, interrupt=None)))
-    else:
-        how = dict(train=lambda cand, fit_part, val, limit: train(
-            cand, fit_part, test=val, out_dir=None, **options,  # no files, no progress lines;
-            # a Ctrl-C stops this candidate and the search, not the final training
-            opts=replace(r.opts, time_limit=limit, progress=None, interrupt=Interrupt(log=r.log))))
-    chosen = select(r.spec, r.data, grid=None if r.select is True else r.select, fraction=r.select_fraction,
-                    seed=r.select_seed, log=r.log, task=train, ctx=ctx, **how)
-    r.log(f"[select] training the chosen candidate ({chosen.label}) on all {len(r.data.y)} training rows")
-    return chosen

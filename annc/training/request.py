@@ -134,7 +134,8 @@ class TrainRequest:
     warm_start: bool = True
     max_nonzeros: int | None = None
     refine: bool = True
-    select: bool | dict | None = None  # None: cross-validation where it applies; False: never
+    select: object = None  # None: cross-validation where it applies; False: never;
+    # a Strategy (annc.training.modelselect.strategy) with its own policy
     select_fraction: float = 0.25
     select_seed: int = 0
     ensemble: str | None = None
@@ -185,7 +186,8 @@ class TrainRequest:
                                  "or 'training ovo' to the spec")
             # full and greedy training take workers and scheduler too: the large-data path of each
             # MIP runs its clustering and annealed seeds on them (annc.training.large.largedata)
-            if mode == "select" and self.select is not True and not isinstance(self.select, dict):
+            from .modelselect.strategy import Strategy  # here: compiling imports no selection (nor scikit-learn)
+            if mode == "select" and self.select is not True and not isinstance(self.select, (dict, Strategy)):
                 raise UsageError(f"select must be True, False or a grid dict, not {self.select!r}")
         workers, scheduler = check_workers(self.workers), check_scheduler(self.scheduler)
         stem = default_stem(self.spec) if self.stem is None else self.stem

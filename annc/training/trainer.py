@@ -356,8 +356,8 @@ def train(spec: NetworkSpec, data: Dataset, *, test: Dataset | None = None, solv
 def fit(request: TrainRequest, selection=None) -> TrainResult:
     """Full or greedy training of a checked request (:meth:`~annc.training.request.TrainRequest.checked`).
 
-    ``selection`` (the :class:`annc.training.modelselect.selection.Selection` that chose ``request.spec``, if
-    any) goes into ``.selection`` and the network's ``meta["selection"]`` (so every
+    ``selection`` (the :class:`~annc.training.modelselect.chosen.Chosen` that chose ``request.spec``, if
+    any: its start network, kept or not) goes into ``.selection`` and the network's ``meta["selection"]`` (so every
     weights file).  Raises :class:`~annc.core.errors.NoSolutionError` when a MIP ends without a
     solution (infeasible, or stopped before an incumbent was found); the message names
     the model and map that are kept.
@@ -369,8 +369,8 @@ def fit(request: TrainRequest, selection=None) -> TrainResult:
     files = _RunFiles()
     kw = dict(solver=r.solver, opts=opts, out_dir=out, merge=r.merge, log=log, warm_start=r.warm_start,
               refine=r.refine, files=files, max_nonzeros=r.max_nonzeros, workers=r.workers, scheduler=r.scheduler,
-              seed=None if greedy else getattr(selection, "start_network", None),  # cross-validation's network
-              keep=(selection.label, selection.kept_reason) if not greedy and getattr(selection, "keeps", False) else None)
+              seed=None if greedy or selection is None else selection.start_network,  # cross-validation's network
+              keep=None if greedy or selection is None or not selection.keeps else (selection.label, selection.kept_reason))
     clock = RunContext.stopwatch()
     try:
         steps, net, truncated = _train_mips(r.spec, r.data, r.stem, greedy, opts.interrupt, kw, log)

@@ -7,7 +7,7 @@ training rows with no time cap (its work limits alone: the same scores on any ma
 setting's network on all the training rows is scored on the split's test rows: a kept setting's
 (separator or tree, thinned or not: ``kept.kept_point`` on all rows) and a path setting's network
 of the whole-set part (what the final training starts from; its full search then fits closer, so
-for those this is a proxy).  Then for each value of ``SE_RULE`` the rule's choice is made by
+for those this is a proxy).  Then for each value of the policy's ``se_rule`` the rule's choice is made by
 annc's own code (``CVSelection.choose`` and ``order``, and ``cvrows.realised``, the check that the network on
 all rows fits them as the folds promised), and its test accuracy and non-zero weights are set
 against L1 logistic regression and STreeD's depth-3 tree on the same split
@@ -54,7 +54,7 @@ def one_split(name: str, split: int, Xtr, ytr, Xte, yte) -> dict:
     from annc.solve.compiler import build
     from annc.training.context import RunContext
     from annc.training.modelselect import cvselect
-    from annc.training.modelselect.cvpath import spec_at
+    from annc.training.modelselect.settings import spec_at
     from annc.training.modelselect.kept import kept_point
     from annc.training.warmstart.pool.point import complete
 
@@ -78,7 +78,7 @@ def one_split(name: str, split: int, Xtr, ytr, Xte, yte) -> dict:
     ctx = RunContext()
     for i, s in enumerate(sel.plan.settings):
         row = {"label": sel.labels[i], "kept": s.kept, "cv": sel.mean(i), "se": sel.se(i),
-               "folds": [f.__dict__ for f in sel.scores[i]], "whole": sel.whole[i].__dict__}
+               "folds": [f.to_dict() for f in sel.scores[i]], "whole": sel.whole[i].to_dict()}
         if s.kept:
             c = build(spec_at(spec, s), data, name="kept", merge=True)
             x = kept_point(c, s, ctx)
@@ -96,19 +96,20 @@ def one_split(name: str, split: int, Xtr, ytr, Xte, yte) -> dict:
 
 
 def choices(out: dict, rules) -> dict:
-    """Each rule's setting (its index), by annc's own rule code with ``SE_RULE`` set to the rule."""
-    from annc.training.modelselect import cvresults, cvrows
+    """Each rule's setting (its index), by annc's own rule code with the policy's ``se_rule`` set to the rule."""
+    from dataclasses import replace
+    from annc.training.modelselect import cvrows
     sel, picked = out["sel"], {}
-    saved = cvresults.SE_RULE
+    policy = sel.policy
     try:
         for r in rules:
-            cvresults.SE_RULE = r
+            sel.policy = replace(policy, se_rule=float(r))
             best, _ = sel.choose()
             order = sel.order(best) if best >= 0 else []
             ok = order[:1] if sel.plan.large else [i for i in order if cvrows.realised(sel, i)][:1]
             picked[str(r)] = ok[0] if ok else None
     finally:
-        cvresults.SE_RULE = saved
+        sel.policy = policy
     return picked
 
 
@@ -163,7 +164,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sets", default="real", help="comma-separated set names, or real (bench/real/sets.py)")
     ap.add_argument("--splits", type=int, default=5)
-    ap.add_argument("--rules", default="0,0.5,0.75,1,1.5,2", help="values of SE_RULE to compare")
+    ap.add_argument("--rules", default="0,0.5,0.75,1,1.5,2", help="values of the policy's se_rule to compare")
     ap.add_argument("--out", required=True, help="the run folder: runs.jsonl and results.md")
     ap.add_argument("--summarise", action="store_true",
                     help="train nothing: write results.md again from the run folder's runs.jsonl")

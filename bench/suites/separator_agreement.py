@@ -13,7 +13,7 @@ from bench.real.sets import splits
 from bench.real.recipes import spec_text
 from bench.real.baselines import features
 from annc.app.api import as_data, as_spec
-from annc.training.modelselect.cvpath import Setting, spec_at
+from annc.training.modelselect.settings import Setting, spec_at
 from annc.training.modelselect.kept import kept_point
 from annc.solve.compiler import build
 from annc.solve.decode import decode_network

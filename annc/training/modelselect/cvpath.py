@@ -3,7 +3,7 @@
 Model selection (:mod:`annc.training.modelselect.cvselect`) asks, for every setting of the plan
 (:class:`Plan`: widths, l0 weights, eps values), how a network trained with that setting
 does on rows it never saw.  Each fold answers for all the settings at once
-(:func:`fold_path`), by the staged effort of the issue: the cheap part of annc's search here,
+(:func:`fold_path`), by staged effort: the cheap part of annc's search here,
 the full search and the bounds only on the chosen setting, trained on all the rows.
 
 On the fold's training part, for each eps and each width ``w`` (every hidden layer at most
@@ -34,10 +34,9 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    into its box, the rows inside the eps gap repaired, its exact output layer), not refitted and
    not thinned.  The
    path minimises the training objective ``errors + lambda * nnz``; on noisy, nearly linear data
-   the folds then see the convex surrogate's separator generalise better than the exact
-   minimiser of the errors, and the rule may choose it (diabetes 72.3% to 75.6%, whas500 74.3%
-   to 76.8% over 5 splits, ``bench/issue36_logistic``): the network the user gets is then that
-   separator, and the MIP bounds it (:mod:`annc.training.modelselect.cvselect`).
+   the folds see the convex surrogate's separator generalise better than the exact minimiser of
+   the errors, and the rule may choose it: the network the user gets is then that separator, and
+   the MIP bounds it (:mod:`annc.training.modelselect.cvselect`).
 4. **the trees** (the plan's :attr:`Plan.trees` settings): scikit-learn's CART tree of each depth
    of the plan and, where its library is installed, the optimal tree of that depth
    (:attr:`Setting.tree_source`: ConTree's or STreeD's, :mod:`~annc.training.warmstart.pool.treemakers`),
@@ -49,28 +48,28 @@ On the fold's training part, for each eps and each width ``w`` (every hidden lay
    the tree of steps 3 and 4, then every weight whose removal costs no training accuracy dropped
    (:func:`~annc.training.modelselect.kept.thin`).  A regression's L1 path zeroes a weight only where the convex surrogate loses by
    it, so weights that change no training row's class survive: the pairwise units of a multi-class
-   regression read the union of two classes' supports (wine: 22-30 weights, where the classes'
-   own regressions have 15-17), and a tree's output layer reads splits it does not need.  The
+   regression read the union of two classes' supports, and a tree's output layer reads splits it
+   does not need.  The
    thinned twin is scored on the folds like any setting, so whether the dropped weights carried
    held-out accuracy is measured, not assumed: the rule prefers the twin (fewer weights) only where
    its CV accuracy is as good (:meth:`~annc.training.modelselect.cvresults.CVSelection.order`).
 
-Every decision is a work limit (seeds, epochs, node limits, passes that stop when they
-drop nothing); the run context's deadline (:class:`~annc.training.context.RunContext`) only caps:
-a fold cut short by it scores only the settings whose work it finished, and marks the others, so a
+Every decision is a work limit (seeds, epochs, node limits, passes that stop when they drop
+nothing, and the policy's ``path_groups``); the run context's deadline
+(:class:`~annc.training.context.RunContext`) only caps: a fold cut short by it scores only the
+settings whose work it finished, and marks the others with why they stopped (:class:`Stop`), so a
 score never depends on the machine's load.  The same data give the same scores under any load.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
-from ...core.penalties import PENALTY
 from ...core.rowweights import constant_score, fold_score
 from ...io.data import Dataset
-from ...io.spec import NetworkSpec, penalty_at
+from ...io.spec import NetworkSpec
 from ...solve.compiler import build
 from ...solve.decode import decode_network
 from ..context import RunContext
@@ -78,108 +77,11 @@ from ..search.local import drop_weights
 from ..warmstart.pool import complete, feasible, hidden_network, network_start, sgd_start
 from ..warmstart.pool.linear import separator_networks
 from ..warmstart.pool.seeding import annealed_start, annealed_trains
-from ..warmstart.pool.treemakers import TREE_MAKERS
 from ..warmstart.pool.trees import tree_networks
 from .kept import kept_point, thin
+from .settings import FoldScore, FoldState, FoldTask, Plan, Setting, Stop, spec_at
 
-__all__ = ["FoldScore", "Plan", "Setting", "fold_path", "spec_at"]
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One point of the path: the hidden width cap, the l0 weight (0: no penalty) and eps."""
-
-    width: int | None  # None: the spec's widths (no hidden layer, or the width is the spec's)
-    penalty: float
-    eps: float
-    logistic: float | None = None  # C of L1 logistic regression: the setting is its separator (step 3)
-    tree: int | None = None  # a depth: the setting is that tree's splits as step units (step 4)
-    tree_source: str = "cart"  # the maker of the tree (annc.training.warmstart.pool.treemakers.TREE_MAKERS)
-    thinned: bool = False  # a kept setting whose weights that carry no training accuracy are dropped (step 5)
-
-    @property
-    def kept(self) -> bool:
-        """Whether the setting is a classic model's network (a logistic separator or a tree), kept as
-        it is where chosen, rather than a point of the MIP path."""
-        return self.logistic is not None or self.tree is not None
-
-    def label(self, spec: NetworkSpec) -> str:
-        if self.logistic is not None:
-            pen = f"L1 logistic C={self.logistic:g}"
-        elif self.tree is not None:
-            pen = f"tree depth {self.tree} ({TREE_MAKERS[self.tree_source].name})"
-        elif spec.penalty != "l0" and PENALTY[spec.penalty].weighted:
-            pen = f"{spec.penalty} {self.penalty:g}"
-        else:
-            pen = f"l0 {self.penalty:g}" if self.penalty > 0 else "no penalty"
-        width = "" if self.width is None else f", width {self.width}"
-        return f"{pen}{' thinned' if self.thinned else ''}{width}, eps {self.eps:g}"
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What the folds try: ``settings`` in path order (eps, then width, then the l0 weight
-    from large to small), ``folds`` (k), which settings were open (``open``), and ``anchor``: the
-    setting others must earn their place against when no separator is scored (the spec as written);
-    ``large``: the two-way plan above 1,000 rows (:mod:`annc.training.modelselect.cvselect`), whose folds drop
-    weights with no LP (step 2 keeps no activations) and score no whole-set part."""
-
-    settings: tuple[Setting, ...]
-    folds: int
-    open: tuple[str, ...]
-    seed: int = 0
-    anchor: Setting | None = None
-    large: bool = False
-
-    def groups(self):
-        """The path's settings grouped by (eps, width): one pool each, its path in order."""
-        out: dict = {}
-        for s in self.settings:
-            if not s.kept:
-                out.setdefault((s.eps, s.width), []).append(s)
-        return list(out.items())
-
-    @property
-    def logistic(self) -> tuple[Setting, ...]:
-        """The logistic separators' settings (step 3 of :mod:`annc.training.modelselect.cvpath`), not thinned."""
-        return tuple(s for s in self.settings if s.logistic is not None and not s.thinned)
-
-    @property
-    def trees(self) -> tuple[Setting, ...]:
-        """The trees' settings (step 4 of :mod:`annc.training.modelselect.cvpath`), not thinned."""
-        return tuple(s for s in self.settings if s.tree is not None and not s.thinned)
-
-    @property
-    def thinned(self) -> tuple[Setting, ...]:
-        """The kept settings' thinned twins (step 5 of :mod:`annc.training.modelselect.cvpath`)."""
-        return tuple(s for s in self.settings if s.thinned)
-
-    @property
-    def kept(self) -> tuple[Setting, ...]:
-        """The classic models' settings, logistic separators and trees, and their thinned twins
-        (:attr:`Setting.kept`)."""
-        return tuple(s for s in self.settings if s.kept)
-
-
-@dataclass
-class FoldScore:
-    """One setting on one fold: validation and fit accuracy, non-zero weights (or None when
-    the fold's search found no network or the clock cut it short: ``why``)."""
-
-    accuracy: float | None = None
-    fit_accuracy: float | None = None
-    nonzero_weights: int | None = None
-    why: str | None = None
-
-
-def spec_at(spec: NetworkSpec, s: Setting) -> NetworkSpec:
-    """``spec`` with the setting ``s`` written: every hidden layer at most ``s.width`` units,
-    the l0 weight (:func:`annc.io.spec.penalty_at`: the spec's own kind if it is weighted; none at
-    weight 0 unless the spec has a weight budget) and eps."""
-    hidden = spec.hidden if s.width is None else tuple(replace(h, units=min(h.units, s.width)) for h in spec.hidden)
-    penalty = penalty_at(spec, s.penalty)
-    return replace(spec, hidden=hidden, penalty=penalty[0], penalty_weight=penalty[1], eps=float(s.eps),
-                   eps_auto=False)
+__all__ = ["fold_path", "fold_task"]
 
 
 def _accuracy(net, data: Dataset) -> float:
@@ -205,27 +107,18 @@ def _padded(c, layers) -> np.ndarray | None:
     return complete(c.model, c.problem, W, b)
 
 
-FOLD_EPOCHS = 3000  # at most, per SGD network of a fold (the start pool's takes up to 10,000): on gbsg2 and
-# breast_cancer splits the same choice and CV accuracy within noise as with 10,000
-SGD_SEEDS = (0, 1, 2)  # the fold's SGD seeds, in order, until one beats the constant network: seed 0 alone
-# ended constant on a breast_cancer split's 398 rows at eps 0.1 (its units could not clear the gap), seed 1 fitted 99.2%
+FOLD_EPOCHS = 3000  # at most, per SGD network of a fold (the start pool's takes up to 10,000)
+SGD_SEEDS = (0, 1, 2)  # the fold's SGD seeds, in order, until one's network beats the constant network
 
 
 def _wide_layers(spec: NetworkSpec, s: Setting, fit: Dataset, merge: bool, ctx: RunContext) -> list:
     """The fold's networks at the spec's own widths, once per fold, as ``(W, b)`` per layer at a
     point of the spec-width model: SGD's (:func:`_sgd_layers`) and, where the hidden units are binary
     steps (:func:`~annc.training.warmstart.pool.seeding.annealed_trains`), the annealed sigmoids' (one seed,
-    rounded to step units and given its exact output layer as the pool does).  SGD's step units stay
-    near a linear separator on two moons and circles, and the path then chose width 1 (test 80.6%
-    and 67.8% on 2 splits, against 92.8% and 97.8% with the annealed network); on the parity of 2
-    of 10 features (xor, 210 rows, 44 weights) no network of SGD's path reads the parity, and the
-    folds chose a sparse network at chance (48.9% on a split).  The annealed network is here even
-    where the final training's pool leaves it out for too few samples per weight
-    (:func:`~annc.training.warmstart.pool.seeding.annealed_applies`): its units are only candidates, and the
-    path's l0 weights and the folds judge them.  (Gated as the final pool was, star98's folds once
-    chose width 4 by under a validation row a fold and overfit, 87.0% to 84.2%: the selection rule's
-    resolution, :meth:`~annc.training.modelselect.cvresults.CVSelection.floor`, now counts such a difference as
-    none.)  ``bench/issue36_fold_anneal``, ``bench/issue39/fold_anneal_all``."""
+    rounded to step units and given its exact output layer as the pool does): SGD's step units stay
+    near a linear separator on curved classes, where the annealed network reads the curve.  It is
+    here even where the final training's pool leaves it out for too few samples per weight: its
+    units are only candidates, and the path's l0 weights and the folds judge them."""
     c = build(spec_at(spec, replace(s, width=None)), fit, name="fold", merge=merge)
     out = [_sgd_layers(c, ctx)]
     if annealed_trains(c.problem.spec) and not ctx.stopped():
@@ -265,12 +158,12 @@ def _units(c, layers) -> np.ndarray | None:
     return complete(c.model, c.problem, [W0[:, keep], Wo[keep, :]], [b0[keep], bo])
 
 
-def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) -> list[np.ndarray]:
+def _pool(c, width: int | None, state: FoldState, wide_layers, ctx: RunContext) -> list[np.ndarray]:
     """Step 1: the feasible points of the pool on the compiled fold ``c``: the separators at
     the first width, the trees of :mod:`~annc.training.warmstart.pool.trees` at every width, the spec-width networks of :func:`_wide_layers` (with one hidden layer, at every
     width: their units the output layer weighs most; deeper, SGD at widths >= 2), and the networks
-    of the narrower width's path, padded.  ``wide_layers()`` computes the former, once per ``key``."""
-    points, narrower = [], state.get(key, [])
+    of the narrower width's path, padded.  ``wide_layers()`` computes the former, once per eps."""
+    points, narrower = [], state.narrower
     if not narrower:
         for _name, W, b in separator_networks(c.problem):
             x = network_start(c.model, c.problem, W, b, scale=False, ctx=ctx)
@@ -285,10 +178,9 @@ def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) 
             points.append(x)
     if len(c.problem.spec.hidden) == 1 or width is None or width >= 2:
         if len(c.problem.spec.hidden) == 1:
-            if ("wide", key) not in state:
-                state[("wide", key)] = wide_layers()
-            wide = state[("wide", key)]
-            points += [x for x in (_units(c, layers) for layers in wide) if x is not None]
+            if state.wide is None:
+                state.wide = wide_layers()
+            points += [x for x in (_units(c, layers) for layers in state.wide) if x is not None]
         else:  # deeper nets: SGD at this width
             x = sgd_start(c.model, c.problem, seed=0, lasso=False, ctx=ctx)
             if x is not None:
@@ -298,12 +190,11 @@ def _pool(c, width: int | None, state: dict, key, wide_layers, ctx: RunContext) 
 
 
 def _kept_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ctx: RunContext, merge: bool,
-                 state: dict, scores: dict) -> None:
+                 state: FoldState, scores: dict) -> None:
     """Steps 3 to 5 of the module docstring: each kept setting's network (a logistic separator or a
-    tree, thinned or not) on the fold, scored into ``scores`` and kept in ``state["networks"]``.  A
+    tree, thinned or not) on the fold, scored into ``scores`` and kept in ``state.networks``.  A
     thinned twin thins its setting's point of the fold where that was placed already."""
-    compiled: dict = {}
-    placed: dict = {}
+    compiled, placed = state.compiled, state.placed
     for s in settings:
         if ctx.stopped():
             return
@@ -319,71 +210,84 @@ def _kept_scores(spec: NetworkSpec, fit: Dataset, val: Dataset, settings, ctx: R
         if ctx.stopped():  # its output layer (or the thinning) may have been cut short
             return
         if x is None:
-            scores[s] = FoldScore(why="no network: the classic model could not be lifted")
+            scores[s] = FoldScore.unscored(Stop.FAILED, "no network: the classic model could not be lifted")
             continue
         net = decode_network(c.varmap, x).with_scaling(c.scaling)
         scores[s] = FoldScore(_accuracy(net, val), _accuracy(net, fit), int(net.nonzero_weights()))
-        state.setdefault("networks", {})[s] = (hidden_network(c.model, x), c.scaling)
+        state.networks[s] = (hidden_network(c.model, x), c.scaling)
 
 
 def fold_path(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, *, ctx: RunContext | None = None,
-              merge: bool = True, groups=None, state: dict | None = None, kept: bool | None = None) -> dict:
-    """Steps 1-3 of the module docstring on one fold: a :class:`FoldScore` per setting of the
+              groups=None, state: FoldState | None = None, kept=None) -> dict:
+    """Steps 1-5 of the module docstring on one fold: a :class:`FoldScore` per setting of the
     plan's ``groups`` (default: all; each ``((eps, width), path)`` of :meth:`Plan.groups`, in
-    order, widths increasing) and, with ``kept`` (default: when ``groups`` is), of its kept
-    settings (logistic separators and trees), first (they are cheap), as a dict.  ``state`` carries what a later group of the same fold
-    reuses (SGD's network, the narrower path's networks).  ``ctx`` (a run context; None: no cap,
-    HiGHS for the sub-MIPs) caps the work and runs the sub-MIPs; once it has stopped, the settings
-    not reached are scored None (``why``)."""
+    order, widths increasing) and, with ``kept`` (default: when ``groups`` is; or a tuple of them), of
+    its kept settings (logistic separators and trees), first (they are cheap), as a dict.  ``state`` carries
+    what a later group of the same fold reuses.  ``ctx`` (a run context; None: no cap, HiGHS for the
+    sub-MIPs) caps the work and runs the sub-MIPs; the settings not reached once it has stopped, or
+    past the plan's work limit (:attr:`Plan.path_groups`), are unscored with their :class:`Stop`."""
     ctx = ctx or RunContext()
     kept = (groups is None) if kept is None else kept
+    kept = kept if isinstance(kept, tuple) else plan.kept if kept else ()
     groups = plan.groups() if groups is None else groups
-    state = {} if state is None else state
-    asked = (plan.kept if kept else ()) + tuple(s for _, path in groups for s in path)
-    scores = {s: FoldScore(why="not reached: the time limit") for s in asked}
+    state = FoldState() if state is None else state
+    asked = kept + tuple(s for _, path in groups for s in path)
+    scores: dict = {}
     if kept:
-        _kept_scores(spec, fit, val, plan.kept, ctx, merge, state, scores)
+        _kept_scores(spec, fit, val, kept, ctx, plan.merge, state, scores)
+    for group in groups:
+        if plan.path_groups is not None and state.groups_walked >= plan.path_groups:
+            scores.update({s: FoldScore.unscored(Stop.WORK_LIMIT, "not reached: the plan's work limit")
+                           for s in group[1]})
+            continue
+        if ctx.stopped() or not _walk(spec, fit, val, plan, group, state.at(group[0][0]), ctx, scores):
+            break
+        state.groups_walked += 1
+    return {s: scores[s] if s in scores else FoldScore.cut(ctx) for s in asked}
 
-    for (eps, width), path in groups:
+
+def _walk(spec: NetworkSpec, fit: Dataset, val: Dataset, plan: Plan, group, state: FoldState,
+          ctx: RunContext, scores: dict) -> bool:
+    """Step 2 on one ``group`` of :meth:`Plan.groups`, ``((eps, width), path)``: its path from the largest l0 weight down, each setting scored into
+    ``scores``; False when the run context stopped it (a pool or a drop cut short is not the
+    work-limited one: nothing is scored from it)."""
+    (_eps, width), path = group
+    merge = plan.merge
+    first = build(spec_at(spec, path[0]), fit, name="fold", merge=merge)
+    pool = _pool(first, width, state, lambda: _wide_layers(spec, path[0], fit, merge, ctx), ctx)
+    if ctx.stopped():
+        return False
+    prev, fixpoint, state.narrower = None, False, []
+    for s in path:
         if ctx.stopped():
-            break
-        first = build(spec_at(spec, path[0]), fit, name="fold", merge=merge)
-        pool = _pool(first, width, state, eps, lambda: _wide_layers(spec, path[0], fit, merge, ctx), ctx)
-        if ctx.stopped():  # a pool the cap cut short is not the work-limited one: score nothing from it
-            break
-        prev, fixpoint, state[eps] = None, False, []
-        for s in path:
+            return False
+        c = first if s is path[0] else build(spec_at(spec, s), fit, name="fold", merge=merge)
+        cands = [x for x in pool + ([prev] if prev is not None else []) if feasible(c.model, x)]
+        if not cands:
+            scores[s] = FoldScore.unscored(Stop.FAILED, "no network: the fold's start pool is empty")
+            continue
+        x = min(cands, key=c.model.objective)
+        # a weight the drop kept at a larger l0 weight earns its place at a smaller one too:
+        # the previous network, a fixpoint of the drop there, is one here (skip the pass)
+        if c.problem.spec.penalty == "l0" and c.problem.spec.penalty_weight > 0 and not (fixpoint and x is prev):
+            x = drop_weights(c.model, c.problem, x, ctx=ctx, refit_gap=False,  # cheap: biases alone
+                             keep_activations=not plan.large)
             if ctx.stopped():
-                break
-            c = first if s is path[0] else build(spec_at(spec, s), fit, name="fold", merge=merge)
-            cands = [x for x in pool + ([prev] if prev is not None else []) if feasible(c.model, x)]
-            if not cands:
-                scores[s] = FoldScore(why="no network: the fold's start pool is empty")
-                continue
-            x = min(cands, key=c.model.objective)
-            # a weight the drop kept at a larger l0 weight earns its place at a smaller one too:
-            # the previous network, a fixpoint of the drop there, is one here (skip the pass)
-            if c.problem.spec.penalty == "l0" and c.problem.spec.penalty_weight > 0 and not (
-                    fixpoint and x is prev):
-                x = drop_weights(c.model, c.problem, x, ctx=ctx, refit_gap=False,  # cheap: biases alone
-                                 keep_activations=not plan.large)
-                if ctx.stopped():  # the drop may have been cut short: not its work-limited result
-                    break
-            net = decode_network(c.varmap, x).with_scaling(c.scaling)
-            scores[s] = FoldScore(_accuracy(net, val), _accuracy(net, fit), int(net.nonzero_weights()))
-            prev, fixpoint = x, True
-            state[eps].append(hidden_network(c.model, x))
-            state["scaling"] = c.scaling  # fitted on ``fit``: the networks of ``state`` are on its scale
-            state.setdefault("networks", {})[s] = (state[eps][-1], c.scaling)
-    return scores
+                return False
+        net = decode_network(c.varmap, x).with_scaling(c.scaling)
+        scores[s] = FoldScore(_accuracy(net, val), _accuracy(net, fit), int(net.nonzero_weights()))
+        prev, fixpoint = x, True
+        state.narrower.append(hidden_network(c.model, x))
+        state.networks[s] = (state.narrower[-1], c.scaling)
+    return True
 
 
-def fold_task(item) -> tuple[list[FoldScore], dict]:
-    """One fold as an executor task: ``item = (spec, fit, val, plan, merge, until, solver, keep)``;
-    ``until`` is the seconds the task may take (None: no cap), counted from when it starts, in a run
-    context of its own (the sub-MIPs on ``solver`` where its driver serves them).  The scores in
-    the plan's order, and with ``keep`` each setting's network (``((W, b), scaling)``, ``{}`` without)."""
-    spec, fit, val, plan, merge, until, solver, keep = item
-    state: dict = {}
-    scores = fold_path(spec, fit, val, plan, ctx=RunContext.create(solver, limit=until), merge=merge, state=state)
-    return [scores[s] for s in plan.settings], (state.get("networks", {}) if keep else {})
+def fold_task(task: FoldTask) -> tuple[list[FoldScore], dict]:
+    """One fold as an executor task (:class:`FoldTask`), in a run context of its own capped at
+    ``task.until`` seconds from its start (the sub-MIPs on ``task.solver`` where its driver serves
+    them).  The scores in the plan's order, and with ``task.keep`` each setting's network
+    (``((W, b), scaling)``; ``{}`` without)."""
+    state = FoldState()
+    ctx = RunContext.create(task.solver, limit=task.until)
+    scores = fold_path(task.spec, task.fit, task.val, task.plan, ctx=ctx, state=state)
+    return [scores[s] for s in task.plan.settings], (state.networks if task.keep else {})

@@ -8,8 +8,11 @@ Setting ``s`` scores accuracies ``a_{s,1..k}`` on the k held-out folds; its CV a
 ``m_s >= m_b - max(SE_RULE * se_b, RESOLUTION / v)`` (``b`` the best, ``v = rows / k`` the validation
 rows of a fold) counts as good as the best (:meth:`CVSelection.floor`).  A setting of the MIP path goes
 before the logistic separators only where it earns it (:meth:`CVSelection.earns`): its paired differences
-with the first separator of the rule's order, fold by fold, have a mean above :data:`PAIRED_SE` of their
-standard error and above the resolution.
+with the first separator of the rule's order, fold by fold, have a mean above the policy's ``paired_se`` of
+their standard error and above the resolution.  ``SE_RULE`` is the policy's ``se_rule`` (1: the
+one-standard-error rule, Breiman et al., glmnet's ``lambda.1se``: the best of some 40 noisy CV scores is
+optimistic, and the simplest setting within its noise is chosen), ``RESOLUTION`` its ``resolution``
+(one validation row a fold moves a mean by ``1 / v``: less is no evidence against a setting).
 """
 from __future__ import annotations
 
@@ -19,34 +22,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...io.spec import NetworkSpec
-from .cvpath import FoldScore, Plan
+from .chosen import Chosen
+from .policy import DEFAULT_POLICY, SelectionPolicy
+from .settings import FoldScore, Plan, Stop
 
-__all__ = ["CVSelection", "PAIRED_SE", "RESOLUTION", "SE_RULE"]
-
-SE_RULE = 1.0  # standard errors below the best CV accuracy that count as good as the best: the one-standard-
-# error rule (Breiman et al.; glmnet's lambda.1se).  The best of some 40 settings on 3-5 folds is an optimistic
-# estimate, and settings within its noise are as good; the rule takes the simplest of them.  Measured on the
-# 20 real sets of bench/real/sets.py, 5 splits, each setting's network on all rows scored on the test rows
-# (2026-12-04, with the thinned twins; the rule chosen on these splits): within 1 point of the better of L1
-# logistic regression and STreeD's depth-3 tree on 16 of 20 sets at 0, 16 at 0.5, 17 at 0.75, 19 at 1,
-# 17 at 1.5, 15 at 2; mean non-zero weights 0.80 of L1 logistic regression's at 0, 0.67 at 1
-RESOLUTION = 0.75  # validation rows a fold: a CV accuracy less than this many rows a fold below the best
-# is no evidence against a setting (one row a fold moves the mean by 1 / v).  With 0, star98's folds (71 rows
-# each) chose width 4 and 20-27 weights over width 1-2 and 4-8 weights by 0.1-0.9 points (0.07-0.64 rows a
-# fold), and the final network overfit: test 87.0% -> 84.2%, train 99% (bench/issue36_fold_anneal).  With 1,
-# a moons split chose a linear separator 0.98 rows a fold below width 4's best: test 80.0% against 92.8%
-# (bench/issue39/fold_anneal_all_r1); 0.5 kept star98's first overfit split.  0.75 was chosen on these folds
-PAIRED_SE = 0.5  # standard errors of the paired fold differences by which a setting of the MIP path must beat the
-# logistic separator to go before it.  Measured offline on every setting's network on all rows (11 sets, 5 splits,
-# bench/issue36_paired): 1 gave up a moons split whose folds' cheap search found the curve on one fold of three
-# (test 93.3% -> 82.2%), 2 more of them; 0.5 kept every nonlinear set's path and moved 2 of gbsg2's 3 noisy path
-# choices (CV 0.67-0.73, test 62.5-70.8%) to the separators
+__all__ = ["CVSelection"]
 
 CLASSIC_KEPT = "the MIP's minimiser of the training objective scored lower on the folds"  # why a tree or separator is kept
 
 
 @dataclass
-class CVSelection:
+class CVSelection(Chosen):
     """What :func:`cross_validate` measured and chose; ``scores[i][f]`` is setting ``i`` on fold ``f``."""
 
     plan: Plan
@@ -65,6 +51,7 @@ class CVSelection:
     whole: list = field(default_factory=list)  # each setting's FoldScore on the whole set (fit: all rows)
     passed_over: list = field(default_factory=list)  # settings before the chosen one whose network on all
     # rows fitted them far worse than their CV accuracy
+    policy: SelectionPolicy = field(default=DEFAULT_POLICY, repr=False)  # the rule's numbers
 
     @property
     def label(self) -> str:
@@ -85,13 +72,8 @@ class CVSelection:
         folds' rows, ``fit_all >= (1/k) sum_f fit_f``.  The folds validated that procedure at that fit;
         a search that fits the rows closer goes past what they measured.  Not where the network on all
         rows was made at another margin (:attr:`refit_eps`) or no whole-set part was scored (the
-        two-way plan: no fit on all rows).
-
-        On mroz's split 3 of the real bench (l0 0.5, width 4) the path's network fitted all rows at
-        0.841 against the folds' 0.824; the final search under its budget of 29 weights took it to
-        0.854 and its test accuracy from 72.6% to 70.4%.  Where the network on all rows fits them
-        worse than the folds' networks did theirs (a moons split: 0.876 against 0.962), the search
-        closes that gap (test 96.7%)."""
+        two-way plan: no fit on all rows).  A search that fits the rows closer than the folds did
+        went past what they measured on the bench (docs/decisions.md)."""
         i = self.chosen
         if self.plan.settings[i].kept or self.refit_eps is not None or i >= len(self.whole):
             return False
@@ -114,42 +96,15 @@ class CVSelection:
         fits = [f.fit_accuracy for f in self.scores[i]]
         return float(np.mean(fits)) if fits and all(a is not None for a in fits) else math.nan
 
-    def width_settled(self, *, separators_suffice: bool = False) -> bool:
-        """Whether the folds say enough about the width for the rule to choose among what they
-        scored (else the spec is trained as written):
-
-        1. some setting of the path at the spec's width (the widest it tries) was scored on every
-           fold; or
-        2. with ``separators_suffice`` (the caller's: at most 1,000 rows and two classes), a logistic
-           separator was: the folds then held the spec's class at its simplest, by a convex surrogate,
-           against the path they reached.  (Not for more classes, where the separator is the
-           k (k - 1) / 2 pairwise units, as wide as the spec may be: on class4, 4 classes and width 6,
-           whose folds stop at width 3 at 30 s, it was chosen over the spec as written on 2 splits,
-           76.7% and 81.7% against 77.5% and 84.2%, with twice the weights.)  On 1,000 rows or
-           fewer a run cut short has little time left for the spec as written: trained so,
-           breast_cancer scored 88.7% with 58 weights over 5 splits, against 95.8% with 11 when
-           the rule chose among the settings scored (``bench/issue36_cut``); or
-        3. the cap stopped the folds after two widths or more, and the widest of them scored no
-           higher than the narrowest plus the rule's :meth:`resolution` (best CV accuracy of
-           each): the path had stopped gaining from width where it was cut.
-
-        Above 1,000 rows narrower settings and separators alone would choose a narrower network
-        without having seen the wider (moons10k at 60 s: a linear separator, 85.5%, where the spec
-        as written reaches 91%), and the final training has most of the limit.  (Before 2026-11-28
-        this check compared the plan's last setting's width, which the logistic separators made 1
-        on any data: so rule 2 held above 1,000 rows too.)"""
-        path = [(i, s) for i, s in enumerate(self.plan.settings) if not s.kept]
-        top = max((s.width or 0 for _, s in path), default=0)
-        done = sorted({s.width or 0 for i, s in path if self.complete(i)})
-        if top in done:
-            return True
-        if separators_suffice and any(self.complete(i) for i, s in enumerate(self.plan.settings)
-                                      if s.logistic is not None):
-            return True
-        if len(done) < 2:
-            return False
-        best = {w: max(self.mean(i) for i, s in path if (s.width or 0) == w and self.complete(i)) for w in done}
-        return best[done[-1]] <= best[done[0]] + self.resolution()
+    def not_reached(self) -> dict[Stop, list[str]]:
+        """The settings not scored on every fold, by why their work stopped (the first fold's
+        reason that is not :attr:`Stop.DONE`): what the log says was not reached."""
+        out: dict[Stop, list[str]] = {}
+        for i, label in enumerate(self.labels):
+            stops = [f.stop for f in self.scores[i] if f.accuracy is None]
+            if stops:
+                out.setdefault(stops[0], []).append(label)
+        return out
 
     def _acc(self, i: int) -> np.ndarray:
         return np.array([f.accuracy for f in self.scores[i] if f.accuracy is not None], float)
@@ -170,8 +125,8 @@ class CVSelection:
         return float(np.mean(n)) if n else float("nan")
 
     def resolution(self) -> float:
-        """:data:`RESOLUTION` rows of a fold's validation part, as accuracy: ``RESOLUTION * k / rows``."""
-        return RESOLUTION * self.plan.folds / self.rows if self.rows else 0.0
+        """The policy's ``resolution`` rows of a fold's validation part, as accuracy: ``resolution * k / rows``."""
+        return self.policy.resolution * self.plan.folds / self.rows if self.rows else 0.0
 
     def paired(self, i: int, ref: int) -> tuple[float, float]:
         """The mean and the standard error of setting ``i``'s fold accuracies less ``ref``'s, fold by
@@ -182,11 +137,11 @@ class CVSelection:
 
     def earns(self, i: int, ref: int) -> bool:
         """Whether setting ``i`` beats ``ref`` on the folds by more than their noise: the mean of
-        the paired differences (:meth:`paired`) above ``PAIRED_SE`` standard errors and above the
+        the paired differences (:meth:`paired`) above the policy's ``paired_se`` standard errors and above the
         :meth:`resolution`.  The MIP path's minimiser of the training objective must earn its place
         before the convex surrogate's separator, which generalises well on noisy, nearly linear data."""
         mean, se = self.paired(i, ref)
-        return mean > max(PAIRED_SE * se, self.resolution())
+        return mean > max(self.policy.paired_se * se, self.resolution())
 
     def separator_first(self, order: list[int]) -> list[int]:
         """``order`` (the rule's, complete settings) with the first logistic separator moved before
@@ -228,8 +183,8 @@ class CVSelection:
         weight, the wider margin), then the rest by CV accuracy; the path's settings ahead of the first
         separator that do not earn their place go behind it (:meth:`separator_first`).  At one width
         and eps, the largest l0 weight as good as the best stands for the smaller ones (glmnet's choice
-        of lambda): they go with the rest, whatever their folds' weights (modechoice chose l0 0.125 on
-        22.3 weights over 0.5 on 23.7, and the full search trained it to 98% of its rows)."""
+        of lambda): they go with the rest, whatever their folds' weights (the full search at a smaller
+        weight fits the rows closer)."""
         s = self.plan.settings
         ok = [i for i in range(len(self.labels)) if self.complete(i)]
         floor = self.floor(best)
@@ -245,9 +200,9 @@ class CVSelection:
 
     def floor(self, best: int) -> float:
         """The least CV accuracy as good as ``best``'s within the noise and the resolution of the
-        folds: ``m_b - max(SE_RULE * se_b, RESOLUTION / v)``, ``v`` a fold's validation rows."""
+        folds: ``m_b - max(se_rule * se_b, resolution / v)`` (the policy's), ``v`` a fold's validation rows."""
         se = self.se(best)
-        return self.mean(best) - max(SE_RULE * se if np.isfinite(se) else 0.0, self.resolution())
+        return self.mean(best) - max(self.policy.se_rule * se if np.isfinite(se) else 0.0, self.resolution())
 
     @property
     def estimate(self) -> float:
@@ -255,10 +210,10 @@ class CVSelection:
         return self.mean(self.chosen)
 
     def heading(self) -> list[str]:
-        b, c = self.best, self.chosen
+        b, c, se_rule, rows_a_fold, paired_se = self.best, self.chosen, *self._rule()
         rule = (f"best CV accuracy {self.mean(b):.4f} ({self.labels[b]})" + (
-            f" less {SE_RULE:g} standard error {self.se(b):.4f}" if SE_RULE else "")
-                + (f" less {RESOLUTION:g} validation row a fold ({self.resolution():.4f})" if RESOLUTION else "")
+            f" less {se_rule:g} standard error {self.se(b):.4f}" if se_rule else "")
+                + (f" less {rows_a_fold:g} validation row a fold ({self.resolution():.4f})" if rows_a_fold else "")
                 + f": the simplest setting at or above {self.floor(b):.4f}")
         behind = self.behind_separator()
         return [f"model selection: {self.plan.folds}-fold stratified cross-validation on {self.rows} training rows, "
@@ -266,7 +221,7 @@ class CVSelection:
                 + (", cut short by the time limit" if self.capped else ""),
                 f"rule: {rule} (fewest non-zero weights, then width, then larger l0); a setting of the MIP path "
                 f"goes before the logistic separators only if it beats the first of them on the same folds by more "
-                f"than {PAIRED_SE:g} standard error of their paired differences and the resolution",
+                f"than {paired_se:g} standard error of their paired differences and the resolution",
                 f"chosen: {self.labels[c]}; CV estimate of test accuracy {self.estimate:.4f} "
                 f"+- {self.se(c):.4f}" + ("" if self.refit_eps is None else
                                           f"; trained on all rows at eps {self.refit_eps:g} (at its own margin "
@@ -302,14 +257,18 @@ class CVSelection:
             return "  ".join(c.rjust(w) if k >= 2 else c.ljust(w) for k, (c, w) in enumerate(zip(row, width))).rstrip()
         return self.heading() + [line(head)] + [line(r) for r in cells]
 
+    def _rule(self) -> tuple[float, float, float]:
+        return self.policy.se_rule, self.policy.resolution, self.policy.paired_se
+
     def to_dict(self) -> dict:
         """JSON-able, for the weights' ``meta["selection"]`` (and so the report): the whole path."""
+        se_rule, rows_a_fold, paired_se = self._rule()
         return {"measure": f"{self.plan.folds}-fold stratified cross-validation accuracy",
-                "rule": f"the fewest mean non-zero weights within {SE_RULE:g} standard errors of the best"
-                        f" and {RESOLUTION:g} validation row a fold; a path setting goes before the logistic"
-                        f" separators only if it beats them by {PAIRED_SE:g} paired standard error and the resolution",
-                "se_rule": SE_RULE, "paired_se": PAIRED_SE, "behind_separator": self.behind_separator(),
-                "resolution_rows": RESOLUTION, "floor": self.floor(self.best),
+                "rule": f"the fewest mean non-zero weights within {se_rule:g} standard errors of the best"
+                        f" and {rows_a_fold:g} validation row a fold; a path setting goes before the logistic"
+                        f" separators only if it beats them by {paired_se:g} paired standard error and the resolution",
+                "se_rule": se_rule, "paired_se": paired_se, "behind_separator": self.behind_separator(),
+                "resolution_rows": rows_a_fold, "floor": self.floor(self.best),
                 "folds": self.plan.folds, "rows": self.rows, "open": list(self.plan.open),
                 "chosen": self.chosen, "chosen_label": self.label, "best": self.best,
                 "cv_estimate": self.estimate, "capped": self.capped, "refit_eps": self.refit_eps,
@@ -327,8 +286,8 @@ class CVSelection:
                                 "thinned": s.thinned, "cv_accuracy": self.mean(i) if self.complete(i) else None,
                                 "se": self.se(i) if self.complete(i) else None,
                                 "mean_nonzero_weights": self.nonzeros(i),
-                                "all_rows": self.whole[i].__dict__ if i < len(self.whole) else None,
-                                "folds": [f.__dict__ for f in self.scores[i]]}
+                                "all_rows": self.whole[i].to_dict() if i < len(self.whole) else None,
+                                "folds": [f.to_dict() for f in self.scores[i]]}
                                for i, s in enumerate(self.plan.settings)]}
 
     def cv_results(self) -> dict:

@@ -20,9 +20,10 @@ from ...io.spec import NetworkSpec
 from ...solve.compiler import build
 from ..context import RunContext
 from ..warmstart.pool import hidden_network
-from .cvpath import Plan, Setting, fold_path, spec_at
+from .cvpath import fold_path
 from .cvresults import CVSelection
 from .kept import kept_point
+from .settings import FoldState, Plan, Setting, spec_at
 
 __all__ = ["budget", "kept_on_rows", "path_on_rows", "raw_network", "realise", "realised"]
 
@@ -36,7 +37,7 @@ def raw_network(layers, scaling) -> tuple[list, list]:
     return [W0] + list(W[1:]), [b[0] - scaling.center @ W0] + list(b[1:])
 
 
-def path_on_rows(spec: NetworkSpec, data: Dataset, plan: Plan, i: int, ctx: RunContext, merge: bool):
+def path_on_rows(spec: NetworkSpec, data: Dataset, plan: Plan, i: int, ctx: RunContext):
     """Setting ``i``'s network by the folds' cheap path on all of ``data`` (every narrower width's
     path of the same eps, then the setting's width down to its l0 weight, as on the folds: a width's
     pool holds the narrower width's networks padded with dead units): ``(network on raw inputs,
@@ -45,14 +46,14 @@ def path_on_rows(spec: NetworkSpec, data: Dataset, plan: Plan, i: int, ctx: RunC
     narrower = [(key, path) for key, path in plan.groups()
                 if key[0] == s.eps and (s.width is None or (key[1] is not None and key[1] < s.width))]
     group = narrower + [(key, [t for t in path if t.penalty >= s.penalty]) for key, path in plan.groups() if s in path]
-    state: dict = {}
-    accuracy = fold_path(spec, data, data, plan, ctx=ctx, merge=merge, groups=group, state=state)[s].accuracy
-    return None if accuracy is None else (raw_network(*state["networks"][s]), accuracy)
+    state = FoldState()
+    accuracy = fold_path(spec, data, data, plan, ctx=ctx, groups=group, state=state)[s].accuracy
+    return None if accuracy is None else (raw_network(*state.networks[s]), accuracy)
 
 
 def kept_on_rows(spec: NetworkSpec, data: Dataset, s: Setting, ctx: RunContext, merge: bool):
     """The kept setting ``s``'s network fitted on all of ``data`` (on raw inputs), for folds cut
-    from a sample (:data:`~annc.training.modelselect.cvselect.MAX_CV_ROWS`): as cross-validation refits the
+    from a sample (the policy's ``max_cv_rows``): as cross-validation refits the
     chosen setting on all the data, L1 logistic regression at the setting's C (or the tree of its
     depth) is fitted on every row and its units repaired off the eps gap on those rows
     (:func:`~annc.training.modelselect.kept.kept_point`), rather than the sample's network lifted onto rows it
@@ -62,14 +63,11 @@ def kept_on_rows(spec: NetworkSpec, data: Dataset, s: Setting, ctx: RunContext, 
     return None if x is None else raw_network(hidden_network(c.model, x), c.scaling)
 
 
-SEED_SLACK = 0.05  # a setting's network on all rows may fit them this much worse than its CV accuracy
-
-
 def realised(sel: CVSelection, i: int) -> bool:
-    """Whether setting ``i``'s network on all the rows fits them within :data:`SEED_SLACK` of its CV
+    """Whether setting ``i``'s network on all the rows fits them within the policy's ``seed_slack`` of its CV
     accuracy (a margin the folds keep may not be kept on all rows: denser rows fill the gap)."""
     w = sel.whole[i]
-    return w.fit_accuracy is not None and w.fit_accuracy >= sel.mean(i) - SEED_SLACK
+    return w.fit_accuracy is not None and w.fit_accuracy >= sel.mean(i) - sel.policy.seed_slack
 
 
 def realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, ctx: RunContext, merge: bool,
@@ -93,8 +91,8 @@ def realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, 
     if not eps_open or sel.plan.settings[i].eps != WIDE:
         return None, None
     narrow = replace(sel.plan, settings=tuple(replace(t, eps=NARROW) for t in sel.plan.settings))
-    done = path_on_rows(spec, data, narrow, i, ctx, merge)
-    if done is None or done[1] < sel.mean(i) - SEED_SLACK:
+    done = path_on_rows(spec, data, narrow, i, ctx)
+    if done is None or done[1] < sel.mean(i) - sel.policy.seed_slack:
         return None, None
     sel.chosen, sel.refit_eps = i, NARROW
     return narrow.settings[i], done[0]
@@ -103,9 +101,8 @@ def realise(sel: CVSelection, spec: NetworkSpec, data: Dataset, networks: dict, 
 def budget(sel: CVSelection, seed) -> int:
     """The final training's ``max_weights``: the non-zero weights the folds scored for the chosen
     setting (their mean, rounded up), and at least those of its network on all rows ``seed`` (the
-    final training's start, which must stay feasible).  On a modechoice split the whole set's
-    network had 11 weights and fitted 78.9% of the rows where the folds' networks had 15.0 and
-    fitted 90.8% of theirs."""
+    final training's start, which must stay feasible): the network on all rows may fit them worse,
+    with fewer weights, than the folds' networks fitted theirs."""
     folds = sel.nonzeros(sel.chosen)
     scored = int(math.ceil(folds - 1e-9)) if math.isfinite(folds) else 0
     return max(l0.count(seed[0]), scored)

@@ -31,8 +31,7 @@ def kept_point(c, s, ctx: RunContext):
 
     The biases alone: the repair's LP refit of a unit that would flip a row
     (:func:`~annc.training.warmstart.pool.repair.refit_unit`) keeps the training rows' signs but not the
-    regression's hyperplane, and on a gbsg2 split it moved 6 test rows (test 66.1% -> 63.7%, the
-    same training accuracy); without it a kept separator predicts as the regression does, up to
+    regression's hyperplane (test rows move at the same training accuracy); without it a kept separator predicts as the regression does, up to
     the rows within ``eps/2`` of its boundary: the exported unit keeps the regression's bias unless
     a training row lies that near, and then moves it the least that clears them
     (:func:`~annc.training.warmstart.pool.repair.threshold`'s ``fires_at``)."""

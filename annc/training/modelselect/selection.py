@@ -52,12 +52,13 @@ from ...core.rowweights import fold_score
 from ...io.data import Dataset
 from ...io.spec import NetworkSpec, format_spec
 from ..context import RunContext
+from .chosen import Chosen
 from .select_grid import (DEFAULT_GRID, GRID_KEYS, MARGIN_LOSSES, MAX_CANDIDATES,  # noqa: F401 - re-exported
                           MAX_DEFAULT_CANDIDATES, candidates)
 from .splits import DEFAULT_FRACTION, split_rows, validation_split  # noqa: F401 - re-exported
 
 __all__ = ["DEFAULT_GRID", "GRID_KEYS", "MARGIN_LOSSES", "MAX_CANDIDATES", "MAX_DEFAULT_CANDIDATES",
-           "Row", "Selection", "Trial", "candidates", "select", "train_candidate", "validation_split"]
+           "Row", "Runner", "Selection", "Trial", "candidates", "select", "train_candidate", "validation_split"]
 
 TIE = 1e-12  # validation accuracies this close are equal
 
@@ -89,7 +90,7 @@ class Row:
 
 
 @dataclass
-class Selection:
+class Selection(Chosen):
     """What :func:`select` measured and chose: one :class:`Row` per candidate, the index
     :attr:`chosen` and its spec :attr:`spec` (to train on all the training data)."""
 
@@ -242,12 +243,46 @@ def _train_sequentially(cands, fit: Dataset, val: Dataset, train: Callable, rows
         _log_row(log, i + 1, len(cands), rows[i])
 
 
-def _train_in_parallel(cands, fit: Dataset, val: Dataset, options: dict, task: Callable, workers, scheduler,
-                       rows: list[Row], log: Callable, ctx) -> None:
+@dataclass(frozen=True)
+class Runner:
+    """How :func:`select` trains its candidates: ``train(candidate_spec, fit, val, time_limit)`` in this
+    process, or, with ``workers`` (a local Dask cluster of that many processes) or ``scheduler`` (a
+    cluster's address), ``task(candidate_spec, fit, test=val, out_dir=None, **options)`` as a task
+    each (``task`` picklable, :func:`annc.training.trainer.train`; ``options`` its keyword arguments)."""
+
+    train: Callable | None = None
+    task: Callable | None = None
+    options: dict | None = None
+    workers: int | None = None
+    scheduler: str | None = None
+
+    @property
+    def parallel(self) -> bool:
+        return self.workers is not None or self.scheduler is not None
+
+    def checked(self) -> "Runner":
+        """This runner with its workers and scheduler checked; a :class:`~annc.core.errors.UsageError`
+        for what it lacks (options and task in parallel, train in this process)."""
+        from ..large.executor import check_scheduler, check_workers
+        r = replace(self, workers=check_workers(self.workers), scheduler=check_scheduler(self.scheduler))
+        if r.parallel and not isinstance(r.options, dict):
+            raise UsageError("parallel selection (workers or scheduler) takes options: a dict of the keyword "
+                             "arguments of annc.training.trainer.train for every candidate")
+        if r.parallel and not callable(r.task):
+            raise UsageError("parallel selection (workers or scheduler) takes task: a picklable training function "
+                             f"(annc.training.trainer.train), not {type(r.task).__name__}")
+        if not r.parallel and not callable(r.train):
+            raise UsageError(f"train must be a callable, not {type(r.train).__name__}")
+        return r
+
+
+def _train_in_parallel(cands, fit: Dataset, val: Dataset, runner: Runner, rows: list[Row], log: Callable,
+                       ctx) -> None:
     """Every candidate as a task on the executor, with its share of ``ctx``'s time; rows
     filled as the tasks finish."""
     from ..large.executor import Executor, TaskFailed
     finished = [False] * len(cands)
+    options, task, workers = runner.options, runner.task, runner.workers
 
     def done(i, result):
         if isinstance(result, TaskFailed):
@@ -259,7 +294,7 @@ def _train_in_parallel(cands, fit: Dataset, val: Dataset, options: dict, task: C
 
     items = [(cand, fit, val, options, task) for _, cand in cands]
     try:
-        with Executor(workers=min(workers, len(items)) if workers else None, scheduler=scheduler,
+        with Executor(workers=min(workers, len(items)) if workers else None, scheduler=runner.scheduler,
                       log=log) as ex:
             def prepare(i, item, waiting):
                 cand, fit_part, val_part, opts_of, fn = item
@@ -277,30 +312,22 @@ def _train_in_parallel(cands, fit: Dataset, val: Dataset, options: dict, task: C
                 row.error = "not trained: the selection was interrupted"
 
 
-def select(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None, grid: dict | None = None,
+def select(spec: NetworkSpec, data: Dataset, runner: Runner, *, grid: dict | None = None,
            fraction: float = DEFAULT_FRACTION, seed: int = 0, log: Callable = silent,
-           options: dict | None = None, task: Callable | None = None, workers: int | None = None,
-           scheduler: str | None = None, ctx: RunContext | None = None) -> Selection:
+           ctx: RunContext | None = None) -> Selection:
     """Choose among :func:`candidates` by accuracy on a held-out part of ``data``.
 
     ``data`` is the *training* data; :func:`validation_split` makes ``(fit, val)`` of it.
-    Each candidate is trained by ``train(candidate_spec, fit, val, time_limit)`` -- a callable
-    the caller provides (it sets the solver and the output folder; ``time_limit`` is the
-    candidate's share of ``ctx``, None without a limit), returning
-    a :class:`~annc.training.trainer.TrainResult` or an object with ``.network``, ``.status``,
-    ``.test_accuracy`` (here the validation accuracy), ``.train_accuracy`` (the fit
-    accuracy) and ``.seconds``.  A candidate whose training raises
-    :class:`~annc.core.errors.NoSolutionError`, or whose network fails verification
-    (``.verified`` False), is recorded as failed and skipped.  After a run that was
-    interrupted (``.interrupted``, Ctrl-C) no further candidate is trained.
-
-    With ``workers`` (a local Dask cluster of that many processes) or ``scheduler`` (the
-    address of a Dask cluster) the candidates are trained in parallel instead, as tasks
-    :func:`train_candidate`: ``task(candidate_spec, fit, test=val, out_dir=None, **options)``
-    (``task`` a picklable training function, :func:`annc.training.trainer.train` as
-    :func:`annc.training.dispatch.run` passes it; ``options`` its keyword arguments, picklable too;
-    ``train`` is not used).  This module never imports :mod:`annc.training.trainer`.  A task
-    that fails is a failed row, as a candidate without a solution is.
+    Each candidate is trained by the :class:`Runner`: in this process by ``runner.train(candidate_spec,
+    fit, val, time_limit)`` (it sets the solver and the output folder; ``time_limit`` is the
+    candidate's share of ``ctx``, None without a limit), returning a
+    :class:`~annc.training.trainer.TrainResult` or an object with ``.network``, ``.status``,
+    ``.test_accuracy`` (here the validation accuracy), ``.train_accuracy`` (the fit accuracy) and
+    ``.seconds``; in parallel as tasks :func:`train_candidate`.  A candidate whose training raises
+    :class:`~annc.core.errors.NoSolutionError`, whose network fails verification (``.verified``
+    False), or whose task fails, is recorded as failed and skipped.  After a run that was
+    interrupted (``.interrupted``, Ctrl-C) no further candidate is trained.  This module never
+    imports :mod:`annc.training.trainer`.
 
     The highest validation accuracy wins: it estimates how the network does on data the
     MIP never saw, which the training objective does not.  Ties (within 1e-12) go to
@@ -310,27 +337,19 @@ def select(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None, g
 
     ``ctx`` (None: no time limit) is the selection's share of the run's time (module docstring).
     """
-    from ..large.executor import check_scheduler, check_workers
-    workers, scheduler = check_workers(workers), check_scheduler(scheduler)
-    parallel = workers is not None or scheduler is not None
-    if parallel and not isinstance(options, dict):
-        raise UsageError("parallel selection (workers or scheduler) takes options: a dict of the keyword "
-                         "arguments of annc.training.trainer.train for every candidate")
-    if parallel and not callable(task):
-        raise UsageError("parallel selection (workers or scheduler) takes task: a picklable training function "
-                         f"(annc.training.trainer.train), not {type(task).__name__}")
-    if not parallel and not callable(train):
-        raise UsageError(f"train must be a callable, not {type(train).__name__}")
+    if not isinstance(runner, Runner):
+        raise UsageError(f"select takes a Runner (how the candidates are trained), not {type(runner).__name__}")
+    runner = runner.checked()
     ctx = ctx if ctx is not None else RunContext()
     fit, val = validation_split(data, fraction, seed)
     cands = candidates(spec, grid)
     log(f"[select] {len(cands)} candidates; fitting on {len(fit.y)} rows, validating on {len(val.y)}"
-        + (" (in parallel)" if parallel else ""))
+        + (" (in parallel)" if runner.parallel else ""))
     rows = [Row(label, format_spec(cand)) for label, cand in cands]
-    if parallel:
-        _train_in_parallel(cands, fit, val, options, task, workers, scheduler, rows, log, ctx)
+    if runner.parallel:
+        _train_in_parallel(cands, fit, val, runner, rows, log, ctx)
     else:
-        _train_sequentially(cands, fit, val, train, rows, log, ctx)
+        _train_sequentially(cands, fit, val, runner.train, rows, log, ctx)
     best: int | None = None
     for i, row in enumerate(rows):  # candidate order: the tie-break to the earlier one
         if row.ok and (best is None or _better(row, rows[best])):
