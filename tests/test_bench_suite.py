@@ -99,6 +99,17 @@ def test_the_readme_has_the_real_data_markers():
     assert text.index(render.MARK_START) < text.index(render.MARK_END)
 
 
+def test_a_former_scripts_command_is_shown_as_the_suite_that_runs_it_today():
+    page = render.as_today("`python bench/decomposition.py --seeds 5 --speedup --out /tmp/x` and "
+                           "(bench/bounds_bench.py); `python bench/start_bench.py -o bench/old.md --nets xor`")
+    assert "`python bench/run.py decomposition --seeds 5 --speedup`" in page
+    assert "(bench/suites/bounds.py)" in page
+    assert "`python bench/run.py start --nets xor`" in page
+    for suite in {render.FORMER_SCRIPTS[k] for k in render.FORMER_SCRIPTS}:
+        assert (ROOT / "bench" / SUITES[suite].script).exists(), suite
+    assert render.as_today("bench/suites/decomposition.py") == "bench/suites/decomposition.py"
+
+
 def test_the_registry_names_existing_scripts_with_distinct_titles():
     for suite in SUITES.values():
         assert (ROOT / "bench" / suite.script).is_file(), suite.script
