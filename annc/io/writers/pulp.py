@@ -1,7 +1,7 @@
 """The same model as a PuLP ``LpProblem`` (``--writer pulp``) and PuLP's own file writers.
 
 What a user of the PuLP path must know (checked against PuLP 3.3 in
-``tests/test_writers.py``):
+``tests/io/test_writers.py``):
 
 * **Names** are kept: annc names use ``[a-z0-9_]`` only, which PuLP never rewrites.
   PuLP calls the objective ``OBJ`` (MPS and LP), never a clash with annc's lower-case

@@ -11,7 +11,7 @@ moved neither its incumbent nor its bound.  Here ``N`` is chosen, from the user'
   follows at least one LP solve or node, which reads the matrix), in at least :data:`STALL_MIN` =
   1,500 checks.  A small model's checks are cheap, so it gets many: a 16-row XOR-like model (684
   non-zeros) gets 73,100, and HiGHS proves it optimal at check 2,829, its bound moving only then (a
-  rule of 1,500 checks stopped it at 20% gap: ``tests/test_repeatable.py``).  Work, not a count of
+  rule of 1,500 checks stopped it at 20% gap: ``tests/training/test_repeatable.py``).  Work, not a count of
   binaries: a rule of ``max(100, binaries / 8)`` checks stopped a real set's full MIP before its one
   late improvement (docs/decisions.md, "Search and bounds");
 * ``False``: no rule (None);

@@ -25,7 +25,7 @@ import re
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("annc/", "bench/", "docs/")
 NOT_SCANNED = ("docs/benchmarks-history.md", "bench/results/")
 TEXT = {".py", ".md", ".j2", ".ann", ".lark", ".yml", ".yaml", ".txt", ".html", ".toml", ".cfg"}

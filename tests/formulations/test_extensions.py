@@ -101,7 +101,7 @@ def test_a_new_loss_with_its_margin(register):
                                                                   HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_the_new_loss_lifts_and_its_value_is_the_objective(register, data):
-    """The registry's property test (tests/test_formulation_registry.py) on the new loss."""
+    """The registry's property test (tests/formulations/test_formulation_registry.py) on the new loss."""
     register(sqhinge)
     check_lift("binary", "sqhinge", data.draw(st.sampled_from(["none", "l1", "l0"])), data.draw(instances("binary")))
 

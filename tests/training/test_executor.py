@@ -17,7 +17,7 @@ import executor_tasks as tasks
 from annc.core.errors import UsageError
 from annc.training.large.executor import Executor, TaskFailed, check_scheduler, check_workers
 
-HERE = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]  # executor_tasks.py, importable by the worker processes
 
 
 def test_results_in_order_and_streamed():
@@ -63,7 +63,7 @@ def _free_port() -> int:
 def test_existing_cluster_by_scheduler_address(tmp_path):
     port = _free_port()
     addr = f"tcp://127.0.0.1:{port}"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                "--port", str(port), "--no-dashboard"], env=env, cwd=tmp_path,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]

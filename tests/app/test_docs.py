@@ -75,7 +75,7 @@ def _table(page, first_header: str) -> list[list[str]]:
 
 
 def test_architecture_page_states_the_checked_layers():
-    """docs/architecture.md's layer table is the one tests/test_imports.py enforces."""
+    """docs/architecture.md's layer table is the one tests/core/test_imports.py enforces."""
     documented = {}
     for layer, package, units, _why in _table("architecture.md", "layer"):
         names = {n.rstrip("/") for n in re.findall(r"`([^`]+)`", units)}

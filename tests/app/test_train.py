@@ -349,7 +349,7 @@ def test_infeasible_exits_3(solver, small_csv, tmp_path):
 # A real solver stopped by its clock before any incumbent would race the machine's speed,
 # so "cmd" stands in: a solver that writes what CBC writes when its time limit strikes
 # before any integer solution.  (Real solvers stopped at their first incumbent are in
-# tests/test_starts.py.)
+# tests/solve/test_starts.py.)
 def test_time_limit_without_incumbent_exits_3(big_csv, tmp_path):
     script = tmp_path / "stopped.sh"
     script.write_text('#!/bin/bash\nprintf "Stopped on time (no integer solution - continuous used)'

@@ -16,7 +16,7 @@ import pytest
 from annc.core.errors import SolutionError
 from annc.io.solutions import FORMATS, RawSolution, Status, read_solution, sniff_format
 
-FIXTURES = Path(__file__).parent / "fixtures" / "solver-outputs"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "solver-outputs"
 A = pytest.approx
 OPT, FEAS, INF, UNB, NONE, UNK = (Status.OPTIMAL, Status.FEASIBLE, Status.INFEASIBLE,
                                   Status.UNBOUNDED, Status.NO_SOLUTION, Status.UNKNOWN)

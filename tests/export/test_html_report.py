@@ -5,7 +5,7 @@ that is not blank, and content that matches annc's own forward pass.
 Run as a script, this file also makes the README's screenshot of a report (1200 px wide;
 the whole page, or its top MAX_HEIGHT pixels)::
 
-    python tests/test_html_report.py out/xor.report.html docs/report.png 2000
+    python tests/export/test_html_report.py out/xor.report.html docs/report.png 2000
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from annc.export.html_report import used_units, verdict_words
 from annc.core.network import Layer, TrainedNetwork
 from annc.core.scaling import Scaling
 
-sys.path.insert(0, str(Path(__file__).parent))  # conftest's helpers, also when run as a script
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # conftest's helpers, also when run as a script
 from conftest import SPECS, run_cli
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
@@ -209,5 +209,5 @@ def screenshot(page: Path, png: Path, width: int = 1200, max_height: int | None 
 
 if __name__ == "__main__":
     if len(sys.argv) not in (3, 4):
-        sys.exit("usage: python tests/test_html_report.py REPORT.html OUT.png [MAX_HEIGHT]")
+        sys.exit("usage: python tests/export/test_html_report.py REPORT.html OUT.png [MAX_HEIGHT]")
     screenshot(Path(sys.argv[1]), Path(sys.argv[2]), max_height=int(sys.argv[3]) if len(sys.argv) == 4 else None)

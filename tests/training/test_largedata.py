@@ -5,7 +5,7 @@ with and without workers.
 The size at which annc takes the large-data path is lowered (``compress.LARGE_ROWS``, read
 when called), so that a few hundred rows take it in seconds.  One local cluster of two worker
 processes serves the module's tests (a module fixture: starting one costs seconds).  Nothing
-here asserts a time: the deadline tests are in ``tests/test_run_context.py``."""
+here asserts a time: the deadline tests are in ``tests/training/test_run_context.py``."""
 from __future__ import annotations
 
 from contextlib import ExitStack

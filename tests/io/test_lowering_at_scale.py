@@ -1,7 +1,7 @@
 """The vectorised lowering at scale: names, the array builder, both writers on real annc
 models, highspy in memory, bounded writer memory and fast solution decoding.
 
-``tests/test_writers.py`` checks every writer on a small hand-made model with every
+``tests/io/test_writers.py`` checks every writer on a small hand-made model with every
 bound case; here the models are real training MIPs (XOR, and a digits-like problem
 with 64 features, 16 binary units and 10 classes), and the checks are that every path
 - annc's MPS / LP / .mps.gz, PuLP's ``writeMPS`` / ``writeLP``, ``to_pulp`` and
@@ -34,7 +34,7 @@ from annc.io.writers.pulp import pulp_column_order, pulp_row_order, to_pulp, wri
 
 import highspy  # noqa: E402  (a declared dependency: never skipped)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from bench.suites.compile_speed import CASES, make_data, synthetic_images  # noqa: E402
 

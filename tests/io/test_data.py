@@ -10,7 +10,7 @@ from annc.io.datacheck import check_against_spec
 from annc.core.errors import DataError
 from annc.io.spec import parse_spec
 
-SAMPLE = Path(__file__).resolve().parent.parent / "specs" / "xor_sample.csv"
+SAMPLE = Path(__file__).resolve().parents[2] / "specs" / "xor_sample.csv"
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import pytest
 from annc.core.errors import AnncError, SpecError
 from annc.io.spec import LayerSpec, NetworkSpec, format_spec, load_spec, parse_spec
 
-SPECS = Path(__file__).resolve().parent.parent / "specs"
+SPECS = Path(__file__).resolve().parents[2] / "specs"
 
 
 def binary(n=5):

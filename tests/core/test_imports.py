@@ -25,7 +25,7 @@ from conftest import ROOT
 PACKAGE = ROOT / "annc"
 
 # bottom to top: (package, its units); a module may import its own layer and those below
-# (docs/architecture.md, whose table tests/test_docs.py checks against this list)
+# (docs/architecture.md, whose table tests/app/test_docs.py checks against this list)
 LAYERS: list[tuple[str, set[str]]] = [
     ("core", {"errors", "names", "log", "activations", "losses", "penalties", "inputs", "limits", "feasibility",
               "model", "builder", "network", "scaling", "ensemble", "categories", "missing", "deadline", "columns",

@@ -21,7 +21,7 @@ from annc.export.report import decoded_verdict_lines, verdict_lines
 from annc.io.solutions import RawSolution, Status
 from annc.solve.verdict import judge
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conftest import run_cli  # noqa: E402
 
 FEATURES = ["Alcalinity_of_ash", "Magnesium", "Proline_of_a_very_long_feature_name_indeed"]

@@ -22,7 +22,7 @@ from annc.training.modelselect.cvselect import CVSelection, applies, cross_valid
 
 RECIPE = "input 2\nhidden 2 binary\noutput 2\n"
 WIDTH_ONLY = RECIPE + "penalty l0 0.5\n"  # only the width is open: two settings, a quick path
-XOR_SPEC = Path(__file__).resolve().parent.parent / "specs" / "xor.ann"
+XOR_SPEC = Path(__file__).resolve().parents[2] / "specs" / "xor.ann"
 
 
 LIMIT = 10  # seconds: the user's limit in the end-to-end tests (it sizes the plan; the folds are uncapped)
