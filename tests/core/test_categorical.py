@@ -24,7 +24,7 @@ from annc.core.columns import Columns
 from annc.core.network import TrainedNetwork
 from annc.core.scaling import fit_scaling
 from annc.io.data import load_data
-from conftest import run_cli
+from conftest import run_cli, assert_names
 
 OCCUPATIONS = ["white-collar", "blue-collar", "service"]  # sorted: blue-collar, service, white-collar
 HEADER = ["age", "occupation", "hours", "label"]
@@ -190,10 +190,9 @@ def test_an_unseen_category_is_an_error_on_every_path(trained):
     path = _write(trained["dir"] / "unseen.csv", table[1:])
     code, out, err = run_cli("eval", trained["json"], path)
     assert code == 2 and "Traceback" not in err
-    assert (f"{path}: row 4, column 'occupation' (2): category 'pilot' was not seen in training (the categories "
-            "of 'occupation' are 'blue-collar', 'service', 'white-collar'") in err
+    assert_names(err, f"{path}: ", "row 4", "'occupation'", "'pilot'", "'blue-collar', 'service', 'white-collar'")
     net = load_model(trained["json"])
-    with pytest.raises(DataError, match="X row 0, column 'occupation': category 'pilot' was not seen"):
+    with pytest.raises(DataError, match="X row 0, column 'occupation'.*'pilot'"):
         net.predict([[30, "pilot", 20]])
     with pytest.raises(DataError, match="not seen"):
         load_data(path, inputs_of=net)
@@ -225,8 +224,7 @@ def test_a_spec_that_counts_the_csv_columns_is_told_what_to_write(trained, tmp_p
     spec.write_text("input 3\nhidden 2 binary\noutput 2\n")
     code, out, err = run_cli("train", spec, trained["train"], "-o", tmp_path / "out")
     assert code == 2 and "Traceback" not in err and not (tmp_path / "out").exists()
-    assert ("has 5 feature columns once its text is one-hot encoded (2 more than the spec): write input 5 "
-            "(2 numeric columns and 'occupation' encoded as 3 one-hot columns)") in err
+    assert_names(err, "5 feature columns", "one-hot", "input 5", "'occupation'", "3 one-hot columns")
     import annc
     with pytest.raises(DataError, match="write input 5"):
         annc.train(spec, trained["train"], time_limit=1)
@@ -240,7 +238,8 @@ def test_onnx_refuses_a_text_column_named_like_the_graph(tmp_path):
     net = TrainedNetwork([0, 1], [Layer("linear", np.eye(3)[:, :2], np.zeros(2))], columns=columns)
     weights = net.save(tmp_path / "clash")[0]
     code, out, err = run_cli("export", weights, "--onnx", tmp_path / "clash.onnx")
-    assert code == 2 and "text column 'scores' is also a name in the graph" in err and "Traceback" not in err
+    assert code == 2 and "Traceback" not in err
+    assert_names(err, "'scores'", "graph")
     with pytest.raises(UsageError, match="rename the column"):
         from annc.export.onnx_export import to_onnx
         to_onnx(net)
@@ -248,7 +247,7 @@ def test_onnx_refuses_a_text_column_named_like_the_graph(tmp_path):
 
 def test_a_column_of_numbers_and_text_is_not_categories(tmp_path):
     path = _write(tmp_path / "mixed.csv", [["1", "a", "2", "0"], ["2", "3", "1", "1"], ["3", "b", "1", "1"]])
-    with pytest.raises(DataError, match=r"row 2, column 'occupation' \(2\): 'a' is not a number"):
+    with pytest.raises(DataError, match=r"row 2, column 'occupation'.*'a'"):
         load_data(path)
     spec = tmp_path / "net.ann"
     spec.write_text("input 3\noutput 2\n")
@@ -262,9 +261,9 @@ def test_an_empty_cell_of_a_text_column_is_an_error(tmp_path, trained):
     rows = _rows(6, 2)
     rows[2][1] = " "
     path = _write(tmp_path / "empty.csv", rows)
-    with pytest.raises(DataError, match=r"row 4\) in column 'occupation' \(1 row\)\. .*--missing drop"):
+    with pytest.raises(DataError, match=r"row 4\).*'occupation'.*--missing drop"):
         load_data(path)
-    with pytest.raises(DataError, match=r"row 4\) in column 'occupation' \(1 row\)\. The network records no "):
+    with pytest.raises(DataError, match=r"row 4\).*'occupation'.*imputation"):
         load_data(path, inputs_of=load_model(trained["json"]))
 
 

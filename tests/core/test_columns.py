@@ -27,7 +27,7 @@ from annc.core.ensemble import Ensemble, load_model
 from annc.core.errors import AnncWarning, DataError, MapError, UsageError, WeightsError
 from annc.core.columns import Columns, match_columns
 from annc.core.network import Layer, TrainedNetwork
-from conftest import run_cli
+from conftest import run_cli, assert_names
 
 # class "b" iff a >= 1 (b and c are ignored): swapping a and b changes a positional reader's answers
 LAYERS = [Layer("binary", [[1.0], [0.0], [0.0]], [-1.0]), Layer("linear", [[0.0, 1.0]], [0.5, 0.0])]
@@ -76,8 +76,8 @@ def test_match_columns_by_name_in_any_order():
 def test_match_columns_names_what_is_missing_and_extra():
     with pytest.raises(DataError) as e:
         match_columns(["a", "z", "c"], NAMED, 3, "t.csv")
-    assert str(e.value) == ("t.csv: missing column 'b'; extra column 'z' (columns are matched by name to "
-                            "the training features: a, b, c)")
+    assert str(e.value).startswith("t.csv: ")
+    assert_names(str(e.value), "missing column 'b'", "extra column 'z'", "a, b, c")
     with pytest.raises(DataError, match=r"missing columns 'b', 'c' \("):
         match_columns(["a"], NAMED, 3, "t.csv")
 
@@ -85,7 +85,7 @@ def test_match_columns_names_what_is_missing_and_extra():
 def test_match_columns_without_recorded_names_is_positional_with_a_warning():
     with pytest.warns(AnncWarning, match="records no feature names.*by position"):
         assert match_columns(["q", "r", "s"], None, 3, "t.csv") is None
-    with pytest.raises(DataError, match="t.csv has 2 feature columns but the network takes 3 inputs"):
+    with pytest.raises(DataError, match="t.csv .*2 feature columns.* 3 inputs"):
         match_columns(["q", "r"], None, 3, "t.csv")
 
 
@@ -94,7 +94,7 @@ def test_columns_must_be_distinct_names():
         Columns(("a", "b", "a"))
     with pytest.raises(UsageError, match="non-empty strings"):
         Columns(("a", ""))
-    with pytest.raises(UsageError, match="the columns name 2 features but the first layer takes 3"):
+    with pytest.raises(UsageError, match="2 features.* 3"):
         TrainedNetwork(["a", "b"], LAYERS, columns=Columns(("a", "b")))
 
 
@@ -298,7 +298,7 @@ def test_decode_data_matches_columns_by_name(trained_files, tmp_path):
     assert np.array_equal(one.layers[0].weight, two.layers[0].weight)
     for which, words in (("missing", "missing column 'b'"), ("test", "SHA-256 differs")):
         code, _, err = run_cli("decode", sol, "--map", vmap, "--data", trained_files[which], "-o", tmp_path / "o3")
-        assert code == 2 and "is not the data the model was compiled from" in err and words in err
+        assert code == 2 and words in err
         assert not (tmp_path / "o3").exists()
 
 
@@ -358,7 +358,8 @@ def test_a_label_in_the_first_column_gets_a_hint(tmp_path):
     spec = tmp_path / "iris.ann"
     spec.write_text("input 3\noutput 2\n")
     code, out, err = run_cli("train", spec, path, "-o", tmp_path / "out")
-    assert code == 2 and "has 4 classes" in err and "column 'species' holds text: if it is the label, pass --label species" in err
+    assert code == 2
+    assert_names(err, "4 classes", "'species'", "--label species")
     assert "Traceback" not in err and not (tmp_path / "out").exists()
     assert load_data(path, label="species").features == ["sepal_length", "petal_width"]
 

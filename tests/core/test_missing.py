@@ -24,7 +24,7 @@ from annc.core.missing import settle
 from annc.io.data import load_data
 from annc.io.spec import format_spec, parse_spec
 
-from conftest import run_cli
+from conftest import run_cli, assert_names
 
 TEXT = {"city": ["Lyon", "Nice", "Paris"], "kind": ["blue", "red"]}
 
@@ -169,7 +169,7 @@ def test_a_network_without_fills_refuses_missing_cells(flow, tmp_path):
         out.write("".join(line for i, line in enumerate(fh) if i == 0 or not re.search(r"(^|,)(NA|NaN)?(,|$)", line)))
     r = annc.train("input auto\nhidden 1 binary\noutput 2\n", str(clean), select=False, time_limit=10)
     assert r.network.columns.imputed == ()
-    with pytest.raises(MissingValuesError, match=r"in column 'age' \(1 row\)\. The network records no imputation"):
+    with pytest.raises(MissingValuesError, match=r"'age' \(1 row\).*imputation"):
         r.network.predict([[np.nan, 0.5, "Lyon", "red"]])
     with pytest.raises(DataError, match="The network records no imputation"):
         load_data(flow["test"], inputs_of=r.network)
@@ -184,7 +184,7 @@ def test_the_api_and_the_estimator_take_nan_by_the_rule():
     X = rng.normal(size=(120, 2))
     y = (X[:, 0] > 0).astype(int)
     X[::9, 1] = np.nan
-    with pytest.raises(MissingValuesError, match=r"14 of 120 rows have a missing cell .* column 'x2' \(14 rows\)"):
+    with pytest.raises(MissingValuesError, match=r"14 of 120 rows.* column 'x2' \(14 rows\)"):
         annc.train("output 2\nloss hinge\n", (X, y), select=False)
     est = MIPNetClassifier(hidden_layer_sizes=(), loss="hinge", time_limit=20)
     with pytest.raises(ValueError, match="NaN"):  # annc's MissingValuesError, a ValueError
@@ -205,9 +205,7 @@ def test_a_wrong_explicit_input_still_errors(flow, tmp_path):
     spec.write_text("input 5\nhidden 2 binary\noutput 2\n")
     code, _, err = run_cli("train", spec, flow["train"], "--missing", "impute", "--no-select", "-o", tmp_path / "o")
     assert code == 2 and not (tmp_path / "o").exists()
-    assert ("the spec says input 5 but " in err and "has 7 feature columns once its text is one-hot encoded "
-            "(2 more than the spec): write input 7 (2 numeric columns, 'city' encoded as 3 one-hot columns and "
-            "'kind' encoded as 2 one-hot columns)" in err), err
+    assert_names(err, "input 5", "7 feature columns", "input 7", "'city'", "3 one-hot", "'kind'", "2 one-hot")
 
 
 @pytest.mark.parametrize("text", ["input auto\nhidden 3 binary\noutput 2\n", "hidden 3 relu\noutput 4\nP 4\n",
@@ -228,18 +226,18 @@ def test_input_auto_resolves_penalty_auto_with_the_width():
     data = Dataset(np.zeros((4, 3)), np.array([0, 1, 0, 1]), [0, 1], ["a", "b", "c"], "y", "<t>", "0")
     spec = resolve_inputs(parse_spec("output 2\nhidden 2 binary\npenalty l0 auto\nloss errors\n"), data)
     assert spec == parse_spec("input 3\nhidden 2 binary\noutput 2\npenalty l0 auto\nloss errors\n")
-    with pytest.raises(UsageError, match="'input auto' takes the data's width"):
+    with pytest.raises(UsageError, match="'input auto'"):
         from annc.io.datacheck import check_against_spec
         check_against_spec(parse_spec("output 2\n"), data)
 
 
 def test_the_rule_is_checked():
-    with pytest.raises(UsageError, match="missing .* must be one of error, drop, impute"):
+    with pytest.raises(UsageError, match="missing.*error, drop, impute"):
         load_data(__file__, missing="fill")
     with pytest.raises(SystemExit) as info:  # argparse's own exit 2 with the choices
         run_cli("train", "x.ann", "x.csv", "--missing", "fill")
     assert info.value.code == 2
-    with pytest.raises(UsageError, match="must be one of error, drop, impute"):
+    with pytest.raises(UsageError, match="error, drop, impute"):
         import annc
         annc.train("output 2\n", (np.zeros((4, 1)), [0, 1, 0, 1]), missing="mean")
 

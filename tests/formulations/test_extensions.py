@@ -30,7 +30,7 @@ from annc.formulations import formulate
 from annc.core.limits import model_size
 from annc.io.problem import make_problem
 from annc.io.spec import format_spec, parse_spec
-from conftest import SPECS, run_cli
+from conftest import SPECS, run_cli, assert_names
 from extensions import coo, flip, sqhinge
 from test_formulation_registry import check_lift, instances
 
@@ -81,9 +81,9 @@ def test_a_new_loss_with_its_margin(register):
     assert spec.loss == "sqhinge" and spec.margin == 0.5
     assert "loss sqhinge 0.5" in format_spec(spec) and parse_spec(format_spec(spec)) == spec
     assert parse_spec(XOR + "loss sqhinge\n").margin == 1.0  # the argument's default
-    with pytest.raises(annc.core.errors.SpecError, match="the hinge margin must be > 0"):
+    with pytest.raises(annc.core.errors.SpecError, match="margin.*> 0"):
         parse_spec(XOR + "loss sqhinge -1\n")
-    with pytest.raises(annc.core.errors.SpecError, match=r"only 'loss hinge', 'loss sqhinge' have one"):
+    with pytest.raises(annc.core.errors.SpecError, match=r"'loss hinge', 'loss sqhinge'"):
         parse_spec(XOR + "loss errors 1\n")
     X, y = xor_data(24, noise=0.1, seed=0)
     assert_size_is_the_model_size(spec, X, y)
@@ -122,7 +122,8 @@ def test_a_new_model_format(monkeypatch, tmp_path):
     assert sum(line.startswith("col ") for line in lines) == c.model.num_cols
     code, _, err = run_cli("compile", SPECS / "xor.ann", SPECS / "xor_sample.csv", "--format", "coo",
                            "--writer", "pulp", "--no-start", "-o", tmp_path / "pulp")
-    assert code == 2 and "PuLP does not write the coo format" in err
+    assert code == 2
+    assert_names(err, "PuLP", "coo")
     code, _, err = run_cli("compile", SPECS / "xor.ann", SPECS / "xor_sample.csv", "--format", "coo", "--gz",
                            "--no-start", "-o", tmp_path / "gz")
     assert code == 0 and (tmp_path / "gz" / "xor.coo.gz").is_file(), err

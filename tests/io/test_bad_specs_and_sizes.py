@@ -14,7 +14,7 @@ from annc.core.limits import MAX_M_OVER_EPS, MAX_NONZEROS, data_size, model_size
 from annc.io.problem import make_problem
 from annc.io.spec import load_spec, parse_spec
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, assert_names
 
 XOR = "input 5\nhidden 5 binary\noutput 2\n"
 HEADER = "x1,x2,x3,x4,x5,label\n"
@@ -81,7 +81,7 @@ def test_values_a_solver_reads_as_infinite_are_refused_where_written(tmp_path, l
 
 def test_eps_lost_next_to_big_m_is_refused_at_eps(tmp_path):
     stderr = compile_fails(tmp_path, XOR + "eps 1e-12\n")
-    assert "s.ann:4:1: error: eps 1e-12 is lost next to the big-M" in stderr
+    assert_names(stderr, "s.ann:4:1: ", "eps 1e-12", "big-M")
     assert f"past {MAX_M_OVER_EPS:g} times eps" in stderr
 
 
@@ -112,12 +112,12 @@ def test_valid_moderate_settings_still_compile(tmp_path):
 
 def test_a_cell_past_the_coefficient_limit_is_located(tmp_path):
     stderr = compile_fails(tmp_path, XOR, HEADER + ROWS + "1e308,0,0,0,0,1\n")
-    assert "d.csv: row 4, column 'x1' (1): '1e308' is too large" in stderr
+    assert_names(stderr, "d.csv: ", "row 4", "'x1'", "'1e308'")
 
 
 def test_data_rows_that_add_up_past_the_limit_name_the_row_and_column(tmp_path):
     stderr = compile_fails(tmp_path, XOR + "scale none\n", HEADER + ROWS + "0,9e14,9e14,0,0,1\n")
-    assert "row 4, whose largest cell is column 'x2'" in stderr and "s.ann:2:1: error" in stderr
+    assert_names(stderr, "row 4", "'x2'", "s.ann:2:1: ")
 
 
 def test_labels_too_long_for_int_are_located(tmp_path):
@@ -180,7 +180,7 @@ def test_absurd_sizes_are_refused_in_the_spec(text, words):
 
 def test_max_nonzeros_option(tmp_path):
     stderr = compile_fails(tmp_path, XOR, HEADER + ROWS, "--max-nonzeros", "10")
-    assert "over the limit of 10 non-zeros" in stderr
+    assert_names(stderr, "10 non-zeros")
     code, _, stderr = run_cli("compile", "--no-start", tmp_path / "s.ann", tmp_path / "d.csv", "-o",
                               tmp_path / "out", "--max-nonzeros", "1e6")
     assert code == 0, stderr
@@ -260,7 +260,7 @@ def test_diagnostics_are_capped():
 
 def test_a_spec_over_the_size_limit_is_refused():
     d = only("input 5\noutput 2\n#" + "x" * 1_100_000 + "\n")
-    assert "annc reads specs of up to 1,000,000" in d.message
+    assert_names(d.message, "1,000,000")
     assert len(d.format()) < 500  # the long line is shown as a window
 
 

@@ -9,6 +9,7 @@ from annc.io.data import MAX_REPORTED, load_data
 from annc.io.datacheck import check_against_spec
 from annc.core.errors import DataError
 from annc.io.spec import parse_spec
+from conftest import assert_names
 
 SAMPLE = Path(__file__).resolve().parents[2] / "specs" / "xor_sample.csv"
 
@@ -82,9 +83,7 @@ def test_label_column_choice(write):
 
 def test_unknown_label_column_lists_columns(write):
     path = write("a,b,label\n1,2,0\n3,4,1\n")
-    assert data_error(path, label="lable") == (
-        f"{path}: no column named 'lable' (did you mean 'label'?); "
-        "the columns are: a, b, label")
+    assert_names(data_error(path, label="lable"), "'lable'", "'label'", "a, b, label")
 
 
 def test_classes_mapping(write):
@@ -97,8 +96,7 @@ def test_classes_mapping(write):
 
 def test_label_outside_classes(write):
     path = write("a,label\n1,0\n2,2\n3,1\n")
-    assert data_error(path, classes=[0, 1]) == (
-        f"{path}: row 3, column 'label' (2): label '2' is not one of the classes 0, 1")
+    assert_names(data_error(path, classes=[0, 1]), "row 3", "'label'", "'2'", "0, 1")
 
 
 # ---------------------------------------------------------------------------
@@ -107,47 +105,44 @@ def test_label_outside_classes(write):
 
 def test_non_numeric_cell(write):
     path = write("x1,x2,x3,label\n" + "0,0,0,0\n" * 5 + "1,1,abc,1\n")
-    assert data_error(path) == f"{path}: row 7, column 'x3' (3): 'abc' is not a number"
+    assert_names(data_error(path), "row 7", "'x3'", "'abc'")
 
 
 def test_empty_cell(write):
     """A missing feature cell is the missing-values error (annc.core.missing); an empty label
     cell is an error of its own (nothing can fill a label)."""
     path = write("x1,x2,label\n1,,0\n1,2,1\n")
-    assert data_error(path).startswith(
-        f"{path}: 1 of 2 rows have a missing cell (empty, NA or NaN; row 2) in column 'x2' (1 row). ")
+    assert_names(data_error(path), "missing cell", "row 2", "'x2'")
     path = write("x1,x2,label\n1,1,0\n1,2,\n")
-    assert data_error(path) == f"{path}: row 3, column 'label' (3): empty cell"
+    assert_names(data_error(path), "row 3", "'label'", "empty")
 
 
 def test_nan_and_inf(write):
     path = write("label,x1,x2\n0,2,1\n1,1,-inf\n")
-    assert data_error(path, label="label") == f"{path}: row 3, column 'x2' (3): '-inf' is not a finite number"
+    assert_names(data_error(path, label="label"), "row 3", "'x2'", "'-inf'")
     path = write("label,x1,x2\n0,nan,1\n1,1,2\n")
     assert "in column 'x1' (1 row)" in data_error(path, label="label")
 
 
 def test_ragged_row(write):
     path = write("a,b,c,d,e,label\n1,2,3,4,5,0\n1,2,3,4,5,1\n1,2,3,4,5,0\n1,2,3,1\n")
-    assert data_error(path) == f"{path}: row 5 has 4 cells, the header has 6"
+    assert_names(data_error(path), "row 5", "4 cells", "6")
 
 
 def test_empty_file(write):
     path = write("")
-    assert data_error(path) == (
-        f"{path}: the file is empty (expected a header line and data rows)")
-    assert "the file is empty" in data_error(write("\n\n", "blank.csv"))
+    assert_names(data_error(path), "empty")
+    assert_names(data_error(write("\n\n", "blank.csv")), "empty")
 
 
 def test_header_only(write):
     path = write("a,b,label\n")
-    assert data_error(path) == f"{path}: no data rows (only the header)"
+    assert_names(data_error(path), "no data rows")
 
 
 def test_single_class(write):
     path = write("a,label\n" + "0,1\n" * 40)
-    assert data_error(path) == (
-        f"{path}: all 40 rows have label 1; training needs at least two classes")
+    assert_names(data_error(path), "40 rows", "label 1", "two classes")
 
 
 def test_missing_file(tmp_path):
@@ -157,9 +152,9 @@ def test_missing_file(tmp_path):
 
 def test_bad_header(write):
     path = write("a,,a,label\n1,2,3,0\n")
-    assert data_error(path) == (
-        f"{path}: row 1, column 2: empty column name in the header\n"
-        f"{path}: row 1, column 3: duplicate column name 'a' (also column 1)")
+    first, second = data_error(path).splitlines()
+    assert_names(first, f"{path}: ", "column 2", "empty column name")
+    assert_names(second, f"{path}: ", "column 3", "duplicate", "'a'", "column 1")
     path = write("a;b;label\n1;2;0\n", "semi.csv")
     assert "(annc reads comma-separated files)" in data_error(path)
 
@@ -168,13 +163,13 @@ def test_many_errors_are_capped(write):
     path = write("a,label\n" + "x,0\n" * 25 + "1,1\n")
     lines = data_error(path).splitlines()
     assert len(lines) == MAX_REPORTED + 1
-    assert lines[0] == f"{path}: row 2, column 'a' (1): 'x' is not a number"
+    assert_names(lines[0], "row 2", "'a'", "'x'")
     assert lines[-1] == f"{path}: ... and 5 more"
 
 
 def test_row_numbers_count_blank_lines_and_quoted_newlines(write):
     path = write('a,label\n1,"x\ny"\n\n1,0\nq,1\n')
-    assert data_error(path) == f"{path}: row 6, column 'a' (1): 'q' is not a number"
+    assert_names(data_error(path), "row 6", "'a'", "'q'")
 
 
 # ---------------------------------------------------------------------------
@@ -193,25 +188,19 @@ def test_check_against_spec_features(write):
     path = write("a,b,c,d,e,f,label\n" + "1,2,3,4,5,6,0\n1,2,3,4,5,6,1\n", "data.csv")
     with pytest.raises(DataError) as info:
         check_against_spec(spec(), load_data(path))
-    assert str(info.value) == (
-        f"xor.ann:1:1: error: the spec says input 5 but {path} has 6 feature columns "
-        "(1 more than the spec)\n"
-        "    input 5\n"
-        "    ^")
+    message = str(info.value)
+    assert message.startswith("xor.ann:1:1: ")  # located at the spec's input line
+    assert_names(message, "input 5", str(path), "6 feature columns")
 
 
 def test_check_against_spec_classes():
     with pytest.raises(DataError) as info:
         check_against_spec(spec(inputs=3, classes=3), load_data(SAMPLE))
-    assert str(info.value) == (
-        f"xor.ann:1:1: error: the spec says input 3 but {SAMPLE} has 5 feature columns "
-        "(2 more than the spec)\n"
-        "    input 3\n"
-        "    ^\n"
-        f"xor.ann:3:1: error: the spec says output 3 but {SAMPLE} has 2 classes "
-        "(1 fewer than the spec): 0, 1\n"
-        "    output 3\n"
-        "    ^")
+    message = str(info.value)
+    inputs, outputs = message.split("\nxor.ann:3:1: ")  # both errors, each located at its line
+    assert inputs.startswith("xor.ann:1:1: ")
+    assert_names(inputs, "input 3", str(SAMPLE), "5 feature columns")
+    assert_names(outputs, "output 3", "2 classes", "0, 1")
 
 
 def test_check_against_spec_without_positions_names_the_spec():
@@ -219,11 +208,11 @@ def test_check_against_spec_without_positions_names_the_spec():
     built = NetworkSpec(3, (), LayerSpec(2, "linear"))  # built in Python: no text, no positions
     with pytest.raises(DataError) as info:
         check_against_spec(built, load_data(SAMPLE))
-    assert str(info.value) == (
-        f"<spec>: the spec says input 3 but {SAMPLE} has 5 feature columns (2 more than the spec)")
+    assert str(info.value).startswith("<spec>: ")
+    assert_names(str(info.value), "input 3", str(SAMPLE), "5 feature columns")
 
 
 def test_check_against_spec_uses_given_classes():
     data = load_data(SAMPLE, classes=[0, 1, 2])
-    with pytest.raises(DataError, match=r"has 3 classes \(1 more than the spec\): 0, 1, 2"):
+    with pytest.raises(DataError, match=r"3 classes.*: 0, 1, 2"):
         check_against_spec(spec(), data)

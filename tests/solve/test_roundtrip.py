@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import SPECS, run_cli
+from conftest import SPECS, run_cli, assert_names
 from solver_runs import SOLVERS, solve_cbc, solve_glpk
 
 
@@ -64,13 +64,14 @@ def test_solution_of_another_model_is_refused(tmp_path, compiled):
     solve_cbc(tmp_path / "other" / "output_only.mps", sol)
     code, out, err = run_cli("decode", sol, "--map", vmap, "-o", tmp_path / "o")
     assert code == 2
-    assert "column a0_1_0 is column 3 of the solved model but column 6 of this map's model" in err
+    assert_names(err, "a0_1_0", "column 3", "column 6")
     assert "from another model" in err
     assert not (tmp_path / "o").exists()
     # names the map does not know at all
     sol.write_text("Optimal - objective value 0\n      0 zz9_1  1  0\n")
     code, out, err = run_cli("decode", sol, "--map", vmap, "-o", tmp_path / "o")
-    assert code == 2 and "not in the map, e.g. zz9_1" in err
+    assert code == 2
+    assert_names(err, "not in the map", "zz9_1")
     # GLPK's index-only file is refused by its column count
     raw = tmp_path / "other.raw"
     solve_glpk(tmp_path / "other" / "output_only.mps", raw)
@@ -114,7 +115,7 @@ def test_truncated_solution_fails_verification_and_writes_nothing(tmp_path, comp
     cut.write_text("".join(full.read_text().splitlines(keepends=True)[:8]))  # CBC omits zeros: looks valid
     code, out, err = run_cli("decode", cut, "--map", vmap, "-o", tmp_path / "o")
     assert code == 4
-    assert "verification          FAILED" in out and "is the file truncated, or from another model?" in out
+    assert "verification          FAILED" in out and "truncated" in out
     assert "no weights written" in out and not (tmp_path / "o").exists()
 
 

@@ -27,7 +27,7 @@ from annc.io.mapfile import load_map, validate_map
 from annc.io.varmap import column_names
 from annc.io.writers.startfiles import START_FILES, point_digest
 
-from conftest import SPECS, run_cli
+from conftest import SPECS, run_cli, assert_names
 
 SUFFIXES = [f.suffix for f in START_FILES]
 REL = 1e-5  # solvers print objectives with 6 significant digits or more
@@ -81,7 +81,7 @@ def test_compile_writes_every_start_file_and_records_it(big):
         assert f"wrote {out / f'xor.start.{s}'} (MIP start for" in stdout
     assert f"wrote {out / 'xor.start.scip.sol'} (MIP start for SCIP)" in stdout
     assert f"wrote {out / 'xor.start.sol'} (MIP start for Gurobi)" in stdout
-    assert "no start file for GLPK: glpsol takes no MIP start" in stdout
+    assert_names(stdout, "no start file for GLPK")
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
@@ -339,9 +339,11 @@ def test_an_edited_start_record_is_a_map_error(big, edit, field):
 def test_budget_rules():
     assert start_budget(None) == START_BUDGET and start_budget(40) == 10 and start_budget(1000) == START_BUDGET
     x, seconds, message = budgeted_start(None, None, time_limit=4 * MIN_START_BUDGET - 0.1)
-    assert x is None and seconds == 0 and message == "no MIP start: the time limit is too short"
+    assert x is None and seconds == 0
+    assert_names(message, "no MIP start", "time limit")
     x, _, message = budgeted_start(None, None, budget=MIN_START_BUDGET / 2)
-    assert x is None and f"start budget of {MIN_START_BUDGET / 2:g} s is too short" in message
+    assert x is None
+    assert_names(message, f"start budget of {MIN_START_BUDGET / 2:g} s")
 
 
 def test_start_files_of_an_earlier_model_are_removed(tmp_path):

@@ -165,7 +165,7 @@ def test_a_limit_too_short_for_the_pairs_is_refused_before_any_starts(blobs, tmp
     from annc.training.decompose.decomposition import train_ovo
     from annc.training.trainer import train as train_network
     root, train, _ = blobs
-    with pytest.raises(UsageError, match=r"3 pair MIPs on 1 worker\(s\) .* give --time-limit (\d+) or more") as e:
+    with pytest.raises(UsageError, match=r"3 pair MIPs on 1 worker.*--time-limit (\d+)") as e:
         train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), train=train_network,
                   opts=SolveOptions(time_limit=4), workers=1, stem="net", out_dir=tmp_path / "o")
     assert int(re.search(r"--time-limit (\d+)", str(e.value)).group(1)) > 4

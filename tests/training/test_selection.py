@@ -13,6 +13,7 @@ from annc.io.data import Dataset
 from annc.core.errors import DataError, NoSolutionError, UsageError
 from annc.training.modelselect.selection import MAX_DEFAULT_CANDIDATES, Selection, candidates, select, validation_split
 from annc.io.spec import format_spec, parse_spec
+from conftest import assert_names
 
 HINGE_PENALTY = "input 5\nhidden 4 binary\noutput 2\nloss hinge 0.5\npenalty l0 0.01\n"
 HINGE = "input 5\nhidden 2 binary\noutput 2\nloss hinge 0.5\n"
@@ -323,5 +324,5 @@ def test_workers_on_small_data_train_in_this_process_and_say_so(tmp_path, capsys
     (tmp_path / "n.ann").write_text(NLL_WIDTH1)
     assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--select", "--workers", "0",
                  "-o", str(tmp_path / "out")]) == 2
-    assert "--workers (workers) must be a whole number" in capsys.readouterr().err  # the --select path
+    assert_names(capsys.readouterr().err, "--workers", "whole number")  # the --select path
     assert not (tmp_path / "out").exists()
