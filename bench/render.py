@@ -30,6 +30,27 @@ MARK_START, MARK_END = "<!-- bench:real -->", "<!-- /bench:real -->"
 BASELINE_COLUMNS = (("logreg_l1", "L1 logreg"), ("mlp_best5", "best-of-5 MLP"), ("streed3", "STreeD depth 3"))
 README_COLUMNS = (("logreg_l1", "L1 logreg"), ("streed3", "STreeD depth 3"))  # the README's room: the page has all
 ANNC = "default"
+# The benchmark scripts before bench/run.py (moved on 2026-12-04: docs/benchmarks-history.md) and
+# their suites: a moved run's header and markdown name the old script; the page shows the command
+# that runs it today (bench/run.py gives the suite its output option, so the old one is dropped).
+FORMER_SCRIPTS = {"realdata.py": "real", "scaling.py": "scaling", "compile_bench.py": "compile",
+                  "formulation_bench.py": "formulations", "relu_bench.py": "relu", "start_bench.py": "start",
+                  "decomposition.py": "decomposition", "bounds_bench.py": "bounds", "fuzz.py": "fuzz",
+                  "cli_time.py": "cli_time", "margin_errors.py": "margin_errors"}
+_FORMER = re.compile(r"(?<![\w/.-])(python )?bench/(" + "|".join(map(re.escape, FORMER_SCRIPTS))
+                     + r")(?![\w.])([^`;()\n]*)")
+
+
+def as_today(text: str) -> str:
+    """``text`` with each former script named as today's: ``python bench/<former> ARGS`` becomes
+    ``python bench/run.py SUITE ARGS`` and a bare ``bench/<former>`` the suite's script."""
+    def today(m: re.Match) -> str:
+        suite = SUITES[FORMER_SCRIPTS[m.group(2)]]
+        if not m.group(1):
+            return f"bench/{suite.script}{m.group(3)}"
+        args = re.sub(r" (?:-o|--out|--output) \S+", "", m.group(3))
+        return f"python bench/run.py {suite.name}{args}"
+    return _FORMER.sub(today, text)
 
 
 def _rel(path: Path) -> str:
@@ -319,11 +340,16 @@ def user_page(results: Path) -> str:
                 lines += ["", verdict_line(verdict)]
             lines += ["", f"Every method, and the runs these tables read: [Benchmark runs]({LAB_PAGE}#{_anchor(s.title)})."]
             continue
+        if s.render == "public":  # the report half's figures beside the tuning half's, each set's half named
+            from bench.public.report import docs_lines, latest_rows
+            latest = latest_rows(results)
+            lines += docs_lines(latest) if latest else ["No results yet."]
+            continue
         tables = tables_only(markdown_section(runs[-1])) if runs else []
         more = f"[Benchmark runs]({LAB_PAGE}#{_anchor(s.title)})"
         lines += tables + ["", f"The run, its other tables and notes: {more}."] if tables else \
             [f"No table: see {more}."]
-    return "\n".join(lines).rstrip() + "\n"
+    return as_today("\n".join(lines).rstrip() + "\n")
 
 
 def _anchor(title: str) -> str:
@@ -366,7 +392,7 @@ def page(results: Path) -> str:
         lines += ["Newest run:", ""] + _header_lines(runs[-1]) + [""] + markdown_section(runs[-1])
         if len(runs) > 1:
             lines += ["Earlier runs kept: " + ", ".join(f"`{_rel(r)}`" for r in reversed(runs[:-1])) + "."]
-    return "\n".join(lines).rstrip() + "\n"
+    return as_today("\n".join(lines).rstrip() + "\n")
 
 
 def fill_readme(text: str, block: list[str]) -> str:

@@ -40,6 +40,13 @@ def run_cli(*args):
     return code, out.getvalue(), err.getvalue()
 
 
+def assert_names(message: str, *parts: str) -> None:
+    """``message`` names every one of ``parts``: the key parts of an error (the file, row,
+    column, option or number), not its sentence, so rewording a message fails no test."""
+    missing = [p for p in parts if str(p) not in message]
+    assert not missing, f"{missing} not named in: {message!r}"
+
+
 def highs_read(path=None, lp=None) -> dict:
     """A model file read by HiGHS (or a ``HighsLp``) as arrays: names, bounds, integrality,
     objective, row bounds and the matrix ``A`` (CSR, explicit zeros dropped)."""

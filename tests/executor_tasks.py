@@ -1,4 +1,4 @@
-"""Task functions for tests/test_executor.py: module-level, so worker processes import them."""
+"""Task functions for tests/training/test_executor.py: module-level, so worker processes import them."""
 import os
 import time
 

@@ -1,6 +1,6 @@
 """Generators of bad and odd inputs, and the one rule every outcome must follow.
 
-Used by ``tests/test_fuzz.py`` (a few dozen examples per target, in CI) and by
+Used by ``tests/app/test_fuzz.py`` (a few dozen examples per target, in CI) and by
 ``bench/suites/fuzz.py`` (thousands, with a tally).  Hypothesis draws the inputs: it is the
 Python standard for property-based testing, it mixes structured generation (valid specs,
 CSV tables) with mutation of real files (solver outputs, maps, weights), and it shrinks a
@@ -294,7 +294,7 @@ def base() -> Base:
     import atexit
 
     from annc.io.datasets import write_csv, xor_data
-    from test_roundtrip import SOLVERS, solve_glpk
+    from solver_runs import SOLVERS, solve_glpk
 
     folder = Path(tempfile.mkdtemp(prefix="annc-fuzz-base-"))
     atexit.register(shutil.rmtree, folder, True)

@@ -38,6 +38,13 @@ def _nonzero_count(text: str) -> int:
     return int(value)
 
 
+def _model_options(p: argparse.ArgumentParser) -> None:
+    """The options of the model built from the spec and its data, shared by compile and train."""
+    _max_nonzeros_option(p)
+    _scale_option(p)
+    _missing_option(p)
+
+
 def _max_nonzeros_option(p: argparse.ArgumentParser) -> None:
     from ..core.limits import MAX_NONZEROS
     p.add_argument("--max-nonzeros", type=_nonzero_count, metavar="N", default=None,
@@ -109,9 +116,7 @@ def parser() -> argparse.ArgumentParser:
                    help="--select: seconds for model selection (default 60)")
     c.add_argument("--no-start", action="store_true",
                    help="write no MIP start files (<stem>.start.mst, .sol, .scip.sol, .highs, .slx, .cbc)")
-    _max_nonzeros_option(c)
-    _scale_option(c)
-    _missing_option(c)
+    _model_options(c)
     c.set_defaults(func=cmd_compile)
 
     d = sub.add_parser("decode", help="solution file -> weight matrices, verified")
@@ -215,9 +220,7 @@ def parser() -> argparse.ArgumentParser:
                    "the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786)")
     t.add_argument("--report", action="store_true",
                    help="also write OUT/<spec stem>.report.html (see annc report)")
-    _max_nonzeros_option(t)
-    _scale_option(t)
-    _missing_option(t)
+    _model_options(t)
     _unknown_option(t, test=True)
     t.add_argument("-o", "--out", default="out", help="output folder (default: out)")
     t.set_defaults(func=cmd_train)

@@ -27,7 +27,7 @@ instead (its ``check_dataframe_column_names_consistency``, which
 ``parametrize_with_checks`` does not run, expects that refusal).  A missing or an extra
 column is scikit-learn's own ``ValueError``.
 
-**Estimator checks.**  ``tests/test_estimator.py`` runs every check of
+**Estimator checks.**  ``tests/app/test_estimator.py`` runs every check of
 ``sklearn.utils.estimator_checks.parametrize_with_checks`` on the output-layer-only
 model with the hinge loss (``hidden_layer_sizes=(), loss="hinge"``): an LP, which HiGHS
 solves in milliseconds on every data set of the checks (all of them take about a

@@ -4,7 +4,7 @@ Every threshold and share that the documentation, the ``--help`` texts and the d
 state is read here, from the module that uses it, in one place (:func:`values`): the table
 of the documentation (``python -m annc.app.thresholds`` prints it; ``--write`` puts it into
 ``docs/commands.md`` between the ``<!-- thresholds -->`` markers), the help texts of
-``annc train`` (:func:`text`) and ``tests/test_thresholds.py``, which checks every number
+``annc train`` (:func:`text`) and ``tests/app/test_thresholds.py``, which checks every number
 the help texts, the docstrings and the pages state against the constant it names, all read
 them from :func:`values`.
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .categories import check_categories, onehot_name, source_columns
-from .errors import AnncWarning, DataError, UsageError, WeightsError
+from .errors import AnncWarning, DataError, UsageError, WeightsError, weights_field
 from .missing import check_fills
 
 
@@ -206,12 +206,7 @@ def check_columns(columns: Columns | None, width: int | None, error: type, sourc
 
 def json_columns(d: dict, source: str) -> Columns | None:
     """The ``columns`` field of a parsed weights file (None if absent: an older file)."""
-    if "columns" not in d:
-        return None
-    try:
-        return Columns.from_dict(d["columns"])
-    except UsageError as e:
-        raise WeightsError(f"{source}: field columns: {e}") from None
+    return weights_field(d, "columns", Columns.from_dict, source)
 
 
 def npz_columns(arrays: dict, source: str) -> Columns | None:

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from .columns import Columns, check_columns, json_columns, npz_columns
-from .errors import UsageError, WeightsError
+from .errors import UsageError, WeightsError, weights_field
 from .inputs import input_matrix, read_bytes
 from .network import Layer, TrainedNetwork, _matrix, _npz_text, layer_arrays, save_weights
 from .scaling import Scaling
@@ -113,12 +113,7 @@ class Ensemble:
             if not isinstance(d.get(key), list):
                 raise WeightsError(f"{source}: field {key} must be a list" + (" (it is missing)" if key not in d else ""))
         members = [TrainedNetwork.from_dict(m, f"{source}: members[{k}]") for k, m in enumerate(d["members"])]
-        scaling = None
-        if "scaling" in d:
-            try:
-                scaling = Scaling.from_dict(d["scaling"])
-            except UsageError as e:
-                raise WeightsError(f"{source}: field scaling: {e}") from None
+        scaling = weights_field(d, "scaling", Scaling.from_dict, source)
         columns = json_columns(d, source)
         try:
             pairs = [tuple(p) for p in d["pairs"]]

@@ -129,6 +129,18 @@ class AnncWarning(UserWarning):
     command line prints it as one ``warning:`` line on stderr)."""
 
 
+def weights_field(d: dict, key: str, parse, source: str):
+    """``parse(d[key])`` for an optional field of a parsed weights file (None when it is absent:
+    an older file), a :class:`UsageError` of ``parse`` re-raised as the :class:`WeightsError`
+    that names ``source`` and the field."""
+    if key not in d:
+        return None
+    try:
+        return parse(d[key])
+    except UsageError as e:
+        raise WeightsError(f"{source}: field {key}: {e}") from None
+
+
 class UnknownCategoryWarning(AnncWarning):
     """A category of a text column that the network did not see in training, read as all
     zeros (no one-hot input set: scikit-learn's ``OneHotEncoder(handle_unknown="ignore")``);

@@ -29,7 +29,7 @@ import numpy as np
 
 from .activations import HIDDEN
 from .columns import Columns, check_columns, json_columns, npz_columns
-from .errors import UsageError, WeightsError
+from .errors import UsageError, WeightsError, weights_field
 from .inputs import input_matrix, read_bytes
 from .scaling import Scaling
 
@@ -190,12 +190,7 @@ class TrainedNetwork:
                       else _matrix(L["weight"], f"{source}: field layers[{i}].weight", 2))
             layers.append((L["activation"], weight, bias))
         meta = d.get("meta", {})
-        scaling = None
-        if "scaling" in d:
-            try:
-                scaling = Scaling.from_dict(d["scaling"])
-            except UsageError as e:
-                raise WeightsError(f"{source}: field scaling: {e}") from None
+        scaling = weights_field(d, "scaling", Scaling.from_dict, source)
         return _network(d["classes"], layers, meta if isinstance(meta, dict) else {}, source,
                         lambda i, key: f"layers[{i}].{key}", scaling, json_columns(d, source))
 

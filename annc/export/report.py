@@ -30,7 +30,7 @@ def _num(v) -> str:
 WIDTH = 100  # a verdict field's text wraps at this column
 LABEL = 19  # the verdict's label column, after two spaces of indent
 # every field the verdict of annc train / annc decode (and of ovo and batches) can print, in
-# the order annc train prints them; tests/test_docs.py checks the docs' sample verdicts and a
+# the order annc train prints them; tests/app/test_docs.py checks the docs' sample verdicts and a
 # real run against it, so a sample cannot show a field that no longer exists
 VERDICT_FIELDS = ("status", "loss", "penalty", "eps", "objective", "lower bound", "gap", "solver", "ended", "large data",
                   "bound note",

@@ -10,8 +10,8 @@ Value (what verification compares with the solver's objective): a weight counts 
 ``n = 1[|alpha| > ZERO_TOL]``, so a point's penalty is its network's: a round-off weight
 (``0 < |alpha| <= ZERO_TOL``, as an exact output layer's arithmetic leaves, 1e-16) lifts to
 ``n = 0``, and its rows ``pl``/``pu`` are then off by at most ``ZERO_TOL`` (under the start
-tolerance, 1e-7).  With ``n = 1[alpha != 0]`` a kept wine separator's point counted two such
-weights: objective 12 where its network's was 11.
+tolerance, 1e-7).  With ``n = 1[alpha != 0]`` a kept separator's point counted such weights,
+and its objective exceeded its network's (docs/decisions.md, "Solvers and files").
 Floor: 0.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The formulation registries: the spec's names -> the modules that own their mathematics.
 
 The keys of ``ACTIVATIONS`` are those of :data:`annc.core.activations.HIDDEN` (what each
-activation means, for the layers below this one; ``tests/test_activations.py`` checks the
+activation means, for the layers below this one; ``tests/core/test_activations.py`` checks the
 two agree).  A hidden activation module (``ACTIVATIONS``) has ``units`` (lower its units: columns,
 rows, a :class:`~.common.LayerInput` with the handles), ``products`` (lower the products
 of the next layer's weights with its outputs; returns the pre-activation and the

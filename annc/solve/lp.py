@@ -5,8 +5,8 @@
 is the form of scipy's ``linprog``, which the unit refits of :mod:`annc.training.warmstart.pool.repair`,
 the sparse separators of :mod:`annc.training.warmstart.pool.linear` and the conflict bound's cover LP
 called before.  ``linprog`` checks each option and converts the matrix in Python on every
-call: about 8 ms a call for one unit's refit on 265 rows, most of it outside the solver;
-cross-validation on a 398-row breast_cancer split makes 1,566 such calls, 12.6 s of its 17.7 s.
+call, most of it outside the solver, and cross-validation makes thousands of such calls
+(docs/decisions.md, "Solvers and files").
 Here the arrays go straight to ``Highs.passModel``
 (:func:`annc.solve.solvers.highs.pass_arrays`, as a MIP goes), on the HiGHS that annc's solver
 layer uses, through its thread-scheduler lease (:mod:`annc.solve.solvers.highs_scheduler`).

@@ -112,7 +112,7 @@ FACTS = {
     "email": (3921, 19, 2, 0.094, ('winner', 'number'), 0),
 }
 
-# set -> half, recorded literally: what half_of says (tests/test_bench_public.py checks it)
+# set -> half, recorded literally: what half_of says (tests/bench/test_bench_public.py checks it)
 HALVES = {
     "breast_cancer": "tuning", "wine": "tuning", "anes96": "tuning", "fair": "tuning", "gbsg2": "tuning", "whas500": "tuning",
     "modechoice": "tuning", "creditcard": "tuning", "hmda": "tuning", "womenlf": "tuning", "pima": "tuning", "digits": "tuning",

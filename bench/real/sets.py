@@ -7,7 +7,7 @@ integer class labels 0..k-1.
 
 Real sets that ship inside PyPI packages (no download at run time), with the rule that
 makes each a classification task (``REAL_SETS`` records package, rows, features, classes
-and text columns; ``tests/test_bench_realdata.py`` checks them):
+and text columns; ``tests/bench/test_bench_realdata.py`` checks them):
 
 - ``breast_cancer``, ``wine`` (scikit-learn);
 - ``anes96``, ``fair`` (statsmodels; see their loaders);

@@ -3,9 +3,9 @@
 Cases (spec files next to this script; data generated here from a seeded numpy
 generator, nothing is downloaded):
 
-  xor     bench/xor.ann     1000 x 5 noisy XOR (annc.io.datasets), 5 binary units, 2 classes
-  digits  bench/digits.ann  1797 x 64 digits-like: pixels 0..16, ~50% non-zero, 10 classes
-  mnist   bench/mnist.ann   2000 x 784 MNIST-like: pixels 0..255, ~19% non-zero, 10 classes
+  xor     xor.ann     1000 x 5 noisy XOR (annc.io.datasets), 5 binary units, 2 classes
+  digits  digits.ann  1797 x 64 digits-like: pixels 0..16, ~50% non-zero, 10 classes
+  mnist   mnist.ann   2000 x 784 MNIST-like: pixels 0..255, ~19% non-zero, 10 classes
 
 (one hidden layer of 16 binary units for digits and mnist).  Every run is a fresh
 subprocess, so peak memory (``ru_maxrss`` of that process) is not polluted by

@@ -14,7 +14,7 @@ rewrites the blocks; ``--check`` only compares and exits 1 where a page differs 
 code prints now; ``--page tutorial`` (or ``researchers``, ``readme``) limits it to one page.
 The comparison skips the lines that depend on the machine's speed and load
 (:data:`VOLATILE`: wall times, the folds' seconds and how far they got).
-``tests/test_pages.py`` runs it.  The README's verdict block is the only part of the README
+``tests/app/test_pages.py`` runs it.  The README's verdict block is the only part of the README
 written here.
 """
 from __future__ import annotations

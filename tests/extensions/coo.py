@@ -3,7 +3,7 @@
 ``objective c_0 ... c_n-1``, then one line per column ``col name lb ub integer``, one per
 row ``row name sense rhs``, one per non-zero ``a row col value`` (0-based indices), each
 number in Python's shortest round-trip ``repr``.  ``FORMAT`` is its entry of
-:data:`annc.io.writers.MODEL_FORMATS` (PuLP does not write it); tests/test_extensions.py
+:data:`annc.io.writers.MODEL_FORMATS` (PuLP does not write it); tests/formulations/test_extensions.py
 registers it at run time.
 """
 from __future__ import annotations

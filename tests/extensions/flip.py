@@ -14,7 +14,7 @@ entries per input, like sign), each term in ``[min(aL, 0), max(aU, 0)]``.
 
 ``ACTIVATION`` is its entry of :data:`annc.core.activations.HIDDEN`, with its ONNX hook; this
 module is the formulation (:data:`annc.formulations.ACTIVATIONS`).
-tests/test_extensions.py registers both at run time.
+tests/formulations/test_extensions.py registers both at run time.
 """
 from __future__ import annotations
 

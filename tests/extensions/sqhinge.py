@@ -12,7 +12,7 @@ present class j by ``delta >= 0``, so ``xi_uj >= m`` and ``sq_uj >= g(m) = m^2``
 costs at least ``m^2 (n_u - max_j c_uj)``.
 
 ``LOSS`` is its entry of :data:`annc.core.losses.LOSS` (the margin argument hinge has); this
-module is the formulation (:data:`annc.formulations.LOSSES`).  tests/test_extensions.py
+module is the formulation (:data:`annc.formulations.LOSSES`).  tests/formulations/test_extensions.py
 registers both at run time.
 """
 from __future__ import annotations

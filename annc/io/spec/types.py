@@ -31,7 +31,7 @@ GRID_FIELDS = {"weights": "weight_grid", "bias": "bias_grid"}  # 'weights [lo, h
 LAYER_SETTINGS = tuple(LAYER_FIELDS)  # what a layer's { } block takes
 HIDDEN_ACTIVATIONS = tuple(HIDDEN)  # annc.core.activations; also the keys of annc.formulations.ACTIVATIONS
 LOSSES = tuple(LOSS)  # annc.core.losses; also the keys of annc.formulations.LOSSES
-# What a spec that names no loss gets (``bench/realdata.py`` measured it, README "Real data"):
+# What a spec that names no loss gets (why: docs/decisions.md, "The default recipe"):
 # the fewest misclassified training samples plus half an error per non-zero weight (a weight
 # is kept only if it earns its place: two weights must save at least one training error),
 # with the hidden units' gap ``eps`` chosen on the training data when the spec names none

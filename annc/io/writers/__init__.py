@@ -15,7 +15,7 @@ still the previous complete file, and the temporary file is removed.  An OS erro
 
 ``.mps.gz`` / ``.lp.gz`` are gzip-compressed (level 1: about 4x faster than gzip's
 default level 6, files about 25% larger).  Readers that take them directly (checked in
-``tests/test_writers.py``): highspy, SCIP (pyscipopt), Gurobi, CPLEX, Xpress and
+``tests/io/test_writers.py``): highspy, SCIP (pyscipopt), Gurobi, CPLEX, Xpress and
 ``glpsol`` (``--freemps`` / ``--lp``; GLPK decompresses any name ending in ``.gz``).
 **Not** the CBC 2.10.3 binary bundled with PuLP: it was built without zlib
 ("Cannot read gzip'ed file because zlib was not compiled into COIN") - gunzip first.

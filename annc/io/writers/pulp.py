@@ -1,7 +1,7 @@
 """The same model as a PuLP ``LpProblem`` (``--writer pulp``) and PuLP's own file writers.
 
 What a user of the PuLP path must know (checked against PuLP 3.3 in
-``tests/test_writers.py``):
+``tests/io/test_writers.py``):
 
 * **Names** are kept: annc names use ``[a-z0-9_]`` only, which PuLP never rewrites.
   PuLP calls the objective ``OBJ`` (MPS and LP), never a clash with annc's lower-case
@@ -36,11 +36,10 @@ What a user of the PuLP path must know (checked against PuLP 3.3 in
   from every file; PuLP's writers would drop it anyway): ``pulp.value(prob.objective)``
   plus ``model.obj_const`` is annc's objective.  The sense is always minimise.
 
-Speed: PuLP builds a Python dict per row and objects per term.  On the digits-size
-benchmark (5.3 M non-zeros, ``bench/compile_results.md``) ``write_with_pulp`` (``to_pulp``
-+ ``writeMPS``) takes about 85 s and 4 GB, where annc's own MPS writer takes about 3 s
-and the whole ``annc compile`` under 0.3 GB; use this path to add constraints in PuLP,
-not for large models.
+Speed: PuLP builds a Python dict per row and objects per term, tens of times slower than
+annc's own MPS writer and with about 14 times the memory on the digits-size benchmark
+(docs/decisions.md, "Solvers and files"); use this path to add constraints in PuLP, not for
+large models.
 """
 from __future__ import annotations
 

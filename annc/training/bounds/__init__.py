@@ -23,7 +23,7 @@ beats, with the argument that proves it:
 * ``solver``: the dual bound of a solve of the whole MIP, when the caller has one.
 
 Each is tested against brute force on instances small enough to enumerate
-(``tests/test_bounds.py``).  :func:`best` picks the largest.  :mod:`.proof` holds them against
+(``tests/training/test_bounds.py``).  :func:`best` picks the largest.  :mod:`.proof` holds them against
 the search's network before the full MIP: a run they prove optimal skips it.
 """
 from __future__ import annotations

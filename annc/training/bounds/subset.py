@@ -51,8 +51,8 @@ class Work:
     each solved by the run's sub-MIP solver (:meth:`annc.training.context.RunContext.solve`)
     to ``node_limit`` nodes (a work limit: the same on any machine) with ``time_cap`` seconds
     (and the run context's deadline) as a safety only; ``symmetry`` orders the sub-MIPs' hidden
-    units (``None``: the spec's own order; measured in ``bench/bounds_results.md`` on moons,
-    3 subsets of 8 rows at 300 nodes: no order proved 3 of 3, ``bias`` 2, ``count`` none);
+    units (``None``: the spec's own order, which proved the most subsets: docs/decisions.md,
+    "Search and bounds");
     ``disjoint`` also solves each subset without the penalty for the disjoint-sum bound
     (twice the sub-MIPs)."""
 

@@ -2,8 +2,8 @@
 
 A binary unit ``1[pre >= 0]`` has no useful gradient, and the straight-through estimator of
 :mod:`annc.training.warmstart.sgd` (the paper's trainer) trains it poorly once the data is large:
-on 3,710 rows of a 2-feature set it ended at a linear separator (57% test), where a
-4-unit ``MLPClassifier`` reaches 76%.  The classic remedy is a continuation: train the
+it can end at a linear separator where a small ``MLPClassifier`` fits the curve
+(docs/decisions.md, "The MIP start").  The classic remedy is a continuation: train the
 smooth unit ``sigma(k pre)`` and let the sharpness ``k`` grow, so that the network the
 gradient sees becomes the step network it will be rounded to:
 

@@ -22,7 +22,7 @@ modules import scikit-learn with them (and with it pandas and scipy.stats: 3 to 
 110 MB on a 2-core EPYC), so that no timed step pays for the import.  A compile runs them only
 for a spec without an eps (step 1) or with a start (step 3): each is imported where it runs,
 before its own clock starts, and ``annc compile --no-start`` of a spec that names its eps
-imports none of them (``tests/test_imports.py``).
+imports none of them (``tests/core/test_imports.py``).
 """
 from __future__ import annotations
 

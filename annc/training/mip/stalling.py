@@ -11,12 +11,9 @@ moved neither its incumbent nor its bound.  Here ``N`` is chosen, from the user'
   follows at least one LP solve or node, which reads the matrix), in at least :data:`STALL_MIN` =
   1,500 checks.  A small model's checks are cheap, so it gets many: a 16-row XOR-like model (684
   non-zeros) gets 73,100, and HiGHS proves it optimal at check 2,829, its bound moving only then (a
-  rule of 1,500 checks stopped it at 20% gap: ``tests/test_repeatable.py``); the real sets of
-  ``bench/realdata.py`` (33k to 140k non-zeros) get 1,500 to 1,521.  Measured with HiGHS 1.16 on one
-  thread (``bench/issue37/stall/``): in a 120 s run on wine the full MIP improved its network once,
-  7 -> 6.5, after 1,028 checks without a move, then nothing in 4,546 more; a first rule of
-  ``max(100, binaries / 8)`` checks stopped it before that move and lost it.  A 30 s run's full MIP
-  does 19 to 140 checks, so there the rule never fires;
+  rule of 1,500 checks stopped it at 20% gap: ``tests/training/test_repeatable.py``).  Work, not a count of
+  binaries: a rule of ``max(100, binaries / 8)`` checks stopped a real set's full MIP before its one
+  late improvement (docs/decisions.md, "Search and bounds");
 * ``False``: no rule (None);
 * a whole number: that many checks.
 

@@ -171,7 +171,7 @@ def _pool(c, width: int | None, state: FoldState, wide_layers, ctx: RunContext) 
                 points.append(x)
     # CART's trees alone (no optimal maker): the optimal trees are scored as kept settings (step 4).  In the
     # pool they gave the path a start of lower objective that generalised worse: on a 200-row moons sample
-    # (tests/test_cvselect.py, large data) the path's network scored 0.915 on the folds against 0.930
+    # (tests/training/test_cvselect.py, large data) the path's network scored 0.915 on the folds against 0.930
     for _name, W, b in tree_networks(c.problem, {}):  # at every width: a wider one holds a larger tree
         x = network_start(c.model, c.problem, W, b, scale=False, refit=False, ctx=ctx)
         if x is not None:

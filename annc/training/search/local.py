@@ -179,10 +179,9 @@ def _lifted(model: Model, problem: TrainingProblem, cand, refit: bool = True):
     drop puts into the gap going to the side that flips fewest, where the repair's LP would keep
     them clear; the cheap search of cross-validation's folds
     (:mod:`annc.training.modelselect.cvpath`) drops so, as those LPs cost as much as the kept pattern's
-    (:func:`_kept_pattern`), which :func:`drop_weights` tries anyway when the drop costs loss (on
-    breast_cancer's folds the gap's LPs were 8.7 s of 29).  The full search keeps the LP: with
-    the biases alone there too, class3 scored 78.0% over 5 splits, against 79.1% with it
-    (``bench/issue36_work``)."""
+    (:func:`_kept_pattern`), which :func:`drop_weights` tries anyway when the drop costs loss.
+    The full search keeps the LP, which scored better on the test rows (docs/decisions.md,
+    "Search and bounds")."""
     if cand is None:
         return None, None, None
     tw, tb = cand

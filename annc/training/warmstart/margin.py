@@ -3,8 +3,7 @@
 A step unit of the MIP fires when ``pre >= eps`` and is off when ``pre <= 0``: no training
 row's pre-activation lies in the gap ``(0, eps)``.  With weights and biases in ``[-1, 1]``
 and features scaled into ``[0, 1]``, eps is the unit's margin in the units of the box, the
-quantity a support vector machine maximises to generalise (an l1-SVM on scikit-learn's
-breast_cancer, scaled into the box, has a margin of eps 0.3 to 0.5).  A wide eps is also a
+quantity a support vector machine maximises to generalise.  A wide eps is also a
 restriction: where the classes overlap near a unit's hyperplane (noisy, low-dimensional
 data) no hyperplane leaves a gap that wide, and the MIP must flip activations to clear it.
 
@@ -14,12 +13,11 @@ errors by nu, the test bounds them by :data:`NU`: it trains one SGD network of t
 (seed 0, as the MIP start's first seed) and refits each hidden unit by the LP of
 :func:`~annc.training.warmstart.pool.repair.refit_unit` to keep SGD's activations clear of the gap
 ``(0, WIDE)``, within the unit's boxes; the data admit the margin if every unit keeps all
-but at most :data:`NU` of the training samples clear.  Measured with ``bench/realdata.py``
-(README "Real data"; split by split, ``python bench/margin_errors.py``): on breast_cancer
-the worst unit has 0.3% to 1.5% of the samples in the gap, on the five other sets 3.8% to
-16.7%; breast_cancer's test accuracy went from 94.9% (eps 0.001) to 96.1% (eps 0.1), while
-the other sets end near chance at eps 0.1 (a start's units flip a third to half of their
-activations) and at eps 0.01 and 0.03 measured no better than at 0.001.
+but at most :data:`NU` of the training samples clear.  Where the data admit it the wide
+margin generalised better; where they do not, a start's units flip a third to half of their
+activations and the MIP ends near chance, and eps 0.01 or 0.03 did no better than
+:data:`NARROW` (docs/decisions.md, "The default recipe"; split by split:
+``python bench/run.py margin_errors``).
 
 **One step.**  :func:`resolve` turns a spec and its data into the concrete spec the
 compiler builds, once, at the entry point (``annc compile``, :func:`annc.compile`, and

@@ -24,18 +24,15 @@ they leave the weight box and ignore the eps gap.  :func:`sgd_start` repairs the
 5. :func:`~annc.training.search.local.improve` then runs a fix-and-optimise local search on
    the full MIP (:mod:`annc.training.search`, which composes the pool and the searches);
    under an ``l0`` penalty each sweep begins with a greedy pass that drops weights one
-   at a time while the objective falls (one lift each, no solve: on the 10-class set of
-   ``bench/realdata.py`` it takes the start of split 0 from 120 non-zero weights to 84).
+   at a time while the objective falls (one lift each, no solve; docs/decisions.md, "The MIP start").
 
 :func:`annc.training.search.start.start_search` (and ``mip_start``, its point) runs 1-4 for each candidate of
 the pool (:func:`start_pool`: SGD seeds and sparse linear separators) and 5 on the best
 of them, once; the search stops early at a lower bound of the optimum
 (:func:`annc.formulations.floor`: the ``nll`` loss floor, the majority-vote bound of
-``errors`` and ``hinge``).  It does not restart from other seeds: on the paper's XOR
-instance (1000 samples, 5-5-2, ``bench/formulation_bench.py``) it reaches the optimum on
-seeds 0 and 1, but seed 2's best candidate (2.72) is a local optimum of fix-and-optimise.
-``annc train`` adds the band neighbourhoods of :mod:`annc.training.search.lns`, which
-prove all three seeds optimal.
+``errors`` and ``hinge``).  It does not restart from other seeds: where its best candidate
+is a local optimum of fix-and-optimise, ``annc train`` adds the band neighbourhoods of
+:mod:`annc.training.search.lns` (docs/decisions.md, "The MIP start").
 
 SGD trains binary and ReLU hidden layers (:data:`annc.training.warmstart.sgd.HIDDEN_ACTIVATIONS`), all of
 one kind: a network with other hidden layers (``sign``, or a mix) gets no SGD start
@@ -172,8 +169,8 @@ def seed_point(c: Compiled, seed: tuple, ctx: RunContext | None = None) -> np.nd
     ``c``: on this model's scaling, repaired into the boxes and off the eps gap, with its exact
     output layer (:func:`~annc.training.warmstart.pool.candidates.network_start`); None if it cannot be lifted.
     Its units keep their scale: they are in their boxes and off the gap already, on the same rows,
-    and scaling them into 90% of the box shrank their margins into the gap (on a breast_cancer split
-    the seed's objective went from 42 to 182, the constant network's)."""
+    and scaling them into 90% of the box shrank their margins into the gap (docs/decisions.md,
+    "The MIP start")."""
     W, b = [np.asarray(w, float) for w in seed[0]], [np.asarray(v, float) for v in seed[1]]
     if c.scaling is not None:  # x = x' w + c: pre = (W0 w) x' + (b0 + c W0)
         W[0], b[0] = W[0] * c.scaling.width[:, None], b[0] + c.scaling.center @ W[0]

@@ -236,10 +236,9 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     each class's wins (:func:`votes`): the class of the largest score wins all its comparisons, so
     the network predicts what the regression predicts (up to the rows the eps gap's repair moves).
     None where the spec's first layer is narrower or it has more hidden layers.  Each unit reads the
-    features of both its classes (wine: 29.6 weights over 5 splits against the regression's 16.8
-    coefficients).  One-vs-one regression, a pair's unit fitted on its two classes' rows, has fewer
-    (15.0) but is another classifier: on wine it scored 95.2% over 5 splits at 30 s where the
-    regression's network scores 97.4% (``bench/issue36_ovr``)."""
+    features of both its classes, so the network has more weights than the regression has
+    coefficients.  One-vs-one regression, a pair's unit fitted on its two classes' rows, has fewer
+    but is another classifier, and it scored lower (docs/decisions.md, "The MIP start")."""
     from .repair import fit_box
     got = _targets(problem)
     if got is None:

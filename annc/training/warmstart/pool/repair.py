@@ -72,8 +72,8 @@ def threshold(pre: np.ndarray, bias: float, eps: float, bl: float, bu: float,
     values), the candidates are the points of those intervals nearest 0, and of those flipping
     fewest of ``pre >= fires_at`` the nearest 0 wins; a unit already clear of the gap keeps its
     bias.  That keeps a fitted model's own boundary (a logistic regression's, its bias raised by
-    ``eps/2``) where the rows allow: mid-way into the gap around 0 moved one gbsg2 separator's
-    zero by 1.7 eps and changed a test row's class.
+    ``eps/2``) where the rows allow: mid-way into the gap around 0 could change a test row's
+    class (docs/decisions.md, "The MIP start").
     With ``values`` (a bias grid) the bias is the grid value that leaves no ``pre`` in
     ``(slack, eps)`` and flips fewest, the nearest to ``bias`` among those.
 

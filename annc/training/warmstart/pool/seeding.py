@@ -127,10 +127,9 @@ def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int = 0, se
     outputs ``H`` (rows of the problem), moved into its box
     (:func:`~annc.training.warmstart.pool.repair.box_output`); ``epochs`` and ``seed`` are not used (an SGD
     run of that many epochs did this before, at a hundred times the cost).  Moving each unit off the eps gap
-    flips activations (on ``make_classification`` with 10 classes and 420 distinct rows, 18%
-    of them), so the output layer SGD trained with the old ones can fit the new ones badly
-    (there 66% of the rows right before the repair, 40% after); one refitted on them costs
-    a fraction of a second and no solve."""
+    flips activations, so the output layer SGD trained with the old ones can fit the new ones
+    badly (docs/decisions.md, "The MIP start"); one refitted on them costs a fraction of a second
+    and no solve."""
     u, j = np.nonzero(problem.counts)
     J = len(problem.classes)
     present = np.unique(j)
@@ -200,11 +199,9 @@ def annealed_applies(problem: TrainingProblem) -> bool:
     """Whether the start pool holds the annealed start: the hidden layers are all binary and the
     data has at least :data:`ANNEAL_SAMPLES_PER_WEIGHT` samples per weight of the spec.  The annealed
     network uses every weight, and the l0 penalty's half error a weight does not stop the search
-    from fitting the training rows with them: with fewer samples per weight it overfit
-    (``bench/issue39``: 2 splits, test accuracy 80.8% to 75.0% on a 4-class set of 280 rows
-    and 84 weights, 51.1% to 46.9% on a 10-class set of 420 rows and 240 weights), with more it
-    found what SGD did not (two moons of 210 rows and 16 weights: 80.0% to 92.8%; 7,000 rows:
-    85% to 91%).  Choosing the penalty by cross-validation is the general answer (issue 36)."""
+    from fitting the training rows with them: with fewer samples per weight it overfit, with more
+    it found what SGD did not (docs/decisions.md, "The MIP start").  Choosing the penalty by
+    cross-validation is the general answer (issue 36)."""
     return (annealed_trains(problem.spec)
             and problem.num_samples >= ANNEAL_SAMPLES_PER_WEIGHT * spec_weights(problem.spec))
 
