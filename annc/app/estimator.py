@@ -53,7 +53,6 @@ such fits are only as repeatable as the timing.
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import replace
 
 import numpy as np
@@ -65,30 +64,13 @@ from ..core.categories import check_unknown
 from ..core.columns import Columns, all_numbers, column_differences, frame_columns
 from ..core.errors import UsageError
 from ..core.inputs import input_matrix
-from ..core.losses import with_argument
 from ..core.missing import check_rule
 from ..core.rowweights import indexed_class_weight
 from ..training.dispatch import run
 from .api import table_data, train_request
+from .estimator_spec import hidden_sizes, spec_text
 
 __all__ = ["MIPNetClassifier"]
-
-
-def _number(value, what: str) -> str:
-    """``value`` as a number of the ``.ann`` language; a :class:`UsageError` if it is not
-    a real number (NaN and infinity are written as such, and the spec parser rejects them)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise UsageError(f"{what} must be a number, not {type(value).__name__} {value!r}")
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    return repr(float(value))
-
-
-def _word(value, what: str) -> str:
-    """``value`` as one word of the ``.ann`` language (a name such as ``relu``)."""
-    if not isinstance(value, str) or not value.strip() or any(c in value for c in "\n;#{}[],\0"):
-        raise UsageError(f"{what} must be a name such as those of the .ann language, not {value!r}")
-    return value.strip()
 
 
 class MIPNetClassifier(ClassifierMixin, BaseEstimator):
@@ -255,68 +237,6 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.unknown = unknown
         self.class_weight = class_weight
 
-    # -- the spec ---------------------------------------------------------------------
-    def _hidden_sizes(self) -> tuple:
-        sizes = self.hidden_layer_sizes
-        if sizes is None:
-            return ()
-        if isinstance(sizes, numbers.Integral) and not isinstance(sizes, (bool, np.bool_)):
-            return (sizes,)
-        try:
-            return tuple(sizes)
-        except TypeError:
-            raise UsageError("hidden_layer_sizes must be a tuple of layer widths, not "
-                             f"{type(sizes).__name__} {sizes!r}") from None
-
-    def _spec_text(self, n_features: int, n_classes: int) -> str:
-        """The ``.ann`` text of the network to train on ``n_features`` features and
-        ``n_classes`` classes."""
-        lines = [f"input {int(n_features)}"]
-        activation = _word(self.activation, "activation")
-        for width in self._hidden_sizes():
-            lines.append(f"hidden {_number(width, 'a hidden layer width')} {activation}")
-        lines.append(f"output {int(n_classes)}")
-        if self.loss is not None or self.margin is not None:
-            loss = "hinge" if self.loss is None else _word(self.loss, "loss")
-            if self.margin is not None:
-                takers = with_argument("margin")  # annc.core.losses: hinge
-                if loss not in takers:
-                    raise UsageError(f"margin is the {' or '.join(takers)} loss's margin; it needs "
-                                     + " or ".join(f"loss={k!r}" for k in takers) + f", not {loss!r}")
-                lines.append(f"loss {loss} {_number(self.margin, 'margin')}")
-            else:
-                lines.append(f"loss {loss}")
-        if self.penalty is not None or self.penalty_weight is not None:
-            penalty = _word("none" if self.penalty is None else self.penalty, "penalty")
-            if penalty == "none":
-                if self.penalty_weight is not None:
-                    raise UsageError("penalty_weight needs penalty='l1' or 'l0'")
-                lines.append("penalty none")
-            else:
-                if self.penalty_weight is None:
-                    raise UsageError(f"penalty={penalty!r} needs a penalty_weight")
-                weight = self.penalty_weight
-                weight = (_word(weight, "penalty_weight") if isinstance(weight, str)  # a word such as auto
-                          else _number(weight, "penalty_weight"))
-                lines.append(f"penalty {penalty} {weight}")
-        if self.max_weights is not None:
-            lines.append(f"max_weights {_number(self.max_weights, 'max_weights')}")
-        if self.scale is not None:
-            lines.append(f"scale {_word(self.scale, 'scale')}")
-        if self.weights is not None:
-            try:
-                lo, hi = self.weights
-            except (TypeError, ValueError):
-                raise UsageError(f"weights must be a pair (lo, hi), not {self.weights!r}") from None
-            lines.append(f"weights [{_number(lo, 'weights lo')}, {_number(hi, 'weights hi')}]")
-        if not isinstance(self.extra, str):
-            raise UsageError(f"extra must be .ann text (a str), not {type(self.extra).__name__}")
-        if "\0" in self.extra:
-            raise UsageError("extra has a NUL character")
-        if self.extra.strip():
-            lines.append(self.extra.strip())
-        return "\n".join(lines) + "\n"
-
     # -- scikit-learn -----------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
         """Train the network on ``(X, y)`` (``X``: n_samples x n_features, ``y``: labels of at least
@@ -343,7 +263,7 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         # one-hot encoded (annc.core.categories), missing cells dropped or imputed: the network records both
         data = table_data(np.asarray(X, dtype=object) if text else X, y_index.astype(np.int64).reshape(-1), names,
                           classes=list(range(len(classes))), name="X", missing=check_rule(self.missing))
-        spec = self._spec_text(data.inputs, len(classes))
+        spec = spec_text(self, data.inputs, len(classes))
         if self.select is not None and not isinstance(self.select, (bool, np.bool_)):
             raise UsageError(f"select must be None, True or False, not {self.select!r}")
         select = None if self.select is None else bool(self.select)

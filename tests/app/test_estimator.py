@@ -29,7 +29,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 import annc  # noqa: E402
 from annc.core.errors import AnncError, SpecError  # noqa: E402
-from annc.app.estimator import MIPNetClassifier  # noqa: E402
+from annc.app.estimator import MIPNetClassifier
+from annc.app.estimator_spec import spec_text  # noqa: E402
 from conftest import ROOT  # noqa: E402
 
 FAST = dict(hidden_layer_sizes=(), loss="hinge", time_limit=30.0)
@@ -75,10 +76,10 @@ def test_the_spec_written_from_the_parameters():
     est = MIPNetClassifier(hidden_layer_sizes=(3, 2), activation="relu", loss="hinge", margin=0.5,
                            penalty="l1", penalty_weight=0.01, scale="standard", weights=(-2, 2),
                            extra="eps 0.05\nbias [-2, 2]")
-    assert est._spec_text(4, 3) == ("input 4\nhidden 3 relu\nhidden 2 relu\noutput 3\nloss hinge 0.5\n"
+    assert spec_text(est, 4, 3) == ("input 4\nhidden 3 relu\nhidden 2 relu\noutput 3\nloss hinge 0.5\n"
                                     "penalty l1 0.01\nscale standard\nweights [-2, 2]\neps 0.05\nbias [-2, 2]\n")
-    assert MIPNetClassifier(hidden_layer_sizes=5)._spec_text(2, 2) == "input 2\nhidden 5 binary\noutput 2\n"
-    assert MIPNetClassifier()._spec_text(2, 2) == "input 2\nhidden 4 binary\noutput 2\n"
+    assert spec_text(MIPNetClassifier(hidden_layer_sizes=5), 2, 2) == "input 2\nhidden 5 binary\noutput 2\n"
+    assert spec_text(MIPNetClassifier(), 2, 2) == "input 2\nhidden 4 binary\noutput 2\n"
 
 
 @pytest.mark.parametrize("params", [dict(scale="standard"), dict(scale="none"), dict(weights=(-3.0, 3.0)),
@@ -195,7 +196,7 @@ def test_max_weights_bounds_the_fitted_network():
     """``max_weights`` writes ``max_weights K``: the fitted network has at most K non-zero weights;
     with a penalty other than l0 it is annc's SpecError."""
     X, y = blobs(40)
-    assert MIPNetClassifier(hidden_layer_sizes=(2,), max_weights=2)._spec_text(2, 2).endswith("max_weights 2\n")
+    assert spec_text(MIPNetClassifier(hidden_layer_sizes=(2,), max_weights=2), 2, 2).endswith("max_weights 2\n")
     est = MIPNetClassifier(hidden_layer_sizes=(2,), max_weights=2, time_limit=30, select=False).fit(X, y)
     assert est.network_.nonzero_weights() <= 2 and est.get_params()["max_weights"] == 2
     with pytest.raises(SpecError, match="max_weights"):

@@ -38,7 +38,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("training", {"context", "large", "warmstart", "search", "bounds", "finish", "mip", "request", "results", "trainer",
                   "modelselect", "decompose", "dispatch"}),
     ("export", {"report", "report_drawing", "html_report", "onnx_export"}),
-    ("app", {"api", "prediction", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator", "thresholds"}),
+    ("app", {"api", "prediction", "experiment", "cli", "cli_commands", "cli_train", "progress", "estimator", "estimator_spec", "thresholds"}),
 ]
 TOP = "annc"  # the package's own __init__, which binds the API: above every layer
 # units that may import only the bottom layer and these units (and their own package)

@@ -92,7 +92,8 @@ def test_a_new_loss_with_its_margin(register):
     from annc.training.modelselect.selection import candidates
     assert any("margin 0.25" in label for label, _ in candidates(spec))
     from annc.app.estimator import MIPNetClassifier
-    text = MIPNetClassifier(hidden_layer_sizes=(2,), loss="sqhinge", margin=0.5)._spec_text(5, 2)
+    from annc.app.estimator_spec import spec_text
+    text = spec_text(MIPNetClassifier(hidden_layer_sizes=(2,), loss="sqhinge", margin=0.5), 5, 2)
     assert "loss sqhinge 0.5" in text
 
 
