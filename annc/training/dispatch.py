@@ -58,21 +58,23 @@ SAY_SPENT = 1.0  # seconds before training from which the run says how much of i
 
 def run(request: TrainRequest):
     """Check ``request`` and train it: a :class:`~annc.training.results.TrainResult`, or for ovo and
-    batches a :class:`~annc.training.decompose.decomposition.DecomposedResult`."""
+    batches a :class:`~annc.training.decompose.decomposition.DecomposedResult`.  The run's context
+    (:class:`~annc.training.context.RunContext`: its deadline from the command's start, the solver's
+    driver, the user's settings) is built here, once; full, greedy and selected training take it."""
     r = _started(request.checked())
     mode = r.mode
     if mode == "ovo":
         return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(_from_start(r)))
     if mode == "batches":
         return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(_from_start(r)))
+    whole = RunContext.create(r.driver, r.opts, started=r.started)
     if mode in ("full", "select") and (r.select is True or (r.select is None and cvselect.CV_BY_DEFAULT)) \
             and applies(r.spec, r.data, r.opts.time_limit):
-        return _cross_validated(r)
+        return _cross_validated(r, whole)
     if mode != "select":
-        return fit(_from_start(r))
-    whole = RunContext.create(r.solver, r.opts, started=r.started)
+        return fit(r, whole)
     chosen = _select(r, _selection_part(r, whole))
-    return fit(replace(r, spec=chosen.spec, opts=replace(r.opts, time_limit=whole.cap())), selection=chosen)
+    return fit(replace(r, spec=chosen.spec), whole, selection=chosen)
 
 
 def _started(r: TrainRequest) -> TrainRequest:
@@ -95,7 +97,7 @@ def _started(r: TrainRequest) -> TrainRequest:
 
 def _from_start(r: TrainRequest) -> TrainRequest:
     """``r`` with its time limit counted from ``r.started``: the limit less the seconds since then
-    (for the modes that create their run context from the options: full training, ovo, batches)."""
+    (for ovo and batches, whose members' limits are durations on their workers' clocks)."""
     if r.started is None:
         return r
     return replace(r, opts=replace(r.opts, time_limit=max(r.opts.time_limit - seconds_since(r.started), 0.0)),
@@ -117,19 +119,17 @@ def _share(r: TrainRequest) -> float:
     return SELECT_SHARE if SELECT_SHARE is not None else cvselect.SELECT_SHARE
 
 
-def _cross_validated(r: TrainRequest):
+def _cross_validated(r: TrainRequest, whole: RunContext):
     """Cross-validation of the open settings, within :data:`~annc.training.modelselect.cvselect.SELECT_SHARE` of
-    the time limit (:func:`_selection_part` of the run's context), then the chosen setting trained
-    on all the rows in what is left.  The folds' plan is sized by the limit the user gave."""
-    whole = RunContext.create(r.solver, r.opts, started=r.started)
+    the time limit (:func:`_selection_part` of the run's context ``whole``), then the chosen setting trained
+    on all the rows in what is left of ``whole``.  The folds' plan is sized by the limit the user gave."""
     chosen = cross_validate(r.spec, r.data, time_limit=r.opts.time_limit,
                             ctx=_selection_part(r, whole), merge=r.merge, workers=r.workers,
                             scheduler=r.scheduler, log=r.log)
-    final = replace(r.opts, time_limit=whole.cap())
     if chosen is None:
-        return fit(replace(r, opts=final))
+        return fit(r, whole)
     r.log(f"[select] training the chosen setting ({chosen.label}) on all {len(r.data.y)} training rows")
-    return fit(replace(r, spec=chosen.spec, opts=final), selection=chosen)
+    return fit(replace(r, spec=chosen.spec), whole, selection=chosen)
 
 
 def _decomposed(r: TrainRequest) -> dict:

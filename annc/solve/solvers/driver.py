@@ -43,10 +43,12 @@ registry (:data:`annc.solve.solvers.SOLVERS`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import ClassVar
 
+from ...core.deadline import Deadline
 from ...core.model import Model
-from .base import SolveOptions, SolveResult
+from .base import SolveInputs, SolveOptions, SolveResult
 
 OPTIONS: Mapping[str, Callable] = {
     "time_limit": float,  # seconds per solve (wall clock)
@@ -90,6 +92,14 @@ class Driver:
         out += [(self.native_prefix + name if not name.startswith(self.native_prefix) else name, value)
                 for name, value in opts.native]
         return out
+
+    def solve_within(self, model: Model, settings: SolveOptions, inputs: SolveInputs = SolveInputs(),
+            budget: Deadline | None = None) -> SolveResult:
+        """Solve ``model`` with the user's ``settings`` and this solve's ``inputs`` within ``budget`` (a
+        training run's deadline; None: no limit): the one place a run's time becomes a solver's time
+        limit (what is left of ``budget``, :meth:`~annc.core.deadline.Deadline.cap`)."""
+        limit = None if budget is None else budget.cap()
+        return self.solve(model, replace(inputs.into(settings), time_limit=limit))
 
     def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
         """Solve ``model``; the result's ``x`` is in the model's column order."""

@@ -149,10 +149,8 @@ def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
 
 def applies(spec: NetworkSpec, data: Dataset, time_limit: float | None = None) -> bool:
     """Whether cross-validation chooses ``spec``'s open settings by default on ``data`` under
-    ``time_limit`` (module docstring): any data need at least :data:`MIN_LIMIT` seconds (or none);
+    ``time_limit`` (module docstring; checked by the request): any data need at least :data:`MIN_LIMIT` seconds (or none);
     more than :data:`MANY_ROWS` rows also logistic separators to set against the spec as written."""
-    from ...solve.solvers.base import check_time_limit
-    time_limit = check_time_limit(time_limit)  # the one check of the value, with its message
     if time_limit is not None and time_limit < MIN_LIMIT:
         return False
     from ..warmstart.pool.seeding import sgd_trains
