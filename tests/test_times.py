@@ -24,7 +24,7 @@ def test_train_records_the_parts_of_its_wall_time(xor_csv, tmp_path):
     assert list(parts) == list(TIME_PARTS)
     assert parts["full MIP"] >= r.seconds - 1e-6 and parts["build"] > 0
     assert r.wall is not None and sum(parts.values()) <= r.wall + 1e-6
-    assert r.steps[0].times["step"] <= r.wall + 1e-6
+    assert r.steps[0].times.step <= r.wall + 1e-6
     assert set(r.network.meta["steps"][0]["times"]) >= {"build", "full MIP", "step"}
 
 
@@ -73,7 +73,7 @@ def test_the_folds_plan_and_cap_read_the_users_limit_and_the_final_training_has_
     monkeypatch.setattr(dispatch.cvselect, "CV_BY_DEFAULT", True)
     monkeypatch.setattr(dispatch, "applies", lambda spec, data, limit: seen.setdefault("applies", limit) == 30.0)
     monkeypatch.setattr(dispatch, "cross_validate", folds)
-    monkeypatch.setattr(dispatch, "fit", lambda r, **kw: seen.update(final=r.opts.time_limit))
+    monkeypatch.setattr(dispatch, "fit", lambda r, ctx, **kw: seen.update(final=ctx.left()))  # the run's context
     dispatch.run(_request(xor_csv, time.perf_counter() - 5.0, 30.0))
     share = dispatch.cvselect.SELECT_SHARE * 30.0
     assert seen["applies"] == seen["plan"] == 30.0

@@ -83,7 +83,7 @@ class RunContext:
 
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
     driver: Driver = field(default_factory=lambda: get_driver(DEFAULT))  # the user's solver, resolved once
-    options: SolveOptions = field(default_factory=SolveOptions)  # the user's settings (its time limit unread)
+    options: SolveOptions = field(default_factory=SolveOptions)  # the user's settings; time in the deadline
     ledger: SubMipLedger = field(default_factory=SubMipLedger)
     executor: object | None = field(default=None, compare=False)  # an open Executor, or None: this process
 
@@ -98,7 +98,8 @@ class RunContext:
             options = replace(options, interrupt=Interrupt())
         start = time.perf_counter() if started is None else started
         driver = solver if isinstance(solver, Driver) else get_driver(solver)
-        return cls(Deadline(options.time_limit if limit is None else limit, start=start), driver, options)
+        deadline = Deadline(options.time_limit if limit is None else limit, start=start)
+        return cls(deadline, driver, replace(options, time_limit=None))  # the deadline is the one budget
 
     @property
     def solver(self) -> str:
