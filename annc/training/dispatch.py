@@ -27,8 +27,9 @@ Selection and decomposition receive that ``train`` function from here: neither i
 
 **The time limit counts from the user's command** (``request.started``, set by
 :func:`annc.app.cli.main` as it begins): the seconds before training (starting Python and annc,
-loading scikit-learn, reading the data) are taken from the limit here (:func:`_started`,
-:func:`_from_start`; selection's run context counts from the start), so
+loading scikit-learn, reading the data) count against the limit: :func:`run` builds the run's
+:class:`~annc.training.context.RunContext` once, its deadline counting from that start (:func:`_started`
+refuses a limit already spent), and every mode takes it; no mode below does its own time arithmetic.  So
 ``annc train --time-limit T`` ends within ``T`` plus the finish's overrun as its user times it (on a
 2-core EPYC annc's imports alone took 6 s).  What the limit *sizes* (whether cross-validation runs,
 its folds) is the limit the user gave, never what is left of it: the same command gives the same
@@ -43,7 +44,7 @@ from dataclasses import replace
 from ..core.errors import UsageError
 from ..solve.solvers.base import Interrupt
 from .context import RunContext, seconds_since
-from .decompose.decomposition import train_batches, train_ovo
+from .decompose.decomposition import Decomposition, train_batches, train_ovo
 from .modelselect import cvselect
 from .modelselect.cvselect import applies, cross_validate
 from .modelselect.selection import select
@@ -63,11 +64,11 @@ def run(request: TrainRequest):
     driver, the user's settings) is built here, once; full, greedy and selected training take it."""
     r = _started(request.checked())
     mode = r.mode
-    if mode == "ovo":
-        return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(_from_start(r)))
-    if mode == "batches":
-        return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(_from_start(r)))
     whole = RunContext.create(r.driver, r.opts, started=r.started)
+    if mode == "ovo":
+        return train_ovo(r.spec, r.data, _decomposed(r, whole), per_class=r.per_class)
+    if mode == "batches":
+        return train_batches(r.spec, r.data, _decomposed(r, whole), r.batches)
     if mode in ("full", "select") and (r.select is True or (r.select is None and cvselect.CV_BY_DEFAULT)) \
             and applies(r.spec, r.data, r.opts.time_limit):
         return _cross_validated(r, whole)
@@ -93,15 +94,6 @@ def _started(r: TrainRequest) -> TrainRequest:
         r.log(f"[time] {spent:.1f} s of the {limit:g} s limit went on starting annc and reading the data: "
               f"training has {limit - spent:.1f} s")
     return r
-
-
-def _from_start(r: TrainRequest) -> TrainRequest:
-    """``r`` with its time limit counted from ``r.started``: the limit less the seconds since then
-    (for ovo and batches, whose members' limits are durations on their workers' clocks)."""
-    if r.started is None:
-        return r
-    return replace(r, opts=replace(r.opts, time_limit=max(r.opts.time_limit - seconds_since(r.started), 0.0)),
-                   started=None)
 
 
 def _selection_part(r: TrainRequest, whole: RunContext) -> RunContext:
@@ -132,9 +124,10 @@ def _cross_validated(r: TrainRequest, whole: RunContext):
     return fit(replace(r, spec=chosen.spec), whole, selection=chosen)
 
 
-def _decomposed(r: TrainRequest) -> dict:
-    return dict(test=r.test, solver=r.solver, opts=r.opts, workers=r.workers, scheduler=r.scheduler,
-                out_dir=r.out_dir, stem=r.stem, log=r.log)
+def _decomposed(r: TrainRequest, whole: RunContext) -> Decomposition:
+    """How ``r``'s members are trained: by :func:`annc.training.trainer.train`, within ``whole``."""
+    return Decomposition(train, whole, test=r.test, workers=r.workers, scheduler=r.scheduler, out_dir=r.out_dir,
+                         stem=r.stem, log=r.log)
 
 
 def _select(r: TrainRequest, ctx: RunContext):
