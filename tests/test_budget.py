@@ -8,6 +8,7 @@ import annc
 import annc.solve.solvers.base as base
 from annc.core.deadline import Deadline
 from annc.solve.solvers import SOLVERS
+from annc.solve.solvers.driver import SolveInputs
 
 XOR = (np.array([[0, 0], [0, 1], [1, 0], [1, 1.0]] * 2), np.array([0, 1, 1, 0] * 2))
 SPEC = "input 2\nhidden 2 binary\noutput 2\nloss errors\npenalty l0 0.5\neps 0.05\n"
@@ -24,7 +25,7 @@ def test_the_limit_is_checked_once_in_the_request_and_the_driver_takes_the_conte
     highs = type(SOLVERS["highs"])
     real_within = highs.solve_within
 
-    def within(driver, model, settings, inputs=base.SolveInputs(), budget=None):
+    def within(driver, model, settings, inputs=SolveInputs(), budget=None):
         calls.append((driver, settings.time_limit, budget, inputs.progress is not None))
         return real_within(driver, model, settings, inputs, budget)
     monkeypatch.setattr(highs, "solve_within", within)

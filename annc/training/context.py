@@ -45,10 +45,9 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..core.deadline import FLOOR, Deadline
-from ..solve import solvers
 from ..solve.solvers import DEFAULT, SolveOptions, SolveResult, get_driver
-from ..solve.solvers.base import Interrupt, Progress, SolveInputs
-from ..solve.solvers.driver import Driver
+from ..solve.solvers.base import Interrupt, Progress
+from ..solve.solvers.driver import Driver, SolveInputs
 
 TASK_GRACE = 0.5  # seconds a caller waits beyond its deadline for a task its own cap has stopped
 TASK_OVERHEAD = 0.5  # seconds a task spends outside its own cap (sent, unpickled, its result sent back)

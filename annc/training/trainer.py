@@ -61,7 +61,7 @@ from .mip.chain import Step, run_chain
 from .mip.runfiles import RunFiles as _RunFiles
 from .mip.runfiles import csv_backing
 from .mip.runner import run_mip
-from .mip.stages import MipSettings
+from .mip.job import MipSettings
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
 

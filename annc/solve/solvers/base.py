@@ -59,28 +59,6 @@ class SolveOptions:
                                                    MAX_NODE_LIMIT))
 
 
-@dataclass(frozen=True)
-class SolveInputs:
-    """What one solve is given beside the user's settings (:class:`SolveOptions`): a MIP start, annc's
-    bound as a stop, the model's file already written and where to work, a work limit, the progress
-    callback and the stall rule's length.  The time limit is neither: the driver takes it from the run's
-    budget (:meth:`annc.solve.solvers.driver.Driver.solve_within`)."""
-
-    start: "np.ndarray | None" = None
-    stop_at: float | None = None
-    model_file: str | None = None
-    workdir: str | None = None
-    node_limit: int | None = None
-    progress: Callable[["Progress"], None] | None = None  # None: the settings' own
-    stall_checks: int | None = None
-
-    def into(self, settings: SolveOptions) -> SolveOptions:
-        """``settings`` with these inputs set (the progress callback kept where none is given)."""
-        return replace(settings, start=self.start, stop_at=self.stop_at, model_file=self.model_file,
-                       workdir=self.workdir, node_limit=self.node_limit, stall_checks=self.stall_checks,
-                       progress=self.progress if self.progress is not None else settings.progress)
-
-
 def _real(value, what: str, option: str) -> float | None:
     """``value`` as a float (None stays None); booleans, text and the like are refused."""
     if value is None:

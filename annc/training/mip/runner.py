@@ -20,7 +20,7 @@ from ...io.spec import NetworkSpec
 from ..context import RunContext
 from . import stages
 from .chain import Step
-from .stages import MipJob, MipSettings
+from .job import MipJob, MipSettings
 
 
 def run_mip(name: str, spec: NetworkSpec, data: Dataset, ctx: RunContext, settings: MipSettings) -> Step:
