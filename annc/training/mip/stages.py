@@ -30,6 +30,7 @@ its solver's time limit (:meth:`annc.solve.solvers.driver.Driver.solve_within`).
 from __future__ import annotations
 
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -50,13 +51,12 @@ from ..finish import conclude_relaxed
 from ..finish.deadweights import drop_dead_weights
 from ..large.compress import full_verdict, size_advice
 from ..large.largedata import enter as large_path
-from ..results import accuracy, finite_or_none, trace_recorder
 from ..search.incumbent import SearchRecord, kept_incumbent, kept_why, search_incumbent
 from ..search.start import MIN_START_BUDGET
 from ..warmstart.margin import resolve
 from ..warmstart.pool.candidates import SEED_NAME, seed_point
 from ..warmstart.pool.point import hidden_network
-from .chain import Step
+from .chain import Step, accuracy, finite_or_none, trace_recorder
 from .job import Bounded, Built, Finished, MipJob, Solved, Started, StepTimes
 from .runfiles import changed_files, csv_backing
 from .stalling import stall_checks
