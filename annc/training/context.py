@@ -3,11 +3,13 @@
 A training run is a chain of steps (the recipe's eps, the build, the start pool, the local
 and neighbourhood searches, the user's solver, the bounds, the finish).  Each needs three
 things it must not invent for itself: **time**, **the solver settings** and **the
-interrupt**.  :class:`RunContext` holds them, created once per MIP by the trainer (and once
-per fold, member or batch by the dispatch):
+interrupt**.  :class:`RunContext` holds them, created once per run by
+:func:`annc.training.dispatch.run` (its deadline from the user's command's start), and derived from
+that for each MIP (:meth:`RunContext.for_mip`, or :meth:`RunContext.renewed` for each greedy layer),
+fold, member or batch:
 
 * the deadline (:class:`~annc.core.deadline.Deadline`): ``T`` seconds from the run's start;
-* the user's solver and :class:`~annc.solve.solvers.base.SolveOptions` (threads, gap, native
+* the user's solver as its driver (resolved once, by the request) and :class:`~annc.solve.solvers.base.SolveOptions` (threads, gap, native
   options), the Ctrl-C :class:`~annc.solve.solvers.base.Interrupt` and the progress sink;
 * the :class:`SubMipLedger`, shared by every share of the context: which solver ran how many
   of annc's own sub-MIPs, and why HiGHS stood in when the user's solver could not;
