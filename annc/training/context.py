@@ -110,8 +110,6 @@ class RunContext:
     def for_mip(self) -> "RunContext":
         """One MIP's context: what is left of this one's deadline, counted from now (its finish's
         reserve sized by that), and a sub-MIP ledger of its own."""
-        if not self.limited:
-            return replace(self, ledger=SubMipLedger())
         return replace(self, deadline=Deadline(self.cap(), start=time.perf_counter()), ledger=SubMipLedger())
 
     def renewed(self) -> "RunContext":
