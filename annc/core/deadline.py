@@ -42,6 +42,11 @@ class Deadline:
         """Seconds left (never negative); None without a limit."""
         return None if self.limit is None else max(self.limit - self.elapsed(), 0.0)
 
+    def cap(self) -> float | None:
+        """A solver's time limit: what is left, at least :data:`FLOOR` (None without a limit)."""
+        left = self.left()
+        return None if left is None else max(left, FLOOR)
+
     def reserve(self) -> float:
         """Seconds kept for the finish: :data:`FINISH_SHARE` of the limit, at least :data:`FINISH_MIN`
         or :data:`FINISH_MOST_SHARE` of the limit, whichever is less."""

@@ -112,14 +112,16 @@ def closes(objective: float, bound: float, rel_tol: float | None = None) -> bool
 
 
 def judge(objective: float, bound: float | None, *, relaxed: bool, source: str, rel_tol: float | None = None,
-          solver_objective: float | None = None, verified: bool = True, bound_source: str | None = None) -> Verdict:
+          solver_objective: float | None = None, verified: bool = True, bound_source: str | None = None,
+          **record) -> Verdict:
     """The verdict on a network of training objective ``objective`` given the lower bound
     ``bound`` (from ``bound_source``, if said); ``unknown`` when its point failed
-    verification (no network to speak of)."""
+    verification (no network to speak of).  ``record``: the verdict's other fields (``search``,
+    ``compression``, ``dead_weights``, ``sub_mips``, ``ended``), set as it is built."""
     proven = bound is not None and math.isfinite(objective) and closes(objective, bound, rel_tol)
     status = Status.UNKNOWN if not verified else Status.OPTIMAL if proven else Status.FEASIBLE
     bound = None if bound is None else float(bound)  # a numpy number (weighted bounds) is no JSON number
-    return Verdict(status, float(objective), bound, relaxed, source, solver_objective, bound_source)
+    return Verdict(status, float(objective), bound, relaxed, source, solver_objective, bound_source, **record)
 
 
 def search_record(meta: dict) -> dict | None:

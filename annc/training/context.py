@@ -3,11 +3,13 @@
 A training run is a chain of steps (the recipe's eps, the build, the start pool, the local
 and neighbourhood searches, the user's solver, the bounds, the finish).  Each needs three
 things it must not invent for itself: **time**, **the solver settings** and **the
-interrupt**.  :class:`RunContext` holds them, created once per MIP by the trainer (and once
-per fold, member or batch by the dispatch):
+interrupt**.  :class:`RunContext` holds them, created once per run by
+:func:`annc.training.dispatch.run` (its deadline from the user's command's start), and derived from
+that for each MIP (:meth:`RunContext.for_mip`, or :meth:`RunContext.renewed` for each greedy layer),
+fold, member or batch:
 
 * the deadline (:class:`~annc.core.deadline.Deadline`): ``T`` seconds from the run's start;
-* the user's solver and :class:`~annc.solve.solvers.base.SolveOptions` (threads, gap, native
+* the user's solver as its driver (resolved once, by the request) and :class:`~annc.solve.solvers.base.SolveOptions` (threads, gap, native
   options), the Ctrl-C :class:`~annc.solve.solvers.base.Interrupt` and the progress sink;
 * the :class:`SubMipLedger`, shared by every share of the context: which solver ran how many
   of annc's own sub-MIPs, and why HiGHS stood in when the user's solver could not;
@@ -45,9 +47,9 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ..core.deadline import FLOOR, Deadline
-from ..solve import solvers
-from ..solve.solvers import DEFAULT, SOLVERS, SolveOptions, SolveResult, get_driver
+from ..solve.solvers import DEFAULT, SolveOptions, SolveResult, get_driver
 from ..solve.solvers.base import Interrupt, Progress
+from ..solve.solvers.driver import Driver, SolveInputs
 
 TASK_GRACE = 0.5  # seconds a caller waits beyond its deadline for a task its own cap has stopped
 TASK_OVERHEAD = 0.5  # seconds a task spends outside its own cap (sent, unpickled, its result sent back)
@@ -81,21 +83,46 @@ class RunContext:
     """One MIP's deadline, solver settings, interrupt and sub-MIP ledger (module docstring)."""
 
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
-    solver: str = DEFAULT
-    options: SolveOptions = field(default_factory=SolveOptions)
+    driver: Driver = field(default_factory=lambda: get_driver(DEFAULT))  # the user's solver, resolved once
+    options: SolveOptions = field(default_factory=SolveOptions)  # the user's settings; time in the deadline
     ledger: SubMipLedger = field(default_factory=SubMipLedger)
     executor: object | None = field(default=None, compare=False)  # an open Executor, or None: this process
 
     @classmethod
-    def create(cls, solver: str = DEFAULT, options: SolveOptions | None = None,
+    def create(cls, solver: str | Driver = DEFAULT, options: SolveOptions | None = None,
                limit: float | None = None, started: float | None = None) -> "RunContext":
-        """A context for one MIP: ``limit`` seconds (default ``options.time_limit``) from ``started``
-        (a ``time.perf_counter()`` reading: the user's command's start; default now)."""
+        """A context: ``limit`` seconds (default ``options.time_limit``, as the request checked it) from
+        ``started`` (a ``time.perf_counter()`` reading: the user's command's start; default now), on
+        ``solver`` (a driver, or its name)."""
         options = options or SolveOptions()
         if options.interrupt is None:
             options = replace(options, interrupt=Interrupt())
         start = time.perf_counter() if started is None else started
-        return cls(Deadline(options.time_limit if limit is None else limit, start=start), solver, options)
+        driver = solver if isinstance(solver, Driver) else get_driver(solver)
+        deadline = Deadline(options.time_limit if limit is None else limit, start=start)
+        return cls(deadline, driver, replace(options, time_limit=None))  # the deadline is the one budget
+
+    @property
+    def solver(self) -> str:
+        """The user's solver's name."""
+        return self.driver.name
+
+    def for_mip(self) -> "RunContext":
+        """One MIP's context: what is left of this one's deadline, counted from now (its finish's
+        reserve sized by that), and a sub-MIP ledger of its own."""
+        return replace(self, deadline=Deadline(self.cap(), start=time.perf_counter()), ledger=SubMipLedger())
+
+    def renewed(self) -> "RunContext":
+        """A context with this one's whole limit again from now and a sub-MIP ledger of its own (each of
+        greedy training's MIPs: its limit is each layer's)."""
+        return replace(self, deadline=Deadline(self.deadline.limit, start=time.perf_counter()), ledger=SubMipLedger())
+
+    def solver_part(self, fraction: float = 1.0, *, at_least: float = FLOOR) -> "RunContext":
+        """The full MIP's budget: ``fraction`` of :meth:`until_finish` from now, at least ``at_least``
+        seconds (unlimited: this context)."""
+        if not self.limited:
+            return self
+        return replace(self, deadline=Deadline(max(fraction * self.until_finish(), at_least), start=time.perf_counter()))
 
     # -- time ---------------------------------------------------------------------------
     @property
@@ -111,9 +138,8 @@ class RunContext:
         return self.deadline.until_finish()
 
     def cap(self) -> float | None:
-        """A time limit for a solver: what is left, at least :data:`~annc.core.deadline.FLOOR`."""
-        left = self.left()
-        return None if left is None else max(left, FLOOR)
+        """What is left, at least :data:`~annc.core.deadline.FLOOR` (:meth:`~annc.core.deadline.Deadline.cap`)."""
+        return self.deadline.cap()
 
     def share(self, fraction: float, *, of_finish: bool = True) -> "RunContext":
         """A context whose deadline is ``fraction`` of what is left from now (of
@@ -209,21 +235,20 @@ class RunContext:
     @property
     def sub_solver(self) -> str:
         """The solver of annc's sub-MIPs: the user's when its driver serves them, else HiGHS."""
-        return self.solver if self.solver in SOLVERS and SOLVERS[self.solver].sub_mips else FALLBACK
+        return self.solver if self.driver.sub_mips else FALLBACK
 
     def solve(self, model, *, node_limit: int | None = None, start=None, gap: float | None = 0.0) -> SolveResult:
         """One sub-MIP of annc's own (module docstring): ``node_limit`` nodes (a work limit),
         from ``start``, stopping at relative ``gap``, on :attr:`sub_solver` with the user's
         threads and native options; capped by what is left of the deadline."""
-        by = self.sub_solver
-        if by != self.solver and self.ledger.fallback is None:
-            self.ledger.fallback = _why_not(self.solver)
-        native = self.options.native if by == self.solver else ()
-        opts = SolveOptions(time_limit=self.cap(), gap=gap, threads=self.options.threads, node_limit=node_limit,
-                            start=start if get_driver(by).mip_start else None, interrupt=self.options.interrupt,
-                            native=native)
-        self.ledger.counts[get_driver(by).title or by] += 1
-        return solvers.solve(model, by, opts)  # looked up at call time: a test may stand in for it
+        by = self.driver if self.driver.sub_mips else get_driver(FALLBACK)
+        if by is not self.driver and self.ledger.fallback is None:
+            self.ledger.fallback = _why_not(self.driver)
+        native = self.options.native if by is self.driver else ()
+        settings = SolveOptions(gap=gap, threads=self.options.threads, interrupt=self.options.interrupt, native=native)
+        inputs = SolveInputs(start=start if by.mip_start else None, node_limit=node_limit)
+        self.ledger.counts[by.title or by.name] += 1
+        return by.solve_within(model, settings, inputs, self.deadline)
 
 
 def seconds_since(started: float) -> float:
@@ -238,10 +263,9 @@ def rounds(tasks: int, slots: int) -> int:
     return -(-max(int(tasks), 1) // max(int(slots), 1))
 
 
-def _why_not(solver: str) -> str:
-    d = get_driver(solver)
+def _why_not(d: Driver) -> str:
     missing = [what for what, ok in (("solves as a separate program", d.in_process),
                                      ("takes no MIP start", d.mip_start),
                                      ("has no node limit", "node_limit" in d.parameters)) if not ok]
-    return (f"{d.title or solver} {' and '.join(missing)}, so annc's own sub-MIPs ran on "
+    return (f"{d.title or d.name} {' and '.join(missing)}, so annc's own sub-MIPs ran on "
             f"{get_driver(FALLBACK).title}")

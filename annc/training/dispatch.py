@@ -23,8 +23,9 @@ Selection and decomposition receive that ``train`` function from here: neither i
 
 **The time limit counts from the user's command** (``request.started``, set by
 :func:`annc.app.cli.main` as it begins): the seconds before training (starting Python and annc,
-loading scikit-learn, reading the data) are taken from the limit here (:func:`_started`,
-:func:`_from_start`; selection's run context counts from the start), so
+loading scikit-learn, reading the data) count against the limit: :func:`run` builds the run's
+:class:`~annc.training.context.RunContext` once, its deadline counting from that start (:func:`_started`
+refuses a limit already spent), and every mode takes it; no mode below does its own time arithmetic.  So
 ``annc train --time-limit T`` ends within ``T`` plus the finish's overrun as its user times it (on a
 2-core EPYC annc's imports alone took 6 s).  What the limit *sizes* (whether cross-validation runs,
 its folds) is the limit the user gave, never what is left of it: the same command gives the same
@@ -38,7 +39,7 @@ from dataclasses import replace
 
 from ..core.errors import UsageError
 from .context import RunContext, seconds_since
-from .decompose.decomposition import train_batches, train_ovo
+from .decompose.decomposition import Decomposition, train_batches, train_ovo
 from .modelselect.strategy import strategy_for
 from .request import TrainRequest
 from .trainer import fit, train
@@ -50,22 +51,23 @@ SAY_SPENT = 1.0  # seconds before training from which the run says how much of i
 
 def run(request: TrainRequest):
     """Check ``request`` and train it: a :class:`~annc.training.results.TrainResult`, or for ovo and
-    batches a :class:`~annc.training.decompose.decomposition.DecomposedResult`."""
+    batches a :class:`~annc.training.decompose.decomposition.DecomposedResult`.  The run's context
+    (:class:`~annc.training.context.RunContext`: its deadline from the command's start, the solver's
+    driver, the user's settings) is built here, once; full, greedy and selected training take it."""
     r = _started(request.checked())
     mode = r.mode
+    whole = RunContext.create(r.driver, r.opts, started=r.started)
     if mode == "ovo":
-        return train_ovo(r.spec, r.data, train=train, per_class=r.per_class, **_decomposed(_from_start(r)))
+        return train_ovo(r.spec, r.data, _decomposed(r, whole), per_class=r.per_class)
     if mode == "batches":
-        return train_batches(r.spec, r.data, r.batches, train=train, **_decomposed(_from_start(r)))
+        return train_batches(r.spec, r.data, _decomposed(r, whole), r.batches)
     if mode in ("full", "select"):  # the request's strategy of model selection (select: None, True, False, a grid)
-        whole = RunContext.create(r.solver, r.opts, started=r.started)
         chosen = strategy_for(r.select).choose(r, whole, train)
-        final = replace(r.opts, time_limit=whole.cap())  # what is left of the limit
         if chosen is None:
-            return fit(replace(r, opts=final))
+            return fit(r, whole)
         r.log(f"[select] training the chosen setting ({chosen.label}) on all {len(r.data.y)} training rows")
-        return fit(replace(r, spec=chosen.spec, opts=final), selection=chosen)
-    return fit(_from_start(r))
+        return fit(replace(r, spec=chosen.spec), whole, selection=chosen)
+    return fit(r, whole)
 
 
 def _started(r: TrainRequest) -> TrainRequest:
@@ -86,15 +88,7 @@ def _started(r: TrainRequest) -> TrainRequest:
     return r
 
 
-def _from_start(r: TrainRequest) -> TrainRequest:
-    """``r`` with its time limit counted from ``r.started``: the limit less the seconds since then
-    (for the modes that create their run context from the options: full training, ovo, batches)."""
-    if r.started is None:
-        return r
-    return replace(r, opts=replace(r.opts, time_limit=max(r.opts.time_limit - seconds_since(r.started), 0.0)),
-                   started=None)
-
-
-def _decomposed(r: TrainRequest) -> dict:
-    return dict(test=r.test, solver=r.solver, opts=r.opts, workers=r.workers, scheduler=r.scheduler,
-                out_dir=r.out_dir, stem=r.stem, log=r.log)
+def _decomposed(r: TrainRequest, whole: RunContext) -> Decomposition:
+    """How ``r``'s members are trained: by :func:`annc.training.trainer.train`, within ``whole``."""
+    return Decomposition(train, whole, test=r.test, workers=r.workers, scheduler=r.scheduler, out_dir=r.out_dir,
+                         stem=r.stem, log=r.log)

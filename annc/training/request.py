@@ -36,6 +36,7 @@ from ..io.spec import NetworkSpec
 from ..solve.compiler import check_name
 from ..solve.solvers import DEFAULT, SOLVERS, SolveOptions
 from ..solve.solvers.base import Interrupt
+from ..solve.solvers.driver import Driver
 from .large.executor import check_scheduler, check_workers
 
 MODES = ("full", "greedy", "select", "ovo", "batches")
@@ -148,6 +149,7 @@ class TrainRequest:
     log: Callable = field(default=silent, repr=False)
     started: float | None = None  # the clock's reading when the user's command began (annc.app.cli.main): the
     # time limit counts from then (annc.training.dispatch); None: from when training starts
+    driver: Driver | None = field(default=None, repr=False)  # the solver's driver, resolved once by checked()
 
     @property
     def mode(self) -> str:
@@ -159,7 +161,8 @@ class TrainRequest:
         """A checked copy (the caller's options stay as they were): every option, their
         combinations, the solver and its options, the file name, the data and the test data
         against the spec (not for ovo and batches, whose MIPs see other outputs), the output
-        folder.  The one place these are checked."""
+        folder.  The one place these are checked, the time limit among them; the solver is resolved
+        to its driver here, once (``driver``)."""
         if self.ensemble not in (None, "ovo"):
             raise UsageError(f"ensemble (--ensemble) must be 'ovo' or None, not {self.ensemble!r}")
         if self.solver_cmd is not None and self.solver not in (None, "cmd"):
@@ -203,7 +206,7 @@ class TrainRequest:
             if opts.interrupt is None:
                 opts.interrupt = Interrupt(log=self.log)  # the first Ctrl-C says what it does
         return replace(self, spec=spec, data=data, solver=solver, solver_cmd=None, opts=opts, stem=stem,
-                       workers=workers, scheduler=scheduler)
+                       workers=workers, scheduler=scheduler, driver=SOLVERS[solver])
 
     def _weighted(self, mode: str) -> Dataset:
         """The data with each sample's weight (class weight x sample weight,

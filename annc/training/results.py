@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -16,7 +15,7 @@ from ..core.network import TrainedNetwork
 from ..io.data import Dataset
 from ..io.solutions import Status
 from ..solve.verdict import Verdict, verdict_record
-from .mip.chain import Step, weakest
+from .mip.chain import Step, accuracy, weakest  # noqa: F401 - accuracy re-exported
 
 
 # the parts of a MIP's wall time (Step.times): the build (with the eps rule's SGD run and the
@@ -76,10 +75,6 @@ class TrainResult:
         return float(np.mean(self.network.predict(X) == np.asarray(y, dtype=object)))
 
 
-def accuracy(net: TrainedNetwork, data: Dataset) -> float:
-    return float(np.mean(net.predict_index(data.X) == data.y))
-
-
 def result_of(net: TrainedNetwork, steps: list[Step], data: Dataset, test: Dataset | None, *, solver: str,
               greedy: bool, truncated: str | None, interrupted: bool) -> TrainResult:
     """The :class:`TrainResult` of a run; records the run in ``net.meta``."""
@@ -108,27 +103,3 @@ def step_meta(s: Step) -> dict:
             "seconds": round(s.result.seconds, 3), "times": {k: round(v, 3) for k, v in s.times.items()},
             "verified": bool(s.verification and s.verification.ok),
             "trace": s.trace}
-
-
-# -- the trace of a MIP: its incumbent and bound over time (meta["steps"][k]["trace"]) --
-TRACE_EVERY = 0.25  # seconds between trace points that only move the bound
-TRACE_MAX = 5000  # points kept per MIP (the final one is always added)
-
-
-def finite_or_none(v) -> float | None:
-    return float(v) if v is not None and np.isfinite(v) else None
-
-
-def trace_recorder(trace: list, progress: Callable | None) -> Callable:
-    """A progress callback that appends ``[seconds, incumbent, bound]`` (None where the
-    solver has none, or it is not finite) to ``trace``, then calls ``progress`` if any:
-    the incumbent and bound over time that ``meta["steps"][k]["trace"]`` records."""
-    def record(p) -> None:
-        point = [round(p.elapsed, 3), finite_or_none(p.incumbent), finite_or_none(p.bound)]
-        # every new incumbent; a moved bound alone at most every TRACE_EVERY seconds
-        if not trace or point[1] != trace[-1][1] or point[0] - trace[-1][0] >= TRACE_EVERY:
-            if len(trace) < TRACE_MAX:
-                trace.append(point)
-        if progress is not None:
-            progress(p)
-    return record

@@ -51,7 +51,8 @@ from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import MinMaxScaler
 
 from annc.io.data import Dataset, array_digest
-from annc.training.decompose.decomposition import train_batches, train_ovo
+from annc.training.context import RunContext
+from annc.training.decompose.decomposition import Decomposition, train_batches, train_ovo
 from annc.core.errors import AnncError
 from annc.solve.solvers import SolveOptions
 from annc.io.spec import parse_spec
@@ -111,12 +112,12 @@ def run(method, seed, protocol, a):
                 r = train(spec, data, test=test, opts=SolveOptions(time_limit=a.mip_time_limit, threads=1),
                           out_dir=None)
             elif method == "ovo":
-                r = train_ovo(spec, data, train=train, test=test,
-                              opts=SolveOptions(time_limit=a.time_limit, threads=1), workers=a.workers)
+                how = RunContext.create(options=SolveOptions(time_limit=a.time_limit, threads=1))
+                r = train_ovo(spec, data, Decomposition(train, how, test=test, workers=a.workers))
             else:
                 K = max(2, len(ytr) // 100)
-                r = train_batches(spec, data, K, train=train, test=test,
-                                  opts=SolveOptions(time_limit=a.time_limit, threads=1), workers=a.workers, seed=seed)
+                how = RunContext.create(options=SolveOptions(time_limit=a.time_limit, threads=1))
+                r = train_batches(spec, data, Decomposition(train, how, test=test, workers=a.workers), K, seed=seed)
                 rec["K"] = K
             rec.update(test_accuracy=r.test_accuracy, train_accuracy=r.train_accuracy,
                        nonzero_weights=r.network.nonzero_weights(), status=r.status.value)

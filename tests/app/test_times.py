@@ -24,7 +24,7 @@ def test_train_records_the_parts_of_its_wall_time(xor_csv, tmp_path):
     assert list(parts) == list(TIME_PARTS)
     assert parts["full MIP"] >= r.seconds - 1e-6 and parts["build"] > 0
     assert r.wall is not None and sum(parts.values()) <= r.wall + 1e-6
-    assert r.steps[0].times["step"] <= r.wall + 1e-6
+    assert r.steps[0].times.step <= r.wall + 1e-6
     assert set(r.network.meta["steps"][0]["times"]) >= {"build", "full MIP", "step"}
 
 
@@ -44,19 +44,20 @@ def _request(xor_csv, started, limit):
     return replace(train_request(SPECS / "xor.ann", xor_csv, time_limit=limit, out_dir=None), started=started)
 
 
-def test_the_seconds_before_training_are_taken_from_the_limit(xor_csv):
+def test_the_seconds_before_training_are_taken_from_the_limit(xor_csv, monkeypatch):
     """A command that began 3 s before training (starting annc, reading the data) leaves
-    training at most its limit less those 3 s, and says so."""
+    training at most its limit less those 3 s, and says so: the run's context, built once by the
+    dispatch, counts from the command's start."""
     import time
     from dataclasses import replace
-    from annc.training.dispatch import _from_start, _started
-    lines = []
-    r = _started(replace(_request(xor_csv, time.perf_counter() - 3.0, 10.0).checked(), log=lines.append))
-    left = _from_start(r).opts.time_limit
-    assert 0 < left <= 7.0
-    assert len(lines) == 1 and re.match(r"\[time\] [0-9.]+ s of the 10 s limit went on starting annc", lines[0])
-    for unchanged in (replace(r, started=None), _started(replace(r, opts=replace(r.opts, time_limit=None)))):
-        assert _from_start(unchanged).opts.time_limit == unchanged.opts.time_limit
+    from annc.training import dispatch
+    lines, left = [], []
+    monkeypatch.setattr(dispatch, "fit", lambda r, ctx, **kw: left.append(ctx.left()))
+    dispatch.run(replace(_request(xor_csv, time.perf_counter() - 3.0, 10.0), log=lines.append, select=False))
+    assert 0 < left[0] <= 7.0
+    assert any(re.match(r"\[time\] [0-9.]+ s of the 10 s limit went on starting annc", line) for line in lines)
+    dispatch.run(replace(_request(xor_csv, time.perf_counter() - 3.0, None), select=False))  # no limit: none
+    assert left[1] is None
 
 
 def test_the_folds_plan_and_cap_read_the_users_limit_and_the_final_training_has_the_rest(xor_csv, monkeypatch):
@@ -75,7 +76,7 @@ def test_the_folds_plan_and_cap_read_the_users_limit_and_the_final_training_has_
         def choose(self, r, whole, train):
             seen.update(plan=r.opts.time_limit, cap=self.part(r, whole).left())
             return None  # nothing chosen: the spec as written is trained
-    monkeypatch.setattr(dispatch, "fit", lambda r, **kw: seen.update(final=r.opts.time_limit))
+    monkeypatch.setattr(dispatch, "fit", lambda r, ctx, **kw: seen.update(final=ctx.left()))  # the run's context
     dispatch.run(replace(_request(xor_csv, time.perf_counter() - 5.0, 30.0), select=Folds()))
     share = DEFAULT_POLICY.select_share * 30.0
     assert seen["plan"] == 30.0

@@ -10,7 +10,7 @@ import pytest
 from annc.app.api import compile_api, train_api
 from annc.core.errors import UsageError
 from annc.io.solutions import Status
-from annc.solve.solvers import SolveOptions, solve
+from annc.solve.solvers import SolveOptions, get_driver, solve
 from annc.solve.solvers.base import check_stall, stall_setting
 from annc.solve.solvers.stall import Stall
 from annc.training.mip.stalling import STALL_MIN, STALL_WORK, stall_checks
@@ -77,11 +77,11 @@ def test_settings_are_checked():
 
 def test_the_size_scales_with_the_model_and_applies_to_drivers_that_see_their_work():
     c = compile_api(SPEC, data(), start=False)
-    assert stall_checks(c.model, "highs") == max(STALL_MIN, -(-int(STALL_WORK) // c.model.A.nnz)) > STALL_MIN
-    assert stall_checks(c.model, "highs", 9) == 9
-    assert stall_checks(c.model, "highs", False) is None
-    assert stall_checks(c.model, "glpk") is None and stall_checks(c.model, "cmd") is None
-    assert stall_checks(c.model, "cbc") is None and stall_checks(c.model, "cplex") is None
+    assert stall_checks(c.model, get_driver("highs")) == max(STALL_MIN, -(-int(STALL_WORK) // c.model.A.nnz)) > STALL_MIN
+    assert stall_checks(c.model, get_driver("highs"), 9) == 9
+    assert stall_checks(c.model, get_driver("highs"), False) is None
+    assert stall_checks(c.model, get_driver("glpk")) is None and stall_checks(c.model, get_driver("cmd")) is None
+    assert stall_checks(c.model, get_driver("cbc")) is None and stall_checks(c.model, get_driver("cplex")) is None
 
 
 # -- drivers ----------------------------------------------------------------------------------------

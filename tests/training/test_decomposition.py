@@ -14,6 +14,8 @@ from annc.io.datasets import write_csv
 from annc.core.ensemble import Ensemble, load_model
 from annc.core.errors import SpecError, UsageError
 from annc.io.spec import parse_spec
+from annc.training.context import RunContext
+from annc.training.decompose.decomposition import Decomposition
 from conftest import run_cli
 
 SPEC = "input 2\nhidden 2 binary\noutput 3\n"  # the default recipe: errors + l0 0.5, eps 0.001
@@ -129,8 +131,8 @@ def test_failed_pair_mips_fail_the_run_naming_every_pair(blobs, tmp_path, capfd)
     from annc.training.trainer import train as train_network
     root, train, _ = blobs
     with pytest.raises(UsageError) as e:
-        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), train=train_network, solver="cmd", workers=1,
-                  stem="net", out_dir=tmp_path / "o")
+        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train),
+                  Decomposition(train_network, RunContext.create("cmd"), workers=1, stem="net", out_dir=tmp_path / "o"))
     text = str(e.value)
     assert "3 of 3 pair MIPs" in text
     assert all(f"pair net_{i}_vs_{j}:" in text for i, j in ((0, 1), (0, 2), (1, 2)))
@@ -152,8 +154,8 @@ def test_each_pair_mip_is_capped_by_its_share_of_the_runs_limit(blobs):
     from annc.training.decompose.decomposition import train_ovo
     root, train, _ = blobs
     with pytest.raises(NoSolutionError) as e:
-        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), train=executor_tasks.report_cap,
-                  opts=SolveOptions(time_limit=40), workers=1, stem="net")
+        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train),
+                  Decomposition(executor_tasks.report_cap, RunContext.create(limit=40), workers=1, stem="net"))
     caps = [float(c) for c in re.findall(r"cap ([0-9.]+)", str(e.value))]
     assert len(caps) == 3  # every pair was capped, in pair order
     room = 40 - Deadline(40).reserve()
@@ -166,8 +168,8 @@ def test_a_limit_too_short_for_the_pairs_is_refused_before_any_starts(blobs, tmp
     from annc.training.trainer import train as train_network
     root, train, _ = blobs
     with pytest.raises(UsageError, match=r"3 pair MIPs on 1 worker.*--time-limit (\d+)") as e:
-        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train), train=train_network,
-                  opts=SolveOptions(time_limit=4), workers=1, stem="net", out_dir=tmp_path / "o")
+        train_ovo(parse_spec(SPEC, "net.ann"), load_data(train),
+                  Decomposition(train_network, RunContext.create(limit=4), workers=1, stem="net", out_dir=tmp_path / "o"))
     assert int(re.search(r"--time-limit (\d+)", str(e.value)).group(1)) > 4
     assert not (tmp_path / "o").exists()
 
@@ -201,7 +203,7 @@ def test_ovo_completes_when_a_worker_is_killed(blobs):
             os.kill(workers[0].pid, signal.SIGKILL)
             killed.append(workers[0].pid)
 
-    r = train_ovo(parse_spec(SPEC, "net.ann"), data, train=train_network, opts=SolveOptions(time_limit=20),
-                  workers=2, stem="net", log=log)
+    r = train_ovo(parse_spec(SPEC, "net.ann"), data,
+                  Decomposition(train_network, RunContext.create(limit=20), workers=2, stem="net", log=log))
     assert killed
     assert len(r.members) == 3 and r.network.pairs == [(0, 1), (0, 2), (1, 2)] and r.verified

@@ -125,19 +125,20 @@ def test_interrupt_during_the_search_keeps_the_best_point(monkeypatch, spec):
     worse than its start, and no further step runs."""
     m, pb = xor_model(load_spec(SPECS / spec), 1)
     x0 = fixed_start(m, pb)
-    intr, calls, real = Interrupt(), [], annc.solve.solvers.solve
+    highs = type(annc.solve.solvers.SOLVERS["highs"])
+    intr, calls, real = Interrupt(), [], highs.solve
 
-    def ctrl_c_at_first_incumbent(model, name, opts):
-        calls.append(name)
+    def ctrl_c_at_first_incumbent(driver, model, opts):
+        calls.append(driver.name)
 
         def progress(p):
             if p.incumbent is not None:
                 opts.interrupt.request()
-        r = real(model, name, replace(opts, progress=progress))
+        r = real(driver, model, replace(opts, progress=progress))
         opts.interrupt.request()
         return r
 
-    monkeypatch.setattr(annc.solve.solvers, "solve", ctrl_c_at_first_incumbent)
+    monkeypatch.setattr(highs, "solve", ctrl_c_at_first_incumbent)
     x = improve(m, pb, x0, ctx=RunContext.create(options=SolveOptions(interrupt=intr), limit=300))
     assert intr.requested and len(calls) == 1
     assert_feasible(m, x)

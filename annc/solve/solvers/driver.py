@@ -43,8 +43,12 @@ registry (:data:`annc.solve.solvers.SOLVERS`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
+import numpy as np
+
+from ...core.deadline import Deadline
 from ...core.model import Model
 from .base import SolveOptions, SolveResult
 
@@ -55,6 +59,28 @@ OPTIONS: Mapping[str, Callable] = {
     "node_limit": int,  # branch-and-bound nodes per solve (a work limit, unlike time_limit: the same
     # on any machine); GLPK has none
 }
+
+
+@dataclass(frozen=True)
+class SolveInputs:
+    """What one solve is given beside the user's settings (:class:`SolveOptions`): a MIP start, annc's
+    bound as a stop, the model's file already written and where to work, a work limit, the progress
+    callback and the stall rule's length.  The time limit is neither: the driver takes it from the run's
+    budget (:meth:`annc.solve.solvers.driver.Driver.solve_within`)."""
+
+    start: "np.ndarray | None" = None
+    stop_at: float | None = None
+    model_file: str | None = None
+    workdir: str | None = None
+    node_limit: int | None = None
+    progress: Callable[["Progress"], None] | None = None  # None: the settings' own
+    stall_checks: int | None = None
+
+    def into(self, settings: SolveOptions) -> SolveOptions:
+        """``settings`` with these inputs set (the progress callback kept where none is given)."""
+        return replace(settings, start=self.start, stop_at=self.stop_at, model_file=self.model_file,
+                       workdir=self.workdir, node_limit=self.node_limit, stall_checks=self.stall_checks,
+                       progress=self.progress if self.progress is not None else settings.progress)
 
 
 class Driver:
@@ -90,6 +116,14 @@ class Driver:
         out += [(self.native_prefix + name if not name.startswith(self.native_prefix) else name, value)
                 for name, value in opts.native]
         return out
+
+    def solve_within(self, model: Model, settings: SolveOptions, inputs: SolveInputs = SolveInputs(),
+            budget: Deadline | None = None) -> SolveResult:
+        """Solve ``model`` with the user's ``settings`` and this solve's ``inputs`` within ``budget`` (a
+        training run's deadline; None: no limit): the one place a run's time becomes a solver's time
+        limit (what is left of ``budget``, :meth:`~annc.core.deadline.Deadline.cap`)."""
+        limit = None if budget is None else budget.cap()
+        return self.solve(model, replace(inputs.into(settings), time_limit=limit))
 
     def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
         """Solve ``model``; the result's ``x`` is in the model's column order."""

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from ...core.errors import UsageError
 from ...core.model import Model
 from . import highs_scheduler as scheduler
-from .base import BOUND_EVERY, Clock, Progress, SolveOptions, SolveResult, interrupt_of, moved, verdict
+from .base import BOUND_EVERY, Clock, Progress, SolveOptions, SolveResult, check_threads, interrupt_of, moved, verdict
 from .driver import Driver
 from .highs_scheduler import new_highs
 from .stall import stall_of
@@ -89,7 +89,7 @@ class HighsDriver(Driver):
         return ([ENUMERATION_OFF] if opts.time_limit is not None else []) + self.settings(opts)
 
     def solve(self, model: Model, opts: SolveOptions) -> SolveResult:
-        opts = opts.checked()  # HiGHS aborts the process on an absurd thread count: never pass one
+        check_threads(opts.threads)  # HiGHS aborts the process on an absurd thread count: never pass one
         h = new_highs()
         for name, value in self.highs_options(opts):
             if h.setOptionValue(name, value) == highspy.HighsStatus.kError:

@@ -211,16 +211,35 @@ def _enough(ctx: RunContext, tasks: int, slots: int) -> float:
                            / (1 - FINISH_SHARE)) + 1)
 
 
-def _check(spec: NetworkSpec, data: Dataset, opts: SolveOptions | None, train) -> SolveOptions:
+@dataclass(frozen=True)
+class Decomposition:
+    """How a decomposition's members are trained: ``train`` trains one on a worker
+    (:func:`annc.training.trainer.train`, picklable), within the run's context ``ctx`` (its deadline,
+    the solver's driver, the user's settings), on ``workers`` or ``scheduler``; the test data, the
+    output folder, the name of the files (None: the mode's) and the log."""
+
+    train: Callable
+    ctx: RunContext = field(default_factory=RunContext.create)
+    test: Dataset | None = None
+    workers: int | None = None
+    scheduler: str | None = None
+    out_dir: str | None = None
+    stem: str | None = None
+    log: Callable = silent
+
+    def members(self) -> SolveOptions:
+        """Every member's settings: the user's (gap, threads, native options); what cannot travel to a
+        worker (the progress sink, the Ctrl-C state, files) stays here, and each member's time limit is
+        its share of the run's deadline, set as it is submitted."""
+        return replace(self.ctx.options, progress=None, interrupt=None, start=None, workdir=None, model_file=None)
+
+
+def _check(spec: NetworkSpec, data: Dataset, run: Decomposition) -> None:
     if not isinstance(spec, NetworkSpec) or not isinstance(data, Dataset):
         raise UsageError("ovo and batch training take a NetworkSpec and a Dataset")
-    if not callable(train):
+    if not callable(run.train):
         raise UsageError("ovo and batch training take train: a picklable training function "
-                         f"(annc.training.trainer.train), not {type(train).__name__}")
-    # every member gets the user's settings (time limit, gap, threads, node limit, native options);
-    # what cannot travel to a worker (the progress sink, the Ctrl-C state, files) stays here
-    return replace((opts or SolveOptions()).checked(), progress=None, interrupt=None, start=None, workdir=None,
-                   model_file=None)
+                         f"(annc.training.trainer.train), not {type(run.train).__name__}")
 
 
 def _scaled(spec: NetworkSpec, data: Dataset):
@@ -250,15 +269,12 @@ def _finish(kind, net, members, data, test, out_dir, stem, seconds) -> Decompose
 
 
 # -- ovo ----------------------------------------------------------------------------------
-def train_ovo(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None, test: Dataset | None = None,
-              solver: str = "highs",
-              opts: SolveOptions | None = None, per_class: int | None = None, seed: int = 0,
-              workers: int | None = None, scheduler: str | None = None, out_dir=None, stem: str = "ovo",
-              log: Callable = silent) -> DecomposedResult:
+def train_ovo(spec: NetworkSpec, data: Dataset, run: Decomposition, *, per_class: int | None = None,
+              seed: int = 0) -> DecomposedResult:
     """One binary network per pair of classes, combined by vote (see the module docstring);
-    ``train`` trains each pair's MIP on a worker (:func:`annc.training.trainer.train`)."""
-    o = _check(spec, data, opts, train)
-    ctx = RunContext.create(solver, o)
+    ``run.train`` trains each pair's MIP on a worker (:func:`annc.training.trainer.train`)."""
+    _check(spec, data, run)
+    o, solver, stem, log = run.members(), run.ctx.solver, run.stem or "ovo", run.log
     check_per_class(per_class)
     C = len(data.classes)
     if C < 2:
@@ -282,27 +298,24 @@ def train_ovo(spec: NetworkSpec, data: Dataset, *, train: Callable | None = None
         y = np.concatenate([np.zeros(len(rows[0]), int), np.ones(len(rows[1]), int)])
         name = f"{stem}_{data.classes[i]}_vs_{data.classes[j]}"
         items.append((name, member_spec, _rows(scaled, idx, y, [data.classes[i], data.classes[j]],
-                                                f"<{name}>"), solver, o, train))
+                                                f"<{name}>"), solver, o, run.train))
         pairs.append((i, j))
     log(f"[ovo] {len(items)} pair MIPs of {len(items[0][2].y)}-{max(len(it[2].y) for it in items)} rows each")
-    members = _run(items, kind="ovo", ctx=ctx, workers=workers, scheduler=scheduler, log=log)
+    members = _run(items, kind="ovo", ctx=run.ctx, workers=run.workers, scheduler=run.scheduler, log=log)
     ens = Ensemble(list(data.classes), [m.network for m in members], pairs,
                    {"spec": spec.source, "spec_text": spec.text, "solver": solver,
                     "per_class": per_class, "seed": seed},
                    None if scaling.identity else scaling)
-    return _finish("ovo", ens, members, data, test, out_dir, stem, clock.seconds())
+    return _finish("ovo", ens, members, data, run.test, run.out_dir, stem, clock.seconds())
 
 
 # -- batches ------------------------------------------------------------------------------
-def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, *, train: Callable | None = None,
-                  test: Dataset | None = None,
-                  solver: str = "highs", opts: SolveOptions | None = None, seed: int = 0,
-                  workers: int | None = None, scheduler: str | None = None, out_dir=None, stem: str = "batches",
-                  log: Callable = silent) -> DecomposedResult:
+def train_batches(spec: NetworkSpec, data: Dataset, run: Decomposition, batches: int | None = None, *,
+                  seed: int = 0) -> DecomposedResult:
     """One MIP per batch, weights averaged by validation accuracy (see the module docstring);
-    ``train`` trains each batch's MIP on a worker (:func:`annc.training.trainer.train`)."""
-    o = _check(spec, data, opts, train)
-    ctx = RunContext.create(solver, o)
+    ``run.train`` trains each batch's MIP on a worker (:func:`annc.training.trainer.train`)."""
+    _check(spec, data, run)
+    o, solver, stem, log = run.members(), run.ctx.solver, run.stem or "batches", run.log
     K = check_batches(spec.batches if batches is None else batches)
     clock = RunContext.stopwatch()
     scaling, scaled = _scaled(spec, data)
@@ -321,9 +334,9 @@ def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, 
             raise UsageError(f"batch {k + 1} of {K} would have no row: fewer batches, please")
         items.append((f"{stem}_batch{k + 1}", batch_spec,
                       _rows(scaled, rows, data.y[rows], data.classes, f"<{stem} batch {k + 1}>"), solver, o,
-                      train))
+                      run.train))
     log(f"[batches] {K} batch MIPs of about {len(deal[0])} rows; {len(val)} rows held out for the weights")
-    members = _run(items, kind="batches", ctx=ctx, workers=workers, scheduler=scheduler, log=log)
+    members = _run(items, kind="batches", ctx=run.ctx, workers=run.workers, scheduler=run.scheduler, log=log)
     Xv, yv = scaled.X[val], data.y[val]
     accs = np.array([float(np.mean(m.network.predict_index(Xv) == yv)) for m in members])
     weights = accs / accs.sum() if accs.sum() > 0 else np.full(K, 1.0 / K)
@@ -343,4 +356,4 @@ def train_batches(spec: NetworkSpec, data: Dataset, batches: int | None = None, 
                      "batches": {"K": K, "validation_rows": int(len(val)), "validation_accuracy": accs.tolist(),
                                  "weights": weights.tolist(), "exported": chosen,
                                  "average_train_accuracy": scored[0][0]}})
-    return _finish("batches", net, members, data, test, out_dir, stem, clock.seconds())
+    return _finish("batches", net, members, data, run.test, run.out_dir, stem, clock.seconds())

@@ -168,16 +168,15 @@ FULL_FLOOR = "loss floor of every training row (the representatives' bounds hold
 
 
 def full_verdict(c, net: TrainedNetwork, full: Dataset, v: Verdict, compression: Compression,
-                 rel_tol: float | None = None) -> Verdict:
+                 rel_tol: float | None = None, **record) -> Verdict:
     """The verdict on ``net`` (the network of the representatives' MIP ``c``, on scaled inputs) for
     the full problem: its objective on every row of ``full`` by annc's forward pass, against the
-    floor of the full rows; ``v`` (the representatives' verdict) is kept in the record."""
+    floor of the full rows; ``v`` (the representatives' verdict) is kept in the record, with the
+    verdict's other fields ``record`` (:func:`~annc.solve.verdict.judge`)."""
     problem = make_problem(c.spec, c.scaling.apply(np.asarray(full.X, float)), full.y, full.classes,
                            weights=full.weights)
     scores = net.forward(problem.X)[-1]
     objective = network_loss(c.spec, scores, problem.counts, [L.weight for L in net.layers])
-    out = judge(objective, floor(problem), relaxed=v.relaxed, source=v.source, rel_tol=rel_tol,
-                solver_objective=v.solver_objective, verified=True, bound_source=FULL_FLOOR)
-    out.search = v.search
-    out.compression = replace(compression, objective=v.objective, bound=v.lower_bound).to_dict()
-    return out
+    return judge(objective, floor(problem), relaxed=v.relaxed, source=v.source, rel_tol=rel_tol,
+                 solver_objective=v.solver_objective, verified=True, bound_source=FULL_FLOOR,
+                 compression=replace(compression, objective=v.objective, bound=v.lower_bound).to_dict(), **record)

@@ -82,6 +82,34 @@ class Step:
         return f"[{self.name}] {what}, {r.seconds:.1f}s{acc}{ver}"
 
 
+def accuracy(net: TrainedNetwork, data: Dataset) -> float:
+    return float(np.mean(net.predict_index(data.X) == data.y))
+
+
+# -- the trace of a MIP: its incumbent and bound over time (meta["steps"][k]["trace"]) --
+TRACE_EVERY = 0.25  # seconds between trace points that only move the bound
+TRACE_MAX = 5000  # points kept per MIP (the final one is always added)
+
+
+def finite_or_none(v) -> float | None:
+    return float(v) if v is not None and np.isfinite(v) else None
+
+
+def trace_recorder(trace: list, progress: Callable | None) -> Callable:
+    """A progress callback that appends ``[seconds, incumbent, bound]`` (None where the
+    solver has none, or it is not finite) to ``trace``, then calls ``progress`` if any:
+    the incumbent and bound over time that ``meta["steps"][k]["trace"]`` records."""
+    def record(p) -> None:
+        point = [round(p.elapsed, 3), finite_or_none(p.incumbent), finite_or_none(p.bound)]
+        # every new incumbent; a moved bound alone at most every TRACE_EVERY seconds
+        if not trace or point[1] != trace[-1][1] or point[0] - trace[-1][0] >= TRACE_EVERY:
+            if len(trace) < TRACE_MAX:
+                trace.append(point)
+        if progress is not None:
+            progress(p)
+    return record
+
+
 SolveStep = Callable[[str, NetworkSpec, Dataset], Step]  # (name, spec, data) -> the MIP solved
 
 

@@ -27,16 +27,16 @@ from __future__ import annotations
 import math
 
 from ...core.model import Model
-from ...solve.solvers import get_driver
+from ...solve.solvers.driver import Driver
 
 STALL_MIN = 1500  # work checks, at least (above the 1,028 of the longest stretch measured before a move)
 STALL_WORK = 5e7  # non-zero visits: N * non-zeros, at least
 
 
-def stall_checks(model: Model, solver: str, setting: bool | int = True) -> int | None:
-    """The stall rule's ``N`` for the full MIP ``model`` on ``solver`` under ``setting`` (module
+def stall_checks(model: Model, driver: Driver, setting: bool | int = True) -> int | None:
+    """The stall rule's ``N`` for the full MIP ``model`` on ``driver``'s solver under ``setting`` (module
     docstring), or None when no rule applies."""
-    if setting is False or not getattr(get_driver(solver), "stall", False):
+    if setting is False or not driver.stall:
         return None
     if setting is True:
         return max(STALL_MIN, math.ceil(STALL_WORK / max(int(model.A.nnz), 1)))

@@ -90,12 +90,10 @@ def open_settings(spec: NetworkSpec) -> tuple[str, ...]:
 def applies(spec: NetworkSpec, data: Dataset, time_limit: float | None = None,
             policy: SelectionPolicy = DEFAULT_POLICY) -> bool:
     """Whether cross-validation chooses ``spec``'s open settings on ``data`` under ``time_limit``
-    (module docstring): at least ``policy.min_limit`` seconds (or none), step units, a setting open,
+    (module docstring; the request checked it): at least ``policy.min_limit`` seconds (or none), step units, a setting open,
     data that do not merge; above ``policy.many_rows`` rows also a classic model to set against the
     spec as written (a logistic separator, or a tree that can tell every class apart), for any number
     of classes."""
-    from ...solve.solvers.base import check_time_limit
-    time_limit = check_time_limit(time_limit)  # the one check of the value, with its message
     if time_limit is not None and time_limit < policy.min_limit:
         return False
     from ..warmstart.pool.seeding import sgd_trains
