@@ -321,11 +321,11 @@ def user_page(results: Path) -> str:
              "What annc measures today: each suite's newest tables. Which run made them (command, machine, "
              f"date, load) and what the suite wrote around them is on [Benchmark runs]({LAB_PAGE}); what "
              "earlier runs found is in [Benchmark history](benchmarks-history.md).",
-             "", "| suite | what it measures | newest results |", "|---|---|---|"]
-    for s in SUITES.values():
+             "", "| suite | section | newest results |", "|---|---|---|"]
+    for s in SUITES.values():  # what each measures: `python bench/run.py list`, and the runs page
         runs = layout.suite_runs(s.name, results)
         newest = f"`{runs[-1].parent.name}`" if runs else "none yet"
-        lines.append(f"| `{s.name}` | {s.what} | {newest} |")
+        lines.append(f"| `{s.name}` | [{s.title}](#{_anchor(s.title)}) | {newest} |")
     for s in SUITES.values():
         runs = layout.suite_runs(s.name, results)
         lines += ["", f"## {s.title}", ""]

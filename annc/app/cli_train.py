@@ -99,7 +99,7 @@ def _summary(a, r, spec, data, test) -> None:
     if r.truncated:
         print(f"  truncated          {r.truncated}")
     print(time_line(r.wall, r.times()))
-    _accuracy_lines(r, spec, data, test)
+    _accuracy_lines(r, spec, data, test, r.steps[0].compiled.data.class_weight if r.steps else None)
     for s in r.steps:
         print(f"verification of {s.name}:")
         print_lines(verification_lines(s.verification))
@@ -110,9 +110,10 @@ def _summary(a, r, spec, data, test) -> None:
               "for another solver")
 
 
-def _accuracy_lines(r, spec, data, test) -> None:
+def _accuracy_lines(r, spec, data, test, class_weight) -> None:
     """Accuracies (and balanced accuracies where a class is a minority, :mod:`annc.core.rowweights`),
-    the weights, the columns, the missing cells."""
+    the class weights of the objective (``class_weight``, one per class, or None), the weights, the
+    columns, the missing cells."""
     from ..core.rowweights import accuracy_text
     J = len(data.classes)
     train = accuracy_text(data.y, r.network.predict_index(data.X), J).removeprefix("accuracy ")
@@ -120,9 +121,8 @@ def _accuracy_lines(r, spec, data, test) -> None:
     if r.test_accuracy is not None:
         test_text = accuracy_text(test.y, r.network.predict_index(test.X), J).removeprefix("accuracy ")
         print(f"  test accuracy      {test_text} ({len(test.y)} samples)")
-    weighted = r.steps[0].compiled.data if r.steps else data
-    if weighted.class_weight is not None:
-        print("  class weights      " + ", ".join(f"{c}: {w:.4g}" for c, w in zip(data.classes, weighted.class_weight))
+    if class_weight is not None:
+        print("  class weights      " + ", ".join(f"{c}: {w:.4g}" for c, w in zip(data.classes, class_weight))
               + " (each sample's weight in the objective)")
     print(f"  non-zero weights   {r.network.nonzero_weights()}")
     if data.categories:  # said once, with the label column, as a text label column would now be read as a feature
@@ -145,7 +145,7 @@ def _decomposed_summary(kind: str, r, spec, data, test) -> None:
                           test=None if r.test_accuracy is None else (r.test_accuracy, len(test.y)),
                           weights=r.network.nonzero_weights(), how=f"{what} {len(r.members)} MIPs"))
     print(f"  status             {r.status.value} ({what} {len(r.members)} MIPs; the weakest of them)")
-    _accuracy_lines(r, spec, data, test)
+    _accuracy_lines(r, spec, data, test, None)  # a decomposition refuses weights
     print(f"  wall time          {r.seconds:.1f} s")
     for m in r.members:
         print(f"  {m.name}: {m.describe}, {m.rows} rows, {m.seconds:.1f} s, verification "

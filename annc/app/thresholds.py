@@ -70,7 +70,7 @@ def values() -> dict:
     """Every constant the table, the help texts and the docstrings state, by its name in the code."""
     return {**_selection(),
             **_constants("training/modelselect/splits.py", "DEFAULT_FRACTION"),
-            **_constants("training/trainer.py", "SEARCH_SHARE"),
+            **_constants("training/mip/stages.py", "SEARCH_SHARE"),
             **_constants("training/search/start.py", "START_BUDGET", "MIN_START_BUDGET"),
             **_constants("training/search/lns.py", "BAND_ROWS", "NODE_LIMIT", "MAX_SUBMIPS"),
             **_constants("training/large/compress.py", "ADVISE_ROWS", "LARGE_ROWS", "REPRESENTATIVES"),

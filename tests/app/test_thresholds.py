@@ -17,7 +17,7 @@ def test_the_source_reader_gives_the_imported_constants():
     """values() reads the modules' source; it gives what importing them gives."""
     import importlib
     from annc.training.modelselect.policy import DEFAULT_POLICY
-    where = {"training.trainer": ["SEARCH_SHARE"],
+    where = {"training.mip.stages": ["SEARCH_SHARE"],
              "training.search.start": ["START_BUDGET", "MIN_START_BUDGET"],
              "training.search.lns": ["BAND_ROWS", "NODE_LIMIT", "MAX_SUBMIPS"],
              "training.large.compress": ["ADVISE_ROWS", "LARGE_ROWS", "REPRESENTATIVES"],

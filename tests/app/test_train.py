@@ -47,7 +47,7 @@ weights [0, 0]
 bias [0, 0]
 loss nll
 """
-NOT_OPTIMAL = re.compile(r"\boptimal\b")
+NOT_OPTIMAL = re.compile(r"(?<!not proven )\boptimal\b")  # a claim of optimality ("not proven optimal" is none)
 
 
 # -- helpers ----------------------------------------------------------------------

@@ -17,7 +17,7 @@ from conftest import FIXTURES, run_cli
 
 OUTPUTS, VERSIONS = FIXTURES / "solver-outputs", FIXTURES / "solver-versions"
 SKIP = {".mps", ".lp", ".py", ".md", ".glp", ".json", ".hdr", ".prt", ".asc"}  # not solutions annc reads
-SOLUTIONS = sorted([p for p in OUTPUTS.iterdir() if p.suffix not in SKIP]
+SOLUTIONS = sorted([p for p in OUTPUTS.iterdir() if p.is_file() and p.suffix not in SKIP]
                    + [p for p in VERSIONS.iterdir() if p.is_file() and p.suffix not in SKIP]
                    + [OUTPUTS / n for n in ("gurobi_feasible.json", "gurobi_infeasible.json",
                                             "gurobi_unbounded.json")])
