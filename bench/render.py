@@ -63,14 +63,7 @@ def _rel(path: Path) -> str:
 # -- the real suite ------------------------------------------------------------------------------
 def real_latest(results: Path) -> dict[tuple[str, str], tuple[Path, list[dict]]]:
     """(set, method) -> (the newest folder with rows of that pair, those rows)."""
-    latest = {}
-    for folder in layout.suite_runs("real", results):  # oldest first: newer folders overwrite
-        by_pair: dict = {}
-        for path in sorted(folder.rglob("runs.jsonl")):
-            for r in layout.read_jsonl(path):
-                by_pair.setdefault((r["set"], r["method"]), []).append(r)
-        latest.update({pair: (folder, rows) for pair, rows in by_pair.items()})
-    return latest
+    return layout.latest_pairs("real", results)
 
 
 def set_order(latest) -> list[str]:

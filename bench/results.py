@@ -103,3 +103,15 @@ def newest(suite: str, results: Path = RESULTS) -> Path | None:
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def latest_pairs(suite: str, results: Path = RESULTS) -> dict[tuple[str, str], tuple[Path, list[dict]]]:
+    """(set, method) -> (the newest run folder of ``suite`` with rows of that pair, those rows)."""
+    latest = {}
+    for folder in suite_runs(suite, results):  # oldest first: newer folders overwrite
+        by_pair: dict = {}
+        for path in sorted(folder.rglob("runs.jsonl")):
+            for r in read_jsonl(path):
+                by_pair.setdefault((r["set"], r["method"]), []).append(r)
+        latest.update({pair: (folder, rows) for pair, rows in by_pair.items()})
+    return latest

@@ -39,6 +39,7 @@ from bench.public.facts import HALVES, in_half
 from bench.public.methods import H, METHOD_GROUPS, METHODS
 from bench.public.report import compare, summary, write_tables
 from bench.public.sets import SETS, splits
+from bench.real.harness import expand
 from bench.real.sets import split_chance
 
 
@@ -67,13 +68,6 @@ def run_all(sets, methods, n_splits, time_limit, jsonl: Path, command: str) -> N
                     fh.write(json.dumps(r) + "\n")
 
 
-def _names(text: str, groups: dict) -> list[str]:
-    names = []
-    for n in text.split(","):
-        names += groups.get(n, [n])
-    return list(dict.fromkeys(names))
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--half", choices=["tuning", "report", "both"], default="tuning")
@@ -94,8 +88,8 @@ def main(argv=None) -> int:
         (out / "compare.md").write_text(text)
         print(text)
         return 0
-    sets = _names(a.sets, {}) if a.sets else in_half(a.half)
-    methods = _names(a.methods, METHOD_GROUPS)
+    sets = expand(a.sets, {}) if a.sets else in_half(a.half)
+    methods = expand(a.methods, METHOD_GROUPS)
     for what, names, known in (("set", sets, SETS), ("method", methods, METHODS)):
         bad = [n for n in names if n not in known]
         if bad:

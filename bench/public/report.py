@@ -219,14 +219,7 @@ def compare(first, second, method: str = ANNC) -> list[str]:
 def latest_rows(results: Path) -> dict:
     """(set, method) -> (the newest ``public`` run folder with rows of that pair, those rows)."""
     from bench import results as layout
-    latest = {}
-    for folder in layout.suite_runs("public", results):  # oldest first: newer folders overwrite
-        by_pair: dict = {}
-        for path in sorted(folder.rglob("runs.jsonl")):
-            for r in layout.read_jsonl(path):
-                by_pair.setdefault((r["set"], r["method"]), []).append(r)
-        latest.update({pair: (folder, rows) for pair, rows in by_pair.items()})
-    return latest
+    return layout.latest_pairs("public", results)
 
 
 def docs_lines(latest: dict) -> list[str]:

@@ -135,7 +135,8 @@ def run_all(sets, methods, n_splits, time_limit, jsonl: Path, command: str) -> N
                     fh.write(json.dumps(r) + "\n")
 
 
-def _expand(text: str, groups: dict) -> list[str]:
+def expand(text: str, groups: dict) -> list[str]:
+    """The comma-separated names of ``text``, each group name replaced by its members, in order, once each."""
     names = []
     for n in text.split(","):
         names += groups.get(n, [n])
@@ -152,7 +153,7 @@ def main(argv=None) -> int:
     ap.add_argument("--summary-only", action="store_true", help="only rebuild summary.md from runs.jsonl")
     ap.add_argument("--check", default="default", help="the annc recipe the done-when checks judge")
     a = ap.parse_args(argv)
-    sets, methods = _expand(a.sets, SET_GROUPS), _expand(a.methods, METHOD_GROUPS)
+    sets, methods = expand(a.sets, SET_GROUPS), expand(a.methods, METHOD_GROUPS)
     for what, names, known in (("set", sets, SETS), ("method", methods, METHODS)):
         bad = [n for n in names if n not in known]
         if bad:
