@@ -39,14 +39,8 @@ from bench.public.facts import HALVES, in_half
 from bench.public.methods import H, METHOD_GROUPS, METHODS
 from bench.public.report import compare, summary, write_tables
 from bench.public.sets import SETS, splits
-from bench.real.harness import expand
+from bench.real.harness import expand, load_runs
 from bench.real.sets import split_chance
-
-
-def load_runs(jsonl: Path) -> list[dict]:
-    if not jsonl.exists():
-        return []
-    return [json.loads(line) for line in jsonl.read_text().splitlines() if line.strip()]
 
 
 def run_all(sets, methods, n_splits, time_limit, jsonl: Path, command: str) -> None:
