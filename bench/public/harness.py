@@ -23,7 +23,8 @@ figures of ``bench.public.report``, per half.
     python bench/run.py public --sets crabs,iris --splits 1 --time-limit 10 --methods default,logreg_l1_cv,contree3
     python -m bench.public.harness --compare RUN_30S RUN_120S --out DIR   # sets worse or denser in the second
 
-``--methods``: names, or ``all`` / ``baselines``; ``--sets``: names (their halves still recorded),
+``--methods``: names, or ``all`` / ``baselines``, or a variant of annc's model selection for the tuning half,
+``default[FIELD=VALUE;...]`` (fields of ``SelectionPolicy``, ``bench.public.methods.method``); ``--sets``: names (their halves still recorded),
 else every set of ``--half``.
 """
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pathlib import Path
 
 from bench.public.facts import HALVES, in_half
 from bench.public.methods import H, METHOD_GROUPS, METHODS
+from bench.public.methods import method as method_named
 from bench.public.report import compare, summary, write_tables
 from bench.public.sets import SETS, splits
 from bench.real.harness import expand, load_runs
@@ -54,7 +56,7 @@ def run_all(sets, methods, n_splits, time_limit, jsonl: Path, command: str) -> N
                 if (name, split, method) in done:
                     continue
                 r = {"set": name, "half": HALVES[name], "split": split, "method": method, "H": H,
-                     "time_limit": time_limit, **METHODS[method](Xtr, ytr, Xte, yte, H, split, time_limit),
+                     "time_limit": time_limit, **method_named(method)(Xtr, ytr, Xte, yte, H, split, time_limit),
                      "chance": split_chance(ytr, yte), "date": str(date.today()), "command": command}
                 print(json.dumps({k: v for k, v in r.items() if k not in ("command", "pool", "certificate")}),
                       flush=True)
@@ -85,7 +87,7 @@ def main(argv=None) -> int:
     sets = expand(a.sets, {}) if a.sets else in_half(a.half)
     methods = expand(a.methods, METHOD_GROUPS)
     for what, names, known in (("set", sets, SETS), ("method", methods, METHODS)):
-        bad = [n for n in names if n not in known]
+        bad = [n for n in names if n not in known and (what == "set" or method_named(n) is None)]
         if bad:
             ap.error(f"unknown {what} {', '.join(bad)}; known: {', '.join(known)}")
     command = shlex.join(["python", "-m", "bench.public.harness", *(sys.argv[1:] if argv is None else argv)])

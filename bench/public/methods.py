@@ -126,16 +126,25 @@ def accepts_class_weight() -> bool:
     return any("class_weight" in inspect.signature(f).parameters for f in (api.train_api, api.train_request))
 
 
-def run_default(Xtr, ytr, Xte, yte, H, split, time_limit, *, class_weight=None) -> dict:
-    """annc's default recipe; ``missing="impute"`` where the set has empty cells."""
+def run_default(Xtr, ytr, Xte, yte, H, split, time_limit, *, class_weight=None, policy: dict | None = None) -> dict:
+    """annc's default recipe; ``missing="impute"`` where the set has empty cells; ``policy``: fields of
+    model selection's :class:`~annc.training.modelselect.policy.SelectionPolicy` that differ from
+    its defaults (a variant for the tuning half, :func:`method`)."""
     keywords = {"missing": "impute"} if has_empty_cells(Xtr, Xte) else {}
+    if policy:
+        from dataclasses import replace
+
+        from annc.training.modelselect.policy import DEFAULT_POLICY
+        from annc.training.modelselect.strategy import Auto
+        keywords["select"] = Auto(replace(DEFAULT_POLICY, **policy))
     if class_weight is not None:
         if not accepts_class_weight():
             return {"status": "error", "error": "train_api takes no class_weight keyword yet", "seconds": 0.0,
                     "test_accuracy": None, "train_accuracy": None, "nonzero_weights": None, "gap": None}
         keywords["class_weight"] = class_weight
-    return {**run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, recipe=RECIPES["default"], keywords=keywords),
-            "imputed": "missing" in keywords}
+    select = keywords.pop("select", None)
+    return {**run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, recipe=RECIPES["default"], keywords=keywords,
+                       select=select), "imputed": "missing" in keywords}
 
 
 METHODS = {
@@ -151,3 +160,33 @@ METHODS = {
 }
 ANNC = ("default", "balanced")
 METHOD_GROUPS = {"all": list(METHODS), "baselines": [m for m in METHODS if m not in ANNC]}
+
+
+def _value(text: str):
+    """A policy field's value as written in a method name: a number, or a tuple of numbers ``a/b/c``."""
+    if "/" in text:
+        return tuple(float(t) for t in text.split("/"))
+    number = float(text)
+    return int(number) if number.is_integer() and "." not in text else number
+
+
+def method(name: str):
+    """The method called ``name``: one of :data:`METHODS`, or a variant of annc's for the tuning half,
+    ``default[FIELD=VALUE;...]`` or ``balanced[...]``, whose fields change model selection's policy
+    (``default[se_rule=0.5;resolution=0.5]``: fields apart by ``;``, as ``,`` parts methods); None if there is no such method or field."""
+    if name in METHODS:
+        return METHODS[name]
+    base, _, rest = name.partition("[")
+    if base not in ANNC or not rest.endswith("]"):
+        return None
+    from dataclasses import fields
+
+    from annc.training.modelselect.policy import SelectionPolicy
+    known = {f.name for f in fields(SelectionPolicy)}
+    try:
+        policy = {k: _value(v) for k, v in (part.split("=", 1) for part in rest[:-1].split(";") if part)}
+    except ValueError:
+        return None
+    if not policy or set(policy) - known:
+        return None
+    return partial(run_default, class_weight="balanced" if base == "balanced" else None, policy=policy)

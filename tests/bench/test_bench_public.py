@@ -161,3 +161,13 @@ def test_the_loader_rules_subsample_drop_rare_classes_ids_and_constant_columns()
     assert X["colour"].isna().any() and 3.0 not in set(X["x"])  # empty text kept as NaN; the unlabelled row gone
     X2, _ = frame(d, "y")
     assert X2.equals(X)  # the same rows every time
+
+
+def test_a_variant_of_annc_names_policy_fields_and_nothing_else():
+    from bench.public.methods import METHODS, method
+    assert method("tree3") is METHODS["tree3"]
+    variant = method("default[se_rule=0.5;penalty_path=4/1]")
+    assert variant.keywords["policy"] == {"se_rule": 0.5, "penalty_path": (4.0, 1.0)}
+    assert method("balanced[folds=3]").keywords == {"class_weight": "balanced", "policy": {"folds": 3}}
+    for bad in ("default[no_such_field=1]", "default[se_rule=x]", "default[]", "tree3[se_rule=1]", "default[se_rule=1"):
+        assert method(bad) is None
