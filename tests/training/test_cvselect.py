@@ -547,8 +547,8 @@ def noisy_line(n=300, flip=0.2, seed=0):
 def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     """Beside the path, L1 logistic regression at each C of LOGISTIC_PATH: one unit for two
     classes, the spec's default l0 weight and the narrow margin; none where the spec writes its
-    penalty.  For k classes k (k - 1) / 2 units (one-vs-one: a unit per pair of classes), only
-    where the spec's one hidden layer is that wide."""
+    penalty.  For k classes k (k - 1) / 2 units (a unit per pair of classes) where the spec's one
+    hidden layer is that wide, else k - 1 (a decision list) where it holds them, else none."""
     from annc.training.modelselect.cvselect import plan_for
     LOGISTIC_PATH = DEFAULT_POLICY.logistic_path
     from annc.training.warmstart.margin import NARROW
@@ -561,8 +561,11 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
         == {3}
     assert {s.width for s in plan_for(parse_spec("input 2\nhidden 3 binary\noutput 3\n"), 400, 100, 0.1).logistic} \
         == {3}
-    for narrow in ("hidden 2 binary\noutput 3", "hidden 4 binary\noutput 4", "hidden 4 binary\nhidden 4 binary\noutput 3"):
-        assert not plan_for(parse_spec(f"input 2\n{narrow}\n"), 400, 100, 0.1).logistic, narrow
+    # narrower than the pairs but k - 1 units: the one-vs-rest hyperplanes as a decision list, k - 1 wide
+    for between, k in (("hidden 2 binary\noutput 3", 3), ("hidden 4 binary\noutput 4", 4), ("hidden 5 binary\noutput 5", 5)):
+        assert {s.width for s in plan_for(parse_spec(f"input 2\n{between}\n"), 400, 50, 0.1).logistic} == {k - 1}
+    for narrow in ("hidden 1 binary\noutput 3", "hidden 3 binary\noutput 5", "hidden 4 binary\nhidden 4 binary\noutput 3"):
+        assert not plan_for(parse_spec(f"input 2\n{narrow}\n"), 400, 50, 0.1).logistic, narrow
     assert {s.width for s in plan_for(parse_spec("input 2\nhidden 1 binary\noutput 2\n"), 400, 100, 0.1).logistic} \
         == {None}  # width not open: the spec's
     assert "L1 logistic C=0.1, width 1, eps 0.001" in [s.label(parse_spec(RECIPE)) for s in plan.logistic]

@@ -139,10 +139,11 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
 
 def _separators_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
     """Whether the folds score logistic separators for ``spec`` (:func:`_logistic_settings`): the
-    penalty is open, and one unit (two classes) or one hidden layer of the k (k - 1) / 2 pairs fits."""
+    penalty is open, and one unit (two classes) or one hidden layer of at least the k - 1 units of a
+    decision list fits."""
     if "penalty" not in open_ or not spec.hidden:
         return False
-    return spec.classes == 2 or (len(spec.hidden) == 1 and spec.hidden[0].units >= pairs(spec.classes))
+    return spec.classes == 2 or (len(spec.hidden) == 1 and spec.hidden[0].units >= spec.classes - 1)
 
 
 def _trees_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
@@ -163,11 +164,14 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, la
     For ``k > 2`` classes it is the regression's argmax: a unit for each of the ``k (k - 1) / 2``
     pairwise comparisons of its scores (:func:`~annc.training.warmstart.pool.linear.differences`) and an
     output layer that counts each class's wins (:func:`~annc.training.warmstart.pool.linear.votes`),
-    where one hidden layer of step units is that wide.  On large data the margin is the data's eps
+    where one hidden layer of step units is that wide; where it holds fewer but at least ``k - 1``,
+    its one-vs-rest hyperplanes as a decision list
+    (:mod:`~annc.training.warmstart.pool.decisionlist`).  On large data the margin is the data's eps
     where narrower (:func:`_margin`)."""
     if not _separators_fit(spec, open_):
         return ()
-    width = (1 if spec.classes == 2 else pairs(spec.classes)) if "width" in open_ else None
+    k = spec.classes
+    width = (1 if k == 2 else pairs(k) if spec.hidden[0].units >= pairs(k) else k - 1) if "width" in open_ else None
     weight = spec.penalty_weight if PENALTY[spec.penalty].weighted else 0.0
     margin = _margin(open_, eps, large)
     return tuple(Setting(width, weight, margin, logistic=C) for C in cs)

@@ -48,6 +48,7 @@ from ....core.penalties import PENALTY
 from ....formulations import ACTIVATIONS
 from ....io.problem import TrainingProblem
 from ....solve.lp import solve_lp
+from .decisionlist import decision_list
 
 L1_PATH = (0.01, 0.1, 1.0, 10.0)  # C of L1 logistic regression (smaller: sparser)
 LP_L1 = (0.25, 1.0, 4.0)  # margin_lp's weight price, in units of the spec's l0 weight (or of 0.5)
@@ -235,6 +236,11 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     (:func:`differences`), ``m (m - 1) / 2`` of them in one hidden layer, and the output layer counts
     each class's wins (:func:`votes`): the class of the largest score wins all its comparisons, so
     the network predicts what the regression predicts (up to the rows the eps gap's repair moves).
+    Where the first layer holds fewer than the pairs but at least ``m - 1`` units, the same
+    one-vs-rest hyperplanes are read as a decision list instead
+    (:mod:`~annc.training.warmstart.pool.decisionlist`: the first of ``m - 1`` scores in a fitted
+    priority order that is ``>= 0`` names the class, else the most frequent class): another
+    classifier than the argmax, and the one such a layer holds exactly.
     None where the spec's first layer is narrower or it has more hidden layers.  Each unit reads the
     features of both its classes, so the network has more weights than the regression has
     coefficients.  One-vs-one regression, a pair's unit fitted on its two classes' rows, has fewer
@@ -244,13 +250,19 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     if got is None:
         return None
     ls, many = problem.spec.hidden[0], len(problem.classes) > 2
-    if many and (len(problem.spec.hidden) != 1 or ls.units < pairs(len(got[0]))):
+    m = len(got[0])
+    if many and (len(problem.spec.hidden) != 1 or ls.units < m - 1):
         return None
     fitted = one_vs_rest(problem, lambda: logistic(C))
     if fitted is None:
         return None
-    W, b = differences(*fitted) if many else fitted
-    output = votes(got[0], len(problem.classes)) if many else None
+    if not many:
+        (W, b), output = fitted, None
+    elif ls.units >= pairs(m):
+        W, b = differences(*fitted)
+        output = votes(got[0], len(problem.classes))
+    else:  # k - 1 <= width < k (k - 1) / 2: the one-vs-rest hyperplanes as a decision list
+        W, b, output = decision_list(*problem.class_rows(), *fitted, got[0], len(problem.classes))
     wb = [fit_box(np.r_[W[:, i], b[i]], ls.weight_bounds, ls.bias_bounds) for i in range(W.shape[1])]
     shift = ACTIVATIONS[ls.activation].export_bias_shift(problem.spec.eps)
     return placed(problem, np.column_stack([v[:-1] for v in wb]), np.array([v[-1] - shift for v in wb]), got[0],

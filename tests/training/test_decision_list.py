@@ -1,0 +1,79 @@
+"""The one-vs-rest separators as a decision list in k - 1 step units (annc.training.warmstart.pool.decisionlist):
+the output layer makes the first listed unit that is on win, the order fitted is the best one, and a
+logistic setting of four classes in a layer of four units is that list."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from annc.app.api import as_data
+from annc.io.spec import parse_spec
+from annc.training.warmstart.pool.decisionlist import decision_list, list_predict, priority
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(3, 6), st.integers(0, 2**31 - 1))
+def test_the_output_layer_computes_the_list(k, seed):
+    """For any one-vs-rest scores of k classes, the step units h_r = 1[s_{c_r} >= 0] of the chosen order
+    and the output layer of decision_list give, by argmax and by a margin of at least 1/2, the class
+    the list names: the first listed class whose score is >= 0, else the most frequent class."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(80, 3))
+    W, b = rng.normal(size=(3, k)), rng.normal(size=k)
+    order = [int(c) for c in rng.permutation(k)]
+    y = rng.integers(0, k, size=80)
+    W1, b1, (Wo, bo) = decision_list(X, y, np.ones(80), W, b, order, k)
+    assert W1.shape == (3, k - 1) and Wo.shape == (k - 1, k)
+    H = (X @ W1 + b1 >= 0).astype(float)
+    o = H @ Wo + bo
+    units = [list(W.T.tolist()).index(col) for col in W1.T.tolist()]  # the columns in their order
+    assert np.array_equal(np.argmax(o, axis=1), list_predict(X @ W + b, units, order[0], order))
+    top2 = np.sort(o, axis=1)[:, -2:]
+    assert np.all(top2[:, 1] - top2[:, 0] >= 0.5 - 1e-9)
+
+
+def test_the_order_fitted_is_the_best_of_every_order():
+    """priority: no order of the units fits the weighted rows better than the one it returns."""
+    rng = np.random.default_rng(0)
+    S, y, w = rng.normal(size=(200, 4)), rng.integers(0, 4, size=200), rng.uniform(0.5, 2, size=200)
+    classes, columns = [0, 1, 2, 3], [1, 2, 3]
+    fit = lambda order: float(w[list_predict(S, list(order), 0, classes) == y].sum())  # noqa: E731
+    best = priority(S, y, w, columns, classes, 0)
+    assert sorted(best) == columns
+    assert fit(best) >= max(fit(o) for o in itertools.permutations(columns)) - 1e-12
+
+
+def test_a_four_class_logistic_setting_in_four_units_is_a_decision_list():
+    """Four classes at width 4 (the k (k - 1) / 2 = 6 pairwise units do not fit): the folds score L1
+    logistic settings of width 3, whose network predicts what the regression's one-vs-rest hyperplanes
+    as a decision list predict, but for the rows the repair moved off the eps gap, and fits the rows
+    as that list does."""
+    from sklearn.datasets import make_blobs
+    from annc.solve.compiler import build
+    from annc.training.modelselect.cvpath import fold_path, spec_at
+    from annc.training.modelselect.cvselect import plan_for
+    from annc.training.modelselect.settings import FoldState, Plan
+    from annc.training.warmstart.pool.linear import logistic, one_vs_rest
+    X, y = make_blobs(320, centers=4, n_features=4, cluster_std=2.0, random_state=5)
+    spec = parse_spec("input 4\nhidden 4 binary\noutput 4\n")
+    data = as_data((X, y))
+    plan = plan_for(spec, 320, 80, 0.1, time_limit=30)
+    s = next(s for s in plan.logistic if s.logistic == 1.0)
+    assert s.width == 3
+    state = FoldState()
+    score = fold_path(spec, data, data, Plan((s,), plan.folds, plan.open), state=state)[s]
+    (W, b), _ = state.networks[s]
+    assert W[0].shape == (4, 3)
+    problem = build(spec_at(spec, s), data).problem
+    Xs, ys, w = problem.class_rows()
+    Wf, bf = one_vs_rest(problem, lambda: logistic(1.0))
+    order = [int(c) for c in np.argsort(-problem.counts.sum(0), kind="stable")]
+    W1, b1, _ = decision_list(Xs, ys, w, Wf, bf, order, 4)
+    list_says = list_predict(Xs @ Wf + bf, [int(np.argmax(np.all(np.isclose(Wf.T, c), axis=1))) for c in W1.T],
+                             order[0], order)
+    net_says = np.argmax(np.where(Xs @ W[0] + b[0] >= 0, 1.0, 0.0) @ W[1] + b[1], axis=1)
+    assert np.mean(net_says == list_says) >= 0.95
+    assert score.fit_accuracy >= np.mean(list_says == ys) - 0.05  # the list's fit (not the argmax's)
