@@ -50,7 +50,7 @@ class SelectionPolicy:
     select_share: float = _field(0.6, "of the time limit, at most, for selection; the final training gets the rest")
     folds_share: float = _field(0.85, "of selection's share, at most, for the folds; the rest: the network on all rows")
     # -- the rule ------------------------------------------------------------------------------------
-    se_rule: float = _field(1.0, "standard errors below the best CV accuracy that count as good as the best")
+    se_rule: float = _field(0.5, "standard errors below the best CV accuracy that count as good as the best")
     resolution: float = _field(0.75, "validation rows a fold under which a CV difference is no evidence")
     paired_se: float = _field(0.5, "paired standard errors by which a path setting must beat a separator to go "
                                    "first")
