@@ -117,7 +117,7 @@ def test_the_pool_takes_the_eps_choices_sgd_network_without_training_it_again(mo
     trained = []
     real = seeding.train_sgd
     monkeypatch.setattr(seeding, "train_sgd", lambda *a, **k: trained.append(1) or real(*a, **k))
-    monkeypatch.setattr(seeding, "_SGD_MEMO", type(seeding._SGD_MEMO)())
+    seeding.SGD_MEMO.clear()  # what earlier tests trained is forgotten
     resolve(as_spec(DEFAULT), as_data((X, y)))  # the eps choice: one SGD run
     first = sgd_net(p, seed=0)
     assert len(trained) == 1
