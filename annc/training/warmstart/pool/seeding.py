@@ -21,7 +21,7 @@ from ....formulations import formulate
 from ....io.problem import TrainingProblem, make_problem
 from ...context import RunContext
 from ...large.anneal import best_annealed, pruned_annealed
-from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
+from ..sgd import HIDDEN_ACTIVATIONS, SgdSettings, train_sgd
 from .point import complete
 from .repair import box_output, repair_network
 
@@ -68,7 +68,8 @@ def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, mos
     memo = SGD_MEMO if memo is None else memo
     net = memo.get(key)
     if net is None:
-        net = train_sgd(X, y, hidden, activation, classes=classes, epochs=epochs, seed=seed, l1=l1, sample_weight=w)
+        net = train_sgd(X, y, hidden, activation, classes=classes, settings=SgdSettings(epochs=epochs, seed=seed, l1=l1),
+                        sample_weight=w)
     memo.put(key, net)
     return copy.deepcopy(net)  # callers may change what they get
 
@@ -146,7 +147,8 @@ def pruned(problem: TrainingProblem, net, keep: float, *, epochs: int, seed: int
     acts = {L.activation for L in net.layers[:-1]}
     X, y, w = problem.class_rows()
     return train_sgd(X, y, [L.units for L in net.layers[:-1]], acts.pop(),
-                     classes=net.classes, epochs=epochs, seed=seed, init=net, mask=mask, sample_weight=w)
+                     classes=net.classes, settings=SgdSettings(epochs=epochs, seed=seed, mask=mask), init=net,
+                     sample_weight=w)
 
 
 def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int = 0, seed: int = 0):
