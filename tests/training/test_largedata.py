@@ -20,7 +20,7 @@ from sklearn.datasets import make_moons
 import annc
 import annc.training.large.compress as compress
 from annc.app.api import as_data, train_request
-from annc.training.large.anneal import best_annealed
+from annc.training.large.anneal import Rows, Schedule, best_annealed
 from annc.training.context import RunContext
 from annc.training.large.executor import Executor
 from annc.training.large.largedata import enter
@@ -69,8 +69,8 @@ def test_the_clustering_on_workers_is_the_clustering_here(cluster, n, k, seed, c
 def test_the_annealed_seeds_on_workers_are_the_seeds_here(cluster):
     X, y = moons(400)
     w = np.arange(1, 401) % 3 + 1.0  # weighted rows, as the representatives are
-    here, scores = best_annealed(X, y, [3], 2, sample_weight=w, seeds=range(3), steps=300)
-    there, scores_there = best_annealed(X, y, [3], 2, sample_weight=w, seeds=range(3), steps=300,
+    here, scores = best_annealed(Rows(X, y, 2, w), [3], seeds=range(3), schedule=Schedule(steps=300))
+    there, scores_there = best_annealed(Rows(X, y, 2, w), [3], seeds=range(3), schedule=Schedule(steps=300),
                                         ctx=RunContext(executor=cluster))
     same_network(here, there)
     assert scores == scores_there and here.meta["seed"] == there.meta["seed"]
@@ -82,8 +82,9 @@ def test_a_seed_lost_on_every_worker_is_trained_here():
             from annc.training.large.executor import TaskFailed
             return [TaskFailed(i, "seed", "KilledWorker") for i in range(len(items))]
     X, y = moons(200)
-    net, scores = best_annealed(X, y, [2], 2, seeds=range(3), steps=100, ctx=RunContext(executor=Lost()))
-    alone, _ = best_annealed(X, y, [2], 2, seeds=range(1), steps=100)
+    net, scores = best_annealed(Rows(X, y, 2), [2], seeds=range(3), schedule=Schedule(steps=100),
+                                ctx=RunContext(executor=Lost()))
+    alone, _ = best_annealed(Rows(X, y, 2), [2], seeds=range(1), schedule=Schedule(steps=100))
     same_network(net, alone)
     assert len(scores) == 1
 

@@ -20,7 +20,7 @@ from ....core.penalties import penalty_weight
 from ....formulations import formulate
 from ....io.problem import TrainingProblem, make_problem
 from ...context import RunContext
-from ...large.anneal import best_annealed, pruned_annealed
+from ...large.anneal import Rows, best_annealed, pruned_annealed
 from ..sgd import HIDDEN_ACTIVATIONS, SgdSettings, train_sgd
 from .point import complete
 from .repair import box_output, repair_network
@@ -250,11 +250,12 @@ def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEA
         return None
     ctx = ctx or RunContext()
     X, y, w = problem.class_rows()
-    net, _ = best_annealed(X, y, [ls.units for ls in problem.spec.hidden], len(problem.classes),
-                           sample_weight=w, seeds=range(seeds), stop=ctx.stopped, ctx=ctx)
+    rows = Rows(X, y, len(problem.classes), w)
+    net, _ = best_annealed(rows, [ls.units for ls in problem.spec.hidden], seeds=range(seeds), stop=ctx.stopped,
+                           ctx=ctx)
     nets = [net]
     if prune and sgd_l1(problem.spec) > 0:  # a weight penalty: the pruned networks too, the objective chooses
-        nets += pruned_annealed(X, y, net, sample_weight=w, stop=ctx.stopped)
+        nets += pruned_annealed(rows, net, stop=ctx.stopped)
     return nets_start(model, problem, nets, ctx=ctx)
 
 
