@@ -19,7 +19,7 @@ import pytest
 import scipy.sparse as sp
 
 from annc.core.builder import ModelBuilder
-from annc.training.mip.compiling import compile_files
+from annc.training.mip.compiling import CompileOptions, compile_files
 from annc.io.solutions.align import solution_vector
 from annc.formulations import formulate
 from annc.core.model import Block
@@ -302,8 +302,8 @@ def test_compile_with_both_writers(tmp_path):
     """``annc compile`` end to end on the benchmark's XOR case, with each writer."""
     data = make_data("xor", tmp_path)
     spec = ROOT / "bench" / "suites" / CASES["xor"][0]
-    a = compile_files(spec, data, out_dir=tmp_path / "a", writer="annc")
-    p = compile_files(spec, data, out_dir=tmp_path / "p", writer="pulp")
+    a = compile_files(spec, data, out_dir=tmp_path / "a", options=CompileOptions(writer="annc"))
+    p = compile_files(spec, data, out_dir=tmp_path / "p", options=CompileOptions(writer="pulp"))
     assert a.varmap["model"]["writer"] == "annc" and p.varmap["model"]["writer"] == "pulp"
     ours, theirs = read_highs(a.model_path), read_highs(p.model_path)
     order = pulp_column_order(a.model)

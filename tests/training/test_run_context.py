@@ -241,7 +241,7 @@ def test_a_neighbourhood_added_from_outside_is_searched_and_its_certificate_hold
     c = _instance(seed)
     m, pb = c.model, c.problem
     x0 = complete(m, pb, [np.zeros((2, 2)), np.zeros((2, 2))], [np.full(2, -1.0), np.array([1.0, 0.0])])
-    r = lns.search(m, pb, x0, max_sub_mips=200, node_limit=10_000)
+    r = lns.search(m, pb, x0, work=lns.SearchWork(max_sub_mips=200, node_limit=10_000))
     assert r.certificate is not None and r.certificate.key == "test-biases"  # every level proven, ours last
     assert r.certificate.text.startswith("no network that differs from this one only in the hidden biases")
     W, b = hidden_network(m, r.x)

@@ -47,7 +47,7 @@ from ...solve.verify import check
 from ..bounds import Work, best, lower_bounds
 from ..bounds.proof import Bound, PoolTest, prove_start, skipped_solve
 from ..context import RunContext
-from ..finish import conclude_relaxed
+from ..finish import RelaxedSolve, conclude_relaxed
 from ..finish.deadweights import drop_dead_weights
 from ..large.compress import full_verdict, size_advice
 from ..large.largedata import enter as large_path
@@ -234,7 +234,7 @@ def finish(job: MipJob, built: Built, started: Started, bounded: Bounded, solved
         bounds_seconds = bounding.seconds()
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
         net, ver, source, bound_ = conclude_relaxed(
-            job.name, c, res, ver, net, bound_, start=started.x, ctx=ctx.before_finish(), log=job.settings.log,
+            c, RelaxedSolve(res, net, ver, bound_), start=started.x, ctx=ctx.before_finish(), say=job.say,
             rounds=REFINE_ROUNDS if job.settings.refine else 0)
     found_loss = ver.network_loss
     if ver.ok and c.problem.spec.hidden:
