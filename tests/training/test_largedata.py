@@ -2,8 +2,8 @@
 seeds run as tasks when ``workers`` (or ``scheduler``) is given, and the network is the same
 with and without workers.
 
-The size at which annc takes the large-data path is lowered (``compress.LARGE_ROWS``, read
-when called), so that a few hundred rows take it in seconds.  One local cluster of two worker
+The size at which annc takes the large-data path is lowered (a smaller
+:class:`~annc.training.large.compress.LargeData` passed in), so that a few hundred rows take it in seconds.  One local cluster of two worker
 processes serves the module's tests (a module fixture: starting one costs seconds).  Nothing
 here asserts a time: the deadline tests are in ``tests/training/test_run_context.py``."""
 from __future__ import annotations
@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_moons
 
-import annc
 import annc.training.large.compress as compress
 from annc.app.api import as_data, train_request
 from annc.training.large.anneal import Rows, Schedule, best_annealed
