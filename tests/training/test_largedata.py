@@ -3,9 +3,9 @@ seeds run as tasks when ``workers`` (or ``scheduler``) is given, and the network
 with and without workers.
 
 The size at which annc takes the large-data path is lowered (a smaller
-:class:`~annc.training.large.compress.LargeData` passed in), so that a few hundred rows take it in seconds.  One local cluster of two worker
-processes serves the module's tests (a module fixture: starting one costs seconds).  Nothing
-here asserts a time: the deadline tests are in ``tests/training/test_run_context.py``."""
+:class:`~annc.training.large.compress.LargeData` passed in), so that a few hundred rows take it in
+seconds.  One local cluster of two worker processes serves the module's tests (a module fixture:
+starting one costs seconds).  Nothing here asserts a time: the deadline tests are in ``tests/training/test_run_context.py``."""
 from __future__ import annotations
 
 from contextlib import ExitStack

@@ -55,9 +55,9 @@ def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, mos
     hidden layers must be ones SGD trains (:func:`sgd_trains`).
 
     SGD is a function of its inputs alone (seeded, full batch), so the network is remembered
-    (``memo``, by default the process's :data:`SGD_MEMO`, by the digest of every input): the eps choice of :mod:`annc.training.warmstart.margin`
-    and the start pool's first candidate train the same seed-0 network of the same rows, and the
-    second takes it from the first instead of training it again (0.7 s of a pair's 2 s in one-vs-one
+    (``memo``, by default the process's :data:`SGD_MEMO`, by the digest of every input): the eps choice of
+    :mod:`annc.training.warmstart.margin` and the start pool's first candidate train the same seed-0
+    network of the same rows, and the second takes it from the first instead of training it again (0.7 s of a pair's 2 s in one-vs-one
     under a run's limit)."""
     spec = problem.spec
     X, y, w = problem.class_rows()  # the samples' full-batch loss, on distinct rows
@@ -68,8 +68,8 @@ def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, mos
     memo = SGD_MEMO if memo is None else memo
     net = memo.get(key)
     if net is None:
-        net = train_sgd(X, y, hidden, activation, classes=classes, settings=SgdSettings(epochs=epochs, seed=seed, l1=l1),
-                        sample_weight=w)
+        net = train_sgd(X, y, hidden, activation, classes=classes,
+                        settings=SgdSettings(epochs=epochs, seed=seed, l1=l1), sample_weight=w)
     memo.put(key, net)
     return copy.deepcopy(net)  # callers may change what they get
 
