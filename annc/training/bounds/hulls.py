@@ -65,7 +65,7 @@ LEFT = 1e-9  # capacity below this is spent (round-off of the subtractions)
 PEEL_COLUMNS = 400_000  # work limit of the peeling: the LPs' columns in all (each column a row with samples left)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
 class _Packing:
     """What every LP of one packing reads: the rows ``X``, the capacity ``cap`` left of each group
     (rows by classes; spent in place by :func:`_take`), and the certificate's ``W`` and ``eps``."""

@@ -36,7 +36,7 @@ from .exact import finish
 from .refine import Rounds, refine
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
 class RelaxedSolve:
     """What the solve of a relaxed MIP gave: the solver's result, the network decoded from its point,
     that network's verification, and the lower bound so far (None: none)."""

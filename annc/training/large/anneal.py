@@ -101,7 +101,7 @@ def _loss_grad(weights, biases, X, Y, w, k):
     return loss, gW, gb
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
 class Rows:
     """The rows an annealed network is trained on: ``X``, each row's class index ``yidx`` (``0 ..
     classes - 1``) and its weight (None: 1 each; the representatives' rows stand for their samples)."""

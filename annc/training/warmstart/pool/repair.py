@@ -173,7 +173,7 @@ def refit_unit(A: np.ndarray, on: np.ndarray, w: np.ndarray, eps: float, wb, bb,
     return out, float(x[len(S)])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
 class _Repairing:
     """A hidden layer being repaired: its inputs ``act``, pre-activations ``pre``, weights ``W`` and
     biases ``b`` (the arrays are changed in place), its spec ``ls``, the margin ``eps`` and the
