@@ -31,7 +31,7 @@ from ..io.outputs import check_out_dir
 from ..io.spec import NetworkSpec, load_spec_of, parse_spec
 from ..solve.compiler import Compiled, check_compile_options, check_name, check_scale, with_scale
 from ..solve.solvers import SolveOptions
-from ..training.mip.compiling import compile_model
+from ..training.mip.compiling import CompileOptions, compile_model
 from ..training.mip.runfiles import csv_backing
 from ..training.request import DECOMPOSED, TrainRequest
 from ..training.results import TrainResult
@@ -301,9 +301,9 @@ def compile_api(spec, data, *, out_dir=None, fmt: str = "mps", label: str | None
     stem = check_name(name if name is not None else _stem_of(spec, s))
     d, csv = csv_backing(with_weights(as_data(data, label=label, missing=missing), class_weight), out,
                          f"{stem}.data")
-    return compile_model(s, d, name=stem, out=out, fmt=fmt, gzip=gzip, writer=writer, merge=merge,
-                         allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
-                         start_budget=start_budget, data_csv=csv)
+    options = CompileOptions(fmt=fmt, gzip=gzip, writer=writer, merge=merge, allow_small_m=allow_small_m,
+                             max_nonzeros=max_nonzeros, start=start, start_budget=start_budget)
+    return compile_model(s, d, name=stem, out=out, options=options, data_csv=csv)
 
 
 def train_request(spec, data, test=None, *, solver: str | None = None, solver_cmd: str | None = None,

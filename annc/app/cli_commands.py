@@ -24,7 +24,7 @@ def cmd_compile(a) -> int:
     from ..io.writers.startfiles import GLPK_NOTE, START_FILES, start_readers
     from ..solve.solvers import SOLVERS
     from ..solve.solvers.base import Progress
-    from ..training.mip.compiling import compile_files
+    from ..training.mip.compiling import CompileOptions, Reading, compile_files
     from .progress import Reporter
 
     class_weight = parse_class_weight(a.class_weight)
@@ -40,10 +40,12 @@ def cmd_compile(a) -> int:
         budget = a.start_budget or START_BUDGET
     with Reporter(quiet=a.quiet, time_limit=budget, phase="build") as rep:
         rep.progress(Progress(0.0, None, None, phase="build"))
-        c = compile_files(a.spec, a.data, out_dir=a.out, fmt=a.format, label=a.label, merge=not a.no_merge,
-                          allow_small_m=a.allow_small_m, gzip=a.gz, writer=a.writer, max_nonzeros=a.max_nonzeros,
-                          start=not a.no_start, start_budget=a.start_budget, scale=a.scale, missing=a.missing,
-                          class_weight=class_weight, progress=rep.progress, log=rep.log)
+        options = CompileOptions(fmt=a.format, gzip=a.gz, writer=a.writer, merge=not a.no_merge,
+                                 allow_small_m=a.allow_small_m, max_nonzeros=a.max_nonzeros, start=not a.no_start,
+                                 start_budget=a.start_budget)
+        reading = Reading(label=a.label, scale=a.scale, missing=a.missing, class_weight=class_weight)
+        c = compile_files(a.spec, a.data, out_dir=a.out, options=options, reading=reading, progress=rep.progress,
+                          log=rep.log)
     for w in c.model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     p = c.problem

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -38,6 +38,10 @@ from ..solve.solvers import DEFAULT, SOLVERS, SolveOptions
 from ..solve.solvers.base import Interrupt
 from ..solve.solvers.driver import Driver
 from .large.executor import check_scheduler, check_workers
+
+if TYPE_CHECKING:  # both import scikit-learn, which annc.compile does not
+    from .large.compress import LargeData
+    from .mip.job import SolverSetup
 
 MODES = ("full", "greedy", "select", "ovo", "batches")
 DECOMPOSED = ("ovo", "batches")
@@ -150,6 +154,8 @@ class TrainRequest:
     started: float | None = None  # the clock's reading when the user's command began (annc.app.cli.main): the
     # time limit counts from then (annc.training.dispatch); None: from when training starts
     driver: Driver | None = field(default=None, repr=False)  # the solver's driver, resolved once by checked()
+    large: LargeData | None = None  # where the large-data path begins and how far it compresses (None: its defaults)
+    setup: SolverSetup | None = None  # the solver's setup time a budget must leave (None: its defaults)
 
     @property
     def mode(self) -> str:

@@ -61,7 +61,8 @@ from .mip.chain import Step, run_chain
 from .mip.runfiles import RunFiles as _RunFiles
 from .mip.runfiles import csv_backing
 from .mip.runner import run_mip
-from .mip.job import MipSettings
+from .large.compress import LargeData
+from .mip.job import MipSettings, SolverSetup
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
 
@@ -137,7 +138,8 @@ def _settings(r: TrainRequest, out: Path | None, files: _RunFiles, selection) ->
     return MipSettings(out, files, r.log, merge=r.merge, warm_start=r.warm_start, max_nonzeros=r.max_nonzeros,
                        refine=r.refine, start_network=None if selection is None else selection.start_network,
                        keep=(selection.label, selection.kept_reason) if keeps else None,
-                       workers=r.workers, scheduler=r.scheduler)
+                       workers=r.workers, scheduler=r.scheduler, large=r.large or LargeData(),
+                       setup=r.setup or SolverSetup())
 
 
 def _files(r: TrainRequest, out: Path | None, files: _RunFiles, steps: list[Step], net, verified: bool) -> list:

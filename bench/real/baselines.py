@@ -101,11 +101,11 @@ def run_mlp(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
 
 
 def run_sgd(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
-    from annc.training.warmstart.sgd import train_sgd
+    from annc.training.warmstart.sgd import SgdSettings, train_sgd
     f = features(Xtr)
     classes = sorted(np.unique(ytr).tolist())
     t0 = time.perf_counter()
-    net = train_sgd(f.transform(Xtr), ytr, [H], "binary", classes=classes, seed=split)
+    net = train_sgd(f.transform(Xtr), ytr, [H], "binary", classes=classes, settings=SgdSettings(seed=split))
     seconds = time.perf_counter() - t0
     idx = {c: i for i, c in enumerate(classes)}
 

@@ -81,9 +81,7 @@ def run_set(name: str, X, y, eps: float) -> tuple[list[str], str]:
     add(c, s, "one max flow / LP")
     sup, s = timed(lambda: support_bound(p, full=c.value))
     add(sup, s, "see detail")
-    subs, s = timed(lambda: subset_bounds(p, incumbent=incumbent, subsets=WORK.subsets, rows=WORK.rows,
-                                          node_limit=WORK.node_limit, time_cap=WORK.time_cap, seed=WORK.seed,
-                                          symmetry=WORK.symmetry, disjoint=WORK.disjoint))
+    subs, s = timed(lambda: subset_bounds(p, incumbent=incumbent, work=WORK))
     for b in subs:
         add(b, s, "see detail")
     res, s = timed(lambda: solve(model, "highs", SolveOptions(node_limit=WHOLE_NODES, time_limit=WHOLE_CAP, threads=1,
@@ -105,8 +103,8 @@ def symmetry_rows() -> list[str]:
     p = problem_of(X, y, eps)
     out = []
     for sym in (None, "bias", "count"):
-        (b,), s = timed(lambda: subset_bounds(p, subsets=3, rows=8, node_limit=300, time_cap=20.0, seed=1,
-                                              symmetry=sym))
+        (b,), s = timed(lambda: subset_bounds(p, work=Work(subsets=3, rows=8, node_limit=300, time_cap=20.0, seed=1,
+                                                           symmetry=sym)))
         out.append(f"| {name} | {eps:g} | {sym or 'none (spec)'} | {b.value:g} | {s:.1f} | {b.detail} |")
     return out
 

@@ -133,8 +133,8 @@ def run_once(case: str, writer: str, work: Path) -> dict:
     t, cpu = time.perf_counter(), time.process_time()
     # start=False: the MIP start search runs for a time budget, not in proportion to the model,
     # and is the same for both writers (``annc compile --no-start``)
-    c = compiling.compile_files(BENCH / CASES[case][0], data, out_dir=out, fmt="mps", writer=writer,
-                                start=False)
+    c = compiling.compile_files(BENCH / CASES[case][0], data, out_dir=out,
+                                options=compiling.CompileOptions(fmt="mps", writer=writer, start=False))
     total, cpu = time.perf_counter() - t, time.process_time() - cpu
     size = c.model_path.stat().st_size
     for p in out.iterdir():

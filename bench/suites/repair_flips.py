@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository r
 import annc.training.warmstart.pool.repair as repair  # noqa: E402
 from annc.app.api import as_data, as_spec  # noqa: E402
 from annc.solve.compiler import build  # noqa: E402
-from annc.training.warmstart.sgd import train_sgd  # noqa: E402
+from annc.training.warmstart.sgd import SgdSettings, train_sgd  # noqa: E402
 from bench.real.harness import SETS, spec_text, splits  # noqa: E402
 
 
@@ -64,7 +64,7 @@ def main(argv=None) -> int:
                 pb = build(as_spec(spec_text(d, H, k, f"eps {eps:g}")), as_data((Xtr, ytr))).problem
                 if net is None:  # one SGD net per split (the scaled rows do not depend on eps)
                     net = train_sgd(pb.X_samples, pb.y, [H], "binary", classes=list(range(len(pb.classes))),
-                                    epochs=a.epochs, seed=0)
+                                    settings=SgdSettings(epochs=a.epochs, seed=0))
                 alone, _ = flip_share(pb, net, refit=False)
                 refit, sec = flip_share(pb, net, refit=True)
                 print(f"| {name} | {split} | {eps:g} | {100 * alone:.2f}% | {100 * refit:.2f}% | {sec:.3f} |")

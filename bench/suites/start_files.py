@@ -136,7 +136,7 @@ def _cbc(model, start, limit):
 # -- the run -------------------------------------------------------------------------------
 def compile_instance(net: str, seed: int, work: Path) -> dict:
     """``annc data xor --n 1000 --seed S`` then ``annc compile`` with its start, in-process."""
-    from annc.training.mip.compiling import compile_files
+    from annc.training.mip.compiling import CompileOptions, compile_files
     from annc.io.datasets import write_csv, xor_data
     from annc.formulations import floor
     from annc.training.search.incumbent import budgeted_start
@@ -144,7 +144,8 @@ def compile_instance(net: str, seed: int, work: Path) -> dict:
     X, y = xor_data(1000, noise=0.1, seed=seed)
     data = write_csv(folder / "xor.csv", X, y)
     t0 = time.perf_counter()
-    c = compile_files(ROOT / "specs" / f"{net}.ann", data, out_dir=folder / "out", start=budgeted_start)
+    c = compile_files(ROOT / "specs" / f"{net}.ann", data, out_dir=folder / "out",
+                      options=CompileOptions(start=budgeted_start))
     took = time.perf_counter() - t0
     assert c.start is not None, c.start_message
     return {"net": net, "seed": seed, "model": str(c.model_path), "stem": c.model_path.name.split(".")[0],

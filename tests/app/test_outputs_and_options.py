@@ -255,9 +255,9 @@ def test_temporary_names_are_recognisable(tmp_path, monkeypatch):
     seen = []
     real = mpsw.write_mps
 
-    def spy(model, fh):
+    def spy(model, fh, **kw):
         seen.extend(p.name for p in tmp_path.iterdir())
-        real(model, fh)
+        real(model, fh, **kw)
 
     monkeypatch.setattr(mpsw, "write_mps", spy)
     annc.compile(SPECS / "xor.ann", SAMPLE, out_dir=tmp_path, start=False)
@@ -284,7 +284,7 @@ def test_model_and_map_appear_together_or_not_at_all(tmp_path, monkeypatch):
 def test_a_failing_writer_leaves_neither(tmp_path, monkeypatch):
     from annc.io.writers import mps as mpsw
 
-    def broken(model, fh):
+    def broken(model, fh, **kw):
         fh.write("NAME half\n")
         raise OSError(5, "Input/output error")
 

@@ -18,9 +18,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import annc.io.writers.mps as mpsw
 from annc.core.builder import ModelBuilder
-from annc.training.mip.compiling import compile_files
+from annc.training.mip.compiling import CompileOptions, compile_files
 from annc.io.solutions.align import solution_vector
 from annc.formulations import formulate
 from annc.core.model import Block
@@ -257,9 +256,8 @@ def test_to_highs_lp_is_the_model_file(model, tmp_path):
 
 
 @pytest.mark.parametrize("chunk", [2, 5, 100_000])
-def test_integer_markers_inside_chunks(tmp_path, monkeypatch, chunk):
+def test_integer_markers_inside_chunks(tmp_path, chunk):
     """Integrality changing from column to column, markers inside and across chunks."""
-    monkeypatch.setattr(mpsw, "CHUNK", chunk)
     rng = np.random.default_rng(2)
     mb = ModelBuilder("mixed")
     for j, integer in enumerate([1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 1, 0]):
@@ -267,7 +265,7 @@ def test_integer_markers_inside_chunks(tmp_path, monkeypatch, chunk):
     mb.rows("r", (4,), "L", 3.0, [(np.arange(36), rng.integers(-3, 4, (4, 36)).astype(float))])
     mb.minimize(np.arange(36)[::5], 1.0)
     model = mb.build()
-    cols, rows, got = read_highs(write_model(model, tmp_path / "m.mps"))
+    cols, rows, got = read_highs(write_model(model, tmp_path / "m.mps", chunk=chunk))
     assert cols == model.col_names()
     assert_same_arrays(got, model_arrays(model))
 
@@ -278,11 +276,10 @@ def test_gzip_output_is_the_plain_file(tmp_path):
     assert gzip.decompress(write_model(model, tmp_path / "m.mps.gz").read_bytes()) == plain
 
 
-def test_mps_writer_memory_does_not_grow_with_the_matrix(tmp_path, monkeypatch):
+def test_mps_writer_memory_does_not_grow_with_the_matrix(tmp_path):
     """Streaming: the writer's peak is the chunk buffers and the name tables (columns,
     rows), not the matrix.  Two models of the same shape, one with 5x the non-zeros
     (denser data), need about the same memory to write."""
-    monkeypatch.setattr(mpsw, "CHUNK", 20_000)
     spec = parse_spec("input 784\nhidden 16 binary\noutput 10\nloss nll")
     peaks, sizes = [], []
     for density in (0.02, 0.5):
@@ -291,7 +288,7 @@ def test_mps_writer_memory_does_not_grow_with_the_matrix(tmp_path, monkeypatch):
         tracemalloc.start()
         try:
             base = tracemalloc.get_traced_memory()[0]
-            write_model(model, tmp_path / "wide.mps")
+            write_model(model, tmp_path / "wide.mps", chunk=20_000)
             peaks.append(tracemalloc.get_traced_memory()[1] - base)
         finally:
             tracemalloc.stop()
@@ -305,8 +302,8 @@ def test_compile_with_both_writers(tmp_path):
     """``annc compile`` end to end on the benchmark's XOR case, with each writer."""
     data = make_data("xor", tmp_path)
     spec = ROOT / "bench" / "suites" / CASES["xor"][0]
-    a = compile_files(spec, data, out_dir=tmp_path / "a", writer="annc")
-    p = compile_files(spec, data, out_dir=tmp_path / "p", writer="pulp")
+    a = compile_files(spec, data, out_dir=tmp_path / "a", options=CompileOptions(writer="annc"))
+    p = compile_files(spec, data, out_dir=tmp_path / "p", options=CompileOptions(writer="pulp"))
     assert a.varmap["model"]["writer"] == "annc" and p.varmap["model"]["writer"] == "pulp"
     ours, theirs = read_highs(a.model_path), read_highs(p.model_path)
     order = pulp_column_order(a.model)

@@ -250,11 +250,9 @@ def test_read_back_with_highs_is_the_same_model(model, files, fmt):
 
 
 @pytest.mark.parametrize("fmt", ["mps", "lp"])
-def test_small_chunks_give_identical_files(model, files, fmt, tmp_path, monkeypatch):
+def test_small_chunks_give_identical_files(model, files, fmt, tmp_path):
     # chunk boundaries inside columns, rows and marker runs must not change a byte
-    monkeypatch.setattr(mpsw, "CHUNK", 3)
-    monkeypatch.setattr(lpw, "CHUNK", 2)
-    path = write_model(model, tmp_path / f"small.{fmt}")
+    path = write_model(model, tmp_path / f"small.{fmt}", chunk=3 if fmt == "mps" else 2)
     assert path.read_bytes() == files[fmt].read_bytes()
 
 
@@ -304,12 +302,11 @@ def test_numbers_round_trip():
     assert strs[-7] == "0" and textw.fmt_num(-0.0) == "0"
 
 
-def test_number_formatter_keeps_each_chunks_text(monkeypatch):
+def test_number_formatter_keeps_each_chunks_text():
     """A NumberFormatter formats each value as :func:`fmt_num` does, chunk after chunk: from
     its table of values seen before, past the table's size, and beside NaN."""
-    monkeypatch.setattr(textw, "KNOWN_MAX", 64)
     rng = np.random.default_rng(2)
-    f = textw.NumberFormatter("\n")
+    f = textw.NumberFormatter("\n", known_max=64)
     chunks = [rng.integers(-30, 30, 500) / 8, rng.integers(-30, 30, 500) / 8,  # 60 values, then the same
               rng.integers(-30, 30, 500) / 8 + 0.0625, np.array([0.5, np.nan, np.inf, -0.0, 7.0, 1e20, 0.5]),
               rng.standard_normal(300), np.array([1 / 3, 2.5, -70000.0])]
@@ -512,7 +509,7 @@ def test_solvers_that_read_gz(model, solver, tmp_path):
 
 @pytest.mark.parametrize("name", ["model.mps", "model.mps.gz"])
 def test_failure_leaves_no_file(model, tmp_path, monkeypatch, name):
-    def broken(model, fh):
+    def broken(model, fh, **kw):
         fh.write("NAME half\nROWS\n" * 1000)
         raise RuntimeError("disk on fire")
 
@@ -527,7 +524,7 @@ def test_failure_keeps_the_previous_file(model, tmp_path, monkeypatch):
     target = write_model(model, tmp_path / "model.lp")
     before = target.read_bytes()
 
-    def broken(model, fh):
+    def broken(model, fh, **kw):
         fh.write("\\ half")
         raise KeyboardInterrupt
 

@@ -12,7 +12,7 @@ from sklearn.datasets import make_moons
 
 from annc.app.api import as_data, as_spec
 from annc.solve.compiler import build
-from annc.training.large.anneal import best_annealed, train_annealed, weighted_accuracy
+from annc.training.large.anneal import Rows, Schedule, best_annealed, train_annealed, weighted_accuracy
 from annc.training.warmstart.pool import start_pool
 from annc.training.warmstart.margin import FINER, FLIP_SHARE, NARROW, gap_flips, resolve
 
@@ -26,15 +26,15 @@ def xor_clusters(n=50, seed=0):
 
 def test_annealed_step_units_fit_what_no_line_fits():
     X, y = xor_clusters()
-    net, scores = best_annealed(X, y, [2], 2, seeds=range(4))
+    net, scores = best_annealed(Rows(X, y, 2), [2], seeds=range(4))
     assert net.layers[0].activation == "binary" and net.layers[-1].activation == "linear"
     assert max(scores) == weighted_accuracy(net, X, y) == 1.0  # the rounded step network, not the sigmoids
 
 
 def test_annealing_is_repeatable_and_weights_count_as_samples():
     X, y = xor_clusters(n=20)
-    a = train_annealed(X, y, [2], 2, seed=3, steps=300)
-    b = train_annealed(X, y, [2], 2, seed=3, steps=300)
+    a = train_annealed(Rows(X, y, 2), [2], seed=3, schedule=Schedule(steps=300))
+    b = train_annealed(Rows(X, y, 2), [2], seed=3, schedule=Schedule(steps=300))
     assert all(np.array_equal(p.weight, q.weight) and np.array_equal(p.bias, q.bias)
                for p, q in zip(a.layers, b.layers))
     w = np.arange(1, len(y) + 1, dtype=float)
@@ -44,7 +44,7 @@ def test_annealing_is_repeatable_and_weights_count_as_samples():
 
 def test_a_stop_request_ends_the_steps_but_returns_a_network():
     X, y = xor_clusters(n=20)
-    net = train_annealed(X, y, [2], 2, steps=5000, stop=lambda: True)
+    net = train_annealed(Rows(X, y, 2), [2], schedule=Schedule(steps=5000), stop=lambda: True)
     assert net.meta["steps"] < 5000 and net.meta["of_steps"] == 5000
     assert np.isfinite(net.layers[0].weight).all()
 
@@ -53,7 +53,7 @@ def test_minibatches_train_on_rows_drawn_by_weight():
     X, y = xor_clusters(n=300)
     X, y = X[y == 0], (X[y == 0, 0] > 0.5).astype(int)  # two clusters, one unit separates them
     w = np.where(y == 1, 10.0, 1.0)  # drawn by weight: the heavy class is not lost
-    net = train_annealed(X, y, [1], 2, batch=32, steps=1000, sample_weight=w)
+    net = train_annealed(Rows(X, y, 2, w), [1], schedule=Schedule(batch=32, steps=1000))
     assert net.meta["batch"] == 32
     assert weighted_accuracy(net, X, y, w) == 1.0
 

@@ -146,7 +146,8 @@ def check_all_bounds(problem, optimum: float, seed: int) -> list[Bound]:
                  [np.zeros(problem.spec.hidden[0].units), np.zeros(problem.spec.classes)])
     work = Work(subsets=2, rows=3, node_limit=50, time_cap=20, seed=seed, disjoint=True)
     found = lower_bounds(problem, incumbent=incumbent, work=work)
-    found += subset_bounds(problem, subsets=1, rows=problem.num_rows, node_limit=20, seed=seed, symmetry=None)
+    found += subset_bounds(problem, work=Work(subsets=1, rows=problem.num_rows, node_limit=20, seed=seed,
+                                              symmetry=None))
     found += [b for b in (support_bound(problem, depth=depth) for depth in (0, 1)) if b is not None]
     for b in found:
         assert b.value <= optimum + EXACT, (b, optimum)
@@ -360,7 +361,7 @@ def test_subset_bound_is_positive_under_l0_and_its_work_is_counted():
     X = rng.random((40, 2))
     y = (X[:, 0] > 0.5).astype(int)
     pb = make_problem(parse_spec(spec_text(2, 2, 2, 0.01, grid=False)), X, y, [0, 1])
-    (b,) = subset_bounds(pb, subsets=2, rows=4, node_limit=500, time_cap=30, seed=0)
+    (b,) = subset_bounds(pb, work=Work(subsets=2, rows=4, node_limit=500, time_cap=30, seed=0))
     # separating two classes takes a feature weight and an output weight: 2 x 0.5, or an error
     assert b.value == 1.0 and b.source == "subset" and "proven" in b.detail
     res = solve(formulate(restrict(pb, np.arange(8))), "highs", SolveOptions(node_limit=3, threads=1))

@@ -9,9 +9,10 @@ import pytest
 from sklearn.datasets import make_moons
 
 import annc.training.large.compress as compress
-from annc.app.api import as_data, train_api
+from annc.app.api import as_data
 from annc.export.report import verdict_lines
 from annc.training.large.compress import FULL_FLOOR, representatives
+from test_largedata import train_on
 
 
 def moons(n, seed=0):
@@ -39,12 +40,10 @@ def test_each_row_becomes_a_centre_of_its_own_class():
     assert np.array_equal(again.X, out.X)  # seeded, work-limited: the same every time
 
 
-def test_the_verdict_is_the_full_problems(monkeypatch):
+def test_the_verdict_is_the_full_problems():
     X, y = moons(600)
-    monkeypatch.setattr(compress, "LARGE_ROWS", 300)  # read when called: the large-data path from 300 rows
-    monkeypatch.setattr(compress, "REPRESENTATIVES", 40)
-    r = train_api("input 2\nhidden 2 binary\noutput 2\n", (X, y), time_limit=10, threads=1, out_dir=None,
-                  select=False)  # the recipe's l0 0.5, not cross-validation's choice
+    r = train_on("input 2\nhidden 2 binary\noutput 2\n", (X, y), compress.LargeData(rows=300, representatives=40),
+                 time_limit=10, threads=1, out_dir=None, select=False)  # the recipe's l0 0.5, not cross-validation's
     v = r.verdict
     assert v.compression["rows"] == 600 and v.compression["representatives"] <= 40
     net = r.network

@@ -490,18 +490,18 @@ def test_a_short_limit_trains_the_spec_as_written():
     assert not applies(spec, data, MIN_LIMIT - 1)
 
 
-def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weights(monkeypatch):
+def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weights():
     """Where the penalty is open the final training gets ``max_weights``: the folds' mean non-zero
     weights of the chosen setting rounded up, at least those of its network on all rows, which is
     then a feasible start; a written penalty leaves the spec without a budget.  (The path's settings
     only: a chosen logistic separator is kept as it is, with no budget.)"""
-    monkeypatch.setattr("annc.training.warmstart.pool.trees.DEPTHS", ())  # the path's settings alone
     from annc.solve.compiler import build
     from annc.training.warmstart.margin import resolve
     from annc.training.warmstart.pool.candidates import seed_point
     from annc.formulations.l0 import count
     data = as_data(moons(100))
-    sel = cross_validate(parse_spec(RECIPE), data, time_limit=30, policy=replace(DEFAULT_POLICY, logistic_path=()))
+    path_only = replace(DEFAULT_POLICY, logistic_path=(), tree_depths=())  # the path's settings alone
+    sel = cross_validate(parse_spec(RECIPE), data, time_limit=30, policy=path_only)
     folds = int(np.ceil(sel.nonzeros(sel.chosen) - 1e-9))
     assert sel.budget == max(count(sel.start_network[0]), folds) == sel.spec.max_weights
     assert any("weight budget: at most" in line for line in sel.table_lines())

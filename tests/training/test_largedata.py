@@ -2,13 +2,14 @@
 seeds run as tasks when ``workers`` (or ``scheduler``) is given, and the network is the same
 with and without workers.
 
-The size at which annc takes the large-data path is lowered (``compress.LARGE_ROWS``, read
-when called), so that a few hundred rows take it in seconds.  One local cluster of two worker
-processes serves the module's tests (a module fixture: starting one costs seconds).  Nothing
-here asserts a time: the deadline tests are in ``tests/training/test_run_context.py``."""
+The size at which annc takes the large-data path is lowered (a smaller
+:class:`~annc.training.large.compress.LargeData` passed in), so that a few hundred rows take it in
+seconds.  One local cluster of two worker processes serves the module's tests (a module fixture:
+starting one costs seconds).  Nothing here asserts a time: the deadline tests are in ``tests/training/test_run_context.py``."""
 from __future__ import annotations
 
 from contextlib import ExitStack
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -16,10 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_moons
 
-import annc
 import annc.training.large.compress as compress
-from annc.app.api import as_data
-from annc.training.large.anneal import best_annealed
+from annc.app.api import as_data, train_request
+from annc.training.large.anneal import Rows, Schedule, best_annealed
 from annc.training.context import RunContext
 from annc.training.large.executor import Executor
 from annc.training.large.largedata import enter
@@ -29,6 +29,16 @@ from annc.training.large.largedata import enter
 def cluster():
     with Executor(workers=2) as ex:
         yield ex
+
+
+def train_on(spec, data, large, *, log=None, **kw):
+    """``annc.train`` with the large-data path's thresholds ``large`` (a
+    :class:`~annc.training.large.compress.LargeData`) and, with ``log``, its lines."""
+    from annc.training.dispatch import run
+    r = replace(train_request(spec, data, **kw), large=large)
+    if log is not None:
+        r.log = log
+    return run(r)
 
 
 def moons(n, seed=0):
@@ -58,8 +68,8 @@ def test_the_clustering_on_workers_is_the_clustering_here(cluster, n, k, seed, c
 def test_the_annealed_seeds_on_workers_are_the_seeds_here(cluster):
     X, y = moons(400)
     w = np.arange(1, 401) % 3 + 1.0  # weighted rows, as the representatives are
-    here, scores = best_annealed(X, y, [3], 2, sample_weight=w, seeds=range(3), steps=300)
-    there, scores_there = best_annealed(X, y, [3], 2, sample_weight=w, seeds=range(3), steps=300,
+    here, scores = best_annealed(Rows(X, y, 2, w), [3], seeds=range(3), schedule=Schedule(steps=300))
+    there, scores_there = best_annealed(Rows(X, y, 2, w), [3], seeds=range(3), schedule=Schedule(steps=300),
                                         ctx=RunContext(executor=cluster))
     same_network(here, there)
     assert scores == scores_there and here.meta["seed"] == there.meta["seed"]
@@ -71,8 +81,9 @@ def test_a_seed_lost_on_every_worker_is_trained_here():
             from annc.training.large.executor import TaskFailed
             return [TaskFailed(i, "seed", "KilledWorker") for i in range(len(items))]
     X, y = moons(200)
-    net, scores = best_annealed(X, y, [2], 2, seeds=range(3), steps=100, ctx=RunContext(executor=Lost()))
-    alone, _ = best_annealed(X, y, [2], 2, seeds=range(1), steps=100)
+    net, scores = best_annealed(Rows(X, y, 2), [2], seeds=range(3), schedule=Schedule(steps=100),
+                                ctx=RunContext(executor=Lost()))
+    alone, _ = best_annealed(Rows(X, y, 2), [2], seeds=range(1), schedule=Schedule(steps=100))
     same_network(net, alone)
     assert len(scores) == 1
 
@@ -81,30 +92,29 @@ def test_the_path_is_told_and_small_data_stays_here():
     lines = []
     X, y = moons(500)
     with ExitStack() as stack:
-        _, how, ctx = enter(stack, "spec", as_data((X, y)), merge=True, ctx=RunContext(), workers=None,
-                               scheduler=None, log=lines.append)
+        _, how, ctx = enter(stack, as_data((X, y)), merge=True, ctx=RunContext(), workers=None,
+                            scheduler=None, say=lambda s: lines.append(f"[spec] {s}"))
     assert how is None and ctx.executor is None and lines == []  # small data, no flags: nothing to say
     with ExitStack() as stack:
-        enter(stack, "spec", as_data((X, y)), merge=True, ctx=RunContext(), workers=2, scheduler=None,
-              log=lines.append)
+        enter(stack, as_data((X, y)), merge=True, ctx=RunContext(), workers=2, scheduler=None,
+              say=lambda s: lines.append(f"[spec] {s}"))
     assert lines == [("[spec] --workers/--scheduler are not used: 500 distinct training rows, not above 10,000, "
                       "the large-data path's threshold: this MIP is trained in this process")]
 
 
-def test_a_large_run_on_two_workers_is_the_run_here(monkeypatch, capsys):
+def test_a_large_run_on_two_workers_is_the_run_here(capsys):
     """Forced through the large-data path (above 200 rows, 12 representatives: the MIP is solved in
     a second, and the search ends by its work limits), the same network with and without two
     workers, and the user told at the start which path it takes, and where.  No time limit: the
     two runs must differ in where they run, not in where a clock cut them (beside two CPU-bound
     processes the run on two workers took over 60 s and its limit cut it)."""
-    monkeypatch.setattr(compress, "LARGE_ROWS", 200)
-    monkeypatch.setattr(compress, "REPRESENTATIVES", 12)
     X, y = moons(400)
     spec = "input 2\nhidden 2 binary\noutput 2\n"
-    kw = dict(time_limit=None, threads=1, out_dir=None, select=False, verbose=True)
-    here = annc.train(spec, (X, y), **kw)
+    kw = dict(time_limit=None, threads=1, out_dir=None, select=False)
+    small = compress.LargeData(rows=200, representatives=12)
+    here = train_on(spec, (X, y), small, log=print, **kw)
     said_here = capsys.readouterr().out
-    there = annc.train(spec, (X, y), workers=2, **kw)
+    there = train_on(spec, (X, y), small, log=print, workers=2, **kw)
     said_there = capsys.readouterr().out
     same_network(here.network, there.network)
     assert here.verdict.objective == there.verdict.objective

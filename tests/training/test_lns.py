@@ -75,8 +75,8 @@ def test_work_limits_make_the_search_repeatable():
     """Two runs of the same search give the same network: its decisions are work limits."""
     c = _instance(1)
     x0 = complete(c.model, c.problem, [np.zeros((2, 2)), np.zeros((2, 2))], [np.full(2, -1.0), np.array([1.0, 0.0])])
-    a = lns.search(c.model, c.problem, x0, node_limit=50)
-    b = lns.search(c.model, c.problem, x0, node_limit=50)
+    a = lns.search(c.model, c.problem, x0, work=lns.SearchWork(node_limit=50))
+    b = lns.search(c.model, c.problem, x0, work=lns.SearchWork(node_limit=50))
     assert np.array_equal(a.x, b.x) and a.certificate == b.certificate
 
 
@@ -119,7 +119,7 @@ def test_a_band_certificate_holds_by_brute_force(seed):
     c = _instance(seed)
     m, pb = c.model, c.problem
     x0 = complete(m, pb, [np.zeros((2, 2)), np.zeros((2, 2))], [np.full(2, -1.0), np.array([1.0, 0.0])])
-    r = lns.search(m, pb, x0, band=2)
+    r = lns.search(m, pb, x0, work=lns.SearchWork(band=2))
     W, b = hidden_network(m, r.x)
     assert _objective(pb, W, b) == pytest.approx(r.objective)
     assert r.band is not None and r.band.key == "band" and 2 <= r.band.rows <= pb.num_rows

@@ -20,6 +20,7 @@ from annc.io.varmap import map_spec
 from annc.solve.compiler import build
 from annc.training.warmstart.margin import NARROW, NU, WIDE, margin_errors, resolve
 from annc.training.warmstart.pool.seeding import sgd_net
+from annc.training.warmstart.sgd import SgdSettings
 
 DEFAULT = "input 4\nhidden 2 binary\noutput 2\n"
 
@@ -117,14 +118,14 @@ def test_the_pool_takes_the_eps_choices_sgd_network_without_training_it_again(mo
     trained = []
     real = seeding.train_sgd
     monkeypatch.setattr(seeding, "train_sgd", lambda *a, **k: trained.append(1) or real(*a, **k))
-    monkeypatch.setattr(seeding, "_SGD_MEMO", type(seeding._SGD_MEMO)())
+    seeding.SGD_MEMO.clear()  # what earlier tests trained is forgotten
     resolve(as_spec(DEFAULT), as_data((X, y)))  # the eps choice: one SGD run
     first = sgd_net(p, seed=0)
     assert len(trained) == 1
     first.layers[0].weight[:] = 0.0  # a caller's change
     again = sgd_net(p, seed=0)
-    fresh = real(*p.class_rows()[:2], [2], "binary", classes=[0, 1], epochs=seeding.sgd_epochs(p), seed=0,
-                 sample_weight=p.class_rows()[2])
+    fresh = real(*p.class_rows()[:2], [2], "binary", classes=[0, 1],
+                 settings=SgdSettings(epochs=seeding.sgd_epochs(p), seed=0), sample_weight=p.class_rows()[2])
     assert len(trained) == 1
     for a, b in zip(again.layers, fresh.layers):
         assert np.array_equal(a.weight, b.weight) and np.array_equal(a.bias, b.bias)

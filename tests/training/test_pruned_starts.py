@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from annc.formulations import formulate
 from annc.io.problem import make_problem
-from annc.training.warmstart.sgd import train_sgd
+from annc.training.warmstart.sgd import SgdSettings, train_sgd
 from annc.io.spec import parse_spec
 from annc.training.warmstart.pool import complete, output_layer, pruned, sgd_start
 from annc.training.context import RunContext
@@ -44,7 +44,7 @@ def test_a_mask_keeps_its_zeros_exactly(seed, density):
     X, y = blobs(seed=seed % 7)
     rng = np.random.default_rng(seed)
     mask = [rng.random((4, 3)) < density, rng.random((3, 3)) < density]
-    net = train_sgd(X, y, [3], "binary", epochs=50, seed=seed, mask=mask)
+    net = train_sgd(X, y, [3], "binary", settings=SgdSettings(epochs=50, seed=seed, mask=mask))
     for L, m in zip(net.layers, mask):
         assert np.all(L.weight[~m] == 0)
         assert np.all(np.isfinite(L.weight))
@@ -53,14 +53,14 @@ def test_a_mask_keeps_its_zeros_exactly(seed, density):
 def test_a_mask_of_the_wrong_shape_is_refused():
     X, y = blobs()
     with pytest.raises(ValueError, match="mask"):
-        train_sgd(X, y, [3], "binary", epochs=5, mask=[np.ones((4, 3)), np.ones((2, 3))])
+        train_sgd(X, y, [3], "binary", settings=SgdSettings(epochs=5, mask=[np.ones((4, 3)), np.ones((2, 3))]))
 
 
 @pytest.mark.parametrize("keep", [0.5, 0.25, 0.01])
 def test_pruning_keeps_at_most_the_fraction_asked(keep):
     X, y = blobs()
     _, pb = problem(SPEC, X, y)
-    net = train_sgd(pb.X_samples, pb.y, [4], "binary", epochs=300, seed=1)
+    net = train_sgd(pb.X_samples, pb.y, [4], "binary", settings=SgdSettings(epochs=300, seed=1))
     before = [L.weight != 0 for L in net.layers]
     small = pruned(pb, net, keep, epochs=100, seed=1)
     hidden_before = int(before[0].sum())
@@ -74,7 +74,7 @@ def test_the_output_layer_moved_into_its_box_predicts_as_sgd_did(act):
     X, y = blobs(seed=3)
     text = SPEC.replace("binary", act)
     m, pb = problem(text, X, y)
-    net = train_sgd(pb.X_samples, pb.y, [4], act, epochs=400, seed=2)
+    net = train_sgd(pb.X_samples, pb.y, [4], act, settings=SgdSettings(epochs=400, seed=2))
     repaired = repair_network(pb, [L.weight for L in net.layers], [L.bias for L in net.layers])
     assert repaired is not None
     W, b, H, Wo, bo = repaired
@@ -96,7 +96,7 @@ def test_the_output_layer_moved_into_its_box_predicts_as_sgd_did(act):
 def test_the_exact_output_layer_from_a_start_is_never_worse():
     X, y = blobs(seed=5)
     m, pb = problem(SPEC, X, y)
-    net = train_sgd(pb.X_samples, pb.y, [4], "binary", epochs=400, seed=0)
+    net = train_sgd(pb.X_samples, pb.y, [4], "binary", settings=SgdSettings(epochs=400, seed=0))
     W, b, H, Wo, bo = repair_network(pb, [L.weight for L in net.layers], [L.bias for L in net.layers])
     x0 = complete(m, pb, W + [Wo], b + [bo])
     out = output_layer(pb, H, RunContext.create(limit=0.5), start=(Wo, bo))  # too short to prove anything
@@ -125,8 +125,8 @@ def test_a_penalised_start_is_no_worse_than_the_unpruned_one():
     assert plain is not None and more is not None
     # the exact output layer is time-limited, so compare the start of the search with pruning
     # to the plain network with its own output layer in its box, which it always considers
-    net = train_sgd(pb.X_samples, pb.y, [4], "binary", seed=0,
-                    epochs=int(np.clip(2e9 / (pb.num_samples * (4 * 4 + 4 * 3)), 100, 10000)))
+    epochs = int(np.clip(2e9 / (pb.num_samples * (4 * 4 + 4 * 3)), 100, 10000))
+    net = train_sgd(pb.X_samples, pb.y, [4], "binary", settings=SgdSettings(seed=0, epochs=epochs))
     W, b, _, Wo, bo = repair_network(pb, [L.weight for L in net.layers], [L.bias for L in net.layers])
     own = complete(m, pb, W + [Wo], b + [bo])
     assert own is not None
@@ -144,7 +144,7 @@ def test_the_refitted_output_layer_is_in_its_box_and_a_feasible_start():
     from annc.training.warmstart.pool.seeding import refit_output
     X, y = blobs(seed=6)
     m, pb = problem(SPEC, X, y)
-    net = train_sgd(pb.X_samples, pb.y, [4], "binary", epochs=300, seed=0)
+    net = train_sgd(pb.X_samples, pb.y, [4], "binary", settings=SgdSettings(epochs=300, seed=0))
     W, b, H, _, _ = repair_network(pb, [L.weight for L in net.layers], [L.bias for L in net.layers])
     Wo, bo = refit_output(pb, H, epochs=300, seed=0)
     ls = pb.spec.layers[-1]

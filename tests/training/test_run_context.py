@@ -241,7 +241,7 @@ def test_a_neighbourhood_added_from_outside_is_searched_and_its_certificate_hold
     c = _instance(seed)
     m, pb = c.model, c.problem
     x0 = complete(m, pb, [np.zeros((2, 2)), np.zeros((2, 2))], [np.full(2, -1.0), np.array([1.0, 0.0])])
-    r = lns.search(m, pb, x0, max_sub_mips=200, node_limit=10_000)
+    r = lns.search(m, pb, x0, work=lns.SearchWork(max_sub_mips=200, node_limit=10_000))
     assert r.certificate is not None and r.certificate.key == "test-biases"  # every level proven, ours last
     assert r.certificate.text.startswith("no network that differs from this one only in the hidden biases")
     W, b = hidden_network(m, r.x)
@@ -258,18 +258,21 @@ def test_the_verdict_prints_an_outside_neighbourhoods_own_sentence(hidden_biases
 
 
 def test_no_full_mip_when_its_setup_does_not_fit(monkeypatch):
-    """A full MIP whose setup (non-zeros at SETUP_NONZEROS_PER_SECOND) is longer than what is left is
-    not started: the network is the search's, verified, and the verdict's solver line says why."""
-    import annc.training.mip.stages as stages
-    monkeypatch.setattr(stages, "SETUP_NONZEROS_PER_SECOND", 1.0)  # every model's setup: far too long
-    monkeypatch.setattr(stages, "SETUP_MIN_NONZEROS", 0)
+    """A full MIP whose setup (non-zeros at SolverSetup.nonzeros_per_second) is longer than what is left
+    is not started: the network is the search's, verified, and the verdict's solver line says why."""
+    from dataclasses import replace
+
+    from annc.app.api import train_request
+    from annc.training.dispatch import run
+    from annc.training.mip.job import SolverSetup
+    slow = SolverSetup(nonzeros_per_second=1.0, min_nonzeros=0)  # every model's setup: far too long
     called = []
     real = type(SOLVERS["highs"]).solve_within
     monkeypatch.setattr(type(SOLVERS["highs"]), "solve_within",  # the full MIP's (sub-MIPs pass a node limit)
                         lambda d, model, s, i=None, b=None: called.append(model.name) if i is not None and
                         i.progress is not None else real(d, model, s, i, b))
-    r = annc.train(SPEC, (np.array([[0, 0], [0, 1], [1, 0], [1, 1.0]]), np.array([0, 1, 1, 0])), out_dir=None,
-                   time_limit=30)
+    r = run(replace(train_request(SPEC, (np.array([[0, 0], [0, 1], [1, 0], [1, 1.0]]), np.array([0, 1, 1, 0])),
+                                  out_dir=None, time_limit=30), setup=slow))
     s = r.steps[0]
     assert r.verified and "the full MIP is not run" in s.result.status_text and not called
     assert s.result.x is not None and s.verdict.objective == pytest.approx(s.verdict.search["start_objective"])

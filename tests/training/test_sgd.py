@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from annc.core.network import Layer, TrainedNetwork
-from annc.training.warmstart.sgd import _init_params, loss_and_gradients, train_greedy_sgd, train_sgd
+from annc.training.warmstart.sgd import SgdSettings, _init_params, loss_and_gradients, train_greedy_sgd, train_sgd
 
 
 def _xent(net, X, y):
@@ -52,7 +52,7 @@ def test_relu_sgd_separates_linearly_separable_data():
     X = rng.normal(size=(200, 2))
     X = X[np.abs(X[:, 0] + 0.5 * X[:, 1]) > 0.2]  # keep a margin
     y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
-    net = train_sgd(X, y, [4], "relu", epochs=500, seed=0)
+    net = train_sgd(X, y, [4], "relu", settings=SgdSettings(epochs=500, seed=0))
     assert np.mean(net.predict_index(X) == y) == 1.0
     assert net.classes == [0, 1]
     assert [L.activation for L in net.layers] == ["relu", "linear"]
@@ -64,7 +64,7 @@ def test_relu_sgd_separates_linearly_separable_data():
 def test_binary_ste_learns_two_bit_xor(seed):
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 25, dtype=float)
     y = (X[:, 0] != X[:, 1]).astype(int)
-    net = train_sgd(X, y, [16], "binary", epochs=2000, seed=seed)
+    net = train_sgd(X, y, [16], "binary", settings=SgdSettings(epochs=2000, seed=seed))
     # any linear classifier gets at most 3/4 of the four points right
     assert np.mean(net.predict_index(X) == y) == 1.0
     h = net.forward(X)[0]
@@ -75,9 +75,9 @@ def test_deterministic_given_seed_and_seed_matters():
     rng = np.random.default_rng(3)
     X = rng.integers(0, 2, size=(50, 5)).astype(float)
     y = rng.integers(0, 2, size=50)
-    a = train_sgd(X, y, [3, 3], "relu", epochs=20, seed=7)
-    b = train_sgd(X, y, [3, 3], "relu", epochs=20, seed=7)
-    c = train_sgd(X, y, [3, 3], "relu", epochs=20, seed=8)
+    a = train_sgd(X, y, [3, 3], "relu", settings=SgdSettings(epochs=20, seed=7))
+    b = train_sgd(X, y, [3, 3], "relu", settings=SgdSettings(epochs=20, seed=7))
+    c = train_sgd(X, y, [3, 3], "relu", settings=SgdSettings(epochs=20, seed=8))
     for La, Lb in zip(a.layers, b.layers):
         np.testing.assert_array_equal(La.weight, Lb.weight)
         np.testing.assert_array_equal(La.bias, Lb.bias)
@@ -87,10 +87,10 @@ def test_deterministic_given_seed_and_seed_matters():
 def test_string_classes_are_mapped():
     X = np.array([[0.0], [1.0], [0.0], [1.0]])
     y = np.array(["no", "yes", "no", "yes"])
-    net = train_sgd(X, y, [8], "relu", classes=["no", "yes"], epochs=500)
+    net = train_sgd(X, y, [8], "relu", classes=["no", "yes"], settings=SgdSettings(epochs=500))
     assert list(net.predict(X)) == list(y)
     with pytest.raises(ValueError):
-        train_sgd(X, y, [2], "relu", classes=["no", "maybe"], epochs=1)
+        train_sgd(X, y, [2], "relu", classes=["no", "maybe"], settings=SgdSettings(epochs=1))
 
 
 @pytest.mark.parametrize("activation", ["binary", "relu"])
@@ -98,14 +98,14 @@ def test_greedy_shapes_activations_and_fine_tuning(activation):
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(60, 5)).astype(float)
     y = (X[:, 0] + X[:, 2] + X[:, 4]) % 2
-    net = train_greedy_sgd(X, y.astype(int), [4, 3, 2], activation, epochs=50, seed=1)
+    net = train_greedy_sgd(X, y.astype(int), [4, 3, 2], activation, settings=SgdSettings(epochs=50, seed=1))
     assert [L.weight.shape for L in net.layers] == [(5, 4), (4, 3), (3, 2), (2, 2)]
     assert [L.activation for L in net.layers] == [activation] * 3 + ["linear"]
     assert net.classes == [0, 1]
     assert net.meta["method"] == "greedy_sgd" and len(net.meta["layer_losses"]) == 3
     assert net.meta["final_loss"] == pytest.approx(_xent(net, X, y.astype(int)), rel=1e-9)
 
-    same = train_sgd(X, y.astype(int), [4, 3, 2], activation, epochs=0, init=net)
+    same = train_sgd(X, y.astype(int), [4, 3, 2], activation, settings=SgdSettings(epochs=0), init=net)
     assert same.classes == net.classes
     for L0, L1 in zip(net.layers, same.layers):
         assert L0.activation == L1.activation
@@ -114,7 +114,7 @@ def test_greedy_shapes_activations_and_fine_tuning(activation):
         assert L1.weight is not L0.weight
     assert same.meta["method"] == "greedy_sgd+sgd"
 
-    tuned = train_sgd(X, y.astype(int), [4, 3, 2], activation, epochs=30, init=net)
+    tuned = train_sgd(X, y.astype(int), [4, 3, 2], activation, settings=SgdSettings(epochs=30), init=net)
     assert not all(np.array_equal(a.weight, b.weight) for a, b in zip(net.layers, tuned.layers))
     np.testing.assert_array_equal(net.layers[0].weight, same.layers[0].weight)  # init untouched
 
@@ -122,24 +122,23 @@ def test_greedy_shapes_activations_and_fine_tuning(activation):
 def test_init_must_match_architecture():
     X = np.eye(3)
     y = np.array([0, 1, 1])
-    net = train_sgd(X, y, [2], "relu", epochs=1)
+    net = train_sgd(X, y, [2], "relu", settings=SgdSettings(epochs=1))
     with pytest.raises(ValueError):
-        train_sgd(X, y, [3], "relu", epochs=1, init=net)
+        train_sgd(X, y, [3], "relu", settings=SgdSettings(epochs=1), init=net)
     with pytest.raises(ValueError):
-        train_sgd(X, y, [2], "binary", epochs=1, init=net)
+        train_sgd(X, y, [2], "binary", settings=SgdSettings(epochs=1), init=net)
     with pytest.raises(ValueError):
-        train_sgd(X, y, [2], "sigmoid", epochs=1)
+        train_sgd(X, y, [2], "sigmoid", settings=SgdSettings(epochs=1))
 
 
 def test_lasso_steps_set_weights_to_exact_zeros():
     """``l1``: proximal (soft-thresholding) steps on the weights, not the biases; a shrink
     larger than any weight leaves every weight exactly 0."""
-    from annc.training.warmstart.sgd import train_sgd
     rng = np.random.default_rng(0)
     X = rng.random((40, 3))
     y = (X[:, 0] > 0.5).astype(int)
-    dense = train_sgd(X, y, [2], "relu", epochs=50, seed=0)
+    dense = train_sgd(X, y, [2], "relu", settings=SgdSettings(epochs=50, seed=0))
     assert dense.meta["l1"] == 0.0 and dense.nonzero_weights() == 3 * 2 + 2 * 2
-    gone = train_sgd(X, y, [2], "relu", epochs=50, seed=0, l1=100.0)  # lr * l1 = 2 > every |w|
+    gone = train_sgd(X, y, [2], "relu", settings=SgdSettings(epochs=50, seed=0, l1=100.0))  # lr * l1 = 2 > every |w|
     assert gone.nonzero_weights() == 0 and all(np.all(L.weight == 0.0) for L in gone.layers)
     assert any(np.any(L.bias != 0.0) for L in gone.layers)  # biases are not penalised

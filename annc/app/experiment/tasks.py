@@ -21,6 +21,8 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+from functools import partial
+from typing import Callable
 
 import numpy as np
 
@@ -87,6 +89,18 @@ def _accuracy(net, X, y) -> float:
 
 def _sgd_settings(task: Task, cfg: Config) -> dict:
     return dict(epochs=cfg.epochs, lr=cfg.lr, momentum=cfg.momentum, seed=task.seed)
+
+
+def _trainers(task: Task, cfg: Config) -> tuple[Callable, Callable]:
+    """The task's greedy and full SGD trainers (the authors' code or annc's, by ``task.mode``), each
+    ``f(X, y, hidden, activation)`` at the run's settings; the full one takes ``init=`` too."""
+    kw = _sgd_settings(task, cfg)
+    if task.mode == "paper":
+        from .paper_sgd import train_paper_greedy_sgd, train_paper_sgd
+        return partial(train_paper_greedy_sgd, **kw), partial(train_paper_sgd, **kw)
+    from ...training.warmstart.sgd import SgdSettings, train_greedy_sgd, train_sgd
+    settings = SgdSettings(**kw)
+    return partial(train_greedy_sgd, settings=settings), partial(train_sgd, settings=settings)
 
 
 # -- the MIP methods ------------------------------------------------------------------------
@@ -161,7 +175,7 @@ def _greedy_binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None
     one greedy chain of the deepest network, a record after each layer whose depth is wanted."""
     from ...core.errors import NoSolutionError
     from ...training.mip.chain import GreedyChain, weakest
-    from ...training.warmstart.sgd import train_sgd
+    from ...training.warmstart.sgd import SgdSettings, train_sgd
     Xtr, ytr = records.data[:2]
     width = task.hidden[0]
     greedy = GREEDY_MIP[task.activation][0]
@@ -185,7 +199,7 @@ def _greedy_binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None
                 if records.wants("greedy_binary_mip_sgd", (width,) * depth):
                     t1 = time.perf_counter()
                     tuned = train_sgd(Xtr, ytr, [width] * depth, "binary", init=net, classes=[0, 1],
-                                      **_sgd_settings(task, cfg))
+                                      settings=SgdSettings(**_sgd_settings(task, cfg)))
                     records.add("greedy_binary_mip_sgd", (width,) * depth, status=status,
                                 seconds=mip_seconds + time.perf_counter() - t1, net=tuned,
                                 mip_seconds=round(mip_seconds, 3), shared_prefix=True, **info)
@@ -205,32 +219,25 @@ def _greedy_binary_mip(task: Task, cfg: Config, opts, records: _Records) -> None
 # -- the SGD methods ----------------------------------------------------------------------------
 def _sgd(task: Task, cfg: Config, records: _Records) -> None:
     """Binary SGD or ReLU SGD."""
-    from ...training.warmstart.sgd import train_sgd
-    from .paper_sgd import train_paper_sgd
     Xtr, ytr = records.data[:2]
     t0 = time.perf_counter()
-    net = (train_paper_sgd if task.mode == "paper" else train_sgd)(Xtr, ytr, list(task.hidden), task.activation,
-                                                                   **_sgd_settings(task, cfg))
+    net = _trainers(task, cfg)[1](Xtr, ytr, list(task.hidden), task.activation)
     records.add(sgd_methods(task.activation, task.mode)[0], task.hidden, status=STATUS_TRAINED,
                 seconds=time.perf_counter() - t0, net=net, final_loss=net.meta["final_loss"])
 
 
 def _greedy_sgd(task: Task, cfg: Config, records: _Records) -> None:
     """Greedy SGD, and Greedy SGD + SGD fine-tuning the same greedy network."""
-    from ...training import sgd
-    from . import paper_sgd
-    train_greedy, train_full = ((paper_sgd.train_paper_greedy_sgd, paper_sgd.train_paper_sgd) if task.mode == "paper"
-                                else (sgd.train_greedy_sgd, sgd.train_sgd))
+    train_greedy, train_full = _trainers(task, cfg)
     Xtr, ytr = records.data[:2]
     greedy = sgd_methods(task.activation, task.mode)[1]
-    kw = _sgd_settings(task, cfg)
     t0 = time.perf_counter()
-    net = train_greedy(Xtr, ytr, list(task.hidden), task.activation, **kw)
+    net = train_greedy(Xtr, ytr, list(task.hidden), task.activation)
     t_greedy = time.perf_counter() - t0
     records.add(greedy, task.hidden, status=STATUS_TRAINED, seconds=t_greedy, net=net,
                 final_loss=net.meta["final_loss"])
     if records.wants(greedy + "_sgd", task.hidden):
         t1 = time.perf_counter()
-        tuned = train_full(Xtr, ytr, list(task.hidden), task.activation, init=net, **kw)
+        tuned = train_full(Xtr, ytr, list(task.hidden), task.activation, init=net)
         records.add(greedy + "_sgd", task.hidden, status=STATUS_TRAINED,
                     seconds=t_greedy + time.perf_counter() - t1, net=tuned, final_loss=tuned.meta["final_loss"])

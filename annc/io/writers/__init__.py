@@ -30,6 +30,7 @@ from typing import Callable
 from ..outputs import atomic_write, final_name
 from . import lp as _lp
 from . import mps as _mps
+from .text import CHUNK
 
 GZIP_LEVEL = 1  # gzip -1: ~4x faster than -6, files ~25% larger (MPS text compresses well anyway)
 
@@ -39,19 +40,19 @@ class ModelFormat:
     """A model file format: annc's writer of it, and how PuLP writes it."""
 
     name: str  # the suffix (<stem>.<name>, .gz after it when compressed) and the map's "format"
-    write: Callable  # write(model, text handle): annc's writer
+    write: Callable  # write(model, text handle, *, chunk): annc's writer
     pulp_method: str | None = None  # the pulp.LpProblem method that writes it (None: PuLP does not)
     pulp_sorts_rows: bool = False  # PuLP's writer puts the rows in name order (else the model's)
 
 
-def write_mps(model, fh) -> None:
+def write_mps(model, fh, *, chunk: int = CHUNK) -> None:
     """Free MPS to a text file handle (see :mod:`annc.io.writers.mps`)."""
-    _mps.write_mps(model, fh)  # looked up at call time so that tests can monkeypatch annc.io.writers.mps.write_mps
+    _mps.write_mps(model, fh, chunk=chunk)  # looked up at call time so that tests can monkeypatch annc.io.writers.mps.write_mps
 
 
-def write_lp(model, fh) -> None:
+def write_lp(model, fh, *, chunk: int = CHUNK) -> None:
     """CPLEX LP to a text file handle (see :mod:`annc.io.writers.lp`)."""
-    _lp.write_lp(model, fh)
+    _lp.write_lp(model, fh, chunk=chunk)
 
 
 MODEL_FORMATS: dict[str, ModelFormat] = {f.name: f for f in (
@@ -88,8 +89,9 @@ def resolve_format(path: Path, fmt: str | None) -> tuple[str, bool]:
     return fmt, gz
 
 
-def write_model(model, path, fmt: str | None = None) -> Path:
-    """Write ``model`` to ``path`` as ``fmt`` (a name of :data:`MODEL_FORMATS`; by default from the suffix).
+def write_model(model, path, fmt: str | None = None, *, chunk: int = CHUNK) -> Path:
+    """Write ``model`` to ``path`` as ``fmt`` (a name of :data:`MODEL_FORMATS`; by default from the suffix),
+    ``chunk`` entries at a time (:data:`~annc.io.writers.text.CHUNK`; the bytes do not depend on it).
 
     A name ending in ``.gz`` is gzip-compressed.  The file appears atomically (see the
     module docstring).  Returns the path written.
@@ -97,7 +99,7 @@ def write_model(model, path, fmt: str | None = None) -> Path:
     path = Path(path)
     fmt, gz = resolve_format(path, fmt)
     writer = MODEL_FORMATS[fmt].write
-    return _atomic_write(path, gz, lambda fh: writer(model, fh))
+    return _atomic_write(path, gz, lambda fh: writer(model, fh, chunk=chunk))
 
 
 def _atomic_write(path: Path, gz: bool, write_text) -> Path:

@@ -109,8 +109,9 @@ def _terms(fh: TextIO, cols: np.ndarray, vals: np.ndarray, pos: np.ndarray, head
                        (name_tab, cols), tail], len(cols)))
 
 
-def write_lp(model, fh: TextIO) -> None:
-    """Write ``model`` in CPLEX LP format to the text file handle ``fh`` (see module docstring)."""
+def write_lp(model, fh: TextIO, *, chunk: int = CHUNK) -> None:
+    """Write ``model`` in CPLEX LP format to the text file handle ``fh`` (see module docstring), ``chunk``
+    terms at a time (:data:`~annc.io.writers.text.CHUNK` by default; the bytes do not depend on it)."""
     check_model(model)
     n, m = model.num_cols, model.num_rows
     check_lp_names(model)
@@ -135,8 +136,8 @@ def write_lp(model, fh: TextIO) -> None:
     obj = np.asarray(model.obj, dtype=float)
     if n:
         obj_head, obj_tail = table([f" {objname}:"]), table(["\n"])
-        for s in range(0, n, CHUNK):
-            e = min(s + CHUNK, n)
+        for s in range(0, n, chunk):
+            e = min(s + chunk, n)
             pos = np.arange(s, e)
             head = np.zeros((e - s, obj_head.shape[1]), dtype=np.uint8)
             head[pos == 0] = obj_head[0]
@@ -149,7 +150,7 @@ def write_lp(model, fh: TextIO) -> None:
     fh.write("Subject To\n")
     A = model.A.tocsr()
     A.sort_indices()
-    for r0, r1 in segments(A.indptr, CHUNK):
+    for r0, r1 in segments(A.indptr, chunk):
         # a row without terms is written "name: + 0 <first column> <= rhs" to keep its place
         counts = np.diff(A.indptr[r0:r1 + 1])
         lines = np.maximum(counts, 1)
@@ -174,7 +175,7 @@ def write_lp(model, fh: TextIO) -> None:
         _terms(fh, cols, vals, pos, head, tail, name_tab, numbers, per_line)
     del A
 
-    _write_bounds(fh, model, name_tab)
+    _write_bounds(fh, model, name_tab, chunk)
     integer = np.flatnonzero(np.asarray(model.integer, dtype=bool))
     if integer.size:
         fh.write("General\n")
@@ -182,13 +183,13 @@ def write_lp(model, fh: TextIO) -> None:
         sep_tab = table(["", "\n"])
         sep = ((np.arange(integer.size) + 1) % per == 0).astype(np.int64)
         sep[-1] = 1
-        for s in range(0, integer.size, CHUNK):
-            e = min(s + CHUNK, integer.size)
+        for s in range(0, integer.size, chunk):
+            e = min(s + chunk, integer.size)
             emit(fh, assemble([b" ", (name_tab, integer[s:e]), (sep_tab, sep[s:e])], e - s))
     fh.write("End\n")
 
 
-def _write_bounds(fh: TextIO, model, name_tab: np.ndarray) -> None:
+def _write_bounds(fh: TextIO, model, name_tab: np.ndarray, chunk: int) -> None:
     lb = np.asarray(model.lb, dtype=float)
     ub = np.asarray(model.ub, dtype=float)
     integer = np.asarray(model.integer, dtype=bool)
@@ -233,6 +234,6 @@ def _write_bounds(fh: TextIO, model, name_tab: np.ndarray) -> None:
     b[sel] = 1 + (nu + 1) + li[sel]
     sel = k == 4
     b[sel] = 1 + (nu + 1) + (nl + 1) + li[sel]
-    for s in range(0, idx.size, CHUNK):
-        e = min(s + CHUNK, idx.size)
+    for s in range(0, idx.size, chunk):
+        e = min(s + chunk, idx.size)
         emit(fh, assemble([(a_tab, a[s:e]), (name_tab, idx[s:e]), (b_tab, b[s:e])], e - s))

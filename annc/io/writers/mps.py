@@ -158,8 +158,9 @@ def bound_entries(model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return cols[perm], kinds[perm], vals[perm]
 
 
-def write_mps(model, fh: TextIO) -> None:
-    """Write ``model`` as free MPS to the text file handle ``fh`` (see module docstring)."""
+def write_mps(model, fh: TextIO, *, chunk: int = CHUNK) -> None:
+    """Write ``model`` as free MPS to the text file handle ``fh`` (see module docstring), ``chunk``
+    entries at a time (:data:`~annc.io.writers.text.CHUNK` by default; the bytes do not depend on it)."""
     check_model(model)
     n, m = model.num_cols, model.num_rows
     objname = objective_name(model)
@@ -169,8 +170,8 @@ def write_mps(model, fh: TextIO) -> None:
     sense = np.asarray(model.sense, dtype="<U1")
     code = np.where(sense == "L", 0, np.where(sense == "G", 1, 2))
     sense_tab = table([" L  ", " G  ", " E  "])
-    for s in range(0, m, CHUNK):
-        e = min(s + CHUNK, m)
+    for s in range(0, m, chunk):
+        e = min(s + chunk, m)
         emit(fh, assemble([(sense_tab, code[s:e]), row_tab[s:e]], e - s))
     del row_tab
 
@@ -185,7 +186,7 @@ def write_mps(model, fh: TextIO) -> None:
     numbers = NumberFormatter("\n")
     # columns whose integrality differs from the previous column's start or end a run
     changes = np.flatnonzero(integer != np.concatenate([[False], integer[:-1]]))
-    for j0, j1 in segments(indptr, CHUNK):
+    for j0, j1 in segments(indptr, chunk):
         cols, rows, vals, starts = column_lines(indptr, indices, data, obj, m, j0, j1)
         change = changes[np.searchsorted(changes, j0):np.searchsorted(changes, j1)]
         col_field = (col_tab, cols)
@@ -200,8 +201,8 @@ def write_mps(model, fh: TextIO) -> None:
     fh.write("RHS\n")
     rhs = np.asarray(model.rhs, dtype=float)
     nz = np.flatnonzero(rhs != 0)
-    for s in range(0, nz.size, CHUNK):
-        e = min(s + CHUNK, nz.size)
+    for s in range(0, nz.size, chunk):
+        e = min(s + chunk, nz.size)
         emit(fh, assemble([b"    RHS       ", (row_tab, nz[s:e]), numbers(rhs[nz[s:e]])], e - s))
     del row_tab
 
@@ -215,8 +216,8 @@ def write_mps(model, fh: TextIO) -> None:
         kinv = kinv.ravel()
         padded = model.col_name_table(PAD, suffix=b"  ")
         bare = model.col_name_table(suffix=b"\n")
-        for s in range(0, bcols.size, CHUNK):
-            e = min(s + CHUNK, bcols.size)
+        for s in range(0, bcols.size, chunk):
+            e = min(s + chunk, bcols.size)
             hv, bc = has_val[s:e], bcols[s:e]
             names = take(padded, bc)
             text = numbers(np.where(hv, bvals[s:e], 0.0))

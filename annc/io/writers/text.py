@@ -99,13 +99,14 @@ class NumberFormatter:
     come back chunk after chunk (scaled data: 387 distinct ones among the 1.6 M such
     coefficients of the digits-size benchmark), so each is formatted once, kept in a sorted
     table of the values seen so far, and found again by binary search.  Once a chunk would
-    take that table past :data:`KNOWN_MAX` values (data with many distinct values), the
+    take that table past ``known_max`` values (:data:`KNOWN_MAX` by default) (data with many distinct values), the
     table stops growing and each chunk's new values are formatted for that chunk
     (``np.unique``), as every chunk's were before the table.
     """
 
-    def __init__(self, suffix: str = ""):
+    def __init__(self, suffix: str = "", *, known_max: int = KNOWN_MAX):
         self.suffix = suffix
+        self.known_max = known_max  # the table's size, at most
         self.ints = _int_table(suffix)
         self.known = np.zeros(0)  # the other values formatted so far, sorted
         self.known_tab = np.zeros((0, 1), dtype=np.uint8)  # row i: the text of known[i]
@@ -133,7 +134,7 @@ class NumberFormatter:
             del pos, seen
         else:
             new = np.unique(v)
-        if self.known.size + new.size > KNOWN_MAX:
+        if self.known.size + new.size > self.known_max:
             self.full = True
             del new
             return self._other(v)

@@ -72,9 +72,7 @@ def lower_bounds(problem, *, incumbent=None, solver_bound: float | None = None,
         if lv is not None:
             out.append(lv)
     if work is not None and work.subsets > 0:
-        out += subset_bounds(problem, incumbent=incumbent, subsets=work.subsets, rows=work.rows,
-                             node_limit=work.node_limit, time_cap=work.time_cap, seed=work.seed,
-                             symmetry=work.symmetry, disjoint=work.disjoint, ctx=ctx)
+        out += subset_bounds(problem, incumbent=incumbent, work=work, ctx=ctx)
     if solver_bound is not None and math.isfinite(solver_bound):
         out.append(Bound(attainable(problem, solver_bound), "solver", "dual bound of the whole MIP"))
     return out

@@ -65,6 +65,17 @@ LEFT = 1e-9  # capacity below this is spent (round-off of the subtractions)
 PEEL_COLUMNS = 400_000  # work limit of the peeling: the LPs' columns in all (each column a row with samples left)
 
 
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
+class _Packing:
+    """What every LP of one packing reads: the rows ``X``, the capacity ``cap`` left of each group
+    (rows by classes; spent in place by :func:`_take`), and the certificate's ``W`` and ``eps``."""
+
+    X: np.ndarray
+    cap: np.ndarray
+    W: float
+    eps: float
+
+
 @dataclass(frozen=True)
 class HullSet:
     """One set of the packing: its groups ``(row, class)`` and its weight."""
@@ -89,8 +100,8 @@ def hull_sets(X: np.ndarray, counts: np.ndarray, spec, *, near: int = NEAR, max_
     U, J = counts.shape
     if not applies(spec) or U < 2 or J < 2:
         return []
-    W = spec.eps / radius(spec)
     cap = counts.copy()
+    pack = _Packing(X, cap, spec.eps / radius(spec), spec.eps)
     dist, idx, other = nearest_other(X, counts, near)
     sets, lps = [], 0
     halt = (lambda: False) if stop is None else stop
@@ -104,7 +115,7 @@ def hull_sets(X: np.ndarray, counts: np.ndarray, spec, *, near: int = NEAR, max_
                     if cap[u, A] <= LEFT or lps >= max_lps or halt():
                         break
                     lps += 1
-                    found = _one_set(X, nb, dn, cap, u, A, B, W, spec.eps)
+                    found = _one_set(pack, nb, dn, u, A, B)
                     if found is None:
                         break
                     _take(sets, cap, found)
@@ -117,7 +128,7 @@ def hull_sets(X: np.ndarray, counts: np.ndarray, spec, *, near: int = NEAR, max_
                 lps += 1
                 a, b = np.flatnonzero(cap[:, A] > LEFT), np.flatnonzero(cap[:, B] > LEFT)
                 columns += len(a) + len(b)
-                found = _hull_lp(X, a, b, np.ones(len(a) + len(b)), None, cap, A, B, W, spec.eps)
+                found = _hull_lp(pack, a, b, np.ones(len(a) + len(b)), None, (A, B))
                 if found is None:
                     break
                 _take(sets, cap, found)
@@ -155,24 +166,27 @@ def _near_classes(counts: np.ndarray, dn: np.ndarray, A: int) -> list[int]:
     return sorted(first, key=first.get)
 
 
-def _one_set(X, nb, dn, cap, u, A, B, W, eps) -> HullSet | None:
+def _one_set(pack: _Packing, nb, dn, u, A, B) -> HullSet | None:
     """The LP of the module docstring around row ``u`` (class ``A`` against ``B``, the
     neighbours ``nb`` with capacity left), its set checked; None if none."""
+    cap = pack.cap
     a = nb[cap[nb, A] > LEFT]
     if u not in a:
         return None  # u must take part: it is the candidate
     b = nb[cap[nb, B] > LEFT]
     near = dict(zip(nb.tolist(), dn.tolist()))
     cost = np.array([near[v] for v in a] + [near[v] for v in b]) + 1e-3
-    return _hull_lp(X, a, b, cost, int(np.flatnonzero(a == u)[0]), cap, A, B, W, eps)
+    return _hull_lp(pack, a, b, cost, int(np.flatnonzero(a == u)[0]), (A, B))
 
 
-def _hull_lp(X, a, b, cost, inner, cap, A, B, W, eps) -> HullSet | None:
-    """The LP of the module docstring over the ``A`` rows ``a`` and the ``B`` rows ``b`` (column
-    costs ``cost``; ``inner``: the index in ``a`` of a row that must take part, or None), its set
-    checked; None if none."""
+def _hull_lp(pack: _Packing, a, b, cost, inner, classes: tuple[int, int]) -> HullSet | None:
+    """The LP of the module docstring over the ``A`` rows ``a`` and the ``B`` rows ``b`` (``classes``
+    is ``(A, B)``; column costs ``cost``; ``inner``: the index in ``a`` of a row that must take part,
+    or None), its set checked; None if none."""
     if len(a) == 0 or len(b) == 0:
         return None
+    X, cap, W, eps = pack.X, pack.cap, pack.W, pack.eps
+    A, B = classes
     d, na, n = X.shape[1], len(a), len(a) + len(b)
     D = np.concatenate([X[a].T, -X[b].T], axis=1)  # z_A - z_B = sum_A lambda x - sum_B mu x
     eye = np.eye(d)

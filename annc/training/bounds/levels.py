@@ -62,7 +62,7 @@ from ...io.solutions import Status
 from ..context import RunContext
 from .bound import TOL, Bound, attainable
 from .hulls import nearest_other, packed
-from .structure import errors_by_weights, one_hidden_step, weight_count
+from .structure import Cuts, errors_by_weights, one_hidden_step, weight_count
 from .subset import restrict, wrong_groups
 
 
@@ -180,7 +180,7 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
     and, those of them that use no row of ``S``, on the rest.  None where it does not apply.
     ``ctx``: the run context: its solver and threads run the sub-MIPs, its deadline caps them.
     ``memo``: a dict the caller keeps for ``problem``, where the single-feature cuts on all rows
-    (:func:`.structure.errors_by_weights`, the costly part of ``s_all``) are kept once computed."""
+    (:class:`.structure.Cuts`, the costly part of ``s_all``) are kept once computed."""
     spec = problem.spec
     if not applies(spec) or not math.isfinite(target) or problem.num_rows == 0:
         return None
@@ -191,64 +191,89 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
     split = one_hidden_step(spec) and spec.hidden[0].units >= 2
     cases = [(0, 1), (2, spec.hidden[0].units)] if split else [None]
     hulls = hulls or []
-    cut = {} if memo is None else memo.setdefault("cuts on all rows", {})  # shared by the cases
-    s_all = {c: errors_by_weights(problem.X, problem.counts, spec, top, base, units=c, hull=packed(hulls), cut=cut)
+    cuts = Cuts(problem.X, problem.counts)  # shared by the cases
+    cuts = cuts if memo is None else memo.setdefault("cuts on all rows", cuts)
+    s_all = {c: errors_by_weights(problem.X, problem.counts, spec, top, base, units=c, hull=packed(hulls), cuts=cuts)
              for c in cases}
     order = boundary_order(problem)
     S = first_rows(problem, incumbent, work.rows, order) if work.max_subs > 0 else np.zeros(0, int)
     rng = np.random.default_rng(work.seed)
-    known = {c: np.zeros(top + 1) for c in cases}  # e_S(p) of each case so far (monotone in p and S)
-    state = {}
-    tally = Tally()
-
-    def rest_bound():
-        rest = np.ones(problem.num_rows, bool)
-        rest[S] = False
-        return {c: errors_by_weights(problem.X[rest], problem.counts[rest], spec, top, max_cells=0, units=c,
-                                     hull=packed(hulls, leave_out=S))
-                for c in cases}  # cheap: every round
-
-    s_rest = rest_bound() if len(S) else {c: np.zeros(top + 1) for c in cases}  # no S: s_all says it all
-
-    def case_value(c, p: int) -> float:
-        return max(s_all[c][p], s_rest[c][p] + known[c][p])
-
-    def weakest(p: int):
-        return min(cases, key=lambda c: case_value(c, p))
-
-    def value(p: int) -> float:
-        return lam * p + case_value(weakest(p), p)
-
+    search = _LevelSearch(problem, top, cases, s_all, hulls, S)
     tail = lam * (top + 1) if top < P else math.inf  # the levels above p*
-    final = set()  # (case, level) that no more rows or nodes can raise
-    while len(S) and tally.subs < work.max_subs:
-        vals = np.array([value(p) for p in range(top + 1)])
-        low = min(vals.min(), tail)
-        if low >= target - TOL:
-            break  # proven: every level reaches the target
-        least = [p for p in np.flatnonzero(vals <= low + TOL) if (weakest(p), p) not in final]
-        if not least:
-            break  # the least level is final: nothing left to gain
-        p = int(max(least))  # of the least levels the highest: what it finds bounds the lower ones too
-        c = weakest(p)
-        if ctx.expired():
+    while len(search.S) and search.tally.subs < work.max_subs:
+        p = search.next_level(target, tail)
+        if p is None or ctx.expired():
             break
-        m = None if c is None else min(max(p // 2, 1), c[1]) if c[0] > 0 else 1
-        units = units_for(spec, p, m).hidden[0].units if spec.hidden else 0
-        if state.get("rows") is not S or state.get("units") != units:
-            state.update(rows=S, units=units, model=budget_model(restrict(problem, S), work.symmetry, p, m))
-        e, net, proven = solve_level(*state["model"], p, node_limit=work.node_limit, ctx=ctx, tally=tally)
-        improved = e > known[c][p] + TOL
-        known[c][:p + 1] = np.maximum(known[c][:p + 1], e)
-        wrong = np.zeros(0, int) if net is None else np.setdiff1d(wrong_groups(problem, *net)[0], S)
-        if len(wrong) and len(S) < work.max_rows and (proven or improved):
-            S = np.union1d(S, rng.permutation(wrong)[:min(work.grow, work.max_rows - len(S))])
-            s_rest = rest_bound()
-        elif not improved:
-            final.add((c, p))  # its network is as good on every row, or the sub-MIP cannot settle it
-    lowest = min(min(value(p) for p in range(top + 1)), tail)
+        search.solve(p, work, ctx, rng)
+    lowest = min(min(search.value(p) for p in range(top + 1)), tail)
     result = attainable(problem, lowest) if math.isfinite(lowest) else attainable(problem, lam * P)
     packing = f", a hull packing of {len(hulls)} sets ({packed(hulls):g} errors)" if hulls else ""
+    t = search.tally
     return Bound(result, "weight levels",
-                 f"every weight budget 0..{top} bounded: structure on all rows{packing}, {tally.subs} sub-MIPs on a "
-                 f"set of {len(S)} rows ({tally.proven} proven, {tally.nodes} nodes), penalty counted once")
+                 f"every weight budget 0..{top} bounded: structure on all rows{packing}, {t.subs} sub-MIPs on a "
+                 f"set of {len(search.S)} rows ({t.proven} proven, {t.nodes} nodes), penalty counted once")
+
+
+class _LevelSearch:
+    """The state of :func:`level_bound`'s rounds: the rows ``S`` of its sub-MIPs, each case's bound
+    on all rows (``s_all``) and on the rows outside ``S`` (``s_rest``), what the sub-MIPs on ``S``
+    proved so far (``known``: ``e_S(p)`` of each case, monotone in ``p`` and ``S``), the (case,
+    level) pairs that no more rows or nodes can raise (``final``), and the sub-MIP's model, kept
+    while its rows and units stay."""
+
+    def __init__(self, problem, top: int, cases: list, s_all: dict, hulls: list, S: np.ndarray):
+        self.problem, self.top, self.cases, self.s_all, self.hulls, self.S = problem, top, cases, s_all, hulls, S
+        self.lam = problem.spec.penalty_weight
+        self.known = {c: np.zeros(top + 1) for c in cases}
+        self.final: set = set()
+        self.model: dict = {}
+        self.tally = Tally()
+        self.s_rest = self.rest_bound() if len(S) else {c: np.zeros(top + 1) for c in cases}  # no S: s_all says all
+
+    def rest_bound(self) -> dict:
+        """Each case's ``s`` on the rows outside ``S`` (cheap: every round)."""
+        rest = np.ones(self.problem.num_rows, bool)
+        rest[self.S] = False
+        X, counts = self.problem.X[rest], self.problem.counts[rest]
+        return {c: errors_by_weights(X, counts, self.problem.spec, self.top, units=c,
+                                     hull=packed(self.hulls, leave_out=self.S), cuts=Cuts(X, counts, max_cells=0))
+                for c in self.cases}
+
+    def case_value(self, c, p: int) -> float:
+        return max(self.s_all[c][p], self.s_rest[c][p] + self.known[c][p])
+
+    def weakest(self, p: int):
+        return min(self.cases, key=lambda c: self.case_value(c, p))
+
+    def value(self, p: int) -> float:
+        return self.lam * p + self.case_value(self.weakest(p), p)
+
+    def next_level(self, target: float, tail: float) -> int | None:
+        """The level to work on next: of the least levels that are not final the highest (what it
+        finds bounds the lower ones too); None when every level reaches ``target`` or the least is final."""
+        vals = np.array([self.value(p) for p in range(self.top + 1)])
+        low = min(vals.min(), tail)
+        if low >= target - TOL:
+            return None  # proven: every level reaches the target
+        least = [p for p in np.flatnonzero(vals <= low + TOL) if (self.weakest(p), p) not in self.final]
+        return int(max(least)) if least else None
+
+    def solve(self, p: int, work: Levels, ctx: RunContext, rng) -> None:
+        """One sub-MIP on ``S`` at level ``p`` of its weakest case; ``S`` grows by rows its network
+        gets wrong, or the (case, level) becomes final when it gained nothing."""
+        spec, c = self.problem.spec, self.weakest(p)
+        m = None if c is None else min(max(p // 2, 1), c[1]) if c[0] > 0 else 1
+        units = units_for(spec, p, m).hidden[0].units if spec.hidden else 0
+        if self.model.get("rows") is not self.S or self.model.get("units") != units:
+            self.model.update(rows=self.S, units=units,
+                              model=budget_model(restrict(self.problem, self.S), work.symmetry, p, m))
+        e, net, proven = solve_level(*self.model["model"], p, node_limit=work.node_limit, ctx=ctx, tally=self.tally)
+        known = self.known[c]
+        improved = e > known[p] + TOL
+        known[:p + 1] = np.maximum(known[:p + 1], e)
+        wrong = np.zeros(0, int) if net is None else np.setdiff1d(wrong_groups(self.problem, *net)[0], self.S)
+        if len(wrong) and len(self.S) < work.max_rows and (proven or improved):
+            self.S = np.union1d(self.S, rng.permutation(wrong)[:min(work.grow, work.max_rows - len(self.S))])
+            self.s_rest = self.rest_bound()
+        elif not improved:
+            self.final.add((c, p))  # its network is as good on every row, or the sub-MIP cannot settle it

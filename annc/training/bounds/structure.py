@@ -127,31 +127,39 @@ def weight_count(spec) -> int:
     return every if spec.max_weights is None else min(every, int(spec.max_weights))
 
 
-def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: float = 0.0,
-                      max_cells: int = MAX_CELLS, units: tuple[int, int] | None = None,
-                      hull: float = 0.0, cut: dict | None = None) -> np.ndarray:
+class Cuts:
+    """``D_1`` and ``D_2`` of the module docstring on the rows ``X`` with class counts ``counts``: the
+    least errors of ``m`` cuts on single features (``m = 1, 2``), each computed once, when first asked
+    (they depend on nothing else); ``max_cells`` is the work limit of :func:`two_cuts` (0: not used).
+    A caller that bounds the same rows several times keeps one."""
+
+    def __init__(self, X: np.ndarray, counts: np.ndarray, max_cells: int = MAX_CELLS):
+        self.X, self.counts, self.max_cells = X, counts, max_cells
+        self._least: dict[int, float] = {}
+
+    def least(self, m: int) -> float:
+        if m not in self._least:
+            found = one_cut(self.X, self.counts) if m == 1 else two_cuts(self.X, self.counts, self.max_cells)
+            self._least[m] = 0.0 if found is None else found
+        return self._least[m]
+
+
+def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: float = 0.0, *,
+                      units: tuple[int, int] | None = None, hull: float = 0.0, cuts: Cuts | None = None) -> np.ndarray:
     """``s(0..pmax)`` of the module docstring for the rows ``X`` with class counts ``counts``
-    (never below ``base``, a bound valid for every network on these rows); ``max_cells``:
-    the work limit of :func:`two_cuts` (0: not used).  ``units = (lo, hi)``: only the
-    networks with ``lo <= m <= hi`` effective units (one hidden layer of step units; constant
-    outputs count as ``m = 0``), ``inf`` where a budget holds none of them.  ``hull``: the
-    hull packing's errors bound on these rows (:mod:`.hulls`), valid for ``m = 1``.  ``cut``: a dict
-    kept by the caller for these rows and ``max_cells``, where ``D_1`` and ``D_2`` are kept once
-    computed (they depend on nothing else)."""
+    (never below ``base``, a bound valid for every network on these rows).  ``units = (lo, hi)``:
+    only the networks with ``lo <= m <= hi`` effective units (one hidden layer of step units;
+    constant outputs count as ``m = 0``), ``inf`` where a budget holds none of them.  ``hull``: the
+    hull packing's errors bound on these rows (:mod:`.hulls`), valid for ``m = 1``.  ``cuts``: the
+    single-feature cuts of these rows (:class:`Cuts`; None: computed here, :data:`MAX_CELLS` the
+    work limit)."""
     totals = counts.sum(0)
     J, L = counts.shape[1], len(spec.layers)
     lo, hi = (0, math.inf) if units is None else units
     t0 = top_errors(totals, 1)
     step = one_hidden_step(spec)
     K = spec.hidden[0].units if step else 0
-    cut = {} if cut is None else cut  # m -> D_m, the least errors of m cuts on single features (m = 1, 2)
-
-    def cuts(m: int) -> float:
-        if m not in cut:
-            found = one_cut(X, counts) if m == 1 else two_cuts(X, counts, max_cells)
-            cut[m] = 0.0 if found is None else found
-        return cut[m]
-
+    cuts = Cuts(X, counts) if cuts is None else cuts
     s = np.full(pmax + 1, math.inf)
     for p in range(pmax + 1):
         best = t0 if lo == 0 else math.inf  # m = 0, and every network below L weights: constant outputs
@@ -163,7 +171,7 @@ def errors_by_weights(X: np.ndarray, counts: np.ndarray, spec, pmax: int, base: 
                 one = hull if m == 1 else 0.0  # the hull packing: one effective unit, any features
                 single = max(top_errors(totals, min(J, p - m + 1, 2 ** m)), one)
                 if m <= 2:
-                    single = max(single, cuts(m))
+                    single = max(single, cuts.least(m))
                 best = min(best, single)
                 if p - m - 1 >= m:  # w1 > m: some unit reads two features or more; q <= p - m - 1
                     best = min(best, max(top_errors(totals, min(J, p - m, 2 ** m)), one))

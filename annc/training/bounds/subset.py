@@ -166,17 +166,14 @@ def solve_rows(problem: TrainingProblem, rows, work: Work, *, penalty: bool = Tr
     return Solved(max(value, 0.0), int(res.extra.get("nodes", 0)), clock.seconds(), res.status == Status.OPTIMAL)
 
 
-def subset_bounds(problem: TrainingProblem, *, incumbent=None, subsets: int = Work.subsets, rows: int = Work.rows,
-                  node_limit: int = Work.node_limit, time_cap: float | None = Work.time_cap, seed: int = 0,
-                  symmetry: str | None = Work.symmetry, disjoint: bool = Work.disjoint,
+def subset_bounds(problem: TrainingProblem, *, incumbent=None, work: Work = Work(),
                   ctx: RunContext | None = None) -> list[Bound]:
-    """The best single-subset bound (source ``subset``) and, with ``disjoint``, the
+    """The best single-subset bound (source ``subset``) and, with ``work.disjoint``, the
     disjoint-sum bound (source ``disjoint subsets``); see the module docstring.
     ``incumbent``: ``(weights, biases)`` of a network on the problem's (scaled) rows."""
-    work = Work(subsets, rows, node_limit, time_cap, seed, symmetry, disjoint)
-    if rows < 1 or subsets < 0:
+    if work.rows < 1 or work.subsets < 0:
         raise UsageError("subset bounds need rows >= 1 and subsets >= 0")
-    chosen = choose(problem, incumbent, subsets, rows, np.random.default_rng(seed))
+    chosen = choose(problem, incumbent, work.subsets, work.rows, np.random.default_rng(work.seed))
     if not chosen:
         return []
     if ctx is not None and ctx.expired():
@@ -190,7 +187,7 @@ def subset_bounds(problem: TrainingProblem, *, incumbent=None, subsets: int = Wo
                  f"{'exact optimum' if full[k].proven else 'dual bound'} on {len(chosen[k])} of "
                  f"{problem.num_rows} rows, penalty included (best of {len(chosen)} sub-MIPs: {proven} proven, "
                  f"{nodes} nodes, {secs:.1f} s)")]
-    if disjoint and len(chosen) > 1:
+    if work.disjoint and len(chosen) > 1:
         bare = [solve_rows(problem, S, work, penalty=False, ctx=ctx) if problem.spec.penalty != "none" else s
                 for S, s in zip(chosen, full)]
         gain = max(p.value - b.value for p, b in zip(full, bare))

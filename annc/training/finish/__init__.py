@@ -2,6 +2,6 @@
 refinement of both bounds (:mod:`.refine`), and the verdict's inputs (:mod:`.relaxed`); after any
 search or solve, the weights no output reads dropped (:mod:`.deadweights`)."""
 from .exact import finish
-from .relaxed import conclude_relaxed
+from .relaxed import RelaxedSolve, conclude_relaxed
 
-__all__ = ["conclude_relaxed", "finish"]
+__all__ = ["RelaxedSolve", "conclude_relaxed", "finish"]

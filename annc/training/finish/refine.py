@@ -60,13 +60,23 @@ def _partitions(model: Model, problem: TrainingProblem, x: np.ndarray, width: fl
     return out
 
 
+@dataclass(frozen=True)
+class Rounds:
+    """When refinement stops: after ``rounds`` rounds at most, or once the gap between the best loss
+    and the bound is ``tolerance(loss)`` or less; each round's relaxation stops at relative ``gap``."""
+
+    tolerance: Callable[[float], float]
+    rounds: int = 8
+    gap: float | None = None
+
+
 def refine(model: Model, problem: TrainingProblem, x: np.ndarray, best: np.ndarray, lower_bound: float, *,
-           ctx: RunContext, rounds: int = 8, tolerance: Callable[[float], float],
-           gap: float | None = None, log: Callable[[str], None] = lambda line: None) -> Refinement:
+           ctx: RunContext, until: Rounds, log: Callable[[str], None] = lambda line: None) -> Refinement:
     """Refine from the relaxation's point ``x`` and the best exact point ``best`` (both of
-    ``model``, whose lower bound is ``lower_bound``); each relaxation is solved by ``ctx``
-    (:meth:`~annc.training.context.RunContext.solve`, stopping at relative ``gap``) within half
-    of what is left of its deadline.  ``tolerance(loss)`` is the gap that counts as closed."""
+    ``model``, whose lower bound is ``lower_bound``) until ``until`` says (:class:`Rounds`); each
+    relaxation is solved by ``ctx`` (:meth:`~annc.training.context.RunContext.solve`) within half
+    of what is left of its deadline."""
+    rounds, tolerance, gap = until.rounds, until.tolerance, until.gap
     clock = ctx.stopwatch()
     W, b = hidden_network(model, best)
     loss, lb, history = model.objective(best), lower_bound, []

@@ -19,6 +19,7 @@ and every refined relaxation's.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from ...core.network import TrainedNetwork
@@ -32,17 +33,29 @@ from ..search.start import MIN_START_BUDGET as MIN_BUDGET  # below this no finis
 from ..search.start import start_budget
 from ..warmstart.pool.point import complete
 from .exact import finish
-from .refine import refine
+from .refine import Rounds, refine
 
 
-def conclude_relaxed(name: str, c: Compiled, res: SolveResult, ver: Verification, net: TrainedNetwork,
-                     bound: float | None, *, start, ctx: RunContext, log: Callable, rounds: int = 8):
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
+class RelaxedSolve:
+    """What the solve of a relaxed MIP gave: the solver's result, the network decoded from its point,
+    that network's verification, and the lower bound so far (None: none)."""
+
+    res: SolveResult
+    net: TrainedNetwork
+    ver: Verification
+    bound: float | None
+
+
+def conclude_relaxed(c: Compiled, solved: RelaxedSolve, *, start, ctx: RunContext, say: Callable, rounds: int = 8):
     """``(network, its verification, where it comes from, lower bound)``; see the module docstring.
     The exact finish has :func:`~annc.training.search.start.start_budget` of the run's limit at
-    most, the refinement what is left of the run context ``ctx``'s deadline."""
+    most, the refinement what is left of the run context ``ctx``'s deadline.  ``say`` hears a line
+    of the MIP's log."""
+    res, ver, net, bound = solved.res, solved.ver, solved.net, solved.bound
     budget = start_budget(ctx.deadline.limit)
     if budget < MIN_BUDGET:
-        log(f"[{name}] no exact finish: the time limit is too short")
+        say("no exact finish: the time limit is too short")
         return net, ver, "solver", bound
     clock = ctx.stopwatch()
     x = finish(c.model, c.problem, res.x, candidates=[start], ctx=ctx.within(budget),
@@ -51,11 +64,11 @@ def conclude_relaxed(name: str, c: Compiled, res: SolveResult, ver: Verification
     source = "solver"
     if x is not None and c.model.objective(x) < ver.network_loss:
         source = "MIP start" if start is not None and (x == start).all() else "exact finish"
-    log(f"[{name}] exact finish ({took:.1f}s): the solver's network has loss {ver.network_loss:.6g} "
+    say(f"exact finish ({took:.1f}s): the solver's network has loss {ver.network_loss:.6g} "
         f"(its relaxed objective {res.objective:.6g})"
         + ("" if x is None else f"; the best network found {c.model.objective(x):.6g}"))
     if x is not None and ctx.limited and bound is not None:
-        x, bound, refined = _refine(name, c, res, x, bound, ctx=ctx, log=log, rounds=rounds)
+        x, bound, refined = _refine(c, res, x, bound, ctx=ctx, say=say, rounds=rounds)
         if refined:
             source = "adaptive refinement"
     if x is None or c.model.objective(x) >= ver.network_loss:
@@ -64,7 +77,7 @@ def conclude_relaxed(name: str, c: Compiled, res: SolveResult, ver: Verification
     return fin, check(c, x, fin, status=res.status.value, solver_objective=None), source, bound
 
 
-def _refine(name, c: Compiled, res: SolveResult, x, bound: float, *, ctx: RunContext, log: Callable, rounds: int):
+def _refine(c: Compiled, res: SolveResult, x, bound: float, *, ctx: RunContext, say: Callable, rounds: int):
     """Adaptive refinement from the exact point ``x``: ``(best exact point, bound, improved?)``."""
     gap = ctx.options.gap
     rel = REL_TOL if gap is None else gap
@@ -73,10 +86,9 @@ def _refine(name, c: Compiled, res: SolveResult, x, bound: float, *, ctx: RunCon
     if left <= MIN_BUDGET or c.model.objective(x) - bound <= tol(c.model.objective(x)):
         return x, bound, False
     by = ctx.sub_solver  # the refined models exist only in memory
-    log(f"[{name}] adaptive refinement with {by}: lower bound {bound:.6g}, best network "
+    say(f"adaptive refinement with {by}: lower bound {bound:.6g}, best network "
         f"{c.model.objective(x):.6g}, up to {left:.0f}s")
-    r = refine(c.model, c.problem, res.x, x, bound, ctx=ctx, gap=gap, rounds=rounds, tolerance=tol,
-               log=lambda line: log(f"[{name}] {line}"))
+    r = refine(c.model, c.problem, res.x, x, bound, ctx=ctx, until=Rounds(tol, rounds, gap), log=say)
     bound = max(bound, r.lower_bound)
     if r.loss < c.model.objective(x) - 1e-9 * max(1.0, abs(r.loss)):
         y = complete(c.model, c.problem, r.weights, r.biases)

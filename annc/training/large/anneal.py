@@ -41,8 +41,8 @@ back (every worker lost), seed 0 is trained here.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
-
 
 import numpy as np
 
@@ -101,21 +101,47 @@ def _loss_grad(weights, biases, X, Y, w, k):
     return loss, gW, gb
 
 
-def train_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=None, seed: int = 0,
-                   steps: int = STEPS, batch: int = BATCH, lr: float = LR, sharpness=SHARPNESS,
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
+class Rows:
+    """The rows an annealed network is trained on: ``X``, each row's class index ``yidx`` (``0 ..
+    classes - 1``) and its weight (None: 1 each; the representatives' rows stand for their samples)."""
+
+    X: np.ndarray
+    yidx: np.ndarray
+    classes: int
+    weight: np.ndarray | None = None
+
+    def aligned(self) -> Rows:
+        """The rows as C-contiguous arrays aligned to their items (:func:`aligned`)."""
+        return Rows(aligned(self.X, float), aligned(self.yidx, int), self.classes,
+                    None if self.weight is None else aligned(self.weight, float))
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The annealing's work and its schedule: ``steps`` Adam steps at rate ``lr`` on minibatches of at
+    most ``batch`` rows, the sharpness growing geometrically from ``sharpness[0]`` to ``sharpness[1]``."""
+
+    steps: int = STEPS
+    batch: int = BATCH
+    lr: float = LR
+    sharpness: tuple[float, float] = SHARPNESS
+
+
+def train_annealed(rows: Rows, hidden: list[int], *, seed: int = 0, schedule: Schedule = Schedule(),
                    stop: Callable[[], bool] | None = None, init: TrainedNetwork | None = None,
                    mask: list | None = None) -> TrainedNetwork:
-    """One seed of the annealed training (module docstring); returns the rounded step network
-    (hidden layers ``binary``, classes ``0 .. n_classes - 1``).
+    """One seed of the annealed training (module docstring) on ``rows`` under ``schedule``; returns
+    the rounded step network (hidden layers ``binary``, classes ``0 .. rows.classes - 1``).
 
     ``init`` (a network of this shape) starts from its weights instead of the data-dependent
     initialisation; ``mask`` (one 0/1 array per weight matrix) holds the weights where it is 0
     at exactly 0 (zeroed first, their gradient masked): pruning, then retraining at the
     sharpness given (:func:`pruned_annealed`)."""
-    X = np.asarray(X, float)
-    yidx = np.asarray(yidx, int)
-    n = len(X)
-    w_all = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+    X = np.asarray(rows.X, float)
+    yidx = np.asarray(rows.yidx, int)
+    n, n_classes = len(X), rows.classes
+    w_all = np.ones(n) if rows.weight is None else np.asarray(rows.weight, float)
     rng = np.random.default_rng([seed, 7])
     sizes = [X.shape[1], *[int(h) for h in hidden], n_classes]
     weights, biases = _init(X, sizes, rng)
@@ -127,13 +153,26 @@ def train_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=
         weights = [np.where(m, W, 0.0) for W, m in zip(weights, masks)]
     Y_all = np.zeros((n, n_classes))
     Y_all[np.arange(n), yidx] = 1.0
+    done = _adam(weights, biases, (X, Y_all, w_all / w_all.sum()), masks, schedule, rng, stop)
+    layers = [Layer("binary", W.copy(), b.copy()) for W, b in zip(weights[:-1], biases[:-1])]
+    layers.append(Layer("linear", weights[-1].copy(), biases[-1].copy()))
+    k0, k1 = schedule.sharpness
+    return TrainedNetwork(classes=list(range(n_classes)), layers=layers, meta={
+        "method": "annealed sigmoid", "seed": seed, "steps": done, "of_steps": schedule.steps,
+        "batch": min(schedule.batch, n), "sharpness": [k0, k1], "lr": schedule.lr, "masked": mask is not None})
+
+
+def _adam(weights, biases, data, masks, schedule: Schedule, rng, stop) -> int:
+    """The Adam steps of :func:`train_annealed`, in place on ``weights`` and ``biases``, on ``data``
+    (``X``, one-hot ``Y``, each row's probability); the number of steps done."""
+    X, Y_all, prob = data
+    n, batch, steps, lr = len(X), schedule.batch, schedule.steps, schedule.lr
     params = weights + biases
     m = [np.zeros_like(p) for p in params]
     v = [np.zeros_like(p) for p in params]
     b1, b2 = 0.9, 0.999
-    k0, k1 = sharpness
+    k0, k1 = schedule.sharpness
     full = n <= batch
-    prob = w_all / w_all.sum()
     done = 0
     for t in range(1, steps + 1):
         if stop is not None and t % 50 == 0 and stop():
@@ -155,30 +194,25 @@ def train_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=
             vi += (1 - b2) * g * g
             p -= step * mi / (np.sqrt(vi) + 1e-8)
         done = t
-    layers = [Layer("binary", W.copy(), b.copy()) for W, b in zip(weights[:-1], biases[:-1])]
-    layers.append(Layer("linear", weights[-1].copy(), biases[-1].copy()))
-    return TrainedNetwork(classes=list(range(n_classes)), layers=layers, meta={
-        "method": "annealed sigmoid", "seed": seed, "steps": done, "of_steps": steps, "batch": min(batch, n),
-        "sharpness": [k0, k1], "lr": lr, "masked": mask is not None})
+    return done
 
 
 KEEP = (0.5, 0.5)  # each pruning keeps half of the hidden weights left: 50%, then 25%
 
 
-def pruned_annealed(X, yidx, net: TrainedNetwork, *, sample_weight=None, keeps=KEEP, steps: int = STEPS // 2,
-                    batch: int = BATCH, stop: Callable[[], bool] | None = None) -> list[TrainedNetwork]:
+def pruned_annealed(rows: Rows, net: TrainedNetwork, *, keeps=KEEP, steps: int = STEPS // 2, batch: int = BATCH,
+                    stop: Callable[[], bool] | None = None) -> list[TrainedNetwork]:
     """``net`` pruned by :func:`keep_mask` to each share of ``keeps`` in turn (each of the
-    last), each retrained with the pruned weights held at 0 for ``steps`` steps at the final
-    sharpness ``k_1`` (magnitude pruning then retraining, the classic route to a sparse
+    last), each retrained on ``rows`` with the pruned weights held at 0 for ``steps`` steps at the
+    final sharpness ``k_1`` (magnitude pruning then retraining, the classic route to a sparse
     network): the sparser networks a weight penalty may prefer."""
     out, last = [], net
+    schedule = Schedule(steps=steps, batch=batch, sharpness=(SHARPNESS[1], SHARPNESS[1]))
     for keep in keeps:
         if stop is not None and stop():
             break
-        last = train_annealed(X, yidx, [L.units for L in net.layers[:-1]], len(net.classes),
-                              sample_weight=sample_weight, steps=steps, batch=batch, init=last,
-                              mask=keep_mask(last, keep), sharpness=(SHARPNESS[1], SHARPNESS[1]),
-                              stop=stop)
+        last = train_annealed(rows, [L.units for L in net.layers[:-1]], schedule=schedule, init=last,
+                              mask=keep_mask(last, keep), stop=stop)
         out.append(last)
     return out
 
@@ -190,21 +224,20 @@ def weighted_accuracy(net: TrainedNetwork, X, yidx, sample_weight=None) -> float
     return float(w @ right / w.sum())
 
 
-def best_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=None, seeds=range(4),
-                  steps: int = STEPS, batch: int = BATCH, stop: Callable[[], bool] | None = None, ctx=None):
-    """The rounded network of highest weighted training accuracy over ``seeds`` (ties: the
-    first seed), and the accuracy of each seed's, in order; ``stop()`` stops early (at
+def best_annealed(rows: Rows, hidden: list[int], *, seeds=range(4), schedule: Schedule = Schedule(),
+                  stop: Callable[[], bool] | None = None, ctx=None):
+    """The rounded network of highest weighted training accuracy on ``rows`` over ``seeds`` (ties:
+    the first seed), and the accuracy of each seed's, in order; ``stop()`` stops early (at
     least one seed is trained).  A run context ``ctx`` with an executor runs one seed per task
     (module docstring; ``ctx`` then caps the tasks, and ``stop`` is not used)."""
     if ctx is not None and ctx.executor is not None and len(seeds) > 1:
-        return _best_of_tasks(X, yidx, hidden, n_classes, sample_weight, list(seeds), steps, batch, ctx)
+        return _best_of_tasks(rows, hidden, list(seeds), schedule, ctx)
     best, scores = None, []
     for i, seed in enumerate(seeds):
         if i and stop is not None and stop():
             break
-        net = train_annealed(X, yidx, hidden, n_classes, sample_weight=sample_weight, seed=seed, steps=steps,
-                             batch=batch, stop=stop)
-        acc = weighted_accuracy(net, X, yidx, sample_weight)
+        net = train_annealed(rows, hidden, seed=seed, schedule=schedule, stop=stop)
+        acc = weighted_accuracy(net, rows.X, rows.yidx, rows.weight)
         scores.append(acc)
         if best is None or acc > best[0]:
             best = (acc, net)
@@ -212,17 +245,15 @@ def best_annealed(X, yidx, hidden: list[int], n_classes: int, *, sample_weight=N
 
 
 def seed_task(item) -> tuple[TrainedNetwork, float]:
-    """One seed of :func:`best_annealed` as an executor task: ``item = (X, yidx, hidden, n_classes,
-    sample_weight, seed, steps, batch, cap)``; ``cap`` seconds from when the task starts (None:
-    none) stop it early, in a run context of its own.  The rounded network and its weighted
-    training accuracy."""
+    """One seed of :func:`best_annealed` as an executor task: ``item = (rows, hidden, seed, schedule,
+    cap)``; ``cap`` seconds from when the task starts (None: none) stop it early, in a run context of
+    its own.  The rounded network and its weighted training accuracy."""
     from ..context import RunContext
-    X, yidx, hidden, n_classes, w, seed, steps, batch, cap = item
-    X, yidx, w = aligned(X, float), aligned(yidx, int), None if w is None else aligned(w, float)
+    rows, hidden, seed, schedule, cap = item
+    rows = rows.aligned()
     stop = RunContext.create(limit=cap).stopped
-    net = train_annealed(X, yidx, hidden, n_classes, sample_weight=w, seed=seed, steps=steps, batch=batch,
-                         stop=stop)
-    return net, weighted_accuracy(net, X, yidx, w)
+    net = train_annealed(rows, hidden, seed=seed, schedule=schedule, stop=stop)
+    return net, weighted_accuracy(net, rows.X, rows.yidx, rows.weight)
 
 
 def aligned(a, dtype) -> np.ndarray:
@@ -232,19 +263,18 @@ def aligned(a, dtype) -> np.ndarray:
     return np.require(a, dtype, ["C_CONTIGUOUS", "ALIGNED"])
 
 
-def _best_of_tasks(X, yidx, hidden, n_classes, w, seeds, steps, batch, ctx):
+def _best_of_tasks(rows: Rows, hidden, seeds, schedule: Schedule, ctx):
     """:func:`best_annealed` with one task per seed on ``ctx.executor`` (module docstring)."""
     from .executor import TaskFailed
-    X, yidx = np.asarray(X, float), np.asarray(yidx, int)
-    w = None if w is None else np.asarray(w, float)
+    rows = Rows(np.asarray(rows.X, float), np.asarray(rows.yidx, int), rows.classes,
+                None if rows.weight is None else np.asarray(rows.weight, float))
     cap = ctx.task_cap()
-    items = [(X, yidx, list(hidden), n_classes, w, seed, steps, batch, cap) for seed in seeds]
+    items = [(rows, list(hidden), seed, schedule, cap) for seed in seeds]
     done = ctx.executor.run(seed_task, items, names=[f"annealed seed {s}" for s in seeds], retries=0,
                             timeout=ctx.task_wait())
     back = [r for r in done if not isinstance(r, TaskFailed)]
     if not back:  # every task lost: one seed here, stopped by the caller's deadline
-        net = train_annealed(X, yidx, hidden, n_classes, sample_weight=w, seed=seeds[0], steps=steps, batch=batch,
-                             stop=ctx.stopped)
-        back = [(net, weighted_accuracy(net, X, yidx, w))]
+        net = train_annealed(rows, hidden, seed=seeds[0], schedule=schedule, stop=ctx.stopped)
+        back = [(net, weighted_accuracy(net, rows.X, rows.yidx, rows.weight))]
     best = max(range(len(back)), key=lambda i: (back[i][1], -i))  # ties: the first seed
     return back[best][0], [acc for _, acc in back]

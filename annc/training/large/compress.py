@@ -49,6 +49,16 @@ KMEANS_STEPS = 5  # Lloyd iterations of the clustering (a work limit)
 
 
 @dataclass(frozen=True)
+class LargeData:
+    """Where the large-data path begins and how far it compresses: above ``rows`` distinct training
+    rows, the MIP is built on at most ``representatives`` weighted rows (:data:`LARGE_ROWS` and
+    :data:`REPRESENTATIVES` by default; a test passes smaller ones)."""
+
+    rows: int = LARGE_ROWS
+    representatives: int = REPRESENTATIVES
+
+
+@dataclass(frozen=True)
 class Compression:
     """How the rows were compressed: ``rows`` distinct training rows into ``representatives``
     weighted rows, by ``method``; the MIP's own objective and bound on them, once solved."""
@@ -89,7 +99,7 @@ def distinct_rows(X: np.ndarray) -> int:
 
 def large_rows(data: Dataset, *, merge: bool = True, large: int | None = None) -> int | None:
     """The number of distinct training rows of ``data`` when it takes the large-data path (more
-    than ``large``, default :data:`LARGE_ROWS`, read when called); None when it does not (or
+    than ``large``, default :data:`LARGE_ROWS`); None when it does not (or
     ``merge`` is off: then every row is its own MIP row by the user's choice)."""
     large = LARGE_ROWS if large is None else large
     X = np.asarray(data.X, float)
@@ -104,7 +114,7 @@ def representatives(data: Dataset, *, merge: bool = True, k: int | None = None, 
                     where: str = "in this process") -> tuple[Dataset, Compression] | None:
     """``data`` with each row replaced by its class's cluster centre (module docstring), and
     what was done; None when it does not take the large-data path (:func:`large_rows`).
-    ``k`` defaults to :data:`REPRESENTATIVES` (read when called); ``executor`` (an open
+    ``k`` defaults to :data:`REPRESENTATIVES`; ``executor`` (an open
     :class:`~annc.training.large.executor.Executor`, or None) runs one class per task, and ``where``
     says where, for the record."""
     rows = large_rows(data, merge=merge, large=large)

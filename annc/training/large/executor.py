@@ -275,12 +275,16 @@ class Executor:
         except BaseException:
             self.client.cancel([f for f in futures if f is not None and not f.done()])
             raise
+        self._cancel_late(results, futures, names, timeout)
+        return results
+
+    def _cancel_late(self, results: list, futures: list, names: list, timeout: float | None) -> None:
+        """The tasks still pending after ``timeout``: cancelled, each result a :class:`TaskFailed` saying so."""
         late = [i for i, r in enumerate(results) if r is _PENDING]
         if late:
             self.client.cancel([futures[i] for i in late if futures[i] is not None])
             for i in late:
                 results[i] = TaskFailed(i, names[i], f"not finished within {timeout:g} s: cancelled")
-        return results
 
 
 _PENDING = object()  # a result not in yet

@@ -47,39 +47,42 @@ from typing import Callable
 from ...io.data import Dataset
 from ..context import RunContext
 from . import compress
-from .compress import Compression, large_rows, representatives
+from .compress import Compression, LargeData, large_rows, representatives
 
 __all__ = ["enter"]
 
 
-def enter(stack: ExitStack, name: str, data: Dataset, *, merge: bool, ctx: RunContext, workers: int | None,
-          scheduler: str | None, log: Callable) -> tuple[Dataset, Compression | None, RunContext]:
+def enter(stack: ExitStack, data: Dataset, *, merge: bool, ctx: RunContext, workers: int | None,
+          scheduler: str | None, say: Callable, large: LargeData = LargeData()
+          ) -> tuple[Dataset, Compression | None, RunContext]:
     """The data the MIP is built on, how it was compressed (None: it was not) and the run
-    context of the large-data path: with ``workers`` or ``scheduler`` on large data, an
-    :class:`~annc.training.large.executor.Executor` is opened on ``stack`` (whose closing closes it)
-    and set in the context.  ``log`` hears which path the MIP takes (module docstring)."""
-    rows = large_rows(data, merge=merge)
+    context of the large-data path (above ``large.rows`` distinct rows): with ``workers`` or
+    ``scheduler`` on large data, an :class:`~annc.training.large.executor.Executor` is opened on
+    ``stack`` (whose closing closes it) and set in the context.  ``say`` (a line of the MIP's log,
+    behind its name) hears which path the MIP takes (module docstring)."""
+    rows = large_rows(data, merge=merge, large=large.rows)
     parallel = workers is not None or scheduler is not None
     if rows is None:
         if parallel:
             why = ("merging is off, so the MIP has a row per sample" if not merge else
-                   f"not above {compress.LARGE_ROWS:,}, the large-data path's threshold")
-            log(f"[{name}] --workers/--scheduler are not used: {_distinct(data):,} distinct training rows, {why}: "
+                   f"not above {large.rows:,}, the large-data path's threshold")
+            say(f"--workers/--scheduler are not used: {_distinct(data):,} distinct training rows, {why}: "
                 "this MIP is trained in this process")
         return data, None, ctx
     target = (f"on the Dask cluster at {scheduler}" if scheduler is not None else
               f"on a local Dask cluster of {workers} worker{'s' if workers != 1 else ''}" if parallel else
               "in this process (--workers N or --scheduler ADDRESS run them on Dask)")
-    log(f"[{name}] large data: {rows:,} distinct training rows (above {compress.LARGE_ROWS:,}): the MIP is built on "
-        f"at most {compress.REPRESENTATIVES:,} weighted representatives; the clustering and the annealed seeds "
+    say(f"large data: {rows:,} distinct training rows (above {large.rows:,}): the MIP is built on "
+        f"at most {large.representatives:,} weighted representatives; the clustering and the annealed seeds "
         f"run {target}")
     where = "in this process"
     if parallel:
         from .executor import Executor
-        ex = stack.enter_context(Executor(workers=workers, scheduler=scheduler, log=lambda s: log(f"[{name}] {s}")))
+        ex = stack.enter_context(Executor(workers=workers, scheduler=scheduler, log=say))
         where = f"on {ex.size} Dask worker{'s' if ex.size != 1 else ''}"
         ctx = replace(ctx, executor=ex)
-    compressed, compression = representatives(data, merge=merge, executor=ctx.executor, where=where)
+    compressed, compression = representatives(data, merge=merge, k=large.representatives, large=large.rows,
+                                              executor=ctx.executor, where=where)
     return compressed, compression, ctx
 
 

@@ -26,6 +26,7 @@ imports none of them (``tests/core/test_imports.py``).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -41,18 +42,51 @@ from ...solve.compiler import (Compiled, attach_start, build, check_compile_opti
 from ...solve.solvers import SolveOptions
 from ..context import RunContext
 
-__all__ = ["compile_files", "compile_model"]
+__all__ = ["CompileOptions", "Reading", "compile_files", "compile_model"]
 
 
-def compile_model(spec: NetworkSpec, data: Dataset, *, name: str, out: Path | None = None, fmt: str = "mps",
-                  gzip: bool = False, writer: str = "annc", merge: bool = True, allow_small_m: bool = False,
-                  max_nonzeros: int | None = None, start: bool = True, start_budget: float | None = None,
-                  data_csv: bytes | None = None, progress: Callable | None = None,
-                  log: Callable = silent) -> Compiled:
-    """Steps 1-4 of the module docstring on a loaded ``spec`` and ``data`` (options already
+@dataclass(frozen=True)
+class CompileOptions:
+    """How ``annc compile`` builds and writes the model: the file's format, compression and writer;
+    merging equal rows, small big-M values allowed, the non-zeros allowed; a MIP start searched for
+    (within ``start_budget`` seconds, None: the default budget)."""
+
+    fmt: str = "mps"
+    gzip: bool = False
+    writer: str = "annc"
+    merge: bool = True
+    allow_small_m: bool = False
+    max_nonzeros: int | None = None
+    start: bool = True
+    start_budget: float | None = None
+
+    def check(self, label: str | None = None) -> None:
+        """:func:`annc.solve.compiler.check_compile_options` of these options (and the label column)."""
+        check_compile_options(fmt=self.fmt, gzip=self.gzip, writer=self.writer, label=label, merge=self.merge,
+                              allow_small_m=self.allow_small_m, max_nonzeros=self.max_nonzeros, start=self.start,
+                              start_budget=self.start_budget)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the spec and the data files are read: the label column (None: the last), the input
+    scaling, the rule for missing cells (:mod:`annc.core.missing`) and the class weights
+    (:mod:`annc.core.rowweights`)."""
+
+    label: str | None = None
+    scale: str | None = None
+    missing: str | None = None
+    class_weight: object = None
+
+
+def compile_model(spec: NetworkSpec, data: Dataset, *, name: str, out: Path | None = None,
+                  options: CompileOptions = CompileOptions(), data_csv: bytes | None = None,
+                  progress: Callable | None = None, log: Callable = silent) -> Compiled:
+    """Steps 1-4 of the module docstring on a loaded ``spec`` and ``data`` (``options`` already
     checked); with ``out`` None nothing is written.  ``progress`` hears of the start search's
     phases (the command line's progress line).  ``input auto`` is made the data's width first
     (:func:`annc.io.datacheck.resolve_inputs`), and the log says so."""
+    o = options
     if spec.inputs is None:
         log(f"input {inputs_line(data)}")
     if data.missing_note:
@@ -61,44 +95,37 @@ def compile_model(spec: NetworkSpec, data: Dataset, *, name: str, out: Path | No
     recipe = prepared = None  # a concrete spec: build reads its recipe off it and prepares the data
     if spec.eps_auto:  # step 1 trains: imported only when it runs (module docstring, "Imports")
         from ..warmstart.margin import resolve
-        spec, recipe, prepared = resolve(spec, data, merge=merge, max_nonzeros=max_nonzeros)
-    c = build(spec, data, name=name, merge=merge, allow_small_m=allow_small_m, max_nonzeros=max_nonzeros,
+        spec, recipe, prepared = resolve(spec, data, merge=o.merge, max_nonzeros=o.max_nonzeros)
+    c = build(spec, data, name=name, merge=o.merge, allow_small_m=o.allow_small_m, max_nonzeros=o.max_nonzeros,
               recipe=recipe, prepared=prepared)
     for setting in c.recipe.settings:  # what is in force, and where it came from
         log(setting.sentence())
     found = None
-    if start:
+    if o.start:
         from ..search.incumbent import budgeted_start  # imported before the budget's clock starts
-        limit = "the default budget" if start_budget is None else f"at most {start_budget:g} s"
+        limit = "the default budget" if o.start_budget is None else f"at most {o.start_budget:g} s"
         log(f"searching for a MIP start: SGD, then fix-and-optimise ({limit}; --no-start skips it)")
         ctx = RunContext.create(options=SolveOptions(progress=progress))
         ctx.report("start pool", candidates=0)
-        found = budgeted_start(c.model, c.problem, budget=start_budget, ctx=ctx)
+        found = budgeted_start(c.model, c.problem, budget=o.start_budget, ctx=ctx)
     attach_start(c, found)
     if out is not None:
-        write_artifacts(c, out, name, fmt=fmt, gzip=gzip, writer=writer, data_csv=data_csv, start=c.start,
+        write_artifacts(c, out, name, fmt=o.fmt, gzip=o.gzip, writer=o.writer, data_csv=data_csv, start=c.start,
                         start_note=c.start_message)
     return c
 
 
-def compile_files(spec_path, data_path, *, out_dir="out", fmt: str = "mps", label: str | None = None,
-                  merge: bool = True, allow_small_m: bool = False, gzip: bool = False, writer: str = "annc",
-                  max_nonzeros: int | None = None, start: bool = True, start_budget: float | None = None,
-                  scale: str | None = None, missing: str | None = None, class_weight=None,
-                  progress: Callable | None = None, log: Callable = silent) -> Compiled:
+def compile_files(spec_path, data_path, *, out_dir="out", options: CompileOptions = CompileOptions(),
+                  reading: Reading = Reading(), progress: Callable | None = None, log: Callable = silent) -> Compiled:
     """``annc compile``: write ``<out>/<stem>.mps`` (or ``.lp``) and ``<out>/<stem>.map.json``,
-    and with ``start`` the start files (:func:`compile_model`).  Every option, the output folder,
-    the spec and the data are checked before anything runs; ``missing`` is the rule for missing
-    cells (:mod:`annc.core.missing`); ``class_weight`` weighs the samples in the objective
-    (:mod:`annc.core.rowweights`)."""
-    check_class_weight(class_weight)
-    check_compile_options(fmt=fmt, gzip=gzip, writer=writer, label=label, merge=merge, allow_small_m=allow_small_m,
-                          max_nonzeros=max_nonzeros, start=start, start_budget=start_budget)
-    check_scale(scale)
+    and with ``options.start`` the start files (:func:`compile_model`).  Every option, the output
+    folder, the spec and the data (read as ``reading`` says) are checked before anything runs."""
+    check_class_weight(reading.class_weight)
+    options.check(reading.label)
+    check_scale(reading.scale)
     stem = check_name(Path(spec_path).stem)
     out = check_out_dir(out_dir)
-    spec = with_scale(load_spec_of(spec_path, data_path), scale)
-    data = with_weights(load_data(data_path, label=label, missing=check_rule(missing)), class_weight)
-    return compile_model(spec, data, name=stem, out=out, fmt=fmt, gzip=gzip, writer=writer, merge=merge,
-                         allow_small_m=allow_small_m, max_nonzeros=max_nonzeros, start=start,
-                         start_budget=start_budget, progress=progress, log=log)
+    spec = with_scale(load_spec_of(spec_path, data_path), reading.scale)
+    data = with_weights(load_data(data_path, label=reading.label, missing=check_rule(reading.missing)),
+                        reading.class_weight)
+    return compile_model(spec, data, name=stem, out=out, options=options, progress=progress, log=log)

@@ -16,12 +16,26 @@ from ...solve.solvers import SolveResult
 from ...solve.verify import Verification
 from ..bounds.proof import Bound, Proof
 from ..context import RunContext
-from ..large.compress import Compression
+from ..large.compress import Compression, LargeData
 from ..search.incumbent import SearchRecord
 from .runfiles import RunFiles
 
+SETUP_NONZEROS_PER_SECOND = 1e5  # a solver's setup before it checks its clock: measured with HiGHS 1.16 on
+# moons10k's model (889k non-zeros), 2 to 20 s before its first callback on this 2-core machine
+SETUP_MIN_NONZEROS = 5e5  # below this the setup is short (breast_cancer's 199k: well under a second): always run
+
 
 # -- what goes in ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SolverSetup:
+    """How long a solver's setup takes before it first looks at its clock: ``nonzeros_per_second``
+    of the model, on a model of ``min_nonzeros`` non-zeros or more (below that it is short, and the
+    full MIP always runs; :func:`annc.training.mip.stages.too_short`)."""
+
+    nonzeros_per_second: float = SETUP_NONZEROS_PER_SECOND
+    min_nonzeros: float = SETUP_MIN_NONZEROS
+
+
 @dataclass(frozen=True)
 class MipSettings:
     """What every MIP of one training run shares: where its files go, how it is built and started."""
@@ -37,6 +51,8 @@ class MipSettings:
     keep: tuple[str, str] | None = None  # (label, reason): model selection's network is kept, no full MIP
     workers: int | None = None
     scheduler: str | None = None
+    large: LargeData = LargeData()  # where the large-data path begins, how far it compresses
+    setup: SolverSetup = SolverSetup()  # the solver's setup time, which a budget must leave
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from ...solve.verify import check
 from ..bounds import Work, best, lower_bounds
 from ..bounds.proof import Bound, PoolTest, prove_start, skipped_solve
 from ..context import RunContext
-from ..finish import conclude_relaxed
+from ..finish import RelaxedSolve, conclude_relaxed
 from ..finish.deadweights import drop_dead_weights
 from ..large.compress import full_verdict, size_advice
 from ..large.largedata import enter as large_path
@@ -57,16 +57,13 @@ from ..warmstart.margin import resolve
 from ..warmstart.pool.candidates import SEED_NAME, seed_point
 from ..warmstart.pool.point import hidden_network
 from .chain import Step, accuracy, finite_or_none, trace_recorder
-from .job import Bounded, Built, Finished, MipJob, Solved, Started, StepTimes
+from .job import Bounded, Built, Finished, MipJob, Solved, SolverSetup, Started, StepTimes
 from .runfiles import changed_files, csv_backing
 from .stalling import stall_checks
 
 SEARCH_SHARE = 0.75  # of what is left before the finish, at most, for annc's own search before the full MIP
 REFINE_ROUNDS = 8  # at most, of adaptive refinement after a relaxed solve (annc.training.finish.refine)
 BOUND_WORK = Work(subsets=4, rows=8, node_limit=200)  # the subset bounds' sub-MIPs (finish)
-SETUP_NONZEROS_PER_SECOND = 1e5  # a solver's setup before it checks its clock: measured with HiGHS 1.16 on
-# moons10k's model (889k non-zeros), 2 to 20 s before its first callback on this 2-core machine
-SETUP_MIN_NONZEROS = 5e5  # below this the setup is short (breast_cancer's 199k: well under a second): always run
 
 
 # -- the stages ------------------------------------------------------------------------------
@@ -74,9 +71,9 @@ def build(job: MipJob, tasks: ExitStack) -> tuple[Built, RunContext]:
     """The MIP compiled on the data prepared once (large data: on representatives, its cluster opened
     on ``tasks``), its model and map written; with the run context of its large-data path."""
     job.ctx.report("build")
-    data, compression, ctx = large_path(tasks, job.name, job.data, merge=job.settings.merge, ctx=job.ctx,
+    data, compression, ctx = large_path(tasks, job.data, merge=job.settings.merge, ctx=job.ctx,
                                         workers=job.settings.workers, scheduler=job.settings.scheduler,
-                                        log=job.settings.log)
+                                        say=job.say, large=job.settings.large)
     if compression is not None:
         job.say(compression.message())
     out = job.settings.out_dir
@@ -158,7 +155,7 @@ def solve(job: MipJob, built: Built, started: Started, bounded: Bounded, ctx: Ru
                time_limit=budget.left())
     solving = ctx.stopwatch()
     skipped = None if bounded.proof is not None else kept_why(*job.settings.keep) if started.kept else \
-        too_short(c, started.record, budget)
+        too_short(c, started.record, budget, job.settings.setup)
     if skipped:
         job.say(skipped)
     try:
@@ -180,22 +177,23 @@ def solve(job: MipJob, built: Built, started: Started, bounded: Bounded, ctx: Ru
     return Solved(res, skipped, solver_files, trace, seconds)
 
 
-def too_short(c: Compiled, record: SearchRecord | None, budget: RunContext) -> str | None:
+def too_short(c: Compiled, record: SearchRecord | None, budget: RunContext,
+              setup: SolverSetup = SolverSetup()) -> str | None:
     """Why the full MIP is not run (None: it is): annc's search has a network, and the solver's
-    ``budget`` is shorter than its setup on this model (:data:`SETUP_NONZEROS_PER_SECOND`, on a model
-    of :data:`SETUP_MIN_NONZEROS` non-zeros or more), during which HiGHS does not look at its clock;
+    ``budget`` is shorter than its ``setup`` on this model (``setup.nonzeros_per_second``, on a model
+    of ``setup.min_nonzeros`` non-zeros or more), during which HiGHS does not look at its clock;
     it would end the run late without a chance to improve the network.  A cap, like every use of
     the clock: the network is then the search's."""
     if record is None or record.x is None or not budget.limited:
         return None
     nonzeros = int(c.model.A.nnz)
-    if nonzeros < SETUP_MIN_NONZEROS:
+    if nonzeros < setup.min_nonzeros:
         return None
-    setup, left = nonzeros / SETUP_NONZEROS_PER_SECOND, budget.cap()
-    if left >= setup:
+    seconds, left = nonzeros / setup.nonzeros_per_second, budget.cap()
+    if left >= seconds:
         return None
     return (f"the full MIP is not run: the {left:.1f} s left are less than the solver's setup on "
-            f"this model (about {setup:.0f} s for {nonzeros:,} non-zeros, during which it does not stop)")
+            f"this model (about {seconds:.0f} s for {nonzeros:,} non-zeros, during which it does not stop)")
 
 
 def no_solution(job: MipJob, res: SolveResult, ctx: RunContext) -> NoSolutionError:
@@ -236,7 +234,7 @@ def finish(job: MipJob, built: Built, started: Started, bounded: Bounded, solved
         bounds_seconds = bounding.seconds()
     if ver.ok and c.model.layout.relaxed:  # the solver's point is a relaxation's: find a network
         net, ver, source, bound_ = conclude_relaxed(
-            job.name, c, res, ver, net, bound_, start=started.x, ctx=ctx.before_finish(), log=job.settings.log,
+            c, RelaxedSolve(res, net, ver, bound_), start=started.x, ctx=ctx.before_finish(), say=job.say,
             rounds=REFINE_ROUNDS if job.settings.refine else 0)
     found_loss = ver.network_loss
     if ver.ok and c.problem.spec.hidden:

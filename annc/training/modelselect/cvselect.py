@@ -128,7 +128,7 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
     # eps: the data's rule's, and under a limit of ``short`` seconds or more (or none) the other margin too
     epss = (eps,) if "eps" not in open_ or large or short else (eps, other_eps(eps))
     logistic = _logistic_settings(spec, open_, eps, large, policy.logistic_path)  # eps open: the narrow margin
-    trees = _tree_settings(spec, open_, eps, large, policy.tree_makers)
+    trees = _tree_settings(spec, open_, eps, large, policy.tree_makers, policy.tree_depths)
     thinned = tuple(replace(s, thinned=True) for s in logistic + trees)  # step 5 of annc.training.modelselect.cvpath
     path = tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties)
     open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
@@ -178,8 +178,9 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, la
 
 
 def _tree_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, large: bool,
-                   makers=None) -> tuple[Setting, ...]:
-    """The trees the folds score beside the path (:data:`~annc.training.warmstart.pool.trees.DEPTHS`; step 4 of
+                   makers=None, depths: tuple[int, ...] | None = None) -> tuple[Setting, ...]:
+    """The trees the folds score beside the path (of ``depths``, None:
+    :data:`~annc.training.warmstart.pool.trees.DEPTHS`; step 4 of
     :mod:`annc.training.modelselect.cvpath`), where the penalty is open and the spec has one hidden layer of step
     units: CART of each depth, a unit per split, at most the spec's width in splits (the setting's
     width: ``2^depth - 1`` splits, capped there), at the spec's default l0 weight and the margin of
@@ -193,7 +194,8 @@ def _tree_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, large:
     top = spec.hidden[0].units
     weight = spec.penalty_weight if PENALTY[spec.penalty].weighted else 0.0
     margin = _margin(open_, eps, large)
-    asked = [(source, depth) for depth in DEPTHS for source in tree_sources(depth, top, makers)]
+    asked = [(source, depth) for depth in (DEPTHS if depths is None else depths)
+             for source in tree_sources(depth, top, makers)]
     return tuple(Setting(min(top, 2 ** depth - 1) if "width" in open_ else None, weight, margin, tree=depth,
                          tree_source=source) for source, depth in sorted(asked, key=lambda a: (a[0] != "cart", a[1])))
 

@@ -46,6 +46,9 @@ class SelectionPolicy:
     path_groups: int | None = _field(None, "a work limit: at most this many (eps, width) groups of the path are walked")
     tree_makers: Mapping | None = _field(None, "the optimal-tree makers scored beside CART's trees (None: those "
                                                "installed of annc.training.warmstart.pool.treemakers; {}: none)")
+    tree_depths: tuple[int, ...] | None = _field(None, "the depths of the trees scored beside the path (None: the "
+                                                       "start pool's, annc.training.warmstart.pool.trees.DEPTHS; "
+                                                       "(): none)")
     # -- time --------------------------------------------------------------------------------------
     select_share: float = _field(0.6, "of the time limit, at most, for selection; the final training gets the rest")
     folds_share: float = _field(0.85, "of selection's share, at most, for the folds; the rest: the network on all rows")

@@ -20,6 +20,7 @@ separator found.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -123,25 +124,8 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
     exact = neighbourhoods and lns.applies(model, problem)  # then the neighbourhood search moves the hidden layers
     found = start_search(model, problem, ctx=ctx.share(0.5, of_finish=False), hidden=not exact, enough=enough)
     rec.pool_seconds = rec.seconds = clock.seconds()
-    rec.pool = [(c.name, c.objective) for c in found.pool]
-    lin = found.best_linear
-    rec.best_linear = None if lin is None else lin.objective
-    rec.capped = found.capped
-    if found.x is not None:
-        rec.x, rec.start_objective = found.x, model.objective(found.x)
-        best = found.pool_best
-        rec.found_by = (f"start pool: {best.name}" if rec.start_objective >= best.objective - IMPROVE_TOL
-                        else f"local search from {best.name}")
-        how = " (it ended at a network that meets annc's lower bound)" if found.proven else " and local search"
-        say(f"MIP start from a pool of {len(found.pool)}{how}: objective {rec.start_objective:.6g} "
-            f"(best of the pool: {best.name}, {best.objective:.6g}"
-            + (f"; best linear separator {lin.objective:.6g}" if lin else "") + ")")
-    for name, y in given:
-        obj = model.objective(y)
-        rec.pool.append((name, obj))
-        if rec.x is None or obj < rec.start_objective - IMPROVE_TOL:
-            rec.x, rec.start_objective, rec.found_by = y, obj, f"start pool: {name}"
-            say(f"{name} is the better start: objective {obj:.6g}")
+    _record_pool(rec, model, found, say)
+    _take_given(rec, model, given, say)
     if rec.x is None:
         rec.message = f"no MIP start: the search found no feasible point ({clock.seconds():.1f}s)"
         return rec
@@ -151,23 +135,60 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
                        f"({rec.seconds:.1f}s): it meets annc's lower bound, so no search ran after the pool")
         return rec
     if exact:
-        polish = None
-        if problem.spec.penalty == "l0" and problem.spec.penalty_weight > 0:
-            def polish(y):  # within what is left of the deadline (one lift per weight: minutes on 150k rows)
-                return drop_weights(model, problem, y, ctx=ctx)
         ctx.report("neighbourhood search", elapsed=clock.seconds(), best=rec.start_objective)
-        floor = loss_floor(problem) if enough is None else max(loss_floor(problem), enough.floor())
-        r = lns.search(model, problem, rec.x, ctx=ctx, floor=floor, log=say, polish=polish)
-        rec.x, rec.certificate, rec.steps, rec.sub_mips = r.x, r.certificate, r.improvements, r.sub_mips
-        rec.band = r.band
-        rec.capped = rec.capped or r.capped
-        if r.improvements:
-            rec.found_by = f"neighbourhood search: {r.improvements[-1][0]}"
+        _neighbourhood_search(rec, model, problem, ctx=ctx, enough=enough, say=say)
     rec.seconds = clock.seconds()
     rec.message = (f"annc's search: objective {model.objective(rec.x):.6g}, found by {rec.found_by} ({rec.seconds:.1f}s"
                    + (f", {rec.sub_mips} sub-MIPs" if rec.sub_mips else "")
                    + (", cut short by the time limit" if rec.capped else "") + ")")
     return rec
+
+
+def _record_pool(rec: SearchRecord, model: Model, found, say: Callable) -> None:
+    """The start pool's outcome ``found`` in ``rec``: its candidates, its best linear separator and,
+    when it made one, the start and who found it."""
+    rec.pool = [(c.name, c.objective) for c in found.pool]
+    lin = found.best_linear
+    rec.best_linear = None if lin is None else lin.objective
+    rec.capped = found.capped
+    if found.x is None:
+        return
+    rec.x, rec.start_objective = found.x, model.objective(found.x)
+    best = found.pool_best
+    rec.found_by = (f"start pool: {best.name}" if rec.start_objective >= best.objective - IMPROVE_TOL
+                    else f"local search from {best.name}")
+    how = " (it ended at a network that meets annc's lower bound)" if found.proven else " and local search"
+    say(f"MIP start from a pool of {len(found.pool)}{how}: objective {rec.start_objective:.6g} "
+        f"(best of the pool: {best.name}, {best.objective:.6g}"
+        + (f"; best linear separator {lin.objective:.6g}" if lin else "") + ")")
+
+
+def _take_given(rec: SearchRecord, model: Model, given: tuple, say: Callable) -> None:
+    """The points made elsewhere, ``(name, point)``, in the pool of ``rec``; the start where better."""
+    for name, y in given:
+        obj = model.objective(y)
+        rec.pool.append((name, obj))
+        if rec.x is None or obj < rec.start_objective - IMPROVE_TOL:
+            rec.x, rec.start_objective, rec.found_by = y, obj, f"start pool: {name}"
+            say(f"{name} is the better start: objective {obj:.6g}")
+
+
+def _neighbourhood_search(rec: SearchRecord, model: Model, problem: TrainingProblem, *, ctx: RunContext,
+                          enough, say: Callable) -> None:
+    """Step 2 of the module docstring from ``rec``'s start, its outcome in ``rec``: under an l0
+    penalty each accepted step is polished by dropping weights; it stops at the loss floor, or at
+    ``enough``'s bound where higher."""
+    polish = None
+    if problem.spec.penalty == "l0" and problem.spec.penalty_weight > 0:
+        def polish(y):  # within what is left of the deadline (one lift per weight: minutes on 150k rows)
+            return drop_weights(model, problem, y, ctx=ctx)
+    floor = loss_floor(problem) if enough is None else max(loss_floor(problem), enough.floor())
+    r = lns.search(model, problem, rec.x, ctx=ctx, floor=floor, log=say, polish=polish)
+    rec.x, rec.certificate, rec.steps, rec.sub_mips = r.x, r.certificate, r.improvements, r.sub_mips
+    rec.band = r.band
+    rec.capped = rec.capped or r.capped
+    if r.improvements:
+        rec.found_by = f"neighbourhood search: {r.improvements[-1][0]}"
 
 
 def budgeted_start(model: Model, problem: TrainingProblem, *, time_limit: float | None = None,

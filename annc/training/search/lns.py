@@ -61,6 +61,16 @@ class SearchResult:
     capped: bool = False  # the deadline stopped the search before its work limits
 
 
+@dataclass(frozen=True)
+class SearchWork:
+    """The search's work limits: ``node_limit`` branch-and-bound nodes per sub-MIP, ``max_sub_mips``
+    sub-MIPs in all, and the first band's rows ``band`` (None: no band descent)."""
+
+    node_limit: int = NODE_LIMIT
+    max_sub_mips: int = MAX_SUBMIPS
+    band: int | None = BAND_ROWS
+
+
 def applies(model: Model, problem: TrainingProblem) -> bool:
     """Whether the sub-MIPs are exact: no relaxed products and at least one hidden layer."""
     return bool(problem.spec.hidden) and not model.layout.relaxed
@@ -69,9 +79,9 @@ def applies(model: Model, problem: TrainingProblem) -> bool:
 class _Search:
     """The state of one search: the incumbent, its objective, the result being built."""
 
-    def __init__(self, model, problem, x, ctx, node_limit, max_sub_mips, floor, log, polish):
+    def __init__(self, model, problem, x, ctx, work: SearchWork, floor, log, polish):
         self.model, self.problem, self.ctx = model, problem, ctx
-        self.node_limit, self.max_sub_mips, self.floor = node_limit, max_sub_mips, floor
+        self.node_limit, self.max_sub_mips, self.floor = work.node_limit, work.max_sub_mips, floor
         self.say, self.polish = log or (lambda *_: None), polish
         self.x, self.best = x, model.objective(x)
         self.result = SearchResult(x, self.best, None, 0)
@@ -154,17 +164,17 @@ class _Search:
 
 
 def search(model: Model, problem: TrainingProblem, x: np.ndarray, *, ctx: RunContext | None = None,
-           node_limit: int = NODE_LIMIT, max_sub_mips: int = MAX_SUBMIPS, floor: float = -np.inf,
-           log=None, polish=None, band: int | None = BAND_ROWS) -> SearchResult:
+           work: SearchWork = SearchWork(), floor: float = -np.inf, log=None, polish=None) -> SearchResult:
     """The band descent and the unit descent from the feasible point ``x``, alternately until
-    neither improves (module docstring).
+    neither improves (module docstring), within ``work`` (:class:`SearchWork`).
 
     ``ctx``: the run context (its sub-MIP solver, deadline and interrupt).  ``floor``: a lower
     bound on the optimum (the search ends when it is reached: nothing can improve).
     ``polish(x) -> x``: a cheap improvement applied after each accepted step (the start's
-    weight dropping), never making ``x`` worse.  ``band``: the first band's rows (None: no
-    band descent).  ``log`` gets a line per accepted step and per certificate."""
-    s = _Search(model, problem, x, ctx or RunContext(), node_limit, max_sub_mips, floor, log, polish)
+    weight dropping), never making ``x`` worse.  ``log`` gets a line per accepted step and per
+    certificate."""
+    band = work.band
+    s = _Search(model, problem, x, ctx or RunContext(), work, floor, log, polish)
     band_done, units_done = not band, False
     while not (band_done and units_done) and not s.out_of_work():
         if not band_done:

@@ -30,11 +30,29 @@ layer becomes the network's output layer. Fine-tuning ("greedy ... + SGD") is
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from ...core.network import Layer, TrainedNetwork
 
 HIDDEN_ACTIVATIONS = ("binary", "relu")  # those of annc.core.activations.HIDDEN that _hidden trains (a test checks)
+
+
+@dataclass(frozen=True)
+class SgdSettings:
+    """How :func:`train_sgd` descends: ``epochs`` of full-batch momentum descent (``lr``, ``momentum``)
+    in ``dtype`` from the initialisation drawn with ``seed``; ``l1`` the lasso weight of its
+    proximal steps (0: none) and ``mask`` (one 0/1 array per weight matrix, None: none) the weights
+    held at exactly 0.  The defaults are the authors' settings (module docstring)."""
+
+    epochs: int = 10000
+    lr: float = 0.02
+    momentum: float = 0.9
+    seed: int = 0
+    dtype: type = np.float32
+    l1: float = 0.0
+    mask: list | None = field(default=None, compare=False)
 
 
 # -- labels -----------------------------------------------------------------------
@@ -157,38 +175,48 @@ def _init_params(sizes, rng):
     return weights, biases
 
 
-def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype, l1: float = 0.0,
-             mask=None, sample_weight=None):
-    """Full-batch momentum descent in ``dtype``; returns float64 ``(weights, biases, loss)``
-    (the loss recomputed in float64 at the final parameters).
+def _descend(weights, biases, activations, X, yidx, settings: SgdSettings, sample_weight=None):
+    """Full-batch momentum descent in ``settings.dtype`` (``settings.epochs`` epochs, its ``lr`` and
+    ``momentum``); returns float64 ``(weights, biases, loss)`` (the loss recomputed in float64 at the
+    final parameters).
 
-    ``mask`` (one 0/1 array per weight matrix, or None) freezes the weights where it is 0
+    ``settings.mask`` (one 0/1 array per weight matrix, or None) freezes the weights where it is 0
     at exactly 0: they are zeroed first and their gradient is masked at every step
     (magnitude pruning then retraining, :func:`annc.training.warmstart.pool.seeding.pruned`).
 
-    With ``l1 > 0`` each step is followed by the proximal step of ``l1 * sum |W|`` on the
+    With ``settings.l1 > 0`` each step is followed by the proximal step of ``l1 * sum |W|`` on the
     weights (not the biases): soft thresholding ``W <- sign(W) max(|W| - lr l1, 0)``, which
     sets weights to exactly 0 (proximal gradient descent for the lasso penalty)."""
+    mask = settings.mask
     if mask is not None:
         weights = [np.where(np.asarray(m) != 0, W, 0.0) for W, m in zip(weights, mask)]
     w64 = None if sample_weight is None else np.asarray(sample_weight, float) / np.sum(sample_weight)
-    if epochs == 0:  # no casting round trip: fine-tuning for 0 epochs returns init exactly
+    if settings.epochs == 0:  # no casting round trip: fine-tuning for 0 epochs returns init exactly
         weights = [np.array(W, dtype=np.float64) for W in weights]
         biases = [np.array(b, dtype=np.float64) for b in biases]
         return weights, biases, _loss(weights, biases, activations, np.asarray(X, dtype=float), yidx, w64)
-    dtype = np.dtype(dtype).type
+    dtype = np.dtype(settings.dtype).type
     wd = None if w64 is None else w64.astype(dtype)
     weights = [np.array(W, dtype=dtype) for W in weights]
     biases = [np.array(b, dtype=dtype) for b in biases]
     Xd = np.asarray(X, dtype=dtype)
-    lr = dtype(lr)
-    momentum = dtype(momentum)
+    masks = None if mask is None else [np.asarray(m != 0, dtype=dtype) for m in mask]
+    _epochs(weights, biases, activations, Xd, yidx, wd, masks, settings)
+    weights = [W.astype(np.float64) for W in weights]
+    biases = [b.astype(np.float64) for b in biases]
+    return weights, biases, _loss(weights, biases, activations, np.asarray(X, dtype=float), yidx, w64)
+
+
+def _epochs(weights, biases, activations, Xd, yidx, wd, masks, settings: SgdSettings) -> None:
+    """The epochs of :func:`_descend`, in place on ``weights`` and ``biases`` (in ``Xd``'s dtype)."""
+    dtype = Xd.dtype.type
+    lr = dtype(settings.lr)
+    momentum = dtype(settings.momentum)
     Y = _one_hot(yidx, weights[-1].shape[1], dtype)
     params = weights + biases
     vel = [np.zeros_like(p) for p in params]
-    shrink = dtype(lr * l1)
-    masks = None if mask is None else [np.asarray(m != 0, dtype=dtype) for m in mask]
-    for _ in range(epochs):
+    shrink = dtype(lr * settings.l1)
+    for _ in range(settings.epochs):
         _, gW, gb = loss_and_gradients(weights, biases, activations, Xd, yidx, Y=Y, w=wd)
         if masks is not None:
             for g, m in zip(gW, masks):
@@ -201,9 +229,6 @@ def _descend(weights, biases, activations, X, yidx, epochs, lr, momentum, dtype,
         if shrink:
             for W in weights:
                 np.copyto(W, np.sign(W) * np.maximum(np.abs(W) - shrink, 0))
-    weights = [W.astype(np.float64) for W in weights]
-    biases = [b.astype(np.float64) for b in biases]
-    return weights, biases, _loss(weights, biases, activations, np.asarray(X, dtype=float), yidx, w64)
 
 
 def _check(hidden, activation, epochs):
@@ -216,19 +241,18 @@ def _check(hidden, activation, epochs):
 
 
 # -- public API ---------------------------------------------------------------------
-def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs: int = 10000,
-              lr: float = 0.02, momentum: float = 0.9, seed: int = 0,
-              init: TrainedNetwork | None = None, dtype=np.float32, l1: float = 0.0,
-              mask: list | None = None, sample_weight=None) -> TrainedNetwork:
-    """End-to-end full-batch SGD with momentum; returns the trained network.
+def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, settings: SgdSettings = SgdSettings(),
+              init: TrainedNetwork | None = None, sample_weight=None) -> TrainedNetwork:
+    """End-to-end full-batch SGD with momentum (``settings``: :class:`SgdSettings`); returns the
+    trained network.
 
-    ``mask`` (one 0/1 array per layer's weight matrix) keeps the weights where it is 0 at
+    ``settings.mask`` (one 0/1 array per layer's weight matrix) keeps the weights where it is 0 at
     exactly 0 (they start at 0 and get no gradient): retraining after pruning.
 
     ``sample_weight`` (one positive weight per row) makes the loss the weighted mean: rows
     that stand for several samples (distinct inputs with their counts) train as those samples.
 
-    ``l1 > 0`` adds the lasso penalty ``l1 sum |W|`` on the weights by proximal steps
+    ``settings.l1 > 0`` adds the lasso penalty ``l1 sum |W|`` on the weights by proximal steps
     (:func:`_descend`): weights it sets to 0 stay exactly 0 in the network returned.
 
     With ``init`` the weights start from a copy of ``init``'s (fine-tuning); its hidden
@@ -236,59 +260,60 @@ def train_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs:
     used unless ``classes`` is given. ``epochs=0`` then returns an equal network.
     """
     hidden = [int(h) for h in hidden]
-    _check(hidden, activation, epochs)
+    _check(hidden, activation, settings.epochs)
     X = np.asarray(X, dtype=float)
     if classes is None and init is not None:
         classes = init.classes
     yidx, classes = _label_indices(y, classes)
     if len(yidx) != len(X):
         raise ValueError("X and y have different numbers of rows")
-    n_classes = len(classes)
     if init is not None:
-        got_hidden = [L.units for L in init.layers[:-1]]
-        got_act = {L.activation for L in init.layers[:-1]}
-        if got_hidden != hidden or (hidden and got_act != {activation}) \
-                or init.layers[-1].activation != "linear":
-            raise ValueError(f"init has hidden {got_hidden} {sorted(got_act)}; expected {hidden} {activation!r}"
-                             " with a linear output layer")
-        if init.layers[0].weight.shape[0] != X.shape[1] or init.layers[-1].units != n_classes:
-            raise ValueError("init's input or output size does not match the data")
-        weights = [L.weight.copy() for L in init.layers]
-        biases = [L.bias.copy() for L in init.layers]
+        weights, biases = _init_from(init, X, hidden, activation, len(classes))
     else:
-        weights, biases = _init_params([X.shape[1], *hidden, n_classes], np.random.default_rng(seed))
+        weights, biases = _init_params([X.shape[1], *hidden, len(classes)], np.random.default_rng(settings.seed))
     acts = [activation] * len(hidden)
-    if mask is not None and [np.shape(m) for m in mask] != [W.shape for W in weights]:
+    if settings.mask is not None and [np.shape(m) for m in settings.mask] != [W.shape for W in weights]:
         raise ValueError("mask must have one array of each weight matrix's shape")
     if sample_weight is not None and len(sample_weight) != len(X):
         raise ValueError("sample_weight needs one weight per row of X")
-    weights, biases, final = _descend(weights, biases, acts, X, yidx, epochs, lr, momentum, dtype, l1, mask,
-                                      sample_weight)
-    if init is None:
-        method = "sgd"
-    else:
-        method = f"{init.meta.get('method', 'init')}+sgd"
+    weights, biases, final = _descend(weights, biases, acts, X, yidx, settings, sample_weight)
+    method = "sgd" if init is None else f"{init.meta.get('method', 'init')}+sgd"
     layers = [Layer(a, W, b) for a, W, b in zip(acts + ["linear"], weights, biases)]
     return TrainedNetwork(classes=list(classes), layers=layers, meta={
-        "method": method, "activation": activation, "hidden": hidden, "epochs": epochs,
-        "lr": lr, "momentum": momentum, "seed": seed, "final_loss": final,
-        "dtype": np.dtype(dtype).name, "l1": l1, "masked": mask is not None,
+        "method": method, "activation": activation, "hidden": hidden, "epochs": settings.epochs,
+        "lr": settings.lr, "momentum": settings.momentum, "seed": settings.seed, "final_loss": final,
+        "dtype": np.dtype(settings.dtype).name, "l1": settings.l1, "masked": settings.mask is not None,
         "init": "given" if init is not None else "uniform(+-1/sqrt(fan_in))",
     })
 
 
-def train_greedy_sgd(X, y, hidden: list[int], activation: str, *, classes=None, epochs: int = 10000,
-                     lr: float = 0.02, momentum: float = 0.9, seed: int = 0,
-                     dtype=np.float32) -> TrainedNetwork:
-    """Greedy layer-wise SGD: each hidden layer is trained (``epochs`` epochs) with a
+def _init_from(init: TrainedNetwork, X, hidden: list[int], activation: str, n_classes: int):
+    """Copies of ``init``'s weights and biases, checked against the network asked for."""
+    got_hidden = [L.units for L in init.layers[:-1]]
+    got_act = {L.activation for L in init.layers[:-1]}
+    if got_hidden != hidden or (hidden and got_act != {activation}) \
+            or init.layers[-1].activation != "linear":
+        raise ValueError(f"init has hidden {got_hidden} {sorted(got_act)}; expected {hidden} {activation!r}"
+                         " with a linear output layer")
+    if init.layers[0].weight.shape[0] != X.shape[1] or init.layers[-1].units != n_classes:
+        raise ValueError("init's input or output size does not match the data")
+    return [L.weight.copy() for L in init.layers], [L.bias.copy() for L in init.layers]
+
+
+def train_greedy_sgd(X, y, hidden: list[int], activation: str, *, classes=None,
+                     settings: SgdSettings = SgdSettings()) -> TrainedNetwork:
+    """Greedy layer-wise SGD: each hidden layer is trained (``settings.epochs`` epochs) with a
     throw-away linear output on the real activations of the frozen layers below it.
 
-    Layer ``k`` is initialised from ``default_rng([seed, k])``.
+    Layer ``k`` is initialised from ``default_rng([settings.seed, k])``; ``settings.l1`` and
+    ``settings.mask`` do not apply (a ValueError).
     """
     hidden = [int(h) for h in hidden]
-    _check(hidden, activation, epochs)
+    _check(hidden, activation, settings.epochs)
     if not hidden:
         raise ValueError("greedy training needs at least one hidden layer")
+    if settings.l1 or settings.mask is not None:
+        raise ValueError("greedy SGD takes neither l1 nor mask")
     A = np.asarray(X, dtype=float)
     yidx, classes = _label_indices(y, classes)
     if len(yidx) != len(A):
@@ -296,8 +321,8 @@ def train_greedy_sgd(X, y, hidden: list[int], activation: str, *, classes=None, 
     n_classes = len(classes)
     layers, losses = [], []
     for k, h in enumerate(hidden):
-        weights, biases = _init_params([A.shape[1], h, n_classes], np.random.default_rng([seed, k]))
-        weights, biases, loss = _descend(weights, biases, [activation], A, yidx, epochs, lr, momentum, dtype)
+        weights, biases = _init_params([A.shape[1], h, n_classes], np.random.default_rng([settings.seed, k]))
+        weights, biases, loss = _descend(weights, biases, [activation], A, yidx, settings)
         losses.append(loss)
         layer = Layer(activation, weights[0], biases[0])
         layers.append(layer)
@@ -305,8 +330,8 @@ def train_greedy_sgd(X, y, hidden: list[int], activation: str, *, classes=None, 
         A = TrainedNetwork(classes, [layer]).forward(A)[0]
     layers.append(out)
     return TrainedNetwork(classes=list(classes), layers=layers, meta={
-        "method": "greedy_sgd", "activation": activation, "hidden": hidden, "epochs": epochs,
-        "lr": lr, "momentum": momentum, "seed": seed, "final_loss": losses[-1],
-        "dtype": np.dtype(dtype).name,
+        "method": "greedy_sgd", "activation": activation, "hidden": hidden, "epochs": settings.epochs,
+        "lr": settings.lr, "momentum": settings.momentum, "seed": settings.seed, "final_loss": losses[-1],
+        "dtype": np.dtype(settings.dtype).name,
         "layer_losses": losses, "init": "uniform(+-1/sqrt(fan_in))",
     })

@@ -87,17 +87,32 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     of an objective (:class:`annc.training.bounds.proof.PoolTest`); once the best candidate passes it, the
     pool has nothing left to gain and ends."""
     relu = model.layout.relaxed or any(ls.activation == "relu" for ls in problem.spec.hidden)
-    penalised = sgd_l1(problem.spec) > 0
     seeds = seeds or (SCREEN if relu else SEEDS)
     ctx = ctx or RunContext()
     pool: list[Candidate] = []
-
-    def stopped() -> bool:  # a Ctrl-C stops the pool once it has a candidate to keep
-        return (ctx.interrupted and bool(pool)) or ctx.expired()
-
-    def tried(n: int) -> None:  # progress: n candidates tried, the best objective so far
-        best = min((c.objective for c in pool), default=None)
+    candidates = _makers(model, problem, seeds, ctx)
+    for n in itertools.count(1):
+        if (ctx.interrupted and bool(pool)) or ctx.expired():  # before the next candidate is even fitted
+            return pool, True  # (a Ctrl-C stops the pool once it has a candidate to keep)
+        name, make, is_linear = next(candidates, (None, None, None))
+        if make is None:
+            break
+        x = make()
+        if x is not None:
+            pool.append(Candidate(name, x, model.objective(x), linear=is_linear))
+            if ctx.interrupt is not None:
+                ctx.interrupt.has_solution = True  # a feasible point: from now on a Ctrl-C keeps the best
+        best = min((c.objective for c in pool), default=None)  # progress: n tried, the best objective so far
         ctx.report("start pool", elapsed=ctx.elapsed(), candidates=n, best=best)
+        if pool and enough is not None and enough(min(c.objective for c in pool)):
+            break  # the best meets a lower bound: no candidate can do better
+    return pool, ctx.expired()  # the deadline may have cut the last candidate's output layer
+
+
+def _makers(model: Model, problem: TrainingProblem, seeds: int, ctx: RunContext):
+    """The pool's candidates in order, each ``(name, make, linear)``, ``make()`` a point or None: a lazy
+    sequence (each separator and tree is fitted only when the pool reaches it)."""
+    penalised = sgd_l1(problem.spec) > 0
 
     def sgd(seed: int, lasso: bool):
         return lambda: sgd_start(model, problem, seed=seed, lasso=lasso, ctx=ctx,
@@ -122,22 +137,7 @@ def start_pool(model: Model, problem: TrainingProblem, *, seeds: int | None = No
     trees = ((name, tree(W, b), False) for name, W, b in tree_networks(problem))
     rest = [("SGD seed 0 with lasso", sgd(0, True), False)] if penalised else []
     rest += [(f"SGD seed {seed}", sgd(seed, False), False) for seed in range(1, seeds)]
-    candidates = itertools.chain(makers, separators, trees, rest)
-    for n in itertools.count(1):
-        if stopped():  # before the next candidate is even fitted
-            return pool, True
-        name, make, is_linear = next(candidates, (None, None, None))
-        if make is None:
-            break
-        x = make()
-        if x is not None:
-            pool.append(Candidate(name, x, model.objective(x), linear=is_linear))
-            if ctx.interrupt is not None:
-                ctx.interrupt.has_solution = True  # a feasible point: from now on a Ctrl-C keeps the best
-        tried(n)
-        if pool and enough is not None and enough(min(c.objective for c in pool)):
-            break  # the best meets a lower bound: no candidate can do better
-    return pool, ctx.expired()  # the deadline may have cut the last candidate's output layer
+    return itertools.chain(makers, separators, trees, rest)
 
 
 def network_start(model: Model, problem: TrainingProblem, weights: list, biases: list, *,

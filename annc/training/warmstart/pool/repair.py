@@ -19,6 +19,8 @@ bias grid the bias is chosen among the grid's values (:func:`threshold`'s ``valu
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -171,10 +173,26 @@ def refit_unit(A: np.ndarray, on: np.ndarray, w: np.ndarray, eps: float, wb, bb,
     return out, float(x[len(S)])
 
 
-def _fewer_flips(act, pre, W, b, k, nb, eps, ls, rows) -> float | None:
+@dataclass(frozen=True, eq=False)  # arrays: compared by identity
+class _Repairing:
+    """A hidden layer being repaired: its inputs ``act``, pre-activations ``pre``, weights ``W`` and
+    biases ``b`` (the arrays are changed in place), its spec ``ls``, the margin ``eps`` and the
+    samples of each row ``rows``."""
+
+    act: np.ndarray
+    pre: np.ndarray
+    W: np.ndarray
+    b: np.ndarray
+    ls: object
+    eps: float
+    rows: np.ndarray
+
+
+def _fewer_flips(layer: _Repairing, k: int, nb: float) -> float | None:
     """Unit ``k``'s new bias: ``nb`` (:func:`threshold`'s), unless :func:`refit_unit` then
     :func:`threshold` flips fewer samples; then ``W[:, k]``, ``b[k]`` and ``pre[:, k]`` take
     the refit (in place) and its bias is returned."""
+    act, pre, W, b, ls, eps, rows = layer.act, layer.pre, layer.W, layer.b, layer.ls, layer.eps, layer.rows
     on = pre[:, k] >= 0
     now = flips(on, pre[:, k], b[k], nb, eps, rows)
     if now == 0:
@@ -242,7 +260,7 @@ def _off_gap(problem: TrainingProblem, weights: list, biases: list, scale: bool,
         for k in range(W.shape[1]):
             nb = threshold(pre[:, k], b[k], eps, *ls.bias_bounds, values=bias_grid, fires_at=fires_at)
             if refit and refits(ls):
-                nb = _fewer_flips(act, pre, W, b, k, nb, eps, ls, rows)
+                nb = _fewer_flips(_Repairing(act, pre, W, b, ls, eps, rows), k, nb)
             if nb is None:
                 return None
             pre[:, k] += nb - b[k]

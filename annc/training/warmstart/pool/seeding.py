@@ -20,8 +20,8 @@ from ....core.penalties import penalty_weight
 from ....formulations import formulate
 from ....io.problem import TrainingProblem, make_problem
 from ...context import RunContext
-from ...large.anneal import best_annealed, pruned_annealed
-from ..sgd import HIDDEN_ACTIVATIONS, train_sgd
+from ...large.anneal import Rows, best_annealed, pruned_annealed
+from ..sgd import HIDDEN_ACTIVATIONS, SgdSettings, train_sgd
 from .point import complete
 from .repair import box_output, repair_network
 
@@ -48,15 +48,16 @@ def spec_weights(spec) -> int:
     return sum(a * b for a, b in zip(sizes, sizes[1:]))
 
 
-def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, most: int | None = None):
+def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, most: int | None = None,
+            memo: SgdMemo | None = None):
     """The SGD network of the seed (:func:`annc.training.warmstart.sgd.train_sgd` on the problem's samples,
     :func:`sgd_epochs` epochs, at most ``most``, with the lasso of :func:`sgd_l1` when ``lasso``); the spec's
     hidden layers must be ones SGD trains (:func:`sgd_trains`).
 
     SGD is a function of its inputs alone (seeded, full batch), so the network is remembered
-    (:data:`_SGD_MEMO`, by the digest of every input): the eps choice of :mod:`annc.training.warmstart.margin`
-    and the start pool's first candidate train the same seed-0 network of the same rows, and the
-    second takes it from the first instead of training it again (0.7 s of a pair's 2 s in one-vs-one
+    (``memo``, by default the process's :data:`SGD_MEMO`, by the digest of every input): the eps choice of
+    :mod:`annc.training.warmstart.margin` and the start pool's first candidate train the same seed-0
+    network of the same rows, and the second takes it from the first instead of training it again (0.7 s of a pair's 2 s in one-vs-one
     under a run's limit)."""
     spec = problem.spec
     X, y, w = problem.class_rows()  # the samples' full-batch loss, on distinct rows
@@ -64,21 +65,49 @@ def sgd_net(problem: TrainingProblem, *, seed: int = 0, lasso: bool = False, mos
     hidden, activation = [ls.units for ls in spec.hidden], spec.hidden[0].activation
     classes, l1 = list(range(len(problem.classes))), sgd_l1(spec) if lasso else 0.0
     key = _digest(X, y, w, repr((hidden, activation, classes, epochs, seed, l1)))
-    with _SGD_MEMO_LOCK:  # a Dask worker may run tasks in threads of one process
-        net = _SGD_MEMO.get(key)
+    memo = SGD_MEMO if memo is None else memo
+    net = memo.get(key)
     if net is None:
-        net = train_sgd(X, y, hidden, activation, classes=classes, epochs=epochs, seed=seed, l1=l1, sample_weight=w)
-    with _SGD_MEMO_LOCK:
-        _SGD_MEMO[key] = net
-        _SGD_MEMO.move_to_end(key)
-        while len(_SGD_MEMO) > SGD_MEMO_SIZE:
-            _SGD_MEMO.popitem(last=False)
+        net = train_sgd(X, y, hidden, activation, classes=classes,
+                        settings=SgdSettings(epochs=epochs, seed=seed, l1=l1), sample_weight=w)
+    memo.put(key, net)
     return copy.deepcopy(net)  # callers may change what they get
 
 
 SGD_MEMO_SIZE = 4  # SGD networks remembered (each a few weight matrices)
-_SGD_MEMO: OrderedDict = OrderedDict()  # digest of sgd_net's inputs -> its network
-_SGD_MEMO_LOCK = threading.Lock()
+
+
+class SgdMemo:
+    """SGD networks by the digest of :func:`sgd_net`'s inputs: the ``size`` used most recently, one
+    lock around them (a Dask worker may run tasks in threads of one process).  What it holds never
+    changes a result, only whether SGD runs again; :meth:`clear` forgets everything."""
+
+    def __init__(self, size: int = SGD_MEMO_SIZE):
+        self.size = size
+        self._nets: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str):
+        with self._lock:
+            return self._nets.get(key)
+
+    def put(self, key: str, net) -> None:
+        """Remember ``net`` under ``key`` as the most recent; forget the oldest beyond ``size``."""
+        with self._lock:
+            self._nets[key] = net
+            self._nets.move_to_end(key)
+            while len(self._nets) > self.size:
+                self._nets.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._nets.clear()
+
+    def __len__(self) -> int:
+        return len(self._nets)
+
+
+SGD_MEMO = SgdMemo()  # the process's memory of SGD networks (sgd_net's default; SGD_MEMO.clear() empties it)
 
 
 def _digest(*parts) -> str:
@@ -118,7 +147,8 @@ def pruned(problem: TrainingProblem, net, keep: float, *, epochs: int, seed: int
     acts = {L.activation for L in net.layers[:-1]}
     X, y, w = problem.class_rows()
     return train_sgd(X, y, [L.units for L in net.layers[:-1]], acts.pop(),
-                     classes=net.classes, epochs=epochs, seed=seed, init=net, mask=mask, sample_weight=w)
+                     classes=net.classes, settings=SgdSettings(epochs=epochs, seed=seed, mask=mask), init=net,
+                     sample_weight=w)
 
 
 def refit_output(problem: TrainingProblem, H: np.ndarray, *, epochs: int = 0, seed: int = 0):
@@ -220,11 +250,12 @@ def annealed_start(model: Model, problem: TrainingProblem, *, seeds: int = ANNEA
         return None
     ctx = ctx or RunContext()
     X, y, w = problem.class_rows()
-    net, _ = best_annealed(X, y, [ls.units for ls in problem.spec.hidden], len(problem.classes),
-                           sample_weight=w, seeds=range(seeds), stop=ctx.stopped, ctx=ctx)
+    rows = Rows(X, y, len(problem.classes), w)
+    net, _ = best_annealed(rows, [ls.units for ls in problem.spec.hidden], seeds=range(seeds), stop=ctx.stopped,
+                           ctx=ctx)
     nets = [net]
     if prune and sgd_l1(problem.spec) > 0:  # a weight penalty: the pruned networks too, the objective chooses
-        nets += pruned_annealed(X, y, net, sample_weight=w, stop=ctx.stopped)
+        nets += pruned_annealed(rows, net, stop=ctx.stopped)
     return nets_start(model, problem, nets, ctx=ctx)
 
 
