@@ -15,7 +15,9 @@ results file: per suite (``bench/registry.py``, in its order) the newest run fol
 * for every other suite: the markdown the suite wrote (its headings moved two levels down), or,
   where it wrote none, its console output.
 
-The README's table lies between ``<!-- bench:real -->`` and ``<!-- /bench:real -->``.
+The README's figures lie between ``<!-- bench:public -->`` and ``<!-- /bench:public -->`` (the public
+suite's done-when figures per half, :func:`bench.public.report.readme_lines`); a README may also hold
+the real suite's table between ``<!-- bench:real -->`` and ``<!-- /bench:real -->``.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from bench import results as layout
 from bench.registry import SUITES
 
 MARK_START, MARK_END = "<!-- bench:real -->", "<!-- /bench:real -->"
+PUBLIC_START, PUBLIC_END = "<!-- bench:public -->", "<!-- /bench:public -->"
 BASELINE_COLUMNS = (("logreg_l1", "L1 logreg"), ("mlp_best5", "best-of-5 MLP"), ("streed3", "STreeD depth 3"))
 README_COLUMNS = (("logreg_l1", "L1 logreg"), ("streed3", "STreeD depth 3"))  # the README's room: the page has all
 ANNC = "default"
@@ -388,11 +391,27 @@ def page(results: Path) -> str:
     return as_today("\n".join(lines).rstrip() + "\n")
 
 
-def fill_readme(text: str, block: list[str]) -> str:
-    start, end = text.find(MARK_START), text.find(MARK_END)
+def fill_readme(text: str, block: list[str], marks: tuple[str, str] = (MARK_START, MARK_END)) -> str:
+    """``text`` with the lines between the markers ``marks`` replaced by ``block``."""
+    start, end = text.find(marks[0]), text.find(marks[1])
     if start < 0 or end < start:
-        raise ValueError(f"the README has no {MARK_START} ... {MARK_END} markers")
-    return text[:start + len(MARK_START)] + "\n" + "\n".join(block) + "\n" + text[end:]
+        raise ValueError(f"the README has no {marks[0]} ... {marks[1]} markers")
+    return text[:start + len(marks[0])] + "\n" + "\n".join(block) + "\n" + text[end:]
+
+
+def fill_readme_blocks(text: str, results: Path) -> str:
+    """The README's generated blocks filled from ``results``: the public suite's figures, and the real
+    suite's table where the README has its markers; a README with neither is refused."""
+    from bench.public.report import latest_rows, readme_lines
+    every_set = f"docs/benchmarks.md#{_anchor(SUITES['public'].title)}"
+    blocks = [((PUBLIC_START, PUBLIC_END), lambda: readme_lines(latest_rows(results), every_set)),
+              ((MARK_START, MARK_END), lambda: readme_block(results))]
+    present = [(marks, make) for marks, make in blocks if marks[0] in text]
+    if not present:
+        raise ValueError(f"the README has no {PUBLIC_START} ... {PUBLIC_END} (or {MARK_START} ... {MARK_END}) markers")
+    for marks, make in present:
+        text = fill_readme(text, make(), marks)
+    return text
 
 
 def write_docs(results: Path, page_path: Path, readme_path: Path | None) -> list[Path]:
@@ -402,6 +421,6 @@ def write_docs(results: Path, page_path: Path, readme_path: Path | None) -> list
     lab.write_text(page(results))
     written = [page_path, lab]
     if readme_path is not None:
-        readme_path.write_text(fill_readme(readme_path.read_text(), readme_block(results)))
+        readme_path.write_text(fill_readme_blocks(readme_path.read_text(), results))
         written.append(readme_path)
     return written

@@ -232,3 +232,19 @@ def docs_lines(latest: dict) -> list[str]:
             "came out. Means over the splits:", "", *figure_rows(by_half(records)), "",
             "Per set (test % / non-zero weights, trees: split nodes; the balanced methods: balanced accuracy):", "",
             *set_table(records), "", "Results these tables read (newest first):", ""]
+
+
+def readme_lines(latest: dict, every_set: str = "docs/benchmarks.md") -> list[str]:
+    """The README's block: the done-when figures of the report half beside the tuning half's, and the
+    run folders they come from; ``every_set``: the link to the per-set table (docs/benchmarks.md's)."""
+    if not latest:
+        return ["No results yet: `python bench/run.py public --half tuning` (then `--half report`)."]
+    records = [r for _, rows in latest.values() for r in rows]
+    limits = sorted({r["time_limit"] for r in records if r.get("method") in (ANNC, BALANCED) and r.get("time_limit")})
+    folders = sorted({f.parent.name for f, _ in latest.values()}, reverse=True)
+    return [f"annc's default recipe at `--time-limit {', '.join(f'{t:g}' for t in limits)}` against L1 logistic "
+            "regression (C by CV), STreeD and ConTree depth 3 on 82 real sets from installed packages, 70/30 splits, "
+            "means over the splits. The tuning half chose annc's rules; the report half was run once, after:", "",
+            *figure_rows(by_half(records)), "",
+            f"From `bench/results/`: {', '.join(f'`{n}`' for n in folders)} "
+            f"([every set]({every_set}))."]

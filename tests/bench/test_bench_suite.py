@@ -97,10 +97,30 @@ def test_docs_generator_refuses_a_readme_without_markers(small_results, tmp_path
         render.write_docs(small_results, tmp_path / "benchmarks.md", readme)
 
 
-def test_the_readme_has_the_real_data_markers():
+def test_the_readme_has_the_public_bench_markers():
     text = (ROOT / "README.md").read_text()
-    assert text.count(render.MARK_START) == 1 and text.count(render.MARK_END) == 1
-    assert text.index(render.MARK_START) < text.index(render.MARK_END)
+    assert text.count(render.PUBLIC_START) == 1 and text.count(render.PUBLIC_END) == 1
+    assert text.index(render.PUBLIC_START) < text.index(render.PUBLIC_END)
+
+
+def test_the_readme_block_of_the_public_bench_is_its_figures_per_half(tmp_path):
+    """The public block: the done-when figures of each half that has runs (a report-half set here),
+    the run folder named, the per-set table linked; the rest of the README kept."""
+    from bench.public.facts import HALVES
+    res = tmp_path / "results"
+    name = next(n for n, h in HALVES.items() if h == "report")
+    rows = (_rows(name, "default", 0.90, 4, 10.0) + _rows(name, "logreg_l1_cv", 0.905, 8, 1.0)
+            + _rows(name, "streed3", 0.88, None, 0.1) + _rows(name, "contree3", 0.92, None, 0.1))
+    _write(res / "2026-03-01_ccccccc" / "public", rows, {"command": "python bench/run.py public", "date": "2026-03-01"})
+    text = f"# x\n\n{render.PUBLIC_START}\nold\n{render.PUBLIC_END}\n\nafter\n"
+    out = render.fill_readme_blocks(text, res)
+    block = out[out.index(render.PUBLIC_START):out.index(render.PUBLIC_END)]
+    assert "old" not in block and out.endswith("\n\nafter\n")
+    assert "| within 1 point of max(L1 CV, STreeD 3, ConTree 3) | 0 of 1 (0%) |" in block  # 90.0 < 92.0 - 1
+    assert "| non-zero weights / L1 CV's (mean of per-set ratios) | 0.50 |" in block
+    assert "`2026-03-01_ccccccc`" in block and "](docs/benchmarks.md#public-sets" in block
+    with pytest.raises(ValueError, match="markers"):
+        render.fill_readme_blocks("# none\n", res)
 
 
 def test_a_former_scripts_command_is_shown_as_the_suite_that_runs_it_today():
