@@ -74,16 +74,20 @@ def encode_cells(cells: np.ndarray, sources: list, source: str, rows=None, unkno
     n = cells.shape[0]
     rows = range(n) if rows is None else rows
     out = np.zeros((n, sum(1 if cats is None else len(cats) for _, cats in sources)))
-    problems, at = [], 0
+    problems, mixed, at = [], [], 0
     for j, (name, cats) in enumerate(sources):
         where = [f"{source} row {r}, column '{clipped(name)}'" for r in rows]
         if cats is None:
+            words = Counter()
             for r, v in enumerate(cells[:, j]):
                 x = float(v) if is_number(v) else None
                 if x is None or not np.isfinite(x):
                     problems.append(f"{where[r]}: {clipped(str(v))!r} is not a{' finite' if x is not None else ''} number")
+                    words[clipped(str(v))] += x is None
                 else:
                     out[r, at] = x
+            if +words:
+                mixed.append(mixed_column(name, words, n))
             at += 1
             continue
         index, ignored = {k: i for i, k in enumerate(cats)}, Counter()
@@ -99,8 +103,16 @@ def encode_cells(cells: np.ndarray, sources: list, source: str, rows=None, unkno
         at += len(cats)
     if problems:
         more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
-        raise DataError("\n".join(problems[:20]) + more)
+        raise DataError("\n".join(mixed + problems[:20]) + more)
     return out
+
+
+def mixed_column(name: str, words: Counter, n: int) -> str:
+    """The headline of a numeric column some of whose ``n`` cells are words (``words``: their counts)."""
+    seen = ", ".join(f"{w!r} ({c:,})" for w, c in words.most_common(3)) + (", ..." if len(words) > 3 else "")
+    return (f"column '{clipped(name)}' mixes numbers and text: {sum(words.values()):,} of {n:,} cells are not "
+            f"numbers ({seen}). A column is read as text only when none of its cells is a number: make its cells "
+            "all numbers (the words as missing cells: blank or NA) or all text.")
 
 
 def unseen(column: str, value: str, categories) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core.categories import category_of, check_unknown, column_kinds
 from ..core.columns import clipped
-from ..core.encoding import unseen, warn_unseen
+from ..core.encoding import mixed_column, unseen, warn_unseen
 from ..core.errors import DataError
 from ..core.limits import LARGEST
 from ..core.missing import Settled, settle
@@ -34,6 +34,7 @@ class Problems:
     def __init__(self, path: str):
         self.path = path
         self.messages: list[str] = []
+        self.headlines: list[str] = []  # what explains many of the messages, shown first and not counted
 
     def add(self, message: str) -> None:
         self.messages.append(f"{self.path}: {message}")
@@ -50,6 +51,7 @@ class Problems:
         more = len(self.messages) - len(shown)
         if hint:
             shown = [f"{self.path}: {hint}"] + shown
+        shown = [f"{self.path}: {h}" for h in self.headlines] + shown
         if more:
             shown.append(f"{self.path}: ... and {more} more")
         raise DataError("\n".join(shown))
@@ -116,6 +118,7 @@ def read_features(rows: list, names: list[str], feature_cols: list[int], inputs_
     lookups = [None if k is None else {c: i for i, c in enumerate(k)} for k in kinds]
     X = np.zeros((len(rows) - 1, int(at[-1])))
     ignored = [Counter() for _ in feature_cols]
+    words = [Counter() for _ in feature_cols]  # a numeric column's cells that are words
     for r, (line, cells) in enumerate(rows[1:]):
         if len(cells) != len(names):
             problems.add(f"row {line} has {len(cells)} cells, the header has {len(names)}")
@@ -135,8 +138,11 @@ def read_features(rows: list, names: list[str], feature_cols: list[int], inputs_
             value, wrong = number(cells[col])
             if wrong:
                 problems.cell(line, names[col], col + 1, wrong)
+                words[j][clipped(cells[col].strip())] += wrong.endswith("is not a number")
             else:
                 X[r, at[j]] = value
+    problems.headlines += [mixed_column(names[col], +words[j], len(rows) - 1) for j, col in enumerate(feature_cols)
+                           if +words[j]]
     for j, col in enumerate(feature_cols):
         warn_unseen(path, names[col], ignored[j])
     return Features(rows, X, kinds, settled, problems)

@@ -87,12 +87,12 @@ def run_annc(Xtr, ytr, Xte, yte, H, split, time_limit, *, recipe: tuple[str, str
     """One annc run of ``recipe``; ``keywords``: more of ``train_api``'s (``missing="impute"``, say)."""
     act, extra = recipe
     keywords = dict(keywords or {})
-    d, k = as_data((Xtr, ytr), missing=keywords.get("missing")).inputs, len(np.unique(ytr))  # d: text one-hot
-    if "{share" in extra:  # a weight per weight of share * rows / weights (all weights cost share of the rows)
-        extra = extra.format(share=_Share(len(ytr) / (d * H + H * k)))
-    spec = spec_text(d, H, k, extra, act)
     t0, c0 = time.perf_counter(), time.process_time()
-    try:
+    try:  # annc refusing the data (a column mixing numbers and words, say) is a result: an error row
+        d, k = as_data((Xtr, ytr), missing=keywords.get("missing")).inputs, len(np.unique(ytr))  # d: text one-hot
+        if "{share" in extra:  # a weight per weight of share * rows / weights (all weights cost share of the rows)
+            extra = extra.format(share=_Share(len(ytr) / (d * H + H * k)))
+        spec = spec_text(d, H, k, extra, act)
         r = train_api(spec, (Xtr, ytr), (Xte, yte), time_limit=time_limit, threads=1, out_dir=None,
                       select=select, **keywords)
     except AnncError as e:

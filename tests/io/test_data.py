@@ -163,8 +163,9 @@ def test_bad_header(write):
 def test_many_errors_are_capped(write):
     path = write("a,label\n" + "x,0\n" * 25 + "1,1\n")
     lines = data_error(path).splitlines()
-    assert len(lines) == MAX_REPORTED + 1
-    assert_names(lines[0], "row 2", "'a'", "'x'")
+    assert len(lines) == MAX_REPORTED + 2  # the column's headline, the cells, how many more
+    assert_names(lines[0], "'a'", "25 of 26", "'x' (25)")
+    assert_names(lines[1], "row 2", "'a'", "'x'")
     assert lines[-1] == f"{path}: ... and 5 more"
 
 
