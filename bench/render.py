@@ -317,11 +317,9 @@ def user_page(results: Path) -> str:
              "What annc measures today: each suite's newest tables. Which run made them (command, machine, "
              f"date, load) and what the suite wrote around them is on [Benchmark runs]({LAB_PAGE}); what "
              "earlier runs found is in [Benchmark history](benchmarks-history.md).",
-             "", "| suite | section | newest results |", "|---|---|---|"]
-    for s in SUITES.values():  # what each measures: `python bench/run.py list`, and the runs page
-        runs = layout.suite_runs(s.name, results)
-        newest = f"`{runs[-1].parent.name}`" if runs else "none yet"
-        lines.append(f"| `{s.name}` | [{s.title}](#{_anchor(s.title)}) | {newest} |")
+             "", "| suite | section |", "|---|---|"]
+    for s in SUITES.values():  # what each measures: `python bench/run.py list`; its newest run: the runs page
+        lines.append(f"| `{s.name}` | [{s.title}](#{_anchor(s.title)}) |")
     for s in SUITES.values():
         runs = layout.suite_runs(s.name, results)
         lines += ["", f"## {s.title}", ""]
@@ -330,16 +328,18 @@ def user_page(results: Path) -> str:
             if not latest:
                 lines.append("No results yet.")
                 continue
-            lines += real_headline(latest)
             verdict = real_verdict(latest)
-            if verdict:
-                lines += ["", verdict_line(verdict)]
-            lines += ["", f"Every method, and the runs these tables read: [Benchmark runs]({LAB_PAGE}#{_anchor(s.title)})."]
+            if verdict:  # the older suite: its rules were chosen on these sets
+                lines += [verdict_line(verdict)]
+            lines += ["", f"Every set and method, and the runs these tables read: [Benchmark runs]"
+                          f"({LAB_PAGE}#{_anchor(s.title)})."]
             continue
         if s.render == "public":  # the report half's figures beside the tuning half's, each set's half named
             from bench.public.report import docs_lines, latest_rows
             latest = latest_rows(results)
-            lines += docs_lines(latest) if latest else ["No results yet."]
+            lines += docs_lines(latest, full=False) if latest else ["No results yet."]
+            lines += ["", f"Every method and both halves, and the runs these tables read: [Benchmark runs]"
+                          f"({LAB_PAGE}#{_anchor(s.title)})."]
             continue
         tables = tables_only(markdown_section(runs[-1])) if runs else []
         more = f"[Benchmark runs]({LAB_PAGE}#{_anchor(s.title)})"

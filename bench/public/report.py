@@ -127,14 +127,14 @@ def figure_rows(by_half: dict) -> list[str]:
     """The figures of each half side by side (a markdown table)."""
     halves = [h for h in HALF_NAMES if h in by_half]
     rows = [
-        ("sets (with annc and the references)", lambda f: f"{f['sets']} ({f['judged']})"),
+        ("sets (judged: annc and the references ran)", lambda f: f"{f['sets']} ({f['judged']})"),
         ("within 1 point of max(L1 CV, STreeD 3, ConTree 3)", lambda f: _frac(f["within"])),
         ("... multi-class sets", lambda f: _frac(f["multiclass_within"])),
-        ("non-zero weights / L1 CV's (mean of per-set ratios)", lambda f: _f(f["weights_ratio"], 2)),
-        ("train - test, mean of per-set means (points)", lambda f: _f(f["mean_gap"])),
-        ("train - test, largest per-set mean", lambda f: "-" if not f["worst_gap"] else
+        ("weights / L1 CV's (mean ratio)", lambda f: _f(f["weights_ratio"], 2)),
+        ("train - test, mean (points)", lambda f: _f(f["mean_gap"])),
+        ("train - test, largest set mean", lambda f: "-" if not f["worst_gap"] else
          f"{f['worst_gap']['gap']:.1f} ({f['worst_gap']['set']})"),
-        ("minority sets: balanced within 2 points of L1 CV balanced (balanced accuracy)", lambda f: _frac(f["minority"])),
+        ("minority sets: balanced within 2 points of balanced L1 CV", lambda f: _frac(f["minority"])),
         ("annc runs past limit + 2 s", lambda f: f"{f['late']['count']} of {f['late']['of']}"),
         ("annc errors (default, balanced)", lambda f: f"{f['errors'][ANNC]}, {f['errors'][BALANCED]}"),
     ]
@@ -151,12 +151,12 @@ def _cell(m: dict | None, balanced: bool = False) -> str:
     return acc if size is None else f"{acc} / {size:.0f}" if size >= 100 else f"{acc} / {size:.1f}"
 
 
-def set_table(records) -> list[str]:
+def set_table(records, methods: tuple[str, ...] = COLUMNS) -> list[str]:
     """Per set: its half, annc (test % / weights, train - test, balanced's balanced accuracy) and the
-    baselines (test % / weights or split nodes; the balanced L1's balanced accuracy)."""
+    baselines ``methods`` (test % / weights or split nodes; the balanced L1's balanced accuracy)."""
     means = set_means(records)
     names = list(dict.fromkeys(r["set"] for r in records))
-    methods = [m for m in COLUMNS if any(k[1] == m for k in means)]
+    methods = [m for m in methods if any(k[1] == m for k in means)]
     out = ["| set | half | classes | minority % | annc default | train - test | annc balanced (bal. acc.) | "
            + " | ".join(m + (" (bal. acc.)" if m == L1_BALANCED else "") for m in methods) + " |",
            "|---" * (7 + len(methods)) + "|"]
@@ -222,16 +222,133 @@ def latest_rows(results: Path) -> dict:
     return layout.latest_pairs("public", results)
 
 
-def docs_lines(latest: dict) -> list[str]:
-    """The page's section: the figures of the two halves side by side, then the per-set table
-    (each set's half named); the run folders it read are the caller's to list."""
+def docs_lines(latest: dict, full: bool = True) -> list[str]:
+    """The page's section: the figures of the two halves side by side, then the per-set table (each
+    set's half named): every set and method where ``full`` (the lab page), else the report half's sets
+    against the references alone, and the tuning half's sets by name (the user's page); the run
+    folders it read are the caller's to list."""
     if not latest:
         return ["No results yet: `python bench/run.py public --half tuning` (then `--half report`)."]
     records = [r for _, rows in latest.values() for r in rows]
-    return ["The tuning half chooses annc's rules; the report half is run once per change and quoted as it "
-            "came out. Means over the splits:", "", *figure_rows(by_half(records)), "",
-            "Per set (test % / non-zero weights, trees: split nodes; the balanced methods: balanced accuracy):", "",
-            *set_table(records), "", "Results these tables read (newest first):", ""]
+    head = ["The tuning half chooses annc's rules; the report half is run once per change, quoted as it came "
+            "out. Means over the splits:", "", *figure_rows(by_half(records)), ""]
+    if full:
+        return head + ["Per set (test % / non-zero weights, trees: split nodes; the balanced methods: balanced "
+                       "accuracy):", "", *set_table(records), "", "Results these tables read (newest first):", ""]
+    report = [r for r in records if half_of(r["set"]) == "report"]
+    return head + ["Report half (test % / weights; trees: test %; the rest on the lab page):", "", *report_table(report), "",
+                   "Report half, a class under 10% (balanced accuracy):", "", *minority_table(report)]
+
+
+def report_table(records) -> list[str]:
+    """The user page's table: per set, annc against the references."""
+    means = set_means(records)
+    out = ["| set | annc | L1 CV | STreeD 3 | ConTree 3 |", "|---|---|---|---|---|"]
+    for n in sorted(dict.fromkeys(r["set"] for r in records)):
+        got = [means.get((n, m)) for m in (ANNC, *REFERENCES)]
+        out.append(f"| {n} | {_cell(got[0])} | {_cell(got[1])} | " + " | ".join(_f(g["test"] if g else None)
+                                                                          for g in got[2:]) + " |")
+    return out
+
+
+def minority_table(records) -> list[str]:
+    """The user page's table of the minority sets: annc balanced against balanced L1 (balanced accuracy)."""
+    means = set_means(records)
+    out = ["| set | annc balanced | L1 CV balanced |", "|---|---|---|"]
+    for n in sorted(n for n in dict.fromkeys(r["set"] for r in records) if n in FACTS and FACTS[n][3] < MINORITY):
+        out.append(f"| {n} | {_cell(means.get((n, BALANCED)), True)} | {_cell(means.get((n, L1_BALANCED)), True)} |")
+    return out
+
+
+def set_table(records, methods: tuple[str, ...] = COLUMNS) -> list[str]:
+    """Per set: its half, annc (test % / weights, train - test, balanced's balanced accuracy) and the
+    baselines ``methods`` (test % / weights or split nodes; the balanced L1's balanced accuracy)."""
+    means = set_means(records)
+    names = list(dict.fromkeys(r["set"] for r in records))
+    methods = [m for m in methods if any(k[1] == m for k in means)]
+    out = ["| set | half | classes | minority % | annc default | train - test | annc balanced (bal. acc.) | "
+           + " | ".join(m + (" (bal. acc.)" if m == L1_BALANCED else "") for m in methods) + " |",
+           "|---" * (7 + len(methods)) + "|"]
+    for n in sorted(names, key=lambda n: (HALF_NAMES.index(half_of(n)), n)):
+        facts = FACTS.get(n)
+        a = means.get((n, ANNC))
+        cells = [n, half_of(n), str(facts[2]) if facts else "-", _f(100 * facts[3]) if facts else "-", _cell(a),
+                 _f(a["gap"]) if a else "-", _cell(means.get((n, BALANCED)), True)]
+        cells += [_cell(means.get((n, m)), m == L1_BALANCED) for m in methods]
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def by_half(records) -> dict:
+    present = {half_of(r["set"]) for r in records}
+    return {h: figures(records, h) for h in HALF_NAMES if h in present}
+
+
+def summary(records, command: str) -> str:
+    limits = sorted({r["time_limit"] for r in records if r.get("time_limit") is not None})
+    return "\n".join([
+        "# annc on the public sets, by half", "",
+        (f"annc with HiGHS on one thread, time limit {', '.join(f'{t:g}' for t in limits)} s; 70/30 stratified "
+         "splits (random_state=0); means over the splits.  The tuning half chooses annc's rules; the report "
+         "half is quoted as it came out (bench/public/facts.py)."), "",
+        f"Command: `{command}`", "", "## Done-when figures per half", "", *figure_rows(by_half(records)), "",
+        "## Per set (test % / non-zero weights or split nodes)", "", *set_table(records), ""])
+
+
+def write_tables(records, out: Path) -> None:
+    """``table.json``: per (set, method) the means and the set's half; ``figures.json``: per half."""
+    rows = [{"set": s, "method": m, "half": half_of(s), **{k: None if v is None else round(v, 3) if isinstance(v, float)
+                                                              else v for k, v in v_.items()}}
+            for (s, m), v_ in set_means(records).items()]
+    (out / "table.json").write_text(json.dumps(rows, indent=1) + "\n")
+    (out / "figures.json").write_text(json.dumps(by_half(records), indent=1) + "\n")
+
+
+def compare(first, second, method: str = ANNC) -> list[str]:
+    """The sets where ``second``'s ``method`` is more than :data:`WORSE` point worse in mean test
+    accuracy than ``first``'s, or more than :data:`DENSER` times its non-zero weights."""
+    a, b = set_means(first), set_means(second)
+    names = [s for (s, m) in a if m == method and (s, method) in b]
+    worse, denser = [], []
+    for n in sorted(names, key=lambda n: (HALF_NAMES.index(half_of(n)), n)):
+        x, y = a[(n, method)], b[(n, method)]
+        if x["test"] is not None and y["test"] is not None and y["test"] < x["test"] - WORSE:
+            worse.append(f"| {n} | {half_of(n)} | {x['test']:.1f} | {y['test']:.1f} | {y['test'] - x['test']:+.1f} |")
+        if x["weights"] and y["weights"] is not None and y["weights"] > DENSER * x["weights"]:
+            denser.append(f"| {n} | {half_of(n)} | {x['weights']:.1f} | {y['weights']:.1f} | "
+                          f"{y['weights'] / x['weights']:.2f}x |")
+    return [f"Sets compared ({method}): {len(names)}.", "",
+            f"More than {WORSE:g} point worse in the second run: {len(worse)}", "",
+            "| set | half | first % | second % | change |", "|---|---|---|---|---|", *worse, "",
+            f"More than {DENSER:g} times denser in the second run: {len(denser)}", "",
+            "| set | half | first weights | second weights | ratio |", "|---|---|---|---|---|", *denser, ""]
+
+
+# -- docs/benchmarks.md (bench/render.py) ----------------------------------------------------------
+def latest_rows(results: Path) -> dict:
+    """(set, method) -> (the newest ``public`` run folder with rows of that pair, those rows)."""
+    from bench import results as layout
+    return layout.latest_pairs("public", results)
+
+
+def docs_lines(latest: dict, full: bool = True) -> list[str]:
+    """The page's section: the figures of the two halves side by side, then the per-set table (each
+    set's half named): every set and method where ``full`` (the lab page), else the report half's sets
+    against the references alone, and the tuning half's sets by name (the user's page); the run
+    folders it read are the caller's to list."""
+    if not latest:
+        return ["No results yet: `python bench/run.py public --half tuning` (then `--half report`)."]
+    records = [r for _, rows in latest.values() for r in rows]
+    head = ["The tuning half chooses annc's rules; the report half is run once per change, quoted as it came "
+            "out. Means over the splits:", "", *figure_rows(by_half(records)), ""]
+    if full:
+        return head + ["Per set (test % / non-zero weights, trees: split nodes; the balanced methods: balanced "
+                       "accuracy):", "", *set_table(records), "", "Results these tables read (newest first):", ""]
+    tuning = sorted({r["set"] for r in records if half_of(r["set"]) == "tuning"})
+    return head + ["The report half's sets (test % / non-zero weights; trees: test %; balanced: balanced "
+                   "accuracy on the sets with a class under 10%):", "",
+                   *report_table([r for r in records if half_of(r["set"]) == "report"]), "",
+                   f"The tuning half's sets: {', '.join(tuning)}."]
 
 
 def readme_lines(latest: dict, every_set: str = "docs/benchmarks.md") -> list[str]:
