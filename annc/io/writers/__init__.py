@@ -40,9 +40,11 @@ class ModelFormat:
     """A model file format: annc's writer of it, and how PuLP writes it."""
 
     name: str  # the suffix (<stem>.<name>, .gz after it when compressed) and the map's "format"
-    write: Callable  # write(model, text handle, *, chunk): annc's writer
+    write: Callable  # write(model, text handle), and the keyword chunk where ``chunked``: annc's writer
     pulp_method: str | None = None  # the pulp.LpProblem method that writes it (None: PuLP does not)
     pulp_sorts_rows: bool = False  # PuLP's writer puts the rows in name order (else the model's)
+    chunked: bool = False  # the writer takes ``chunk`` (entries assembled at a time); a format added by
+    # a user (docs/architecture.md's extension points) writes ``write(model, fh)`` and need not
 
 
 def write_mps(model, fh, *, chunk: int = CHUNK) -> None:
@@ -56,8 +58,8 @@ def write_lp(model, fh, *, chunk: int = CHUNK) -> None:
 
 
 MODEL_FORMATS: dict[str, ModelFormat] = {f.name: f for f in (
-    ModelFormat("mps", write_mps, "writeMPS"),
-    ModelFormat("lp", write_lp, "writeLP", pulp_sorts_rows=True),
+    ModelFormat("mps", write_mps, "writeMPS", chunked=True),
+    ModelFormat("lp", write_lp, "writeLP", pulp_sorts_rows=True, chunked=True),
 )}
 FORMATS = MODEL_FORMATS.keys()  # the names, in the registry's order (a live view of it)
 
@@ -98,8 +100,9 @@ def write_model(model, path, fmt: str | None = None, *, chunk: int = CHUNK) -> P
     """
     path = Path(path)
     fmt, gz = resolve_format(path, fmt)
-    writer = MODEL_FORMATS[fmt].write
-    return _atomic_write(path, gz, lambda fh: writer(model, fh, chunk=chunk))
+    form = MODEL_FORMATS[fmt]
+    keywords = {"chunk": chunk} if form.chunked else {}
+    return _atomic_write(path, gz, lambda fh: form.write(model, fh, **keywords))
 
 
 def _atomic_write(path: Path, gz: bool, write_text) -> Path:
