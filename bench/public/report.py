@@ -151,95 +151,6 @@ def _cell(m: dict | None, balanced: bool = False) -> str:
     return acc if size is None else f"{acc} / {size:.0f}" if size >= 100 else f"{acc} / {size:.1f}"
 
 
-def set_table(records, methods: tuple[str, ...] = COLUMNS) -> list[str]:
-    """Per set: its half, annc (test % / weights, train - test, balanced's balanced accuracy) and the
-    baselines ``methods`` (test % / weights or split nodes; the balanced L1's balanced accuracy)."""
-    means = set_means(records)
-    names = list(dict.fromkeys(r["set"] for r in records))
-    methods = [m for m in methods if any(k[1] == m for k in means)]
-    out = ["| set | half | classes | minority % | annc default | train - test | annc balanced (bal. acc.) | "
-           + " | ".join(m + (" (bal. acc.)" if m == L1_BALANCED else "") for m in methods) + " |",
-           "|---" * (7 + len(methods)) + "|"]
-    for n in sorted(names, key=lambda n: (HALF_NAMES.index(half_of(n)), n)):
-        facts = FACTS.get(n)
-        a = means.get((n, ANNC))
-        cells = [n, half_of(n), str(facts[2]) if facts else "-", _f(100 * facts[3]) if facts else "-", _cell(a),
-                 _f(a["gap"]) if a else "-", _cell(means.get((n, BALANCED)), True)]
-        cells += [_cell(means.get((n, m)), m == L1_BALANCED) for m in methods]
-        out.append("| " + " | ".join(cells) + " |")
-    return out
-
-
-def by_half(records) -> dict:
-    present = {half_of(r["set"]) for r in records}
-    return {h: figures(records, h) for h in HALF_NAMES if h in present}
-
-
-def summary(records, command: str) -> str:
-    limits = sorted({r["time_limit"] for r in records if r.get("time_limit") is not None})
-    return "\n".join([
-        "# annc on the public sets, by half", "",
-        (f"annc with HiGHS on one thread, time limit {', '.join(f'{t:g}' for t in limits)} s; 70/30 stratified "
-         "splits (random_state=0); means over the splits.  The tuning half chooses annc's rules; the report "
-         "half is quoted as it came out (bench/public/facts.py)."), "",
-        f"Command: `{command}`", "", "## Done-when figures per half", "", *figure_rows(by_half(records)), "",
-        "## Per set (test % / non-zero weights or split nodes)", "", *set_table(records), ""])
-
-
-def write_tables(records, out: Path) -> None:
-    """``table.json``: per (set, method) the means and the set's half; ``figures.json``: per half."""
-    rows = [{"set": s, "method": m, "half": half_of(s), **{k: None if v is None else round(v, 3) if isinstance(v, float)
-                                                              else v for k, v in v_.items()}}
-            for (s, m), v_ in set_means(records).items()]
-    (out / "table.json").write_text(json.dumps(rows, indent=1) + "\n")
-    (out / "figures.json").write_text(json.dumps(by_half(records), indent=1) + "\n")
-
-
-def compare(first, second, method: str = ANNC) -> list[str]:
-    """The sets where ``second``'s ``method`` is more than :data:`WORSE` point worse in mean test
-    accuracy than ``first``'s, or more than :data:`DENSER` times its non-zero weights."""
-    a, b = set_means(first), set_means(second)
-    names = [s for (s, m) in a if m == method and (s, method) in b]
-    worse, denser = [], []
-    for n in sorted(names, key=lambda n: (HALF_NAMES.index(half_of(n)), n)):
-        x, y = a[(n, method)], b[(n, method)]
-        if x["test"] is not None and y["test"] is not None and y["test"] < x["test"] - WORSE:
-            worse.append(f"| {n} | {half_of(n)} | {x['test']:.1f} | {y['test']:.1f} | {y['test'] - x['test']:+.1f} |")
-        if x["weights"] and y["weights"] is not None and y["weights"] > DENSER * x["weights"]:
-            denser.append(f"| {n} | {half_of(n)} | {x['weights']:.1f} | {y['weights']:.1f} | "
-                          f"{y['weights'] / x['weights']:.2f}x |")
-    return [f"Sets compared ({method}): {len(names)}.", "",
-            f"More than {WORSE:g} point worse in the second run: {len(worse)}", "",
-            "| set | half | first % | second % | change |", "|---|---|---|---|---|", *worse, "",
-            f"More than {DENSER:g} times denser in the second run: {len(denser)}", "",
-            "| set | half | first weights | second weights | ratio |", "|---|---|---|---|---|", *denser, ""]
-
-
-# -- docs/benchmarks.md (bench/render.py) ----------------------------------------------------------
-def latest_rows(results: Path) -> dict:
-    """(set, method) -> (the newest ``public`` run folder with rows of that pair, those rows)."""
-    from bench import results as layout
-    return layout.latest_pairs("public", results)
-
-
-def docs_lines(latest: dict, full: bool = True) -> list[str]:
-    """The page's section: the figures of the two halves side by side, then the per-set table (each
-    set's half named): every set and method where ``full`` (the lab page), else the report half's sets
-    against the references alone, and the tuning half's sets by name (the user's page); the run
-    folders it read are the caller's to list."""
-    if not latest:
-        return ["No results yet: `python bench/run.py public --half tuning` (then `--half report`)."]
-    records = [r for _, rows in latest.values() for r in rows]
-    head = ["The tuning half chooses annc's rules; the report half is run once per change, quoted as it came "
-            "out. Means over the splits:", "", *figure_rows(by_half(records)), ""]
-    if full:
-        return head + ["Per set (test % / non-zero weights, trees: split nodes; the balanced methods: balanced "
-                       "accuracy):", "", *set_table(records), "", "Results these tables read (newest first):", ""]
-    report = [r for r in records if half_of(r["set"]) == "report"]
-    return head + ["Report half (test % / weights; trees: test %; the rest on the lab page):", "", *report_table(report), "",
-                   "Report half, a class under 10% (balanced accuracy):", "", *minority_table(report)]
-
-
 def report_table(records) -> list[str]:
     """The user page's table: per set, annc against the references."""
     means = set_means(records)
@@ -250,14 +161,6 @@ def report_table(records) -> list[str]:
                                                                           for g in got[2:]) + " |")
     return out
 
-
-def minority_table(records) -> list[str]:
-    """The user page's table of the minority sets: annc balanced against balanced L1 (balanced accuracy)."""
-    means = set_means(records)
-    out = ["| set | annc balanced | L1 CV balanced |", "|---|---|---|"]
-    for n in sorted(n for n in dict.fromkeys(r["set"] for r in records) if n in FACTS and FACTS[n][3] < MINORITY):
-        out.append(f"| {n} | {_cell(means.get((n, BALANCED)), True)} | {_cell(means.get((n, L1_BALANCED)), True)} |")
-    return out
 
 
 def set_table(records, methods: tuple[str, ...] = COLUMNS) -> list[str]:
