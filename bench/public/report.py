@@ -248,8 +248,8 @@ def docs_lines(latest: dict, full: bool = True) -> list[str]:
         return head + ["Per set (test % / non-zero weights, trees: split nodes; the balanced methods: balanced "
                        "accuracy):", "", *set_table(records), "", "Results these tables read (newest first):", ""]
     tuning = sorted({r["set"] for r in records if half_of(r["set"]) == "tuning"})
-    return head + ["The report half's sets (test % / non-zero weights; trees: test %; balanced: balanced "
-                   "accuracy on the sets with a class under 10%):", "",
+    return head + ["The report half's sets (test % / non-zero weights; trees: test %; balanced accuracy and "
+                   "every method on the lab page):", "",
                    *report_table([r for r in records if half_of(r["set"]) == "report"]), "",
                    f"The tuning half's sets: {', '.join(tuning)}."]
 
