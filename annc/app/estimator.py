@@ -282,11 +282,9 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, self.spec_, self.network_, self.result_ = classes, spec, network, result
         self.status_ = str(getattr(result.status, "value", result.status))
         self.n_nonzero_weights_ = int(network.nonzero_weights())
-        cv = getattr(result, "selection", None)
-        self.cv_results_ = cv.cv_results() if hasattr(cv, "cv_results") else None
-        self.best_params_ = None if self.cv_results_ is None else dict(self.cv_results_["params"][cv.chosen])
-        if self.best_params_ is not None and getattr(cv, "budget", None) is not None:
-            self.best_params_["max_weights"] = cv.budget  # the final training's weight budget
+        chosen = result.selection  # a Chosen (annc.training.modelselect.chosen) or None
+        self.cv_results_ = None if chosen is None else chosen.cv_results()
+        self.best_params_ = None if chosen is None else chosen.best_params()
         return self
 
     def _in_fit_order(self, X):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -16,6 +17,9 @@ from ..io.data import Dataset
 from ..io.solutions import Status
 from ..solve.verdict import Verdict, verdict_record
 from .mip.chain import Step, accuracy, weakest  # noqa: F401 - accuracy re-exported
+
+if TYPE_CHECKING:  # the type only: modelselect sits above this module
+    from .modelselect.chosen import Chosen
 
 
 # the parts of a MIP's wall time (Step.times): the build (with the eps rule's SGD run and the
@@ -35,7 +39,7 @@ class TrainResult:
     greedy: bool = False
     interrupted: bool = False
     truncated: str | None = None  # why a greedy network is shallower than its spec
-    selection: object | None = None  # with select: the modelselect.selection.Selection that chose the spec
+    selection: Chosen | None = None  # with selection: what chose the spec (annc.training.modelselect.chosen)
     wall: float | None = None  # seconds of the whole run (fit: every MIP, its files and the export)
 
     @property

@@ -15,6 +15,7 @@ class Chosen:
     selection's: no start network, nothing kept."""
 
     start_network: tuple | None = None  # the chosen setting's network on all rows, on raw inputs (a start)
+    budget: int | None = None  # the final training's weight budget (max_weights), if the strategy set one
 
     @property
     def label(self) -> str:
@@ -32,6 +33,22 @@ class Chosen:
 
     def to_dict(self) -> dict:
         raise NotImplementedError
+
+    def cv_results(self) -> dict | None:
+        """scikit-learn's ``cv_results_`` of the settings scored, or None where the strategy keeps no
+        such table (a held-out selection)."""
+        return None
+
+    def best_params(self) -> dict | None:
+        """The chosen setting's ``params`` row of :meth:`cv_results`, with the final training's weight
+        budget as ``max_weights`` where there is one; None without a table."""
+        table = self.cv_results()
+        if table is None:
+            return None
+        params = dict(table["params"][self.chosen])
+        if self.budget is not None:
+            params["max_weights"] = self.budget
+        return params
 
     def table_lines(self) -> list[str]:
         raise NotImplementedError
