@@ -46,3 +46,36 @@ def test_without_a_limit_the_driver_gets_an_unlimited_budget(monkeypatch):
     monkeypatch.setattr(highs, "solve", lambda d, model, opts: seen.append(opts.time_limit) or real_solve(d, model, opts))
     r = annc.train(SPEC, XOR, out_dir=None, threads=1, select=False)
     assert r.verified and seen and all(limit is None for limit in seen)
+
+
+def test_the_cli_limit_reaches_the_driver_through_eight_files_at_most(monkeypatch, tmp_path):
+    """The full MIP's ``--time-limit``, from ``annc train`` to the driver that turns it into seconds:
+    the files of annc on the call stack when the driver solves (cli, cli_train, dispatch, trainer,
+    chain, runner, stages, driver), whatever the stages before it did."""
+    from pathlib import Path
+
+    from annc.app.cli import main
+    root = Path(annc.__file__).resolve().parent
+    routes = []
+    highs = type(SOLVERS["highs"])
+    real_solve = highs.solve
+
+    def solve(driver, model, opts):
+        files = []
+        for frame in reversed(inspect.stack()[1:]):
+            path = Path(frame.filename).resolve()
+            if root in path.parents and path not in files:
+                files.append(path)
+        routes.append([str(p.relative_to(root)) for p in files])
+        return real_solve(driver, model, opts)
+    monkeypatch.setattr(highs, "solve", solve)
+    data, spec = tmp_path / "xor.csv", tmp_path / "xor.ann"
+    data.write_text("x1,x2,label\n" + "".join(f"{a},{b},{a ^ b}\n" for a, b in [(0, 0), (0, 1), (1, 0), (1, 1)] * 2))
+    spec.write_text(SPEC)
+    assert main(["train", str(spec), str(data), "--time-limit", "30", "--no-select", "--no-warm-start", "-q",
+                 "--out", str(tmp_path / "out")]) == 0
+    full = [r for r in routes if r[-2:-1] == ["training/mip/stages.py"]]  # the solve stage's (not a sub-MIP's)
+    assert full, [r[-4:] for r in routes]
+    for route in full:
+        assert route[0] == "app/cli.py" and route[-1] == "solve/solvers/driver.py"
+        assert len(route) <= 8, route
