@@ -54,6 +54,7 @@ from ..core.network import TrainedNetwork
 from ..formulations import network_loss
 from ..io.outputs import atomic_write_text, check_out_file
 from ..io.spec import parse_spec
+from ..solve.verdict import closes
 from .report_drawing import MAX_HEAT, MAX_LABEL_CHARS, colour, drawing, heatmaps, text_width, used_units  # noqa: F401
 
 MAX_PATTERNS = 64  # distinct input rows in the activation table
@@ -117,10 +118,14 @@ def verdict_words(meta: dict) -> str:
 
 def _steps_words(status: str | None, steps: list[dict]) -> str:
     """The verdict in words of one MIP (its gap to its bound), or of greedy training's MIPs."""
-    if status == "optimal":
+    if status == "optimal" and all(_proven(s) for s in steps):
         return ("proven optimal: no network of this architecture has a lower training objective"
                 if len(steps) == 1 else
                 f"every one of the {len(steps)} MIPs of greedy training was proven optimal")
+    if status == "optimal":
+        return "optimal within the gap asked (--gap), not proven optimal: " + "; ".join(
+            f"{s.get('name', 'the MIP')} objective {_fmt(s.get('objective'))}, lower bound {_fmt(s.get('lower_bound'))}"
+            for s in steps)
     if len(steps) == 1:
         s = steps[0]
         gap = s.get("gap")
@@ -132,6 +137,12 @@ def _steps_words(status: str | None, steps: list[dict]) -> str:
         return s.get("describe", "")
     weakest = [s["name"] for s in steps if s.get("status") != "optimal"]
     return f"not proven optimal for {', '.join(weakest)} (greedy training: each MIP's verdict below)"
+
+
+def _proven(step: dict) -> bool:
+    """A step's bound meets its objective within the verdict's own tolerance (not only a ``--gap``)."""
+    obj, lb = step.get("objective"), step.get("lower_bound")
+    return isinstance(obj, (int, float)) and isinstance(lb, (int, float)) and closes(obj, lb)
 
 
 def _bound(step: dict) -> str:

@@ -86,7 +86,8 @@ def _verdict(v: Verdict, claim: str | None, verified: bool, judge_by: str) -> li
         return [field_line("status", "no network: the solution failed verification (below)"), *solver]
     g = v.gap
     gap = "-" if g is None else ("inf" if math.isinf(g) else f"{100 * g:.4f}%")
-    proof = ("proved: the objective meets the lower bound" if v.status.value == "optimal"
+    proof = ("within the gap asked (--gap), not proved: see the gap" if v.status.value == "optimal" and not v.proven
+             else "proved: the objective meets the lower bound" if v.status.value == "optimal"
              else "no proof of optimality: see the gap")
     bound = _num(v.lower_bound) + (f" ({v.bound_source})" if v.bound_source else "")
     out = [field_line("status", f"{v.status.value} ({proof})"),
@@ -123,14 +124,15 @@ def _proof(v: Verdict) -> str:
     if v.compression:
         return ("nothing proven on all rows: the MIP ran on weighted representatives, and its bounds hold for "
                 "them only")
-    if v.status.value == "optimal":
+    if v.status.value == "optimal" and v.proven:
         return (f"proven optimal: no network of this spec has a training objective (loss + penalty) below this "
                 f"one's {_num(v.objective)} on these rows; a proof about training, not about test accuracy")
     if v.bound_says_nothing:
         return ("not proven optimal, and nothing proven: the lower bound on the training objective is "
                 f"{_num(v.lower_bound or 0)}, so how far the best network of this spec is from this one is unknown")
     g = v.gap
-    return (f"not proven optimal: no network of this spec has a training objective (loss + penalty) below "
+    asked = "optimal within the gap asked, " if v.status.value == "optimal" else ""
+    return (f"{asked}not proven optimal: no network of this spec has a training objective (loss + penalty) below "
             f"{_num(v.lower_bound)}, this one's is {_num(v.objective)}, so the best is at most {100 * g:.1f}% lower; "
             "a bound on training, not on test accuracy")
 

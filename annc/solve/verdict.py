@@ -72,9 +72,20 @@ class Verdict:
         lets every unit be fractional and reaches 0)."""
         return self.objective > ABS_TOL and (self.lower_bound is None or self.lower_bound <= ABS_TOL)
 
+    @property
+    def proven(self) -> bool:
+        """The bound meets the objective within the verdict's own tolerance (:func:`closes` at
+        :data:`REL_TOL`): no network of the class does better.  A status ``optimal`` reached only
+        through a larger ``--gap`` is optimal *within that gap*, not this."""
+        return self.lower_bound is not None and math.isfinite(self.objective) and closes(self.objective,
+                                                                                          self.lower_bound)
+
     def describe(self) -> str:
         """``optimal (proved: ...)`` or ``feasible, gap ...``: one line."""
         bound = "no lower bound" if self.lower_bound is None else f"lower bound {self.lower_bound:.6g}"
+        if self.status == Status.OPTIMAL and not self.proven:
+            return (f"optimal within the gap asked (gap {100 * self.gap:.2f}%: objective {self.objective:.6g}, "
+                    f"{bound})")
         if self.status == Status.OPTIMAL:
             return f"optimal (objective {self.objective:.6g} meets the {bound})"
         g = self.gap

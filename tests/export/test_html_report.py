@@ -136,7 +136,10 @@ def test_verdict_in_words():
     step = {"name": "xor", "objective": 1.07, "lower_bound": 0.94, "gap": 0.1215}
     assert verdict_words({"status": "feasible", "steps": [step]}).startswith(
         "feasible, gap 12.2% to the lower bound 0.94 (objective 1.07)")
-    assert verdict_words({"status": "optimal", "steps": [step]}).startswith("proven optimal")
+    met = {**step, "lower_bound": 1.07, "gap": 0.0}
+    assert verdict_words({"status": "optimal", "steps": [met]}).startswith("proven optimal")
+    # optimal only within a --gap of 12%: no proof is claimed
+    assert verdict_words({"status": "optimal", "steps": [step]}).startswith("optimal within the gap asked")
     assert "nothing is proven" in verdict_words({})
 
 

@@ -38,3 +38,15 @@ def test_a_bound_of_zero_proves_nothing():
 def test_no_network_no_claim(verified):
     line = headline(None, train=(0.5, 10), test=None, weights=0, verified=verified)
     assert line.startswith("network: none") and "proven" not in line
+
+
+def test_a_gap_asked_is_not_a_proof():
+    """``--gap 1`` makes objective 17 against bound 2.5 ``optimal`` (the solvers' meaning of a gap
+    tolerance), but nothing in the verdict calls it proven."""
+    v = judge(17.0, 2.5, relaxed=False, source="MIP start", rel_tol=1.0)
+    assert v.status.value == "optimal" and not v.proven
+    assert "within the gap asked" in v.describe()
+    line = _line(v)
+    assert "proven optimal" not in line.replace("not proven optimal", "")
+    assert "within the gap asked" in line and "below 2.5" in line
+    assert judge(17.0, 17.0, relaxed=False, source="solver", rel_tol=1.0).proven

@@ -201,3 +201,22 @@ def test_every_run_is_bounded_by_the_brute_force_optimum(instance, runs):
     for value, kw in objectives:
         assert value >= optimum - TOL, f"a network of run {kw} beats the enumerated optimum {optimum}: {value}"
     assert_sound(bounds, objectives)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instance=grid_instance(), gap=st.sampled_from([None, 0.5, 1.0]))
+def test_a_proof_in_the_verdict_holds_against_brute_force_whatever_the_gap_asked(instance, gap):
+    """A run may stop at the ``gap`` asked (then it is ``optimal`` in the solvers' sense), but the
+    words "proven optimal" and :attr:`Verdict.proven` are kept for an objective no network beats."""
+    from annc.export.report import headline
+    spec, X, y = instance
+    r = train_api(spec, (X, y), threads=1, out_dir=None, select=False, gap=gap, time_limit=4.0)
+    optimum, _ = brute_force(compile_api(spec, (X, y), start=False).problem)
+    v = r.verdict
+    line = headline(v, train=(r.train_accuracy, len(y)), test=None, weights=r.network.nonzero_weights())
+    claims = "proven optimal" in line.replace("not proven optimal", "")
+    assert claims == (v.status.value == "optimal" and v.proven)
+    if claims:
+        assert v.objective <= optimum + TOL, f"'proven optimal' at {v.objective}, the enumerated optimum is {optimum}"
+    if v.lower_bound is not None:
+        assert v.lower_bound <= optimum + TOL

@@ -112,6 +112,6 @@ class PoolTest:
 def skipped_solve(solver: str, x: np.ndarray, proof: Proof) -> SolveResult:
     """What stands for the full MIP's result when a proof made it needless: the start as
     the solution, no solver bound (the verdict takes the proof's, with its source)."""
-    return SolveResult(solver, Status.FEASIBLE, "not run: annc's bound proves the start optimal",
+    return SolveResult(solver, Status.FEASIBLE, "not run: annc's bound meets the start's objective",
                        objective=proof.objective, bound=None, x=np.asarray(x, float), seconds=0.0,
                        extra={"proof": proof.source()})

@@ -42,7 +42,7 @@ from ...solve.compiler import Compiled, build as compile_mip, write_artifacts
 from ...solve.decode import decode_network
 from ...solve.solvers import SolveResult
 from ...solve.solvers.driver import SolveInputs
-from ...solve.verdict import judge as verdict_of, sourced_bound
+from ...solve.verdict import closes, judge as verdict_of, sourced_bound
 from ...solve.verify import check
 from ..bounds import Work, best, lower_bounds
 from ..bounds.proof import Bound, PoolTest, prove_start, skipped_solve
@@ -130,7 +130,7 @@ def bound(job: MipJob, built: Built, started: Started, ctx: RunContext) -> Bound
     proving = ctx.stopwatch()
     pre, proof = prove_start(built.c, started.x, ctx=ctx, rel_tol=ctx.options.gap, known=started.known)
     if proof is not None:
-        job.say(f"proven optimal before the full MIP: lower bound {proof.bound.line()}")
+        job.say(f"{_proven(proof)} before the full MIP: lower bound {proof.bound.line()}")
     elif pre is not None:
         job.say(f"lower bound {pre.line()}")
     return Bounded(pre, proof, proving.seconds())
@@ -317,12 +317,18 @@ def _search(started: Started, bounded: Bounded, solved: Solved, f: Finished) -> 
     return record.conclude(f.found_loss, from_solver=from_solver)
 
 
+def _proven(proof) -> str:
+    """A proof of the start's objective in words: proven optimal, or (a ``--gap`` above the
+    verdict's own tolerance) only within the gap asked."""
+    return "proven optimal" if closes(proof.objective, proof.bound.value) else "within the gap asked"
+
+
 def ended(res: SolveResult, proof, skipped: str | None) -> str:
     """Why this MIP's run ended, for the verdict (``ended``): proven before the full MIP, the full
     MIP not run, stalled (the stall rule, only where the driver applied it), or the solver's own
     word (proved optimal, a time or node limit, interrupted)."""
     if proof is not None:
-        return "proven optimal before the full MIP: it was not run"
+        return f"{_proven(proof)} before the full MIP: it was not run"
     if skipped:
         return skipped
     if res.extra.get("stalled"):
