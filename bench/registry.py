@@ -7,7 +7,7 @@ the file's name in the run folder) and records its console output and a header
 (``bench/results.py``).  ``title`` is the suite's heading in docs/benchmarks.md (other pages link
 to it by that heading's anchor); ``render`` is how the page shows its newest results:
 ``"markdown"`` includes the markdown files the suite wrote, ``"real"`` builds the tables from the
-runs' JSON lines (``bench/render.py``), ``"public"`` likewise with each set's half
+runs' JSON lines (``bench/real/render.py``), ``"public"`` likewise with each set's half
 (``bench/public/report.py``), ``"log"`` shows its console output.
 """
 from __future__ import annotations

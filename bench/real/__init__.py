@@ -1,1 +1,2 @@
-"""The real-data suite: data sets, annc recipes, baselines, the harness and its summary."""
+"""The real-data suite: data sets, annc recipes, baselines, the harness, its summary and its tables
+on the benchmark pages."""

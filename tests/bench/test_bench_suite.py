@@ -1,5 +1,5 @@
 """The benchmark suite's machinery (``bench/run.py``, ``bench/registry.py``, ``bench/results.py``,
-``bench/render.py``), never its figures: no test here times anything.
+``bench/render.py``, ``bench/real/render.py``), never its figures: no test here times anything.
 
 The docs generator runs on a small results folder made here and writes the page's tables and the
 README's block between its markers; the real README has those markers; the entry point runs the

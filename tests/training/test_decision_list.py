@@ -77,3 +77,18 @@ def test_a_four_class_logistic_setting_in_four_units_is_a_decision_list():
     net_says = np.argmax(np.where(Xs @ W[0] + b[0] >= 0, 1.0, 0.0) @ W[1] + b[1], axis=1)
     assert np.mean(net_says == list_says) >= 0.95
     assert score.fit_accuracy >= np.mean(list_says == ys) - 0.05  # the list's fit (not the argmax's)
+
+
+def test_the_separator_width_prefers_the_pairwise_units_and_falls_back_to_the_list():
+    """One rule for the logistic separator's width (model selection's settings and the start pool's
+    network): two classes one unit; k classes the k (k - 1) / 2 pairwise units where the layer holds
+    them, else the k - 1 units of the decision list, else none."""
+    from annc.training.warmstart.pool.linear import separator_width
+    assert separator_width(2, 1) == separator_width(2, 8) == 1
+    assert separator_width(4, 6) == separator_width(4, 20) == 6
+    assert separator_width(4, 5) == separator_width(4, 3) == 3
+    assert separator_width(4, 2) is None
+    for k, units in itertools.product(range(3, 8), range(1, 30)):
+        width = separator_width(k, units)
+        assert width is None or k - 1 <= width <= units
+        assert (width == k * (k - 1) // 2) == (units >= k * (k - 1) // 2)

@@ -65,7 +65,7 @@ from ...io.recipe import _written
 from ...io.spec import NetworkSpec
 from ..context import RunContext
 from ..large.compress import distinct_rows
-from ..warmstart.pool.linear import pairs
+from ..warmstart.pool.linear import separator_width
 from ..warmstart.pool.treemakers import missing_note
 from .cvfolds import FoldRun, folds, run_folds, sample
 from .cvresults import CVSelection
@@ -140,10 +140,11 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
 def _separators_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
     """Whether the folds score logistic separators for ``spec`` (:func:`_logistic_settings`): the
     penalty is open, and one unit (two classes) or one hidden layer of at least the k - 1 units of a
-    decision list fits."""
+    decision list fits (:func:`~annc.training.warmstart.pool.linear.separator_width`)."""
     if "penalty" not in open_ or not spec.hidden:
         return False
-    return spec.classes == 2 or (len(spec.hidden) == 1 and spec.hidden[0].units >= spec.classes - 1)
+    return spec.classes == 2 or (len(spec.hidden) == 1
+                                 and separator_width(spec.classes, spec.hidden[0].units) is not None)
 
 
 def _trees_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
@@ -171,7 +172,7 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, la
     if not _separators_fit(spec, open_):
         return ()
     k = spec.classes
-    width = (1 if k == 2 else pairs(k) if spec.hidden[0].units >= pairs(k) else k - 1) if "width" in open_ else None
+    width = separator_width(k, spec.hidden[0].units) if "width" in open_ else None
     weight = spec.penalty_weight if PENALTY[spec.penalty].weighted else 0.0
     margin = _margin(open_, eps, large)
     return tuple(Setting(width, weight, margin, logistic=C) for C in cs)

@@ -251,14 +251,15 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
         return None
     ls, many = problem.spec.hidden[0], len(problem.classes) > 2
     m = len(got[0])
-    if many and (len(problem.spec.hidden) != 1 or ls.units < m - 1):
+    width = separator_width(m, ls.units) if many else 1
+    if many and (len(problem.spec.hidden) != 1 or width is None):
         return None
     fitted = one_vs_rest(problem, lambda: logistic(C))
     if fitted is None:
         return None
     if not many:
         (W, b), output = fitted, None
-    elif ls.units >= pairs(m):
+    elif width == pairs(m):
         W, b = differences(*fitted)
         output = votes(got[0], len(problem.classes))
     else:  # k - 1 <= width < k (k - 1) / 2: the one-vs-rest hyperplanes as a decision list
@@ -272,6 +273,28 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
 def pairs(m: int) -> int:
     """The pairwise units of ``m`` classes (:func:`differences`): ``m (m - 1) / 2``."""
     return m * (m - 1) // 2
+
+
+def separator_width(m: int, units: int) -> int | None:
+    """The hidden units L1 logistic regression's separator of ``m`` classes takes in one hidden layer
+    of ``units`` step units, None where it does not fit (:func:`logistic_network`; model selection's
+    logistic settings, :mod:`annc.training.modelselect.cvselect`, by the same rule):
+
+    * ``m = 2``: 1, the one hyperplane;
+    * else ``pairs(m) = m (m - 1) / 2`` where the layer holds them: the regression's own argmax, a
+      unit per pairwise comparison ``s_i - s_j`` (:func:`differences`) and an output layer that counts
+      each class's wins (:func:`votes`);
+    * else ``m - 1`` where the layer holds those: the same one-vs-rest hyperplanes read as a decision
+      list (:mod:`~annc.training.warmstart.pool.decisionlist`), another classifier than the argmax;
+    * else None.
+
+    Where both fit (``units >= m (m - 1) / 2 >= m - 1``) the pairwise units are used: they compute what
+    the regression predicts."""
+    if m == 2:
+        return 1
+    if units >= pairs(m):
+        return pairs(m)
+    return m - 1 if units >= m - 1 else None
 
 
 def differences(W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
