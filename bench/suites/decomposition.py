@@ -10,8 +10,11 @@ scales them itself, min-max fitted on the training rows; the MLP gets the same m
 
 Methods, each with one hidden layer of ``H = 4`` units (BeMi's members have [4, 4]):
 
-  mip      one MIP of the whole 10-class network: the default recipe (``loss errors`` +
-           ``penalty l0 auto``, binary units), ``--mip-time-limit`` seconds;
+  mip      one MIP of the whole 10-class network, the spec as written (``trainer.train``: no
+           model selection), ``--mip-time-limit`` seconds;
+  annc     what ``annc train SPEC DATA --time-limit S`` does with it (``annc.app.api.train_api``:
+           model selection by cross-validation where it applies, then the chosen setting's
+           training), ``--mip-time-limit`` seconds for the whole run;
   ovo      45 pair MIPs of the same spec with 2 outputs, ``--time-limit`` seconds each,
            on ``--workers`` Dask worker processes, combined by vote;
   batches  ``K`` batch MIPs (K = rows / 100, at least 2), ``--time-limit`` seconds each,
@@ -50,6 +53,7 @@ from sklearn.multiclass import OneVsOneClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.preprocessing import MinMaxScaler
 
+from annc.app.api import train_api
 from annc.io.data import Dataset, array_digest
 from annc.training.context import RunContext
 from annc.training.decompose.decomposition import Decomposition, train_batches, train_ovo
@@ -108,7 +112,10 @@ def run(method, seed, protocol, a):
                                         else mlp_nonzero(m)), status="trained")
         else:
             data, test = dataset(Xtr, ytr, f"<{protocol} seed {seed}>"), dataset(Xte, yte, "<test>")
-            if method == "mip":
+            if method == "annc":
+                r = train_api(SPEC, (Xtr, ytr), test=(Xte, yte), time_limit=a.mip_time_limit, threads=1,
+                              out_dir=None)
+            elif method == "mip":
                 r = train(spec, data, test=test, opts=SolveOptions(time_limit=a.mip_time_limit, threads=1),
                           out_dir=None)
             elif method == "ovo":
