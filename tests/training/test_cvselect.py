@@ -710,28 +710,36 @@ def test_the_vote_layer_chooses_a_class_with_the_most_wins(m, seed):
     assert np.all(ranked[:, -1] - ranked[:, -2] >= 1 - 1e-9)
 
 
+def logistic_fold_network(rows: int, classes: int, *, cluster_std: float, seed: int):
+    """``(score, (W, b), problem)``: the fold network of the L1 logistic setting C = 1 that model
+    selection scores for blobs of ``classes`` classes in 4 features at width 4 (3 units either way:
+    three classes' pairwise comparisons, four classes' decision list), on all ``rows`` rows as both
+    fit and validation rows; ``problem`` is that setting's training problem."""
+    from sklearn.datasets import make_blobs
+    from annc.solve.compiler import build
+    from annc.training.modelselect.cvpath import fold_path, spec_at
+    from annc.training.modelselect.cvselect import plan_for
+    X, y = make_blobs(rows, centers=classes, n_features=4, cluster_std=cluster_std, random_state=seed)
+    spec = parse_spec(f"input 4\nhidden 4 binary\noutput {classes}\n")
+    data = as_data((X, y))
+    plan = plan_for(spec, rows, 80, 0.1, time_limit=30)
+    s = next(s for s in plan.logistic if s.logistic == 1.0)
+    assert s.width == 3
+    state = FoldState()
+    score = fold_path(spec, data, data, Plan((s,), plan.folds, plan.open), state=state)[s]
+    (W, b), _ = state.networks[s]
+    assert W[0].shape == (4, 3)
+    return score, (W, b), build(spec_at(spec, s), data).problem
+
+
 def test_a_three_class_logistic_setting_predicts_as_logistic_regression():
     """The fold's network of a logistic setting for three classes: three step units (the pairwise
     comparisons of L1 logistic regression's one-vs-rest scores on the fold's scaled rows) and an
     exact output layer; on the fold's rows it predicts the regression's class (the argmax of its
     scores), but for the rows the repair moved off the narrow eps gap."""
-    from sklearn.datasets import make_blobs
-    from annc.solve.compiler import build
-    from annc.training.modelselect.cvpath import fold_path, spec_at
-    from annc.training.modelselect.cvselect import plan_for
     from annc.training.warmstart.pool.linear import logistic
-    X, y = make_blobs(240, centers=3, n_features=4, cluster_std=2.5, random_state=3)
-    spec = parse_spec("input 4\nhidden 4 binary\noutput 3\n")
-    data = as_data((X, y))
-    plan = plan_for(spec, 240, 80, 0.1, time_limit=30)
-    s = next(s for s in plan.logistic if s.logistic == 1.0)
-    assert s.width == 3
-    state = FoldState()
-    score = fold_path(spec, data, data, Plan((s,), plan.folds, plan.open), state=state)[s]
-    (W, b), scaling = state.networks[s]
-    assert W[0].shape == (4, 3)
-    c = build(spec_at(spec, s), data)
-    Xs, ys, w = c.problem.class_rows()
+    score, (W, b), problem = logistic_fold_network(240, 3, cluster_std=2.5, seed=3)
+    Xs, ys, w = problem.class_rows()
     scores = np.column_stack([  # one-vs-rest, as scikit-learn's liblinear fits it
         (lambda m: Xs @ np.ravel(m.coef_) + m.intercept_[0])(
             logistic(1.0).fit(Xs, (ys == k).astype(int), sample_weight=w)) for k in range(3)])

@@ -9,9 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from annc.app.api import as_data
-from annc.io.spec import parse_spec
 from annc.training.warmstart.pool.decisionlist import decision_list, list_predict, priority
+from test_cvselect import logistic_fold_network
 
 
 @settings(max_examples=60, deadline=None)
@@ -51,23 +50,8 @@ def test_a_four_class_logistic_setting_in_four_units_is_a_decision_list():
     logistic settings of width 3, whose network predicts what the regression's one-vs-rest hyperplanes
     as a decision list predict, but for the rows the repair moved off the eps gap, and fits the rows
     as that list does."""
-    from sklearn.datasets import make_blobs
-    from annc.solve.compiler import build
-    from annc.training.modelselect.cvpath import fold_path, spec_at
-    from annc.training.modelselect.cvselect import plan_for
-    from annc.training.modelselect.settings import FoldState, Plan
     from annc.training.warmstart.pool.linear import logistic, one_vs_rest
-    X, y = make_blobs(320, centers=4, n_features=4, cluster_std=2.0, random_state=5)
-    spec = parse_spec("input 4\nhidden 4 binary\noutput 4\n")
-    data = as_data((X, y))
-    plan = plan_for(spec, 320, 80, 0.1, time_limit=30)
-    s = next(s for s in plan.logistic if s.logistic == 1.0)
-    assert s.width == 3
-    state = FoldState()
-    score = fold_path(spec, data, data, Plan((s,), plan.folds, plan.open), state=state)[s]
-    (W, b), _ = state.networks[s]
-    assert W[0].shape == (4, 3)
-    problem = build(spec_at(spec, s), data).problem
+    score, (W, b), problem = logistic_fold_network(320, 4, cluster_std=2.0, seed=5)
     Xs, ys, w = problem.class_rows()
     Wf, bf = one_vs_rest(problem, lambda: logistic(1.0))
     order = [int(c) for c in np.argsort(-problem.counts.sum(0), kind="stable")]
