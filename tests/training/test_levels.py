@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_bounds import EXACT, grid_layers, leads_batch, problem_of, random_networks, spec_text, tiny
+from test_bounds import EXACT, after, grid_layers, leads_batch, problem_of, random_networks, spec_text, tiny
 
 from annc.training.context import RunContext
 from annc.formulations import formulate
@@ -23,7 +23,7 @@ from annc.io.solutions import Status
 from annc.solve.solvers import SolveOptions, solve
 from annc.training.bounds import lower_bounds
 from annc.training.bounds.levels import Levels, budget_model, level_bound, units_for
-from annc.training.bounds.structure import errors_by_weights, one_cut, top_errors, two_cuts, weight_count
+from annc.training.bounds.structure import Cuts, errors_by_weights, one_cut, top_errors, two_cuts, weight_count
 from annc.training.bounds.subset import restrict
 
 
@@ -242,6 +242,16 @@ def test_two_cuts_against_plain_enumeration():
                 best = min(best, err)
         assert two_cuts(X, counts) == best
     assert two_cuts(X, counts, max_cells=10) is None
+
+
+def test_two_cuts_cut_short_bound_nothing():
+    """A deadline before the last pair: no minimum over some pairs (it could exceed the least), so
+    None, and the cuts the weight levels keep count D_2 as 0."""
+    rng = np.random.default_rng(1)
+    X, counts = rng.random((30, 3)), np.eye(2, dtype=int)[rng.integers(0, 2, 30)]
+    assert two_cuts(X, counts, stop=after(1)) is None and two_cuts(X, counts, stop=after(3)) is not None
+    assert Cuts(X, counts, stop=lambda: True).least(2) == 0.0
+    assert Cuts(X, counts).least(2) == two_cuts(X, counts)
 
 
 @pytest.mark.parametrize("seed", range(6))

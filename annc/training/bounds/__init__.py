@@ -85,7 +85,8 @@ def _fixed(problem, ctx: RunContext | None) -> tuple:
     conflict = conflict_bound(problem)
     if conflict is not None:
         out.append(conflict)
-    support = support_bound(problem, full=None if conflict is None else conflict.value)
+    support = support_bound(problem, full=None if conflict is None else conflict.value,
+                            stop=None if ctx is None else ctx.stopped)
     if support is not None:
         out.append(support)
     hulls = []

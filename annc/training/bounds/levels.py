@@ -191,7 +191,7 @@ def level_bound(problem, *, target: float, incumbent=None, base: float = 0.0, wo
     split = one_hidden_step(spec) and spec.hidden[0].units >= 2
     cases = [(0, 1), (2, spec.hidden[0].units)] if split else [None]
     hulls = hulls or []
-    cuts = Cuts(problem.X, problem.counts)  # shared by the cases
+    cuts = Cuts(problem.X, problem.counts, stop=ctx.stopped)  # shared by the cases
     cuts = cuts if memo is None else memo.setdefault("cuts on all rows", cuts)
     s_all = {c: errors_by_weights(problem.X, problem.counts, spec, top, base, units=c, hull=packed(hulls), cuts=cuts)
              for c in cases}

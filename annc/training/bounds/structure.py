@@ -93,10 +93,12 @@ def _wrong(cells: np.ndarray) -> np.ndarray:
     return cells.sum(-1) - cells.max(-1)
 
 
-def two_cuts(X: np.ndarray, counts: np.ndarray, max_cells: int = MAX_CELLS) -> float | None:
+def two_cuts(X: np.ndarray, counts: np.ndarray, max_cells: int = MAX_CELLS, stop=None) -> float | None:
     """The least errors over every pair of features ``(f, g)`` (``f = g`` too) and every cut
     of each: four cells (``x_f`` below or above its cut, ``x_g`` below or above its own), each
-    labelled with its majority class.  None when the work would pass ``max_cells``."""
+    labelled with its majority class.  None when the work would pass ``max_cells``, or when
+    ``stop`` (asked before each feature ``f``: the run's deadline) turns true before the last pair
+    (a minimum over some pairs bounds nothing)."""
     ranks, sizes = _ranks(X)
     J, d = counts.shape[1], X.shape[1]
     if sum(int(sizes[f]) * int(sizes[g]) * J for f in range(d) for g in range(f, d)) > max_cells:
@@ -104,6 +106,8 @@ def two_cuts(X: np.ndarray, counts: np.ndarray, max_cells: int = MAX_CELLS) -> f
     totals = counts.sum(0)
     best = float(totals.sum() - totals.max())
     for f in range(d):
+        if stop is not None and stop():
+            return None
         for g in range(f, d):
             grid = np.zeros((sizes[f], sizes[g], J))
             np.add.at(grid, (ranks[:, f], ranks[:, g]), counts)
@@ -130,16 +134,18 @@ def weight_count(spec) -> int:
 class Cuts:
     """``D_1`` and ``D_2`` of the module docstring on the rows ``X`` with class counts ``counts``: the
     least errors of ``m`` cuts on single features (``m = 1, 2``), each computed once, when first asked
-    (they depend on nothing else); ``max_cells`` is the work limit of :func:`two_cuts` (0: not used).
+    (they depend on nothing else); ``max_cells`` is the work limit of :func:`two_cuts` (0: not used),
+    ``stop`` its deadline (a ``D_2`` it cuts short counts as 0, the bound every network meets).
     A caller that bounds the same rows several times keeps one."""
 
-    def __init__(self, X: np.ndarray, counts: np.ndarray, max_cells: int = MAX_CELLS):
-        self.X, self.counts, self.max_cells = X, counts, max_cells
+    def __init__(self, X: np.ndarray, counts: np.ndarray, max_cells: int = MAX_CELLS, stop=None):
+        self.X, self.counts, self.max_cells, self.stop = X, counts, max_cells, stop
         self._least: dict[int, float] = {}
 
     def least(self, m: int) -> float:
         if m not in self._least:
-            found = one_cut(self.X, self.counts) if m == 1 else two_cuts(self.X, self.counts, self.max_cells)
+            found = one_cut(self.X, self.counts) if m == 1 else two_cuts(self.X, self.counts, self.max_cells,
+                                                                          self.stop)
             self._least[m] = 0.0 if found is None else found
         return self._least[m]
 

@@ -42,10 +42,12 @@ MAX_SETS = 2000  # ... but no more sets than this in all (a size that would pass
 
 
 def support_bound(problem, *, depth: int = DEPTH, max_sets: int = MAX_SETS,
-                  full: float | None = None) -> Bound | None:
+                  full: float | None = None, stop=None) -> Bound | None:
     """The bound of the module docstring, or None where it does not apply (another loss,
     or no ``l0`` penalty).  ``full``: ``C(all features)`` if already known (the conflict
-    bound's value)."""
+    bound's value).  ``stop``: a test asked between feature sets (the run's deadline); once it
+    is true the sets of the size under way are dropped (a minimum over some of them bounds
+    nothing) and the bound is the sizes enumerated whole and ``C(all features)``."""
     spec = problem.spec
     lam = spec.penalty_weight
     if not applies(spec) or spec.penalty != "l0" or lam <= 0:
@@ -63,7 +65,9 @@ def support_bound(problem, *, depth: int = DEPTH, max_sets: int = MAX_SETS,
             break
         if spec.max_weights is not None and s + L - 1 > spec.max_weights:
             break  # no network within the budget reads s features
-        m_s = min(errors_bound(X[:, list(F)], c, r)[0] for F in itertools.combinations(range(d), s))
+        m_s = _least_errors(X, c, r, itertools.combinations(range(d), s), stop)
+        if m_s is None:
+            break
         terms.append((m_s + lam * (s + L - 1), f"{m_s:g} errors on the best {s} feature(s)"))
         used, sets = s, sets + n
         if m_s <= full:  # no larger set does better than all features do
@@ -75,3 +79,13 @@ def support_bound(problem, *, depth: int = DEPTH, max_sets: int = MAX_SETS,
         value, why = t0, "constant outputs"
     return Bound(attainable(problem, value), "support",
                  f"min over the features read: {why} ({sets} feature sets enumerated, T0 = {t0:g})")
+
+
+def _least_errors(X, c, r, feature_sets, stop) -> float | None:
+    """``min_F C(F)`` over ``feature_sets``, or None when ``stop`` turned true before the last."""
+    least = math.inf
+    for F in feature_sets:
+        if stop is not None and stop():
+            return None
+        least = min(least, errors_bound(X[:, list(F)], c, r)[0])
+    return least
