@@ -162,7 +162,7 @@ def test_the_real_suites_sets_include_every_real_set():
 def test_the_entry_point_runs_a_suite_into_the_results_layout(tmp_path):
     """The real suite's logistic regression alone on one split: the layout, the header, the rows."""
     res = tmp_path / "results"
-    done = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "real", "--sets", "star98", "--methods",
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "real", "--sets", "moons", "--methods",
                            "logreg_l1", "--splits", "1", "--results", str(res), "--note", "a test"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -170,10 +170,10 @@ def test_the_entry_point_runs_a_suite_into_the_results_layout(tmp_path):
     assert re.fullmatch(r"\d{4}-\d\d-\d\d_[0-9a-z]+", folder.parent.name)
     header = json.loads((folder / "run.json").read_text())
     assert header["exit_code"] == 0 and header["note"] == "a test" and header["suite"] == "real"
-    assert header["command"].startswith("python bench/run.py real ") and "--sets star98" in header["command"]
+    assert header["command"].startswith("python bench/run.py real ") and "--sets moons" in header["command"]
     assert {"platform", "cpus", "python"} <= set(header["machine"]) and "before" in header["load"]
     (row,) = layout.read_jsonl(folder / "runs.jsonl")
-    assert row["set"] == "star98" and row["method"] == "logreg_l1"
+    assert row["set"] == "moons" and row["method"] == "logreg_l1"
     assert (folder / "summary.md").exists() and (folder / "log.txt").read_text()
     # a second run into the same folder (another set) keeps the first run's rows and header
     done = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "real", "--sets", "wine", "--methods",
@@ -181,8 +181,8 @@ def test_the_entry_point_runs_a_suite_into_the_results_layout(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     header = json.loads((folder / "run.json").read_text())
-    assert "--sets wine" in header["command"] and "--sets star98" in header["earlier"][0]["command"]
-    assert [r["set"] for r in layout.read_jsonl(folder / "runs.jsonl")] == ["star98", "wine"]
+    assert "--sets wine" in header["command"] and "--sets moons" in header["earlier"][0]["command"]
+    assert [r["set"] for r in layout.read_jsonl(folder / "runs.jsonl")] == ["moons", "wine"]
 
 
 def test_no_path_under_bench_is_named_after_a_work_item():
