@@ -140,7 +140,8 @@ class MIPNetClassifier(ClassifierMixin, BaseEstimator):
         Solver threads (None: the solver's default).
     gap : float or None, default=None
         Relative optimality gap at which the solver may stop, and at which annc calls a
-        network optimal (None: annc's default, 1e-4).
+        network optimal (None: annc's default, 1e-4); above 1e-4 an ``"optimal"`` network is
+        optimal within that gap, not proven (``result_.verdict.proven`` tells them apart).
     solver_options : dict or None, default=None
         The solver's own options, passed through as ``--solver-option NAME=VALUE`` does, to the
         full MIP and to annc's own sub-MIPs on that solver (e.g. ``{"mip_heuristic_effort": 0.3}``).

@@ -142,7 +142,7 @@ def summary(out: Path, a) -> None:
              "Command: `" + " ".join(a.argv) + "`", "",
              "| protocol | rows | method | test acc. % | train acc. % | non-zero weights | statuses | median time (s) |",
              "|---|---|---|---|---|---|---|---|"]
-    order = ["mip", "ovo", "batches", "mlp", "mlp_best5", "mlp_ovo"]
+    order = ["annc", "mip", "ovo", "batches", "mlp", "mlp_best5", "mlp_ovo"]
     for protocol in PROTOCOLS:
         for method in order:
             rs = [r for r in runs if r["protocol"] == protocol and r["method"] == method and "speedup" not in r]

@@ -373,8 +373,8 @@ def test_cli_default_cross_validates_and_no_select_does_not(tmp_path, capsys, un
     assert [c["width"] for c in meta["selection"]["candidates"]] == [1, 2]
     assert meta["selection"]["cv_estimate"] > 0.5 and meta["recipe"]["penalty"]["source"] == "spec"
     assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--time-limit", str(LIMIT), "-q",
-                 "--no-select", "-o", str(tmp_path / "plain")]) == 0  # LIMIT: a 2 s limit found no network on a
-    # machine loaded 6-fold (exit 3), a race with the clock
+                 "--gap", "1", "--no-select", "-o", str(tmp_path / "plain")]) == 0  # LIMIT: a 2 s limit found no
+    # network on a machine loaded 6-fold (exit 3), a race with the clock; --gap 1: it ends at its first network
     assert "cross-validation" not in capsys.readouterr().out
     assert "selection" not in json.loads((tmp_path / "plain" / "n.weights.json").read_text())["meta"]
     assert main(["train", str(tmp_path / "n.ann"), str(tmp_path / "d.csv"), "--select", "--no-select"]) == 2
@@ -388,7 +388,7 @@ def test_estimator_exposes_cv_results(uncapped_folds):
     assert clf.cv_results_ is not None and [p["width"] for p in clf.cv_results_["params"]] == [1, 2]
     assert {k: v for k, v in clf.best_params_.items() if k != "max_weights"} in clf.cv_results_["params"]
     plain = MIPNetClassifier(hidden_layer_sizes=(2,), penalty="l0", penalty_weight=0.5, time_limit=LIMIT,
-                             select=False)
+                             select=False, gap=1.0)  # no selection; it ends at its first network
     assert plain.fit(X, y).cv_results_ is None
     with pytest.raises(UsageError, match="select must be"):
         MIPNetClassifier(select="yes").fit(X, y)
