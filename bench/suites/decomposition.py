@@ -15,9 +15,11 @@ Methods, each with one hidden layer of ``H = 4`` units (BeMi's members have [4, 
   annc     what ``annc train SPEC DATA --time-limit S`` does with it (``annc.app.api.train_api``:
            model selection by cross-validation where it applies, then the chosen setting's
            training), ``--mip-time-limit`` seconds for the whole run;
-  ovo      45 pair MIPs of the same spec with 2 outputs, ``--time-limit`` seconds each,
+  ovo      45 pair MIPs of the same spec with 2 outputs, ``--time-limit`` seconds for the whole
+           ensemble (as ``annc train --ensemble ovo --time-limit S``: each pair MIP gets its
+           slot of what is left; the run of 2026-11-23 gave each pair its own 3 s),
            on ``--workers`` Dask worker processes, combined by vote;
-  batches  ``K`` batch MIPs (K = rows / 100, at least 2), ``--time-limit`` seconds each,
+  batches  ``K`` batch MIPs (K = rows / 100, at least 2), ``--time-limit`` seconds for them all,
            validation-weighted average or best batch (a heuristic);
   mlp      ``MLPClassifier(hidden_layer_sizes=(4,), max_iter=5000, random_state=seed)``;
   mlp_best5  the best of 5 such MLPs (seeds ``100 seed + r``, r < 5) by training accuracy:
@@ -31,7 +33,7 @@ counted), status (annc's verdict) and wall time.  One JSON line per run in
 ``<out>/runs.jsonl`` (resumable); ``<out>/summary.md`` has the table.  ``--speedup`` also
 times ovo on the 10-per-class protocol with 1 and 2 workers (same seed).
 
-    python bench/run.py decomposition [--protocols 10,40,large] [--seeds 5] [--time-limit 3]
+    python bench/run.py decomposition [--protocols 10,40,large] [--seeds 5] [--time-limit 90]
                                   [--mip-time-limit 30] [--workers 2]
 """
 from __future__ import annotations
@@ -174,7 +176,7 @@ def main(argv=None):
     p.add_argument("--methods", default="mlp,mlp_ovo,ovo,mip,batches")
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--large-seeds", type=int, default=1)
-    p.add_argument("--time-limit", type=float, default=3.0)
+    p.add_argument("--time-limit", type=float, default=90.0)  # ovo's and batches' whole run
     p.add_argument("--mip-time-limit", type=float, default=30.0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--speedup", action="store_true")
