@@ -22,7 +22,7 @@ def worker_pid(_x):
     return os.getpid()
 
 
-def report_cap(spec, data, *, solver, opts, out_dir, greedy, stem):
+def report_cap(spec, data, *, solver, opts, out_dir, greedy, stem, start=None):
     """A stand-in for annc.training.trainer.train that says the time limit it was given, as
     one of annc's own errors (which a decomposition run collects from every member)."""
     from annc.core.errors import NoSolutionError

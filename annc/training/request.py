@@ -156,6 +156,8 @@ class TrainRequest:
     driver: Driver | None = field(default=None, repr=False)  # the solver's driver, resolved once by checked()
     large: LargeData | None = None  # where the large-data path begins and how far it compresses (None: its defaults)
     setup: SolverSetup | None = None  # the solver's setup time a budget must leave (None: its defaults)
+    start: tuple | None = field(default=None, repr=False)  # (name, (weights, biases) on the raw inputs): a
+    # candidate of the start pool, as model selection's network is (a decomposition's member: its separator)
 
     @property
     def mode(self) -> str:

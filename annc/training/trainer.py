@@ -65,6 +65,7 @@ from .large.compress import LargeData
 from .mip.job import MipSettings, SolverSetup
 from .request import TrainRequest, check_solver_cmd, check_train_args  # noqa: F401 - re-exported
 from .results import TrainResult, accuracy, result_of
+from .warmstart.pool.candidates import SEED_NAME
 
 __all__ = ["TrainResult", "accuracy", "check_train_args", "csv_backing", "fit", "silent", "train"]
 
@@ -135,8 +136,9 @@ def fit(request: TrainRequest, ctx: RunContext | None = None, selection=None) ->
 def _settings(r: TrainRequest, out: Path | None, files: _RunFiles, selection) -> MipSettings:
     """What every MIP of ``r`` shares; ``selection``'s network (None in greedy training) starts, or is kept."""
     keeps = selection is not None and selection.keeps
+    name, start = (SEED_NAME, selection.start_network) if selection is not None else r.start or (SEED_NAME, None)
     return MipSettings(out, files, r.log, merge=r.merge, warm_start=r.warm_start, max_nonzeros=r.max_nonzeros,
-                       refine=r.refine, start_network=None if selection is None else selection.start_network,
+                       refine=r.refine, start_network=start, start_name=name,
                        keep=(selection.label, selection.kept_reason) if keeps else None,
                        workers=r.workers, scheduler=r.scheduler, large=r.large or LargeData(),
                        setup=r.setup or SolverSetup())

@@ -207,3 +207,23 @@ def test_ovo_completes_when_a_worker_is_killed(blobs):
                   Decomposition(train_network, RunContext.create(limit=20), workers=2, stem="net", log=log))
     assert killed
     assert len(r.members) == 3 and r.network.pairs == [(0, 1), (0, 2), (1, 2)] and r.verified
+
+
+def test_a_member_starts_from_its_separator():
+    """A member MIP's pool holds its problem's first separator network beside its own candidates
+    (member_start: one LP), so a member never depends on the pool's slower candidates for a start."""
+    from sklearn.datasets import make_blobs
+    from annc.app.api import as_data
+    from annc.io.spec import parse_spec
+    from annc.solve.solvers import SolveOptions
+    from annc.training.decompose.decomposition import member_start
+    from annc.training.trainer import train
+    X, y = make_blobs(60, centers=2, n_features=3, cluster_std=1.0, random_state=2)
+    spec = parse_spec("input 3\nhidden 2 binary\noutput 2\nscale none\n")
+    data = as_data(((X - X.min(0)) / (X.max(0) - X.min(0)), y))
+    name, (W, b) = member_start(spec, data)
+    assert name.startswith("the member's separator") and [w.shape for w in W] == [(3, 2), (2, 2)]
+    r = train(spec, data, opts=SolveOptions(threads=1), out_dir=None, start=(name, (W, b)))
+    pool = {p["name"]: p["objective"] for p in r.verdict.search["pool"]}
+    assert name in pool and r.verdict.objective <= pool[name] + 1e-9
+    assert member_start(parse_spec("input 3\noutput 2\nscale none\n"), data) is None  # no hidden layer

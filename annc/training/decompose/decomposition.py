@@ -32,7 +32,9 @@ a task's overhead (:meth:`~annc.training.context.RunContext.slot_cap`), so a sub
 ends early leaves its time to the ones after it.  Within that cap each sub-MIP's search
 runs by its work limits, as any training does.  A limit that would give the first sub-MIPs
 less than :data:`MEMBER_MIN` seconds is refused before any of them starts, with the limit
-that would do.
+that would do.  Each sub-MIP's start pool also gets its problem's first separator network
+(:func:`member_start`, one LP): a slot too short for the pool's annealed and SGD candidates
+still starts from a separator.
 
 Both return a :class:`DecomposedResult`, whose ``network`` (an ``Ensemble`` or a
 ``TrainedNetwork``) is what ``annc eval``, ``annc report``, ``annc export`` and ``predict``
@@ -59,12 +61,14 @@ from ...io.data import Dataset, array_digest
 from ...io.outputs import export_atomically, prepare_out_dir
 from ...io.solutions import Status
 from ...io.spec import NetworkSpec
+from ...solve.compiler import prepare
 from ...solve.solvers import SolveOptions
 from ..context import TASK_OVERHEAD, RunContext, rounds
 from ..large.executor import Executor, TaskFailed
 from ..mip.chain import weakest
 from ..modelselect.splits import split_rows
 from ..request import check_batches, check_per_class
+from ..warmstart.pool.linear import separator_networks
 
 VALIDATION_FRACTION = 0.2  # batches: the part held out to weight the average
 MEMBER_MIN = 1.0  # seconds: the least time limit a sub-MIP is started with
@@ -140,13 +144,27 @@ def train_member(item) -> MemberResult | MemberFailure:
     training function, :func:`annc.training.trainer.train` as :func:`annc.training.dispatch.run` passes it."""
     name, spec, data, solver, opts, train = item
     try:
-        r = train(spec, data, solver=solver, opts=opts, out_dir=None, greedy=False, stem=name)
+        r = train(spec, data, solver=solver, opts=opts, out_dir=None, greedy=False, stem=name,
+                  start=member_start(spec, data))
     except AnncError as e:
         text = str(e).removeprefix(f"[{name}] ").removesuffix(": no network to export")
         return MemberFailure(name, type(e).__name__, text)
     s = r.steps[0]
     return MemberResult(name, r.network.core(), r.status.value, s.verdict.describe(), s.verdict.objective,
                         s.verdict.lower_bound, s.result.seconds, r.verified, len(data.y))
+
+
+def member_start(spec: NetworkSpec, data: Dataset) -> tuple | None:
+    """``(name, (weights, biases))``: a member MIP's first separator network (the sparse margin LP's
+    hyperplanes in the spec's layers, :func:`~annc.training.warmstart.pool.linear.separator_networks`),
+    a candidate of its start pool beside the
+    pool's own: one LP, so that a member whose slot of the time limit is too short for the pool's
+    annealed and SGD candidates still starts from a separator (at 2.6 s a pair of the 10-class
+    decomposition bench got only SGD's network, no better than a constant).  None where the problem has
+    no separator network (a spec without hidden layer; more classes than the layer places)."""
+    problem = prepare(spec, data).problem
+    found = next(separator_networks(problem), None)
+    return None if found is None else (f"the member's separator: {found[0]}", (found[1], found[2]))
 
 
 def _error_class(failure) -> type[AnncError]:

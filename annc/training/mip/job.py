@@ -18,6 +18,7 @@ from ..bounds.proof import Bound, Proof
 from ..context import RunContext
 from ..large.compress import Compression, LargeData
 from ..search.incumbent import SearchRecord
+from ..warmstart.pool.candidates import SEED_NAME
 from .runfiles import RunFiles
 
 SETUP_NONZEROS_PER_SECOND = 1e5  # a solver's setup before it checks its clock: measured with HiGHS 1.16 on
@@ -48,6 +49,7 @@ class MipSettings:
     max_nonzeros: int | None = None
     refine: bool = True
     start_network: TrainedNetwork | None = None  # cross-validation's network: a candidate of the start pool
+    start_name: str = SEED_NAME  # what the pool calls it (a decomposition's member: its separator)
     keep: tuple[str, str] | None = None  # (label, reason): model selection's network is kept, no full MIP
     workers: int | None = None
     scheduler: str | None = None

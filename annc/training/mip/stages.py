@@ -54,7 +54,7 @@ from ..large.largedata import enter as large_path
 from ..search.incumbent import SearchRecord, kept_incumbent, kept_why, search_incumbent
 from ..search.start import MIN_START_BUDGET
 from ..warmstart.margin import resolve
-from ..warmstart.pool.candidates import SEED_NAME, seed_point
+from ..warmstart.pool.candidates import seed_point
 from ..warmstart.pool.point import hidden_network
 from .chain import Step, accuracy, finite_or_none, trace_recorder
 from .job import Bounded, Built, Finished, MipJob, Solved, SolverSetup, Started, StepTimes
@@ -117,7 +117,7 @@ def start(job: MipJob, built: Built, ctx: RunContext) -> Started:
     search = ctx.share(SEARCH_SHARE)
     y = None if s.start_network is None else seed_point(built.c, s.start_network, search)
     record = search_incumbent(built.c.model, built.c.problem, ctx=search, log=job.say,
-                              given=() if y is None else ((SEED_NAME, y),), enough=enough)
+                              given=() if y is None else ((s.start_name, y),), enough=enough)
     job.say(record.message)
     return Started(record, known=known, pool_seconds=record.pool_seconds,
                    search_seconds=record.seconds - record.pool_seconds)
