@@ -172,3 +172,23 @@ def test_relu_start_is_feasible():
     y = improve(m, pb, x0, ctx=RunContext.create(limit=5))
     assert_feasible(m, y)
     assert objective(m, y) <= objective(m, x0) + 1e-9
+
+
+def test_a_given_network_starts_even_when_no_search_fits():
+    """A limit too short for annc's search (under MIN_START_BUDGET): the points made elsewhere
+    (model selection's network, a decomposition member's separator) still are the MIP start."""
+    from annc.app.api import as_data
+    from annc.solve.compiler import build
+    from annc.training.search.incumbent import search_incumbent
+    from annc.training.warmstart.pool.candidates import seed_point
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]] * 3)
+    y = np.array([0, 1, 1, 1] * 3)  # OR: one unit separates it
+    c = build(parse_spec("input 2\nhidden 2 binary\noutput 2\nscale none\neps 0.1\n"), as_data((X, y)))
+    network = ([np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[0.0, 1.0], [0.0, 0.0]])],
+               [np.array([-0.5, -1.0]), np.array([0.5, 0.0])])
+    point = seed_point(c, network)
+    assert point is not None
+    short = RunContext.create(limit=0.01)  # under MIN_START_BUDGET (0.25 s) whatever the machine's speed
+    record = search_incumbent(c.model, c.problem, ctx=short, given=(("given", point),))
+    assert record.x is not None and record.found_by == "start pool: given" and "alone" in record.message
+    assert search_incumbent(c.model, c.problem, ctx=short).x is None  # nothing given: no start

@@ -112,12 +112,10 @@ def search_incumbent(model: Model, problem: TrainingProblem, *, ctx: RunContext 
     say = log or (lambda *_: None)
     rec = SearchRecord()
     budget = ctx.left()
-    if budget is not None and budget < MIN_START_BUDGET:
-        rec.message = "no MIP start: the time limit is too short"
-        return rec
-    why = sgd_trains(problem)
-    if why is not None:
-        rec.message = f"no MIP start: {why}"
+    why = "the time limit is too short" if budget is not None and budget < MIN_START_BUDGET else sgd_trains(problem)
+    if why is not None:  # no search; the points made elsewhere are made already, so they still start
+        _take_given(rec, model, given, say)
+        rec.message = f"no MIP start: {why}" if rec.x is None else f"MIP start: {rec.found_by} alone ({why} to search)"
         return rec
     clock = ctx.stopwatch()
     ctx.report("start pool", candidates=0, time_limit=budget)
