@@ -223,7 +223,7 @@ def test_a_run_through_a_pipe_has_no_silence_over_5s(tmp_path):
     # EPYC and 15.6 s of a 20 s limit beside two CPU-bound processes and another test worker (then no
     # network: exit 3); on 150 rows the start is the same, the reading shorter.
     # --no-select: the spec as written, whose full MIP prints the solver's lines
-    proc = subprocess.run([sys.executable, "-m", "annc.app.cli", "train", str(spec), str(csv), "--time-limit", "30",
+    proc = subprocess.run([sys.executable, "-m", "annc.app.cli", "train", str(spec), str(csv), "--time-limit", "20",
                            "--no-select",
                            "-o", str(tmp_path / "out")], capture_output=True, text=True, cwd=tmp_path,
                           timeout=300)

@@ -56,6 +56,19 @@ def moons(n=150, seed=0):
     return X, y
 
 
+@pytest.fixture(scope="module")
+def recipe_cv():
+    """The default recipe's cross-validation on 100 moons rows under a 30 s limit, shared by the
+    tests that only read it (each cross-validation costs seconds)."""
+    return cross_validate(parse_spec(RECIPE), as_data(moons(100)), time_limit=30)
+
+
+@pytest.fixture(scope="module")
+def width_only_cv():
+    """The same with only the width open (a written penalty), shared likewise."""
+    return cross_validate(parse_spec(WIDTH_ONLY), as_data(moons(100)), time_limit=30)
+
+
 def test_open_settings_are_what_the_spec_leaves_unwritten():
     assert open_settings(parse_spec(RECIPE)) == ("penalty", "width", "eps")
     assert open_settings(parse_spec(RECIPE + "penalty l0 0.5\neps 0.01\n")) == ("width",)
@@ -327,10 +340,9 @@ def test_cv_results_has_scikit_learns_layout():
 BUSY = "import time\nt = time.time()\nwhile time.time() - t < 120:\n    pass\n"
 
 
-def test_the_same_choice_on_a_quiet_and_a_busy_machine():
+def test_the_same_choice_on_a_quiet_and_a_busy_machine(recipe_cv):
     """Work limits decide: the path and the choice do not depend on the machine's load."""
-    spec, data = parse_spec(RECIPE), as_data(moons(100))
-    quiet = cross_validate(spec, data, time_limit=30)
+    spec, data, quiet = parse_spec(RECIPE), as_data(moons(100)), recipe_cv
     busy = subprocess.Popen([sys.executable, "-c", BUSY])
     try:
         loaded = cross_validate(spec, data, time_limit=30)
@@ -349,10 +361,10 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine():
                                                   loaded.start_network[0] + loaded.start_network[1]))
 
 
-def test_the_path_warm_starts_each_penalty_from_the_last():
+def test_the_path_warm_starts_each_penalty_from_the_last(recipe_cv):
     """Along the path the l0 weight falls, so the fold networks grow no sparser: a network the
     drop kept at a larger weight is kept at a smaller one (mean non-zero weights never fall)."""
-    sel = cross_validate(parse_spec(RECIPE), as_data(moons(120)), time_limit=30)
+    sel = recipe_cv
     for width in (1, 2):
         path = [i for i, s in enumerate(sel.plan.settings) if s.width == width and not s.kept]
         for f in range(sel.plan.folds):
@@ -420,15 +432,14 @@ def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
     assert np.array_equal(_sample(as_data((X, y)), MAX_CV_ROWS).X, sample.X)  # seeded
 
 
-def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool():
+def test_the_chosen_settings_network_on_all_rows_joins_the_final_start_pool(width_only_cv):
     """The final training's pool gets the cheap path's network of the chosen setting on all the
     rows (on a breast_cancer split the trainer's own pool at width 1 found only the constant network)."""
     from annc.solve.compiler import build
     from annc.training.warmstart.margin import resolve
     from annc.training.search.incumbent import search_incumbent
     from annc.training.warmstart.pool.candidates import SEED_NAME, seed_point
-    data = as_data(moons(100))
-    sel = cross_validate(parse_spec(WIDTH_ONLY), data, time_limit=30)
+    data, sel = as_data(moons(100)), width_only_cv
     spec = resolve(sel.spec, data).spec
     c = build(spec, data)
     y = seed_point(c, sel.start_network)
@@ -494,7 +505,7 @@ def test_a_short_limit_trains_the_spec_as_written():
     assert not applies(spec, data, MIN_LIMIT - 1)
 
 
-def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weights():
+def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weights(width_only_cv):
     """Where the penalty is open the final training gets ``max_weights``: the folds' mean non-zero
     weights of the chosen setting rounded up, at least those of its network on all rows, which is
     then a feasible start; a written penalty leaves the spec without a budget.  (The path's settings
@@ -513,7 +524,7 @@ def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weight
     c = build(resolve(sel.spec, data).spec, data)
     y = seed_point(c, sel.start_network)
     assert y is not None and c.model.check(y).ok  # within the budget row nmax
-    written = cross_validate(parse_spec(WIDTH_ONLY), data, time_limit=30)
+    written = width_only_cv
     assert written.budget is None and written.spec.max_weights is None
 
 
