@@ -130,7 +130,7 @@ def bound(job: MipJob, built: Built, started: Started, ctx: RunContext) -> Bound
     proving = ctx.stopwatch()
     pre, proof = prove_start(built.c, started.x, ctx=ctx, rel_tol=ctx.options.gap, known=started.known)
     if proof is not None:
-        job.say(f"{_proven(proof)} before the full MIP: lower bound {proof.bound.line()}")
+        job.say(f"{_proof_words(proof)} before the full MIP: lower bound {proof.bound.line()}")
     elif pre is not None:
         job.say(f"lower bound {pre.line()}")
     return Bounded(pre, proof, proving.seconds())
@@ -317,7 +317,7 @@ def _search(started: Started, bounded: Bounded, solved: Solved, f: Finished) -> 
     return record.conclude(f.found_loss, from_solver=from_solver)
 
 
-def _proven(proof) -> str:
+def _proof_words(proof) -> str:
     """A proof of the start's objective in words: proven optimal, or (a ``--gap`` above the
     verdict's own tolerance) only within the gap asked."""
     return "proven optimal" if closes(proof.objective, proof.bound.value) else "within the gap asked"
@@ -328,7 +328,7 @@ def ended(res: SolveResult, proof, skipped: str | None) -> str:
     MIP not run, stalled (the stall rule, only where the driver applied it), or the solver's own
     word (proved optimal, a time or node limit, interrupted)."""
     if proof is not None:
-        return f"{_proven(proof)} before the full MIP: it was not run"
+        return f"{_proof_words(proof)} before the full MIP: it was not run"
     if skipped:
         return skipped
     if res.extra.get("stalled"):
