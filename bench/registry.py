@@ -84,6 +84,10 @@ SUITES: dict[str, Suite] = {s.name: s for s in (
           "Test rows where a logistic setting's network and scikit-learn's L1 logistic regression (same C) "
           "predict different classes, over splits and C.",
           ("gbsg2,whas500,breast_cancer,diabetes,star98",), out=None, render="log"),
+    Suite("output_code", "suites/output_code.py", "The output code's words",
+          "digits, 10 classes in 4 step units: the output code of annc.training.warmstart.pool.outputcode (class "
+          "means on the discriminant directions, assigned to the cube's vertices) against 20 random codes, each "
+          "bit L1 logistic regression at C = 1, decoded to the nearest word.", out=None, render="log"),
     Suite("optimal_trees", "suites/optimal_trees.py", "CART against the optimal trees as networks",
           "On each set's first split, the depth-2 and depth-3 trees of CART, ConTree and STreeD (where installed) "
           "written as networks of 7 step units: training and test accuracy, splits, the maker's CPU seconds.",

@@ -201,15 +201,15 @@ def test_the_path_goes_before_the_separator_only_where_it_earns_it():
 
 
 def test_without_a_separator_the_spec_as_written_is_what_the_path_must_beat():
-    """Where the penalty is open and no separator fits (6 classes, 4 units: neither the 15 pairs nor
-    the 5 units of a decision list), the plan's anchor is the spec as written (its width, its l0
+    """Where the penalty is open and no separator fits (6 classes, 2 units: neither the 15 pairs, the
+    5 units of a decision list nor the 3 bits of an output code), the plan's anchor is the spec as written (its width, its l0
     weight, the data's eps), and a setting of higher CV accuracy goes before it only where its
     paired fold differences earn it, as against a separator (modechoice, before the decision list:
     79.7% over 5 splits to 83.2%, train-test gap 10.9 to 8.4 points)."""
     from annc.training.modelselect.cvselect import plan_for
-    spec = parse_spec("input 5\nhidden 4 binary\noutput 6\n")
+    spec = parse_spec("input 5\nhidden 2 binary\noutput 6\n")
     plan = plan_for(spec, 150, 30, 0.001, time_limit=30)
-    assert not plan.logistic and plan.anchor == Setting(4, spec.penalty_weight, 0.001)
+    assert not plan.logistic and plan.anchor == Setting(2, spec.penalty_weight, 0.001)
     assert plan.anchor in plan.settings
     assert plan_for(parse_spec(RECIPE), 150, 30, 0.001, time_limit=30).anchor is None  # a separator fits
 
@@ -278,10 +278,13 @@ def test_multi_class_data_above_many_rows_get_a_selection_with_trees():
     sel = cross_validate(spec, data, time_limit=30, policy=policy)
     assert sel is not None and sel.rows == 200 and sel.plan.large and sel.complete(sel.chosen)
     assert not applies(parse_spec("input 2\nhidden 2 binary\noutput 3\npenalty l0 0.5\n"), data, 30, policy)
+    X5, y5 = make_blobs(300, centers=5, n_features=2, cluster_std=2.0, random_state=1)
+    assert not applies(parse_spec("input 2\nhidden 2 binary\noutput 5\n"), as_data((X5, y5)), 30, policy)  # a tree
+    # of 2 splits tells 3 of 5 classes apart, 2 units have 4 patterns: nothing to set against the spec as written
+    assert applies(parse_spec("input 2\nhidden 2 binary\noutput 5\n"), as_data((X5, y5)), 30)  # the path on fewer rows
     X4, y4 = make_blobs(300, centers=4, n_features=2, cluster_std=2.0, random_state=1)
-    assert not applies(parse_spec("input 2\nhidden 2 binary\noutput 4\n"), as_data((X4, y4)), 30, policy)  # a tree
-    # of 2 splits tells 3 of 4 classes apart: nothing to set against the spec as written
-    assert applies(parse_spec("input 2\nhidden 2 binary\noutput 4\n"), as_data((X4, y4)), 30)  # the path on fewer rows
+    assert applies(parse_spec("input 2\nhidden 2 binary\noutput 4\n"), as_data((X4, y4)), 30, policy)  # 4 words
+    # of 2 bits: an output code
 
 
 def test_a_stopped_context_scores_nothing_and_says_why():
@@ -565,7 +568,8 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     """Beside the path, L1 logistic regression at each C of LOGISTIC_PATH: one unit for two
     classes, the spec's default l0 weight and the narrow margin; none where the spec writes its
     penalty.  For k classes k (k - 1) / 2 units (a unit per pair of classes) where the spec's one
-    hidden layer is that wide, else k - 1 (a decision list) where it holds them, else none."""
+    hidden layer is that wide, else k - 1 (a decision list) where it holds them, else the bits of an
+    output code where it holds ceil(log2 k), else none."""
     from annc.training.modelselect.cvselect import plan_for
     LOGISTIC_PATH = DEFAULT_POLICY.logistic_path
     from annc.training.warmstart.margin import NARROW
@@ -581,7 +585,10 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     # narrower than the pairs but k - 1 units: the one-vs-rest hyperplanes as a decision list, k - 1 wide
     for between, k in (("hidden 2 binary\noutput 3", 3), ("hidden 4 binary\noutput 4", 4), ("hidden 5 binary\noutput 5", 5)):
         assert {s.width for s in plan_for(parse_spec(f"input 2\n{between}\n"), 400, 50, 0.1).logistic} == {k - 1}
-    for narrow in ("hidden 1 binary\noutput 3", "hidden 3 binary\noutput 5", "hidden 4 binary\nhidden 4 binary\noutput 3"):
+    for fewer, k, bits in (("hidden 3 binary\noutput 5", 5, 3), ("hidden 4 binary\noutput 10", 10, 4),
+                           ("hidden 2 binary\noutput 4", 4, 2)):  # an output code
+        assert {s.width for s in plan_for(parse_spec(f"input 2\n{fewer}\n"), 400, 50, 0.1).logistic} == {bits}
+    for narrow in ("hidden 1 binary\noutput 3", "hidden 2 binary\noutput 5", "hidden 4 binary\nhidden 4 binary\noutput 3"):
         assert not plan_for(parse_spec(f"input 2\n{narrow}\n"), 400, 50, 0.1).logistic, narrow
     assert {s.width for s in plan_for(parse_spec("input 2\nhidden 1 binary\noutput 2\n"), 400, 100, 0.1).logistic} \
         == {None}  # width not open: the spec's

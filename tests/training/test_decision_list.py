@@ -1,6 +1,7 @@
 """The one-vs-rest separators as a decision list in k - 1 step units (annc.training.warmstart.pool.decisionlist):
 the output layer makes the first listed unit that is on win, the order fitted is the best one, and a
-logistic setting of four classes in a layer of four units is that list."""
+logistic setting of four classes in a layer of four units is that list.  The separator's width rule
+(pairs, list, output code: tests/training/test_output_code.py) is checked here too."""
 from __future__ import annotations
 
 import itertools
@@ -71,8 +72,12 @@ def test_the_separator_width_prefers_the_pairwise_units_and_falls_back_to_the_li
     assert separator_width(2, 1) == separator_width(2, 8) == 1
     assert separator_width(4, 6) == separator_width(4, 20) == 6
     assert separator_width(4, 5) == separator_width(4, 3) == 3
-    assert separator_width(4, 2) is None
-    for k, units in itertools.product(range(3, 8), range(1, 30)):
+    assert separator_width(4, 2) == 2  # an output code: 4 words of 2 bits
+    assert separator_width(10, 4) == 4 and separator_width(10, 3) is None
+    for k, units in itertools.product(range(3, 12), range(1, 30)):
         width = separator_width(k, units)
-        assert width is None or k - 1 <= width <= units
+        assert (width is None) == (2 ** units < k)  # no pattern of the units per class: nothing fits
+        assert width is None or width <= units
         assert (width == k * (k - 1) // 2) == (units >= k * (k - 1) // 2)
+        if width is not None and units >= k - 1:
+            assert width >= k - 1

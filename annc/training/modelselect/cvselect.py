@@ -139,8 +139,8 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time
 
 def _separators_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
     """Whether the folds score logistic separators for ``spec`` (:func:`_logistic_settings`): the
-    penalty is open, and one unit (two classes) or one hidden layer of at least the k - 1 units of a
-    decision list fits (:func:`~annc.training.warmstart.pool.linear.separator_width`)."""
+    penalty is open, and one unit (two classes) or one hidden layer of at least the ``ceil(log2 k)``
+    units of an output code fits (:func:`~annc.training.warmstart.pool.linear.separator_width`)."""
     if "penalty" not in open_ or not spec.hidden:
         return False
     return spec.classes == 2 or (len(spec.hidden) == 1
@@ -167,7 +167,8 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, la
     output layer that counts each class's wins (:func:`~annc.training.warmstart.pool.linear.votes`),
     where one hidden layer of step units is that wide; where it holds fewer but at least ``k - 1``,
     its one-vs-rest hyperplanes as a decision list
-    (:mod:`~annc.training.warmstart.pool.decisionlist`).  On large data the margin is the data's eps
+    (:mod:`~annc.training.warmstart.pool.decisionlist`); where it holds fewer but at least
+    ``ceil(log2 k)``, an output code (:mod:`~annc.training.warmstart.pool.outputcode`).  On large data the margin is the data's eps
     where narrower (:func:`_margin`)."""
     if not _separators_fit(spec, open_):
         return ()

@@ -49,11 +49,13 @@ from ....formulations import ACTIVATIONS
 from ....io.problem import TrainingProblem
 from ....solve.lp import solve_lp
 from .decisionlist import decision_list
+from .outputcode import code_bits, code_layer, output_code
 
 L1_PATH = (0.01, 0.1, 1.0, 10.0)  # C of L1 logistic regression (smaller: sparser)
 LP_L1 = (0.25, 1.0, 4.0)  # margin_lp's weight price, in units of the spec's l0 weight (or of 0.5)
 LP_SECONDS = 5.0  # a cap on one margin LP (about 20 ms on 400 rows and 30 inputs)
 SVM_PATH = (0.1, 1.0)  # C of the L1 linear SVM
+CODE_PATH = (0.1, 1.0)  # C of the start pool's regression read in fewer units than classes
 STEP = ("binary", "sign")  # first-layer units that carry a linear separator unchanged
 PASS_WEIGHT, PASS_BIAS = 1.0, -0.5  # a later layer's unit that copies a binary input
 
@@ -240,7 +242,9 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     one-vs-rest hyperplanes are read as a decision list instead
     (:mod:`~annc.training.warmstart.pool.decisionlist`: the first of ``m - 1`` scores in a fitted
     priority order that is ``>= 0`` names the class, else the most frequent class): another
-    classifier than the argmax, and the one such a layer holds exactly.
+    classifier than the argmax, and the one such a layer holds exactly.  Where it holds fewer than
+    ``m - 1`` but at least ``ceil(log2 m)``, an output code (:mod:`~annc.training.warmstart.pool.outputcode`,
+    :func:`code_separators`): one regression per bit of each class's word, decoded to the nearest word.
     None where the spec's first layer is narrower or it has more hidden layers.  Each unit reads the
     features of both its classes, so the network has more weights than the regression has
     coefficients.  One-vs-one regression, a pair's unit fitted on its two classes' rows, has fewer
@@ -254,7 +258,7 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     width = separator_width(m, ls.units) if many else 1
     if many and (len(problem.spec.hidden) != 1 or width is None):
         return None
-    fitted = one_vs_rest(problem, lambda: logistic(C))
+    fitted = one_vs_rest(problem, lambda: logistic(C)) if width in (1, m - 1, pairs(m)) else ()
     if fitted is None:
         return None
     if not many:
@@ -262,8 +266,10 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     elif width == pairs(m):
         W, b = differences(*fitted)
         output = votes(got[0], len(problem.classes))
-    else:  # k - 1 <= width < k (k - 1) / 2: the one-vs-rest hyperplanes as a decision list
+    elif width == m - 1:  # k - 1 <= width < k (k - 1) / 2: the one-vs-rest hyperplanes as a decision list
         W, b, output = decision_list(*problem.class_rows(), *fitted, got[0], len(problem.classes))
+    else:  # ceil(log2 k) <= width < k - 1: an output code, one regression per bit
+        W, b, output = code_separators(problem, got[0], width, C)
     wb = [fit_box(np.r_[W[:, i], b[i]], ls.weight_bounds, ls.bias_bounds) for i in range(W.shape[1])]
     shift = ACTIVATIONS[ls.activation].export_bias_shift(problem.spec.eps)
     return placed(problem, np.column_stack([v[:-1] for v in wb]), np.array([v[-1] - shift for v in wb]), got[0],
@@ -286,6 +292,9 @@ def separator_width(m: int, units: int) -> int | None:
       each class's wins (:func:`votes`);
     * else ``m - 1`` where the layer holds those: the same one-vs-rest hyperplanes read as a decision
       list (:mod:`~annc.training.warmstart.pool.decisionlist`), another classifier than the argmax;
+    * else the units of an output code (:func:`~annc.training.warmstart.pool.outputcode.code_bits`:
+      ``ceil(log2 m)``, up to two more where the layer holds them), where the layer holds
+      ``ceil(log2 m)``: a regression per bit of each class's word, decoded to the nearest word;
     * else None.
 
     Where both fit (``units >= m (m - 1) / 2 >= m - 1``) the pairwise units are used: they compute what
@@ -294,7 +303,23 @@ def separator_width(m: int, units: int) -> int | None:
         return 1
     if units >= pairs(m):
         return pairs(m)
-    return m - 1 if units >= m - 1 else None
+    return m - 1 if units >= m - 1 else code_bits(m, units)
+
+
+def code_separators(problem: TrainingProblem, order: list[int], bits: int, C: float):
+    """``(W, b, (Wo, bo))``: the output code of the classes ``order`` (most frequent first) in
+    ``bits`` units (:func:`~annc.training.warmstart.pool.outputcode.output_code`, on the problem's
+    scaled rows), unit ``j`` L1 logistic regression at ``C`` fitted to "bit ``j`` of the row's class's
+    word is one" (rows weighted by their sample counts), and the output layer that decodes to the
+    nearest word (:func:`~annc.training.warmstart.pool.outputcode.code_layer`)."""
+    X, y, weight = problem.class_rows()
+    code = output_code(X, y, order, bits)
+    word = {c: code[r] for r, c in enumerate(order)}
+    keep = np.isin(y, order)
+    fits = [_hyperplane(logistic(C), X[keep], np.array([word[c][j] for c in y[keep]], bool), weight[keep])
+            for j in range(code.shape[1])]
+    W, b = np.column_stack([w for w, _ in fits]), np.array([b for _, b in fits])
+    return W, b, code_layer(code, order, len(problem.classes))
 
 
 def differences(W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -331,15 +356,30 @@ def votes(targets: list[int], classes: int) -> tuple[np.ndarray, np.ndarray]:
     return Wo, bo
 
 
+def _reading(m: int, units: int) -> str:
+    """How :func:`logistic_network` reads ``m`` classes' regression in ``units`` step units."""
+    width = separator_width(m, units)
+    return ("pairwise comparisons" if width == pairs(m) else "a decision list" if width == m - 1
+            else f"an output code of {width} bits")
+
+
 def separator_networks(problem: TrainingProblem) -> Iterator[tuple[str, list, list]]:
     """``(name, weights, biases)`` of every separator network (the margin LPs, then those of
     :func:`separators`), in the spec's layers (:func:`placed`), each computed when it is asked
-    for; none when the spec has no hidden layer or the data have one class."""
+    for; none when the spec has no hidden layer or the data have one class.  Where the first layer
+    holds fewer units than the ``m`` classes (so one-vs-rest units leave classes out), L1 logistic
+    regression read as the layer holds it goes first (:func:`logistic_network` at each ``C`` of
+    :data:`CODE_PATH`: a decision list, or an output code)."""
     got = _targets(problem)
     if got is None:
         return
     targets, labels = got
     m = len(labels)
+    if m > problem.spec.hidden[0].units:  # the one-vs-rest units do not all fit: the layer's own reading
+        for C in CODE_PATH:
+            net = logistic_network(problem, C)
+            if net is not None:
+                yield (f"L1 logistic regression C={C:g} as {_reading(m, problem.spec.hidden[0].units)}", *net)
     price = problem.spec.penalty_weight if PENALTY[problem.spec.penalty].weighted else 0.5
     for f in LP_L1:
         fits = [margin_lp(problem, lab, f * price) for lab in labels]
