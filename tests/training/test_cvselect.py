@@ -582,9 +582,11 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
         == {3}
     assert {s.width for s in plan_for(parse_spec("input 2\nhidden 3 binary\noutput 3\n"), 400, 100, 0.1).logistic} \
         == {3}
-    # narrower than the pairs but k - 1 units: the one-vs-rest hyperplanes as a decision list, k - 1 wide
-    for between, k in (("hidden 2 binary\noutput 3", 3), ("hidden 4 binary\noutput 4", 4), ("hidden 5 binary\noutput 5", 5)):
-        assert {s.width for s in plan_for(parse_spec(f"input 2\n{between}\n"), 400, 50, 0.1).logistic} == {k - 1}
+    # narrower than the pairs but k - 1 units: a decision list of k - 1 units or an output code, as wide as
+    # the wider of them (the reading chosen may leave units off)
+    for between, width in (("hidden 2 binary\noutput 3", 2), ("hidden 4 binary\noutput 4", 4),
+                            ("hidden 5 binary\noutput 5", 5), ("hidden 3 binary\noutput 4", 3)):
+        assert {s.width for s in plan_for(parse_spec(f"input 2\n{between}\n"), 400, 50, 0.1).logistic} == {width}
     for fewer, k, bits in (("hidden 3 binary\noutput 5", 5, 3), ("hidden 4 binary\noutput 10", 10, 4),
                            ("hidden 2 binary\noutput 4", 4, 2)):  # an output code
         assert {s.width for s in plan_for(parse_spec(f"input 2\n{fewer}\n"), 400, 50, 0.1).logistic} == {bits}
@@ -733,23 +735,24 @@ def test_the_vote_layer_chooses_a_class_with_the_most_wins(m, seed):
 
 def logistic_fold_network(rows: int, classes: int, *, cluster_std: float, seed: int):
     """``(score, (W, b), problem)``: the fold network of the L1 logistic setting C = 1 that model
-    selection scores for blobs of ``classes`` classes in 4 features at width 4 (3 units either way:
-    three classes' pairwise comparisons, four classes' decision list), on all ``rows`` rows as both
+    selection scores for blobs of ``classes`` classes in 4 features at width 4 (three classes' 3
+    pairwise comparisons; four classes' reading in fewer units than the pairs, 4 wide), on all ``rows`` rows as both
     fit and validation rows; ``problem`` is that setting's training problem."""
     from sklearn.datasets import make_blobs
     from annc.solve.compiler import build
     from annc.training.modelselect.cvpath import fold_path, spec_at
     from annc.training.modelselect.cvselect import plan_for
+    from annc.training.warmstart.pool.linear import separator_width
     X, y = make_blobs(rows, centers=classes, n_features=4, cluster_std=cluster_std, random_state=seed)
     spec = parse_spec(f"input 4\nhidden 4 binary\noutput {classes}\n")
     data = as_data((X, y))
     plan = plan_for(spec, rows, 80, 0.1, time_limit=30)
     s = next(s for s in plan.logistic if s.logistic == 1.0)
-    assert s.width == 3
+    assert s.width == separator_width(classes, 4)
     state = FoldState()
     score = fold_path(spec, data, data, Plan((s,), plan.folds, plan.open), state=state)[s]
     (W, b), _ = state.networks[s]
-    assert W[0].shape == (4, 3)
+    assert W[0].shape == (4, s.width)
     return score, (W, b), build(spec_at(spec, s), data).problem
 
 

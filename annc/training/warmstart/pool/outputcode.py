@@ -28,8 +28,9 @@ regression at ``C = 1`` per bit) this code scored 81.8% on the test rows; 20 ran
 distinct words scored 72.6% at their median and 82.6% at best (``python bench/run.py output_code``,
 docs/decisions.md).
 
-The number of units (:func:`code_bits`): ``ceil(log2 k)`` are needed; up to two more are used
-where the layer holds them, to put words further apart.
+The number of units (:func:`code_bits`): ``ceil(log2 k)`` are needed; codes of up to two more
+are tried where the layer holds them, and the one that fits the training rows best is kept
+(:func:`~annc.training.warmstart.pool.linear.fewer_units`).
 """
 from __future__ import annotations
 
@@ -42,11 +43,16 @@ import numpy as np
 EXTRA_BITS = 2  # units beyond ceil(log2 k) an output code uses where the layer holds them
 
 
+def least_bits(m: int) -> int:
+    """``ceil(log2 m)``: the fewest units whose patterns tell ``m`` classes apart (at least 1)."""
+    return max(1, math.ceil(math.log2(m)))
+
+
 def code_bits(m: int, units: int) -> int | None:
-    """The units an output code of ``m`` classes takes in a layer of ``units``: ``ceil(log2 m)``
+    """The most units an output code of ``m`` classes takes in a layer of ``units``: ``ceil(log2 m)``
     and up to :data:`EXTRA_BITS` more, at most ``units``; None where the layer holds fewer than
     ``ceil(log2 m)`` (its patterns cannot tell the classes apart)."""
-    need = max(1, math.ceil(math.log2(m)))
+    need = least_bits(m)
     return None if units < need else min(units, need + EXTRA_BITS)
 
 
