@@ -44,10 +44,10 @@ while len(rand) < 20:
         rand.append(scored(code))
 rand = np.array(rand)
 lda = scored(output_code(Xtr, ytr, order, 4))
-lines = ["| code | train | test | non-zero weights |", "|---|---|---|---|",
-         f"| output_code (discriminant directions) | {100 * lda[0]:.1f}% | {100 * lda[1]:.1f}% | {lda[2]} |",
-         f"| 20 random codes, median | {100 * np.median(rand[:, 0]):.1f}% | {100 * np.median(rand[:, 1]):.1f}% | "
-         f"{np.median(rand[:, 2]):.0f} |",
-         f"| 20 random codes, best test | {100 * rand[np.argmax(rand[:, 1]), 0]:.1f}% | {100 * rand[:, 1].max():.1f}% | "
-         f"{rand[np.argmax(rand[:, 1]), 2]:.0f} |"]
-print("\n".join(lines))
+print(f"output_code (discriminant directions): train {100 * lda[0]:.1f}%, test {100 * lda[1]:.1f}%, "
+      f"{lda[2]} non-zero weights")
+print(f"20 random codes, median: train {100 * np.median(rand[:, 0]):.1f}%, test {100 * np.median(rand[:, 1]):.1f}%, "
+      f"{np.median(rand[:, 2]):.0f} non-zero weights")
+best = int(np.argmax(rand[:, 1]))
+print(f"20 random codes, best test: train {100 * rand[best, 0]:.1f}%, test {100 * rand[best, 1]:.1f}%, "
+      f"{rand[best, 2]:.0f} non-zero weights")
