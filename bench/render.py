@@ -101,9 +101,9 @@ def user_page(results: Path) -> str:
     lines = ["# Benchmarks", "",
              "<!-- Written by `python bench/run.py docs` from bench/results/: edit bench/render.py, not this page. -->",
              "",
-             "What annc measures today: each suite's newest tables. Which run made them (command, machine, "
-             f"date, load) and what the suite wrote around them is on [Benchmark runs]({LAB_PAGE}); what "
-             "earlier runs found is in [Benchmark history](benchmarks-history.md).",
+             "Each suite's newest tables. The runs that made them (command, machine, date, load) and the "
+             f"suites' notes: [Benchmark runs]({LAB_PAGE}); earlier findings: "
+             "[Benchmark history](benchmarks-history.md).",
              "", "| suite | section |", "|---|---|"]
     for s in SUITES.values():  # what each measures: `python bench/run.py list`; its newest run: the runs page
         lines.append(f"| `{s.name}` | [{s.title}](#{_anchor(s.title)}) |")
