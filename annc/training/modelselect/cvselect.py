@@ -252,7 +252,9 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     sel.best, sel.chosen = sel.choose()
     _say_not_reached(sel, log)
     if sel.chosen < 0:
-        log("[select] no setting was scored on every fold: training the spec as written")
+        scored = any(sel.complete(i) for i in range(len(sel.labels)))
+        log("[select] only constant networks were scored on every fold before the time limit: training the spec "
+            "as written" if scored else "[select] no setting was scored on every fold: training the spec as written")
         return None
     return _finish(sel, spec, data, cv_data, run, ctx, merge, log)
 
