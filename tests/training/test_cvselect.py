@@ -245,9 +245,10 @@ def test_a_classic_model_scored_on_every_fold_is_kept_when_the_spec_width_was_cu
 
 
 def test_a_constant_network_alone_does_not_stand_against_the_spec_when_the_clock_cut_the_rest():
-    """Where every setting scored on every fold is a constant network (no weight on any fold) and the
-    clock stopped the others, the spec is trained as written (choose() gives (-1, -1)); where a
-    network with weights was scored beside it, or nothing was cut, the constant may still win."""
+    """Where no setting scored on every fold beats a constant network (no weight on any fold, or a CV
+    accuracy at most the majority class's share) and the clock stopped the others, the spec is
+    trained as written (choose() gives (-1, -1)); where a setting that beats it was scored beside
+    it, or nothing was cut, the constant may still win."""
     sel = _selection([(0.10, 0.01, 0), (0.95, 0.01, 2)])  # a constant setting, and width 2
     sel.scores[1][0] = FoldScore.unscored(Stop.TIME_LIMIT, "not reached: the time limit")
     assert sel.choose() == (-1, -1)
@@ -256,6 +257,8 @@ def test_a_constant_network_alone_does_not_stand_against_the_spec_when_the_clock
     with_weights = _selection([(0.50, 0.01, 0), (0.40, 0.01, 2), (0.95, 0.01, 3)])
     with_weights.scores[2][0] = FoldScore.unscored(Stop.TIME_LIMIT, "not reached: the time limit")
     assert with_weights.choose()[0] == 0  # scored beside a network with weights: it stands on its folds
+    with_weights.chance = 0.6  # ... unless none of them beats the constant classifier
+    assert with_weights.choose() == (-1, -1)
 
 
 @pytest.mark.parametrize("classes", [2, 3])

@@ -248,12 +248,12 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     parts = folds(cv_data, plan) + ([(cv_data, cv_data)] if whole_part else [])
     run = run_folds(spec, parts, plan, fold_ctx, whole_part=whole_part, parallel=parallel, log=log)
     sel = CVSelection(plan, labels, run.scores, 0, 0, spec, len(cv_data.y), capped=run.capped, whole=run.whole,
-                      policy=policy)
+                      policy=policy, chance=float(counts.max() / max(counts.sum(), 1)))
     sel.best, sel.chosen = sel.choose()
     _say_not_reached(sel, log)
     if sel.chosen < 0:
         scored = any(sel.complete(i) for i in range(len(sel.labels)))
-        log("[select] only constant networks were scored on every fold before the time limit: training the spec "
+        log("[select] no setting scored on every fold before the time limit beats a constant network: training the spec "
             "as written" if scored else "[select] no setting was scored on every fold: training the spec as written")
         return None
     return _finish(sel, spec, data, cv_data, run, ctx, merge, log)
