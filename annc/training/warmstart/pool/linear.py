@@ -328,11 +328,12 @@ def fewer_units(problem: TrainingProblem, order: list[int], units: int, C: float
         said = np.argmax((X @ W + b >= 0).astype(float) @ Wo + bo, axis=1)
         return float(weight[said == y].sum())
     readings.sort(key=lambda r: r[0].shape[1])  # fewer units first: they win a tie
-    best = readings[0]
-    for r in readings[1:]:
-        if fit(r) > fit(best) + 1e-9:
-            best = r
-    return best
+    fits = [fit(r) for r in readings]
+    best = 0
+    for i in range(1, len(readings)):
+        if fits[i] > fits[best] + 1e-9:
+            best = i
+    return readings[best]
 
 
 def code_separators(problem: TrainingProblem, order: list[int], bits: int, C: float):
@@ -343,10 +344,10 @@ def code_separators(problem: TrainingProblem, order: list[int], bits: int, C: fl
     nearest word (:func:`~annc.training.warmstart.pool.outputcode.code_layer`)."""
     X, y, weight = problem.class_rows()
     code = output_code(X, y, order, bits)
-    word = {c: code[r] for r, c in enumerate(order)}
+    words = np.zeros((len(problem.classes), code.shape[1]), bool)  # each class's word, by class index
+    words[order] = code.astype(bool)
     keep = np.isin(y, order)
-    fits = [_hyperplane(logistic(C), X[keep], np.array([word[c][j] for c in y[keep]], bool), weight[keep])
-            for j in range(code.shape[1])]
+    fits = [_hyperplane(logistic(C), X[keep], words[y[keep], j], weight[keep]) for j in range(code.shape[1])]
     W, b = np.column_stack([w for w, _ in fits]), np.array([b for _, b in fits])
     return W, b, code_layer(code, order, len(problem.classes))
 
