@@ -103,7 +103,7 @@ def _selected_spec(a) -> str:
                          f"compile without --select")
     with Reporter(quiet=a.quiet, time_limit=a.time_limit, phase="select") as rep:
         ctx = RunContext.create(options=SolveOptions(time_limit=a.time_limit))
-        chosen = cross_validate(spec, data, time_limit=a.time_limit, ctx=ctx, merge=not a.no_merge, log=rep.log)
+        chosen = cross_validate(spec, data, ctx=ctx, merge=not a.no_merge, log=rep.log)
     if chosen is None:
         raise UsageError(f"--select: the time limit of {a.time_limit:g} s left no setting scored on every fold; "
                          "give a longer --time-limit")

@@ -49,7 +49,7 @@ def _constants(module: str, *names: str) -> dict:
 # the table and the pages use
 SELECTION = {"MIN_DISTINCT": "min_distinct", "MIN_LIMIT": "min_limit", "MANY_ROWS": "many_rows",
              "MAX_CV_ROWS": "max_cv_rows", "SELECT_SHARE": "select_share", "FOLDS_SHARE": "folds_share",
-             "FOLDS": "folds", "FOLDS_SHORT": "folds_short", "SHORT": "short", "PENALTY_PATH": "penalty_path",
+             "FOLDS": "folds", "PENALTY_PATH": "penalty_path",
              "LOGISTIC_PATH": "logistic_path", "SE_RULE": "se_rule", "RESOLUTION": "resolution",
              "PAIRED_SE": "paired_se"}
 
@@ -100,11 +100,11 @@ def rows(v: dict | None = None) -> list[tuple[str, str, str, str]]:
          "of the time limit at most; the final training gets the rest"),
         ("... of which the folds and the whole set", "FOLDS_SHARE", pct(v["FOLDS_SHARE"]),
          "of the selection's share at most (the rest: the chosen setting's network on all rows)"),
-        ("folds (k of k-fold cross-validation)", "FOLDS, FOLDS_SHORT", f"{v['FOLDS']}, {v['FOLDS_SHORT']}",
-         f"{v['FOLDS_SHORT']} above {_n(v['MANY_ROWS'])} training rows (MANY_ROWS) or under a time limit "
-         f"of {_n(v['SHORT'])} s (SHORT); at most the smallest class's rows"),
+        ("folds (k of k-fold cross-validation)", "FOLDS", _n(v["FOLDS"]),
+         "at every size and time limit (a longer limit scores more of the same plan); at most the smallest "
+         "class's rows"),
         ("more training rows than", "MANY_ROWS", _n(v["MANY_ROWS"]),
-         "model selection also sets logistic separators against the spec as written; fewer folds"),
+         "model selection sets the spec as written against logistic separators and trees (the two-way plan)"),
         ("more training rows than", "MAX_CV_ROWS", _n(v["MAX_CV_ROWS"]),
          "the folds are cut from a stratified sample of this many rows"),
         ("the l0 weights model selection tries", "PENALTY_PATH", path, "large to small"),

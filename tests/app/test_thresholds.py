@@ -62,7 +62,6 @@ CLAIMS = [
     (r"(\d+) distinct rows or more", "MIN_DISTINCT", _num),
     (r"at least (\d+) distinct\s+rows", "MIN_DISTINCT", _num),
     (r"distinct rows(?: or more)?,? (?:a )?`?--time-limit`? (?:of )?(\d+) s", "MIN_LIMIT", _num),
-    (r"under a `--time-limit` of (\d+) s or more the folds", "SHORT", _num),
     (r"within (\d+)% of the time limit", "SELECT_SHARE", _pct),
     (r"selection takes at most (\d+)% of", "SELECT_SHARE", _pct),
     (r"selection may take (\d+)% of", "SELECT_SHARE", _pct),

@@ -4,6 +4,7 @@ or one standard error), scikit-learn's ``cv_results_`` layout, the same choice o
 machine, and the command line."""
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -60,13 +61,13 @@ def moons(n=150, seed=0):
 def recipe_cv():
     """The default recipe's cross-validation on 100 moons rows under a 30 s limit, shared by the
     tests that only read it (each cross-validation costs seconds)."""
-    return cross_validate(parse_spec(RECIPE), as_data(moons(100)), time_limit=30)
+    return cross_validate(parse_spec(RECIPE), as_data(moons(100)))
 
 
 @pytest.fixture(scope="module")
 def width_only_cv():
     """The same with only the width open (a written penalty), shared likewise."""
-    return cross_validate(parse_spec(WIDTH_ONLY), as_data(moons(100)), time_limit=30)
+    return cross_validate(parse_spec(WIDTH_ONLY), as_data(moons(100)))
 
 
 def test_open_settings_are_what_the_spec_leaves_unwritten():
@@ -208,10 +209,10 @@ def test_without_a_separator_the_spec_as_written_is_what_the_path_must_beat():
     79.7% over 5 splits to 83.2%, train-test gap 10.9 to 8.4 points)."""
     from annc.training.modelselect.cvselect import plan_for
     spec = parse_spec("input 5\nhidden 2 binary\noutput 6\n")
-    plan = plan_for(spec, 150, 30, 0.001, time_limit=30)
+    plan = plan_for(spec, 150, 30, 0.001)
     assert not plan.logistic and plan.anchor == Setting(2, spec.penalty_weight, 0.001)
     assert plan.anchor in plan.settings
-    assert plan_for(parse_spec(RECIPE), 150, 30, 0.001, time_limit=30).anchor is None  # a separator fits
+    assert plan_for(parse_spec(RECIPE), 150, 30, 0.001).anchor is None  # a separator fits
 
     def sel(*folds):
         scores = [[FoldScore(a, a, 5 - n) for a in f] for n, f in enumerate(folds)]
@@ -269,7 +270,7 @@ def test_a_path_cut_by_a_work_limit_still_chooses_among_what_every_fold_scored(c
     from sklearn.datasets import make_blobs
     X, y = make_blobs(150, centers=classes, n_features=2, cluster_std=2.0, random_state=0)
     spec = parse_spec(f"input 2\nhidden 4 binary\noutput {classes}\n")
-    sel = cross_validate(spec, as_data((X, y)), time_limit=30, policy=replace(DEFAULT_POLICY, path_groups=1))
+    sel = cross_validate(spec, as_data((X, y)), policy=replace(DEFAULT_POLICY, path_groups=1))
     assert sel is not None and not sel.capped
     path = [i for i, s in enumerate(sel.plan.settings) if not s.kept]
     first = sel.plan.settings[path[0]].width
@@ -290,9 +291,9 @@ def test_multi_class_data_above_many_rows_get_a_selection_with_trees():
     X, y = make_blobs(300, centers=3, n_features=2, cluster_std=2.0, random_state=1)
     spec, data = parse_spec("input 2\nhidden 2 binary\noutput 3\n"), as_data((X, y))
     assert applies(spec, data, 30, policy)
-    plan = plan_for(spec, 300, 100, 0.001, 30, policy)
+    plan = plan_for(spec, 300, 100, 0.001, policy)
     assert plan.large and plan.trees and {s.width for s in plan.logistic} == {2} and plan.anchor is None
-    sel = cross_validate(spec, data, time_limit=30, policy=policy)
+    sel = cross_validate(spec, data, policy=policy)
     assert sel is not None and sel.rows == 200 and sel.plan.large and sel.complete(sel.chosen)
     assert not applies(parse_spec("input 2\nhidden 2 binary\noutput 3\npenalty l0 0.5\n"), data, 30, policy)
     X5, y5 = make_blobs(300, centers=5, n_features=2, cluster_std=2.0, random_state=1)
@@ -312,7 +313,7 @@ def test_a_stopped_context_scores_nothing_and_says_why():
     from annc.training.modelselect.cvpath import fold_path
     from annc.training.modelselect.cvselect import plan_for
     data = as_data(moons(60))
-    plan = plan_for(parse_spec(RECIPE), 60, 30, 0.1, 30)
+    plan = plan_for(parse_spec(RECIPE), 60, 30, 0.1)
     expired = replace(RunContext(), deadline=Deadline(0.0))
     scores = fold_path(parse_spec(RECIPE), data, data, plan, ctx=expired)
     assert set(scores) == set(plan.settings)
@@ -365,7 +366,7 @@ def test_the_same_choice_on_a_quiet_and_a_busy_machine(recipe_cv):
     spec, data, quiet = parse_spec(RECIPE), as_data(moons(100)), recipe_cv
     busy = subprocess.Popen([sys.executable, "-c", BUSY])
     try:
-        loaded = cross_validate(spec, data, time_limit=30)
+        loaded = cross_validate(spec, data)
     finally:
         busy.kill()
         busy.wait()
@@ -429,23 +430,24 @@ def test_estimator_exposes_cv_results(uncapped_folds):
         MIPNetClassifier(select="yes").fit(X, y)
 
 
-def test_the_plan_is_sized_by_the_limit_and_the_rows_never_by_the_clock():
+def test_the_plan_is_sized_by_the_rows_never_by_the_limit_or_the_clock():
+    """The plan depends on the spec and the rows alone: every time limit gets the same folds and
+    settings (a longer one only scores more of them), and the clock never changes it."""
     from annc.training.modelselect.cvfolds import sample as _sample
     from annc.training.modelselect.cvselect import plan_for
     MAX_CV_ROWS = DEFAULT_POLICY.max_cv_rows
     spec = parse_spec("input 2\nhidden 4 binary\noutput 2\n")
-    assert plan_for(spec, 400, 200, 0.1, time_limit=None).folds == 5
-    assert plan_for(spec, 400, 200, 0.1, time_limit=30).folds == 3  # a short limit: fewer folds
-    assert plan_for(spec, 5000, 2000, 0.1, time_limit=None).folds == 3  # many rows: fewer folds
+    assert "time_limit" not in inspect.signature(plan_for).parameters
+    assert "time_limit" not in inspect.signature(cross_validate).parameters
+    assert plan_for(spec, 400, 200, 0.1).folds == DEFAULT_POLICY.folds == 3
+    assert plan_for(spec, 5000, 2000, 0.1).folds == 3  # many rows: the same k
     assert plan_for(spec, 400, 2, 0.1).folds == 2  # never more folds than the smallest class has rows
-    plan = plan_for(spec, 400, 200, 0.1, time_limit=30)
+    assert plan_for(spec, 400, 200, 0.1, replace(DEFAULT_POLICY, folds=5)).folds == 5
+    plan = plan_for(spec, 400, 200, 0.1)
     assert sorted({s.width for s in plan.settings if not s.kept}) == [1, 2, 4] and plan.open == ("penalty", "width")
     assert [s.penalty for s in plan.settings if s.width == 1 and not s.kept] == [4.0, 2.0, 1.0, 0.5, 0.25,
                                                                                           0.125]
-    roomy = plan_for(spec, 400, 200, 0.1, time_limit=60)  # a limit of a minute: the other margin too
-    assert roomy.open == ("penalty", "width", "eps") and sorted({s.eps for s in roomy.settings}) == [0.001, 0.1]
-    path = [s for s in plan.settings if not s.kept]
-    assert len(roomy.settings) == 2 * len(path) + len(plan.kept) and roomy.settings[0].eps == 0.1  # the rule's
+    assert {s.eps for s in plan.settings if not s.kept} == {0.1}  # the data's rule's margin, one
     X, y = moons(2500)
     sample = _sample(as_data((X, y)), MAX_CV_ROWS)
     assert len(sample.y) == MAX_CV_ROWS and abs(np.mean(sample.y) - np.mean(y)) < 0.01  # stratified
@@ -482,19 +484,19 @@ def test_above_many_rows_the_spec_as_written_faces_the_separators_on_a_sample():
     # se_rule 0: the curve (0.93) by more than its noise: at one standard error the depth-2 tree (0.91 with 6
     # weights against 8) is as good on these 200 rows
     policy = replace(DEFAULT_POLICY, se_rule=0.0, many_rows=150, max_cv_rows=200)
-    MIN_LIMIT, SHORT, LOGISTIC_PATH = policy.min_limit, policy.short, policy.logistic_path
+    MIN_LIMIT, LOGISTIC_PATH = policy.min_limit, policy.logistic_path
     spec, data = parse_spec("input 2\nhidden 4 binary\noutput 2\n"), as_data(moons(300, seed=1))
     assert applies(spec, data, MIN_LIMIT, policy) and not applies(spec, data, MIN_LIMIT - 1, policy)  # as on fewer
-    assert not applies(parse_spec("input 2\nhidden 4 binary\noutput 2\npenalty l0 0.5\n"), data, SHORT, policy)
-    sel = cross_validate(spec, data, time_limit=SHORT, policy=policy)
+    assert not applies(parse_spec("input 2\nhidden 4 binary\noutput 2\npenalty l0 0.5\n"), data, MIN_LIMIT, policy)
+    sel = cross_validate(spec, data, policy=policy)
     path = [s for s in sel.plan.settings if not s.kept]
     assert [(s.width, s.penalty) for s in path] == [(4, spec.penalty_weight)]
     assert [s.logistic for s in sel.plan.logistic] == list(LOGISTIC_PATH)
-    assert sel.rows == 200 and sel.plan.folds == policy.folds_short and sel.plan.large
+    assert sel.rows == 200 and sel.plan.folds == policy.folds and sel.plan.large
     assert sel.plan.settings[sel.chosen] == path[0]  # the curve earns its place over the hyperplanes
     assert sel.budget is None and sel.spec.max_weights is None and sel.start_network is None
     assert all(w.fit_accuracy is None and w.stop is Stop.SKIPPED for w in sel.whole)  # no whole-set part
-    assert not cvselect.plan_for(spec, 150, 75, 0.1, SHORT, policy).large  # at many_rows rows: the path
+    assert not cvselect.plan_for(spec, 150, 75, 0.1, policy).large  # at many_rows rows: the path
 
 
 def test_the_two_way_plans_weight_drop_solves_no_lp(monkeypatch):
@@ -536,7 +538,7 @@ def test_an_open_penalty_bounds_the_final_training_by_the_scored_networks_weight
     from annc.formulations.l0 import count
     data = as_data(moons(100))
     path_only = replace(DEFAULT_POLICY, logistic_path=(), tree_depths=())  # the path's settings alone
-    sel = cross_validate(parse_spec(RECIPE), data, time_limit=30, policy=path_only)
+    sel = cross_validate(parse_spec(RECIPE), data, policy=path_only)
     folds = int(np.ceil(sel.nonzeros(sel.chosen) - 1e-9))
     assert sel.budget == max(count(sel.start_network[0]), folds) == sel.spec.max_weights
     assert any("weight budget: at most" in line for line in sel.table_lines())
@@ -590,7 +592,7 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     from annc.training.modelselect.cvselect import plan_for
     LOGISTIC_PATH = DEFAULT_POLICY.logistic_path
     from annc.training.warmstart.margin import NARROW
-    plan = plan_for(parse_spec("input 2\nhidden 4 binary\noutput 2\n"), 400, 200, 0.1, time_limit=30)
+    plan = plan_for(parse_spec("input 2\nhidden 4 binary\noutput 2\n"), 400, 200, 0.1)
     assert [s.logistic for s in plan.logistic] == list(LOGISTIC_PATH)
     assert {(s.width, s.penalty, s.eps) for s in plan.logistic} == {(1, 0.5, NARROW)}
     assert all(not s.kept for _, path in plan.groups() for s in path)  # not in the path's pools
@@ -614,14 +616,14 @@ def test_the_folds_score_logistic_separators_where_the_penalty_is_open():
     assert "L1 logistic C=0.1, width 1, eps 0.001" in [s.label(parse_spec(RECIPE)) for s in plan.logistic]
     # above 1,000 rows the data's margin where it is narrower (no gap of 0.001 among thousands of rows)
     spec4 = parse_spec("input 2\nhidden 4 binary\noutput 2\n")
-    assert {s.eps for s in plan_for(spec4, 2000, 900, 0.0001, time_limit=60).logistic} == {0.0001}
-    assert {s.eps for s in plan_for(spec4, 2000, 900, 0.1, time_limit=60).logistic} == {NARROW}
-    assert {s.eps for s in plan_for(spec4, 900, 400, 0.0001, time_limit=60).logistic} == {NARROW}
+    assert {s.eps for s in plan_for(spec4, 2000, 900, 0.0001).logistic} == {0.0001}
+    assert {s.eps for s in plan_for(spec4, 2000, 900, 0.1).logistic} == {NARROW}
+    assert {s.eps for s in plan_for(spec4, 900, 400, 0.0001).logistic} == {NARROW}
 
 
 def _logistic_only(spec, C=1.0):
     from annc.training.modelselect.cvselect import plan_for
-    plan = plan_for(spec, 300, 100, 0.1, time_limit=30)
+    plan = plan_for(spec, 300, 100, 0.1)
     s = next(s for s in plan.logistic if s.logistic == C)
     return Plan((s,), plan.folds, plan.open), s
 
@@ -763,7 +765,7 @@ def logistic_fold_network(rows: int, classes: int, *, cluster_std: float, seed: 
     X, y = make_blobs(rows, centers=classes, n_features=4, cluster_std=cluster_std, random_state=seed)
     spec = parse_spec(f"input 4\nhidden 4 binary\noutput {classes}\n")
     data = as_data((X, y))
-    plan = plan_for(spec, rows, 80, 0.1, time_limit=30)
+    plan = plan_for(spec, rows, 80, 0.1)
     s = next(s for s in plan.logistic if s.logistic == 1.0)
     assert s.width == separator_width(classes, 4)
     state = FoldState()

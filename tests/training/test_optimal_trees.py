@@ -144,10 +144,10 @@ def test_a_kept_optimal_tree_setting_is_its_trees_network():
 
 def test_the_path_holds_the_optimal_trees_where_installed():
     spec = parse_spec("input 3\nhidden 4 binary\noutput 2\n")
-    plain = plan_for(spec, 200, 50, 0.001, None, replace(DEFAULT_POLICY, tree_makers={}))
+    plain = plan_for(spec, 200, 50, 0.001, replace(DEFAULT_POLICY, tree_makers={}))
     assert {s.tree_source for s in plain.settings if s.tree is not None} == {"cart"}
     assert [s.tree for s in plain.trees] == list(DEPTHS)
-    full = plan_for(spec, 200, 50, 0.001, None)
+    full = plan_for(spec, 200, 50, 0.001)
     got = {(s.tree, s.tree_source) for s in full.trees}
     assert {(d, "cart") for d in DEPTHS} <= got
     if TREE_MAKERS["contree"].installed():  # width 4: ConTree's depth 1 and 2; depth 3 (7 splits) is STreeD's

@@ -69,7 +69,7 @@ def test_an_eight_class_logistic_setting_in_three_units_is_an_output_code():
     centers = np.array([[x, y, z] for x in (-6, 6) for y in (-6, 6) for z in (-6, 6)], float)
     X, y = make_blobs(400, centers=centers, cluster_std=1.0, random_state=0)
     spec = parse_spec("input 3\nhidden 3 binary\noutput 8\n")
-    plan = plan_for(spec, 400, 400, 0.1, time_limit=30)
+    plan = plan_for(spec, 400, 400, 0.1)
     s = next(s for s in plan.logistic if s.logistic == 1.0)
     assert s.width == 3
     problem = build(spec_at(spec, s), as_data((X, y))).problem

@@ -101,7 +101,7 @@ def test_nothing_is_dropped_at_an_l0_weight_of_one_or_more():
 
 def test_the_plan_scores_a_thinned_twin_of_every_kept_setting_and_the_folds_score_both():
     spec = parse_spec("input 4\nhidden 3 binary\noutput 2\n")
-    plan = plan_for(spec, 120, 60, 0.001, 30.0)
+    plan = plan_for(spec, 120, 60, 0.001)
     kept = [s for s in plan.settings if s.kept and not s.thinned]
     twins = [s for s in plan.settings if s.thinned]
     assert len(kept) >= len(DEFAULT_POLICY.logistic_path) and {replace(s, thinned=False) for s in twins} == set(kept)

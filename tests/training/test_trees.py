@@ -140,7 +140,7 @@ def test_model_selection_scores_the_trees_on_every_fold(classes):
     X = grid_rows(150, 3, 11)
     y = np.minimum((X[:, 0] > 1).astype(int) + (X[:, 2] > 2).astype(int), classes - 1)
     spec = parse_spec(f"input 3\nhidden 4 binary\noutput {classes}\neps 0.001\n")
-    sel = cross_validate(spec, as_data((X, y)), time_limit=None)
+    sel = cross_validate(spec, as_data((X, y)))
     trees = [i for i, s in enumerate(sel.plan.settings) if s.tree is not None and not s.thinned]
     assert [sel.plan.settings[i].tree for i in trees if sel.plan.settings[i].tree_source == "cart"] == list(DEPTHS)
     assert all(sel.complete(i) for i in trees)

@@ -10,9 +10,8 @@ the :class:`~annc.training.modelselect.policy.SelectionPolicy` passed down (defa
   leaves open the l0 weight (unless it writes ``penalty``) and the width of its hidden layers
   (the spec's width is the largest tried, the narrowest k - 1 units for k classes); ``eps`` left
   open is chosen on the data once (:func:`annc.training.warmstart.margin.choose_eps`) and used on
-  every fold; under a time limit of ``short`` seconds or more (or none) the other margin
-  (:func:`other_eps`) is tried too.  A spec that names its loss, or one built in Python, writes
-  everything.
+  every fold (the classic models take the narrow margin, :func:`_margin`).  A spec that names its
+  loss, or one built in Python, writes everything.
 * **when** (:func:`applies`; by default, ``by_default``): some setting is open, the hidden layers are
   binary step units (ReLU nets are relaxed models), the time limit is at least ``min_limit`` seconds
   (or none), the data do not merge into fewer than ``min_distinct`` distinct rows, and on more than
@@ -21,10 +20,12 @@ the :class:`~annc.training.modelselect.policy.SelectionPolicy` passed down (defa
   on every fold by the cheap search of :mod:`annc.training.modelselect.cvpath`, beside the classic
   models: L1 logistic regression at each C of ``logistic_path`` (:func:`_logistic_settings`), CART
   trees (:func:`_tree_settings`) and their thinned twins.
-* **the folds** (:mod:`annc.training.modelselect.cvfolds`): ``folds`` stratified folds,
-  ``folds_short`` above ``many_rows`` rows or under a time limit below ``short`` seconds (the plan is
-  sized by the limit the user gives, never by the clock, so the same limit gives the same folds under
-  any load), cut from a stratified sample of at most ``max_cv_rows`` rows.
+* **the folds** (:mod:`annc.training.modelselect.cvfolds`): ``folds`` stratified folds (at most the
+  smallest class's rows), cut from a stratified sample of at most ``max_cv_rows`` rows.  The plan
+  depends on the spec and the rows, never on the time limit or the clock: a longer limit scores more
+  of the same settings, so it can only add candidates.  (Until 2026-12-06 a limit of 60 s or more
+  also brought five folds and a second margin; on split 0 of the report half that chose other
+  networks on small sets, and four of them lost 1-5 points at 120 s against 30 s: docs/decisions.md.)
 
 **Large data.**  Above ``many_rows`` training rows the plan is two-way (:attr:`Plan.large`): the
 spec as written (its width, its l0 weight, the data's eps) against the classic models, on the
@@ -116,22 +117,21 @@ def _widths(top: int, classes: int = 2) -> tuple[int, ...]:
     return tuple(out + [top]) if top > out[-1] else tuple(out)
 
 
-def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float, time_limit: float | None = None,
+def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float,
              policy: SelectionPolicy = DEFAULT_POLICY) -> Plan:
-    """The settings and folds for ``spec`` on ``rows`` training rows under ``time_limit`` (module docstring)."""
+    """The settings and folds for ``spec`` on ``rows`` training rows (module docstring): the same
+    under every time limit."""
     open_ = open_settings(spec)
-    large, short = rows > policy.many_rows, time_limit is not None and time_limit < policy.short
+    large = rows > policy.many_rows
     written, top = spec.penalty_weight if spec.penalty != "none" else 0.0, max(h.units for h in spec.hidden)
     penalties = policy.penalty_path if "penalty" in open_ and not large else (written,)  # large: as written
     widths = ((top,) if large else _widths(top, spec.classes)) if "width" in open_ else (None,)
-    k = min(policy.folds_short if large or short else policy.folds, smallest_class)
-    # eps: the data's rule's, and under a limit of ``short`` seconds or more (or none) the other margin too
-    epss = (eps,) if "eps" not in open_ or large or short else (eps, other_eps(eps))
+    k = min(policy.folds, smallest_class)
     logistic = _logistic_settings(spec, open_, eps, large, policy.logistic_path)  # eps open: the narrow margin
     trees = _tree_settings(spec, open_, eps, large, policy.tree_makers, policy.tree_depths)
     thinned = tuple(replace(s, thinned=True) for s in logistic + trees)  # step 5 of annc.training.modelselect.cvpath
-    path = tuple(Setting(w, p, e) for e in epss for w in widths for p in penalties)
-    open_ = open_ if len(epss) > 1 else tuple(o for o in open_ if o != "eps")
+    path = tuple(Setting(w, p, eps) for w in widths for p in penalties)  # eps: the data's rule's (or the spec's)
+    open_ = tuple(o for o in open_ if o != "eps")
     anchor = Setting(widths[-1], written, eps) if "penalty" in open_ and not logistic else None
     return Plan(path + logistic + trees + thinned, k, open_, anchor=anchor, large=large,
                 path_groups=policy.path_groups)
@@ -210,12 +210,6 @@ def _margin(open_: tuple[str, ...], eps: float, large: bool) -> float:
     return (min(NARROW, eps) if large else NARROW) if "eps" in open_ else eps
 
 
-def other_eps(eps: float) -> float:
-    """The margin the folds try beside the data's rule's: the wide one, or the narrow one after it."""
-    from ..warmstart.margin import NARROW, WIDE
-    return NARROW if eps == WIDE else WIDE
-
-
 def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:
     """The eps the folds use: the spec's, or the one the data choose (once, on all rows)."""
     if not spec.eps_auto:
@@ -224,11 +218,10 @@ def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:
     return float(resolve(spec, data, merge=merge).spec.eps)
 
 
-def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None = None,
-                   ctx: RunContext | None = None, merge: bool = True, parallel: dict | None = None,
+def cross_validate(spec: NetworkSpec, data: Dataset, *, ctx: RunContext | None = None, merge: bool = True, parallel: dict | None = None,
                    log=silent, policy: SelectionPolicy = DEFAULT_POLICY) -> CVSelection | None:
     """Score every setting of :func:`plan_for` on every fold and choose one (module docstring).
-    ``time_limit`` (the user's) sizes the plan; the run context ``ctx`` caps the folds and runs their
+    The run context ``ctx`` caps the folds and runs their
     sub-MIPs (None: no cap, HiGHS); ``parallel`` (the executor's ``workers`` and ``scheduler``) runs
     each fold as an executor task (:mod:`annc.training.modelselect.cvfolds`).  None when no setting was scored on every fold (the
     caller trains the spec as written).  Where an optimal-tree library of ``policy.tree_makers`` is
@@ -237,8 +230,8 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, time_limit: float | None
     fold_ctx = ctx.share(policy.folds_share, of_finish=False)  # the rest: the chosen setting on all rows
     cv_data = sample(data, policy.max_cv_rows)
     counts = np.bincount(np.asarray(cv_data.y), minlength=len(cv_data.classes))
-    plan = replace(plan_for(spec, len(data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), time_limit,
-                            policy), merge=merge)
+    plan = replace(plan_for(spec, len(data.y), int(counts[counts > 0].min()), _eps(spec, data, merge), policy),
+                   merge=merge)
     labels = [s.label(spec) for s in plan.settings]
     log(f"[select] {plan.folds}-fold cross-validation of {len(labels)} settings on {len(cv_data.y)} rows"
         + (" (in parallel)" if parallel else ""))

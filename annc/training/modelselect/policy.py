@@ -33,9 +33,8 @@ class SelectionPolicy:
     min_limit: float = _field(30.0, "under a shorter --time-limit (seconds) the spec is trained as written")
     min_distinct: int = _field(64, "fewer distinct rows than this: the data merge, the spec is trained as written")
     # -- the plan --------------------------------------------------------------------------------
-    folds: int = _field(5, "k of k-fold cross-validation on small data under a long (or no) time limit")
-    folds_short: int = _field(3, "k above many_rows rows or under a time limit below short seconds")
-    short: float = _field(60.0, "a time limit (seconds) below this is short: fewer folds, one margin")
+    folds: int = _field(3, "k of k-fold cross-validation, at every size and time limit (more time scores "
+                           "more of the same plan, never another one)")
     many_rows: int = _field(1000, "more training rows: the two-way plan (the spec as written against "
                                   "separators and trees)")
     max_cv_rows: int = _field(2000, "the folds are cut from a stratified sample of at most this many rows")
@@ -60,7 +59,7 @@ class SelectionPolicy:
     seed_slack: float = _field(0.05, "a setting's network on all rows may fit them this much below its CV accuracy")
 
     def __post_init__(self):
-        if self.folds < 2 or self.folds_short < 2:
+        if self.folds < 2:
             raise UsageError("a selection policy needs at least 2 folds")
         if not (0 < self.select_share <= 1 and 0 < self.folds_share <= 1):
             raise UsageError("a selection policy's shares are fractions in (0, 1]")

@@ -89,7 +89,7 @@ class CrossValidation(Strategy):
             return None if self.fallback is None else self.fallback.choose(r, whole, train)
         parallel = None if r.workers is None and r.scheduler is None else dict(workers=r.workers,
                                                                              scheduler=r.scheduler)
-        return cross_validate(r.spec, r.data, time_limit=r.opts.time_limit, ctx=self.part(r, whole), merge=r.merge,
+        return cross_validate(r.spec, r.data, ctx=self.part(r, whole), merge=r.merge,
                               parallel=parallel, log=r.log, policy=self.policy)
 
 
