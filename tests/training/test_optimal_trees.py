@@ -196,3 +196,50 @@ def test_work_rows_repeat_the_counts_and_sample_in_proportion():
     again = work_rows(X, y, big, 2)
     assert len(ys) < 4000 and abs(np.mean(ys) - 0.5) < 0.01
     assert np.array_equal(Xs, again[0])  # seeded: the same sample every time
+
+
+@pytest.mark.skipif(not TREE_MAKERS["streed"].installed(), reason="pystreed is not installed (pip install annc[trees])")
+def test_streed_is_fed_every_sample_that_contree_would_sample_and_its_tree_is_optimal_on_them():
+    """STreeD's work grows with its binary tests, not the samples (treemakers' docstring): above
+    ConTree's OPTIMAL_ROWS it still sees every sample, so its depth-2 tree makes no more errors on
+    all of them than any tree of depth 2 over the same tests, checked by brute force."""
+    from itertools import product
+
+    from annc.training.warmstart.pool.treemakers import OPTIMAL_ROWS, STREED_ROWS, streed_splits
+    rng = np.random.default_rng(3)
+    n = OPTIMAL_ROWS + 500
+    assert n <= STREED_ROWS
+    X = rng.integers(0, 4, size=(n, 2)).astype(float)
+    y = (((X[:, 0] > 1) ^ (X[:, 1] > 2)) ^ (rng.random(n) < 0.1)).astype(int)
+    assert len(work_rows(X, y, np.ones(n), 2)[1]) == OPTIMAL_ROWS  # ConTree's sample
+    assert len(work_rows(X, y, np.ones(n), 2, cap=STREED_ROWS)[1]) == n  # STreeD's: all of them
+    found = streed_splits(X, y, np.ones(n), 2, 3)
+    assert found is not None
+    f, t = binary_tests(X)
+    tests = (X[:, f] > t)
+
+    def errors(root, left, right):  # the fewest errors of a depth-2 tree with these tests
+        total = 0
+        for side, child in ((~tests[:, root], left), (tests[:, root], right)):
+            for leaf in (side & ~tests[:, child], side & tests[:, child]):
+                total += leaf.sum() - np.bincount(y[leaf], minlength=2).max()
+        return total
+    best = min(errors(r, a, b) for r, a, b in product(range(len(f)), repeat=3))
+    feats, thresholds = found
+    # the found tree's splits read as a tree of the same tests: preorder root, left, right
+    k = {(int(a), float(b)): i for i, (a, b) in enumerate(zip(f, t))}
+    idx = [k.get((int(a), float(snapped_t)), None) for a, snapped_t in zip(feats, thresholds)]
+    assert len(idx) == 3 and None not in idx  # an XOR needs all three splits, each one of the tests
+    assert errors(*idx) == best
+
+
+@pytest.mark.skipif(not TREE_MAKERS["streed"].installed(), reason="pystreed is not installed (pip install annc[trees])")
+def test_streed_gives_no_depth_3_tree_where_classes_times_tests_cubed_pass_its_work_limit():
+    from annc.training.warmstart.pool.treemakers import STREED_WORK, streed_splits
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 30))  # 30 features of 8 quantile cuts each: 240 tests
+    y = rng.integers(0, 3, 300)
+    tests = len(binary_tests(X)[0])
+    assert 3 * tests ** 3 > STREED_WORK  # over the limit at depth 3 ...
+    assert streed_splits(X, y, np.ones(300), 3, 7) is None
+    assert streed_splits(X, y, np.ones(300), 2, 3) is not None  # ... while depth 2 has none

@@ -20,10 +20,22 @@ right at a split where ``x[feature] > threshold``), which :mod:`.trees` writes a
 by their counts (the samples themselves, so the tree is optimal for the problem's own error
 count), and where there are more than the work limit allows (:func:`work_rows`), a stratified
 sample of that many (seed 0, every class in proportion; deterministic).  The limit is work, not
-wall clock: at most :data:`OPTIMAL_ROWS` samples, and for depth 3, whose search grows with the
-square of the features, at most :data:`DEPTH3_WORK` samples times features squared (ConTree on
-800 rows of 20 features: 1.9 s of CPU on a 2-core EPYC; of 40: 10.8 s; of 80: past 35 s).  A depth
-that leaves fewer than :data:`MIN_ROWS` samples gets no optimal tree.  The libraries' own time
+wall clock, and each library's own:
+
+* ConTree searches every threshold of the rows, so its work grows with the samples: at most
+  :data:`OPTIMAL_ROWS` samples, and for depth 3, whose search grows with the square of the
+  features, at most :data:`DEPTH3_WORK` samples times features squared (ConTree on 800 rows of 20
+  features: 1.9 s of CPU on a 2-core EPYC; of 40: 10.8 s; of 80: past 35 s).  A depth that leaves
+  fewer than :data:`MIN_ROWS` samples gets no optimal tree.
+* STreeD searches its binary tests, so its work grows with their number and hardly with the
+  samples: at most :data:`STREED_ROWS` samples, and a tree of depth 3 only where classes times
+  tests cubed is at most :data:`STREED_WORK` (on a 2-core EPYC, 2 classes and 200 tests on 2,000
+  rows: 0.7 s of CPU; 10 classes and 160 tests: 4.4 s; 10,000 rows of 4 classes and 120 tests:
+  1.5 s; digits' 10 classes and 309 tests: 17.6 s on 100 rows, 20.5 s on 400).  Until 2026-12-06
+  STreeD had ConTree's limits: on hmda, credit_data and healthinsurance (tuning half, split 0)
+  its depth-3 tree on all the training rows fits them 0.4, 3.6 and 1.9 points better than on
+  ConTree's sample, in 0.02-0.07 s.
+  The libraries' own time
 limit, :data:`SAFETY_SECONDS`, is a safety net only: a tree the library did not prove optimal is
 dropped, so what is returned never depends on the machine's load.  A sample's thresholds are
 moved to the mid-point of the problem's own neighbouring values (:func:`snapped`): the same
@@ -48,6 +60,8 @@ DEPTH3_WORK = 320_000  # depth 3: samples x features^2 at most (800 samples of 2
 MIN_ROWS = 100  # an optimal tree of fewer samples (a sample of wider data) is not fitted
 SAFETY_SECONDS = 30.0  # the libraries' time limit: never reached within the work limits; a tree cut by it is dropped
 STREED_THRESHOLDS = 8  # STreeD's binary tests per feature at most (quantile cuts; bench's STreeD baseline: 5)
+STREED_ROWS = 10_000  # samples fed to STreeD at most (its work grows with its tests, hardly with the samples)
+STREED_WORK = 30_000_000  # STreeD's depth 3: classes x binary tests^3 at most (module docstring)
 SPLITS_CACHE = 64  # optimal trees remembered (a fold's pool asks for the same tree at every width)
 
 Splits = tuple[np.ndarray, np.ndarray]
@@ -135,12 +149,12 @@ def streed_splits(X, y, weight, depth: int, units: int) -> Splits | None:
     import warnings
 
     from pystreed import STreeDClassifier
-    fed = work_rows(X, y, weight, depth)
+    fed = work_rows(X, y, weight, depth, cap=STREED_ROWS)
     if fed is None:
         return None
     Xs, ys = fed
     features, thresholds = binary_tests(Xs)
-    if not len(features):
+    if not len(features) or (depth >= 3 and len(np.unique(ys)) * len(features) ** 3 > STREED_WORK):
         return None
     B = (Xs[:, features] > thresholds).astype(int)
     clf = STreeDClassifier(max_depth=depth, max_num_nodes=min(units, 2 ** depth - 1), optimization_task="accuracy",
@@ -196,14 +210,16 @@ def missing_note(makers: Mapping[str, TreeMaker] | None = None) -> str | None:
             "are not among the candidates")
 
 
-def work_rows(X: np.ndarray, y: np.ndarray, weight: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray] | None:
+def work_rows(X: np.ndarray, y: np.ndarray, weight: np.ndarray, depth: int,
+              cap: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """The samples an optimal-tree library is fed for a tree of ``depth`` (module docstring): the
     distinct rows ``X`` (classes ``y``) repeated by their counts ``weight``, or a stratified sample
-    (seed 0) of the work limit's size; None where that limit leaves fewer than :data:`MIN_ROWS`
-    and the data have more."""
+    (seed 0) of the work limit's size, ``cap`` samples (None: ConTree's limits); None where that
+    limit leaves fewer than :data:`MIN_ROWS` and the data have more."""
     counts = np.maximum(np.rint(np.asarray(weight, float)), 1).astype(int)
     index = np.repeat(np.arange(len(y)), counts)
-    cap = OPTIMAL_ROWS if depth < 3 else min(OPTIMAL_ROWS, DEPTH3_WORK // max(X.shape[1], 1) ** 2)
+    if cap is None:
+        cap = OPTIMAL_ROWS if depth < 3 else min(OPTIMAL_ROWS, DEPTH3_WORK // max(X.shape[1], 1) ** 2)
     if len(index) > cap:
         if cap < MIN_ROWS:
             return None
