@@ -14,7 +14,10 @@ one half (:func:`figures`), on the sets of that half with the needed rows:
   per-set means, and the largest per-set mean (with its set);
 * ``minority``: on the minority sets (``bench.public.facts``), annc ``balanced``'s mean balanced test
   accuracy against ``logreg_l1_cv_balanced``'s: how many within :data:`BALANCED_WITHIN` points;
-* ``late``: annc runs (default and balanced) that ended more than :data:`LATE` s past their limit.
+* ``late``: annc runs (default and balanced) that ended more than :data:`LATE` s past their limit;
+* ``reference_within``: how hard ``within`` is: the same count for each reference alone and for
+  ``cv_choice`` (the best of the three by 3-fold CV on the training rows), on the judged sets
+  where that method ran.
 
 :func:`compare` lists, for two runs (say 30 s against 120 s), the sets where the second is more
 than a point worse in mean test accuracy or more than 1.5 times denser (for "time helps and never
@@ -30,6 +33,7 @@ from bench.public.facts import FACTS, HALF_NAMES, MINORITY, half_of
 
 ANNC, BALANCED = "default", "balanced"
 REFERENCES = ("logreg_l1_cv", "streed3", "contree3")
+CV_CHOICE = "cv_choice"  # the references chosen among by CV on the training rows (bench.public.methods)
 L1, L1_BALANCED = "logreg_l1_cv", "logreg_l1_cv_balanced"
 WITHIN, BALANCED_WITHIN, LATE = 1.0, 2.0, 2.0  # points, points, seconds
 WORSE, DENSER = 1.0, 1.5  # compare: points worse, times denser
@@ -93,6 +97,12 @@ def figures(records, half: str) -> dict:
             ratios.append(a["weights"] / l1)
         if a["gap"] is not None:
             gaps.append((a["gap"], n))
+    reference_within = {}
+    for m in (*REFERENCES, CV_CHOICE):
+        ran = [n for n in judged if (means.get((n, m)) or {}).get("test") is not None]
+        if ran:
+            hits = sum(means[(n, m)]["test"] >= max(means[(n, r)]["test"] for r in REFERENCES) - WITHIN for n in ran)
+            reference_within[m] = _share(hits, len(ran))
     minority = []
     for n in names:
         if n in FACTS and FACTS[n][3] < MINORITY:
@@ -110,6 +120,7 @@ def figures(records, half: str) -> dict:
         "worst_gap": None if worst is None else {"gap": round(worst[0], 2), "set": worst[1]},
         "minority": {**_share(sum(m["within"] for m in minority), len(minority)), "sets": minority},
         "late": {"count": sum(_late(r) for r in annc_runs), "of": len(annc_runs)},
+        "reference_within": reference_within,
         "errors": {m: sum(1 for r in annc_runs if r["method"] == m and r.get("status") == "error")
                    for m in (ANNC, BALANCED)},
     }
@@ -130,6 +141,9 @@ def figure_rows(by_half: dict) -> list[str]:
         ("sets (judged: annc and the references ran)", lambda f: f"{f['sets']} ({f['judged']})"),
         ("within 1 point of max(L1 CV, STreeD 3, ConTree 3)", lambda f: _frac(f["within"])),
         ("... multi-class sets", lambda f: _frac(f["multiclass_within"])),
+        ("the same, met by L1 CV / STreeD 3 / ConTree 3 alone / their CV choice",
+         lambda f: " / ".join(_frac(f["reference_within"][m]) if m in f.get("reference_within", {}) else "-"
+                              for m in (*REFERENCES, CV_CHOICE))),
         ("weights / L1 CV's (mean ratio)", lambda f: _f(f["weights_ratio"], 2)),
         ("train - test, mean (points)", lambda f: _f(f["mean_gap"])),
         ("train - test, largest set mean", lambda f: "-" if not f["worst_gap"] else

@@ -17,7 +17,7 @@ sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
-from annc.training.warmstart.pool.linear import logistic
+from annc.training.warmstart.pool.regression import logistic
 from annc.training.warmstart.pool.outputcode import code_predict, output_code
 
 warnings.filterwarnings("ignore")

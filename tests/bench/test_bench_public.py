@@ -104,6 +104,8 @@ def _records():
     # iris: annc within (equal), no weights ratio (L1 with no weight)
     rows += _runs("iris", "default", [0.9], weights=3) + _runs("iris", "logreg_l1_cv", [0.9], weights=0)
     rows += _runs("iris", "streed3", [0.9]) + _runs("iris", "contree3", [0.85])
+    # the references' CV choice on crabs only: 80.5 against 81 (within)
+    rows += _runs("crabs", "cv_choice", [0.80, 0.81], weights=8)
     return rows
 
 
@@ -118,6 +120,9 @@ def test_the_figures_of_each_half():
     assert tuning["minority"]["count"] == 1 and tuning["minority"]["sets"][0]["set"] == "fgl"
     assert tuning["late"] == {"count": 2, "of": 6}  # fgl's two default runs took 12.5 s of 10
     assert rep["within"]["count"] == 1 and rep["weights_ratio"] is None and rep["sets"] == 1
+    # how hard the target is: each reference alone, and their CV choice where it ran
+    assert {m: (v["count"], v["of"]) for m, v in tuning["reference_within"].items()} == {
+        "logreg_l1_cv": (1, 2), "streed3": (0, 2), "contree3": (1, 2), "cv_choice": (1, 1)}
 
 
 def test_the_comparison_lists_sets_worse_or_denser_in_the_second_run():

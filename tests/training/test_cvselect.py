@@ -634,7 +634,7 @@ def test_a_logistic_setting_is_logistic_regressions_own_separator():
     direction), so it reads the rows as the regression does; it is not thinned by the path."""
     from annc.solve.compiler import build
     from annc.training.modelselect.cvpath import fold_path, spec_at
-    from annc.training.warmstart.pool.linear import logistic
+    from annc.training.warmstart.pool.regression import logistic
     spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
     data = as_data(noisy_line())
     plan, s = _logistic_only(spec)
@@ -672,7 +672,7 @@ def test_a_separator_chosen_on_a_sample_is_fitted_on_all_rows():
     from annc.training.context import RunContext
     from annc.training.modelselect.cvpath import spec_at
     from annc.training.modelselect.cvrows import kept_on_rows
-    from annc.training.warmstart.pool.linear import logistic
+    from annc.training.warmstart.pool.regression import logistic
     spec = parse_spec("input 5\nhidden 4 binary\noutput 2\n")
     data = as_data(noisy_line())
     _plan, s = _logistic_only(spec)
@@ -725,12 +725,12 @@ def test_a_kept_logistic_separator_is_the_network_and_the_mip_bounds_it(tmp_path
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 5), st.integers(0, 2**31 - 1))
 def test_the_vote_layer_chooses_a_class_with_the_most_wins(m, seed):
-    """pool.linear.votes: for any outcome of the m (m - 1) / 2 pairwise step units (not only
+    """pool.readings.votes: for any outcome of the m (m - 1) / 2 pairwise step units (not only
     transitive ones), the output's maximum is the largest number of wins, and every class of the
     argmax has that many (the classes in any order, a class without units never chosen); where the
     units compare scores, h_ij = 1[s_i >= s_j], it is the class of the largest score, won by a
     whole vote."""
-    from annc.training.warmstart.pool.linear import _units, pairs, votes
+    from annc.training.warmstart.pool.readings import _units, pairs, votes
     rng = np.random.default_rng(seed)
     classes = m + 1
     targets = [int(c) for c in rng.permutation(classes)[:m]]
@@ -761,7 +761,7 @@ def logistic_fold_network(rows: int, classes: int, *, cluster_std: float, seed: 
     from annc.solve.compiler import build
     from annc.training.modelselect.cvpath import fold_path, spec_at
     from annc.training.modelselect.cvselect import plan_for
-    from annc.training.warmstart.pool.linear import separator_width
+    from annc.training.warmstart.pool.readings import separator_width
     X, y = make_blobs(rows, centers=classes, n_features=4, cluster_std=cluster_std, random_state=seed)
     spec = parse_spec(f"input 4\nhidden 4 binary\noutput {classes}\n")
     data = as_data((X, y))
@@ -780,7 +780,7 @@ def test_a_three_class_logistic_setting_predicts_as_logistic_regression():
     comparisons of L1 logistic regression's one-vs-rest scores on the fold's scaled rows) and an
     exact output layer; on the fold's rows it predicts the regression's class (the argmax of its
     scores), but for the rows the repair moved off the narrow eps gap."""
-    from annc.training.warmstart.pool.linear import logistic
+    from annc.training.warmstart.pool.regression import logistic
     score, (W, b), problem = logistic_fold_network(240, 3, cluster_std=2.5, seed=3)
     Xs, ys, w = problem.class_rows()
     scores = np.column_stack([  # one-vs-rest, as scikit-learn's liblinear fits it

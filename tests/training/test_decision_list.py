@@ -51,7 +51,8 @@ def test_a_four_class_logistic_setting_in_four_units_is_the_reading_that_fits_be
     logistic settings of width 4, whose network is the decision list of the one-vs-rest hyperplanes
     or an output code of 2 to 4 bits, whichever fits the rows best (fewer_units), and fits the rows
     at least as well as each of those readings, but for the rows the repair moved off the eps gap."""
-    from annc.training.warmstart.pool.linear import code_separators, logistic, one_vs_rest
+    from annc.training.warmstart.pool.readings import code_separators
+    from annc.training.warmstart.pool.regression import logistic, one_vs_rest
     score, (W, b), problem = logistic_fold_network(320, 4, cluster_std=2.0, seed=5)
     Xs, ys, w = problem.class_rows()
     order = [int(c) for c in np.argsort(-problem.counts.sum(0), kind="stable")]
@@ -67,7 +68,7 @@ def test_the_separator_width_prefers_the_pairwise_units_and_falls_back_to_the_li
     """One rule for the logistic separator's width (model selection's settings and the start pool's
     network): two classes one unit; k classes the k (k - 1) / 2 pairwise units where the layer holds
     them, else the k - 1 units of the decision list, else none."""
-    from annc.training.warmstart.pool.linear import separator_width
+    from annc.training.warmstart.pool.readings import separator_width
     assert separator_width(2, 1) == separator_width(2, 8) == 1
     assert separator_width(4, 6) == separator_width(4, 20) == 6
     assert separator_width(4, 5) == separator_width(4, 4) == 4  # a list of 3 units or a code of up to 4 bits

@@ -66,7 +66,7 @@ from ...io.recipe import _written
 from ...io.spec import NetworkSpec
 from ..context import RunContext
 from ..large.compress import distinct_rows
-from ..warmstart.pool.linear import separator_width
+from ..warmstart.pool.readings import separator_width
 from ..warmstart.pool.treemakers import missing_note
 from .cvfolds import FoldRun, folds, run_folds, sample
 from .cvresults import CVSelection
@@ -140,7 +140,7 @@ def plan_for(spec: NetworkSpec, rows: int, smallest_class: int, eps: float,
 def _separators_fit(spec: NetworkSpec, open_: tuple[str, ...]) -> bool:
     """Whether the folds score logistic separators for ``spec`` (:func:`_logistic_settings`): the
     penalty is open, and one unit (two classes) or one hidden layer of at least the ``ceil(log2 k)``
-    units of an output code fits (:func:`~annc.training.warmstart.pool.linear.separator_width`)."""
+    units of an output code fits (:func:`~annc.training.warmstart.pool.readings.separator_width`)."""
     if "penalty" not in open_ or not spec.hidden:
         return False
     return spec.classes == 2 or (len(spec.hidden) == 1
@@ -163,8 +163,8 @@ def _logistic_settings(spec: NetworkSpec, open_: tuple[str, ...], eps: float, la
     weight and the narrow margin where eps is open (the separator keeps its own hyperplane).
 
     For ``k > 2`` classes it is the regression's argmax: a unit for each of the ``k (k - 1) / 2``
-    pairwise comparisons of its scores (:func:`~annc.training.warmstart.pool.linear.differences`) and an
-    output layer that counts each class's wins (:func:`~annc.training.warmstart.pool.linear.votes`),
+    pairwise comparisons of its scores (:func:`~annc.training.warmstart.pool.readings.differences`) and an
+    output layer that counts each class's wins (:func:`~annc.training.warmstart.pool.readings.votes`),
     where one hidden layer of step units is that wide; where it holds fewer but at least ``k - 1``,
     its one-vs-rest hyperplanes as a decision list
     (:mod:`~annc.training.warmstart.pool.decisionlist`); where it holds fewer but at least

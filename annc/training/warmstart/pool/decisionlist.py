@@ -2,7 +2,7 @@
 
 L1 logistic regression fits ``k`` one-vs-rest scores ``s_c(x) = w_c.x + b_c`` and predicts
 ``argmax_c s_c(x)``.  Computing that argmax exactly with step units takes the ``k (k - 1) / 2``
-pairwise comparisons ``1[s_i >= s_j]`` (:func:`~annc.training.warmstart.pool.linear.differences`):
+pairwise comparisons ``1[s_i >= s_j]`` (:func:`~annc.training.warmstart.pool.readings.differences`):
 6 units for 4 classes, 10 for 5, more than a layer of 4 holds.  A layer of ``k - 1`` units holds
 another classifier built from the same hyperplanes, the *decision list*
 
@@ -60,7 +60,7 @@ def decision_list(X: np.ndarray, y: np.ndarray, weight: np.ndarray, W: np.ndarra
                   order: list[int], n_classes: int):
     """``(W1, b1, (Wo, bo))``: the ``k - 1`` units of the one-vs-rest hyperplanes ``(W, b)`` (a column
     per class of ``order``, the most frequent first, as
-    :func:`~annc.training.warmstart.pool.linear.one_vs_rest` fits them) in :func:`priority`'s order, and
+    :func:`~annc.training.warmstart.pool.regression.one_vs_rest` fits them) in :func:`priority`'s order, and
     the output layer that makes them a decision list (module docstring) over ``n_classes`` outputs
     (classes outside ``order`` get ``-1``, below every listed score)."""
     S = X @ W + b

@@ -35,21 +35,17 @@ compares the candidates by the MIP objective of their lifts.
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections.abc import Iterator
 
 import numpy as np
-import sklearn
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
 
 from ....core.penalties import PENALTY
 from ....formulations import ACTIVATIONS
 from ....io.problem import TrainingProblem
 from ....solve.lp import solve_lp
-from .decisionlist import decision_list
-from .outputcode import code_bits, code_layer, least_bits, output_code
+from .readings import differences, fewer_units, pairs, separator_width, votes
+from .regression import logistic, one_vs_rest
 
 L1_PATH = (0.01, 0.1, 1.0, 10.0)  # C of L1 logistic regression (smaller: sparser)
 LP_L1 = (0.25, 1.0, 4.0)  # margin_lp's weight price, in units of the spec's l0 weight (or of 0.5)
@@ -58,37 +54,6 @@ SVM_PATH = (0.1, 1.0)  # C of the L1 linear SVM
 CODE_PATH = (0.1, 1.0)  # C of the start pool's regression read in fewer units than classes
 STEP = ("binary", "sign")  # first-layer units that carry a linear separator unchanged
 PASS_WEIGHT, PASS_BIAS = 1.0, -0.5  # a later layer's unit that copies a binary input
-
-
-def logistic(C: float) -> LogisticRegression:
-    """L1-regularised logistic regression at ``C`` (liblinear, deterministic)."""
-    return LogisticRegression(**_l1(), solver="liblinear", C=C, max_iter=2000, random_state=0)
-
-
-def one_vs_rest(problem: TrainingProblem, make) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(W, b)`` of the model ``make()`` fitted on the problem's (scaled) rows with their sample
-    counts as weights: ``W`` is ``d x m`` (one column per separator, ``m = 1`` for two classes,
-    "not the majority class"; else one per class, most frequent first) and ``b`` has ``m``
-    entries; a column says ``class c`` where ``X @ W[:, i] + b[i] > 0``.  None for one class."""
-    X, y, weight = problem.class_rows()
-    J = len(problem.classes)
-    present = np.flatnonzero(problem.counts.sum(0) > 0)
-    if len(present) < 2:
-        return None
-    order = present[np.argsort(-problem.counts.sum(0)[present], kind="stable")]
-    targets = [order[0]] if J == 2 and len(present) == 2 else list(order)
-    fits = [_hyperplane(make(), X, (y == c) if len(targets) > 1 or J > 2 else (y != c), weight) for c in targets]
-    return np.column_stack([w for w, _ in fits]), np.array([b for _, b in fits])
-
-
-def _hyperplane(model, X: np.ndarray, positive: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, float]:
-    """``(w, b)`` of the linear ``model`` fitted to the boolean ``positive`` (a row's class is
-    positive where ``X @ w + b > 0``), rows weighted by ``weight``; liblinear's convergence
-    warning is silenced (its iteration cap is a work limit)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X, positive.astype(int), sample_weight=weight)
-    return np.ravel(model.coef_), float(np.ravel(model.intercept_)[0])
 
 
 def separators(problem: TrainingProblem) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
@@ -103,13 +68,6 @@ def separators(problem: TrainingProblem) -> Iterator[tuple[str, np.ndarray, np.n
         if fitted is None:
             return
         yield (name, *fitted)
-
-
-def _l1() -> dict:
-    """The L1 penalty in the words of the installed scikit-learn (``l1_ratio=1`` from 1.8
-    on, where ``penalty`` is deprecated; ``penalty="l1"`` before)."""
-    major, minor = (int(p) for p in sklearn.__version__.split(".")[:2])
-    return {"l1_ratio": 1.0} if (major, minor) >= (1, 8) else {"penalty": "l1"}
 
 
 def in_box(problem: TrainingProblem, W: np.ndarray, b: np.ndarray, labels: list[np.ndarray]):
@@ -270,120 +228,6 @@ def logistic_network(problem: TrainingProblem, C: float) -> tuple[list, list] | 
     shift = ACTIVATIONS[ls.activation].export_bias_shift(problem.spec.eps)
     return placed(problem, np.column_stack([v[:-1] for v in wb]), np.array([v[-1] - shift for v in wb]), got[0],
                   output=output)
-
-
-def pairs(m: int) -> int:
-    """The pairwise units of ``m`` classes (:func:`differences`): ``m (m - 1) / 2``."""
-    return m * (m - 1) // 2
-
-
-def separator_width(m: int, units: int) -> int | None:
-    """The hidden units L1 logistic regression's separator of ``m`` classes takes in one hidden layer
-    of ``units`` step units, None where it does not fit (:func:`logistic_network`; model selection's
-    logistic settings, :mod:`annc.training.modelselect.cvselect`, by the same rule):
-
-    * ``m = 2``: 1, the one hyperplane;
-    * else ``pairs(m) = m (m - 1) / 2`` where the layer holds them: the regression's own argmax, a
-      unit per pairwise comparison ``s_i - s_j`` (:func:`differences`) and an output layer that counts
-      each class's wins (:func:`votes`);
-    * else, where the layer holds ``ceil(log2 m)`` units, the most units one of :func:`fewer_units`'
-      readings takes: the ``m - 1`` of a decision list (:mod:`~annc.training.warmstart.pool.decisionlist`)
-      where the layer holds them, or an output code's bits
-      (:func:`~annc.training.warmstart.pool.outputcode.code_bits`: ``ceil(log2 m)``, up to two more
-      where the layer holds them); the reading chosen may use fewer, and the rest stay off;
-    * else None.
-
-    Where both fit (``units >= m (m - 1) / 2 >= m - 1``) the pairwise units are used: they compute what
-    the regression predicts."""
-    if m == 2:
-        return 1
-    if units >= pairs(m):
-        return pairs(m)
-    bits = code_bits(m, units)
-    if bits is None:
-        return None
-    return max(bits, m - 1) if units >= m - 1 else bits
-
-
-def fewer_units(problem: TrainingProblem, order: list[int], units: int, C: float):
-    """``(W, b, (Wo, bo))``: L1 logistic regression at ``C`` read in a layer of ``units`` step units,
-    fewer than the pairwise comparisons of its argmax: of the decision list of its one-vs-rest
-    hyperplanes (where ``units >= m - 1``) and the output codes of ``ceil(log2 m)`` up to
-    :func:`~annc.training.warmstart.pool.outputcode.code_bits` bits, the one whose network fits the
-    training rows best, weighted by their counts (class weights included); ties go to fewer units.
-    Measured on the training rows of five 4-class public sets (split 0, C = 1): the output code of
-    2 bits fitted 66.7%, 49.7%, 65.3%, 47.2%, 65.0% (hpc_data, yogurt, modechoice, fishing,
-    commute_mode) where the decision list of 3 units fitted 64.1%, 50.2%, 59.2%, 44.5%, 58.7%, and
-    with balanced class weights 59.5% against 42.8% on hpc_data (docs/decisions.md)."""
-    X, y, weight = problem.class_rows()
-    J, m = len(problem.classes), len(order)
-    readings = [code_separators(problem, order, bits, C)
-                for bits in range(least_bits(m), (code_bits(m, units) or 0) + 1)]
-    if units >= m - 1:
-        fitted = one_vs_rest(problem, lambda: logistic(C))
-        readings.append(decision_list(X, y, weight, *fitted, order, J))
-
-    def fit(reading) -> float:
-        W, b, (Wo, bo) = reading
-        said = np.argmax((X @ W + b >= 0).astype(float) @ Wo + bo, axis=1)
-        return float(weight[said == y].sum())
-    readings.sort(key=lambda r: r[0].shape[1])  # fewer units first: they win a tie
-    fits = [fit(r) for r in readings]
-    best = 0
-    for i in range(1, len(readings)):
-        if fits[i] > fits[best] + 1e-9:
-            best = i
-    return readings[best]
-
-
-def code_separators(problem: TrainingProblem, order: list[int], bits: int, C: float):
-    """``(W, b, (Wo, bo))``: the output code of the classes ``order`` (most frequent first) in
-    ``bits`` units (:func:`~annc.training.warmstart.pool.outputcode.output_code`, on the problem's
-    scaled rows), unit ``j`` L1 logistic regression at ``C`` fitted to "bit ``j`` of the row's class's
-    word is one" (rows weighted by their sample counts), and the output layer that decodes to the
-    nearest word (:func:`~annc.training.warmstart.pool.outputcode.code_layer`)."""
-    X, y, weight = problem.class_rows()
-    code = output_code(X, y, order, bits)
-    words = np.zeros((len(problem.classes), code.shape[1]), bool)  # each class's word, by class index
-    words[order] = code.astype(bool)
-    keep = np.isin(y, order)
-    fits = [_hyperplane(logistic(C), X[keep], words[y[keep], j], weight[keep]) for j in range(code.shape[1])]
-    W, b = np.column_stack([w for w, _ in fits]), np.array([b for _, b in fits])
-    return W, b, code_layer(code, order, len(problem.classes))
-
-
-def differences(W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(W2, b2)``: the scores ``s_i = W[:, i].x + b[i]`` of ``m`` classes as the ``pairs(m)``
-    pairwise comparisons, unit ``(i, j)`` (``i < j``, :func:`_units`' order) ``s_i - s_j``."""
-    units = _units(W.shape[1])
-    return (np.column_stack([W[:, i] - W[:, j] for i, j in units]), np.array([b[i] - b[j] for i, j in units]))
-
-
-def _units(m: int) -> list[tuple[int, int]]:
-    """The pairs ``(i, j)``, ``i < j``, of ``m`` classes in the order of the units."""
-    return [(i, j) for i in range(m) for j in range(i + 1, m)]
-
-
-def votes(targets: list[int], classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(Wo, bo)``: the output layer of ``pairs(m)`` step units, unit ``(i, j)`` (``i < j``,
-    :func:`_units`' order) ``h_ij = 1`` when class ``targets[i]`` beats ``targets[j]``, that
-    counts each class's wins: class ``targets[i]``'s output is
-
-        o_i = sum_{j > i} h_ij + sum_{j < i} (1 - h_ji) - (m - 1) / 2,
-
-    its wins centred on 0.  ``Wo`` is ``pairs(m) x classes`` (``+1`` from ``h_ij`` to ``i``, ``-1``
-    to ``j``) and ``bo`` holds each class's ``#{j < i} - (m - 1) / 2``; classes outside ``targets``
-    get ``-(m - 1) / 2 - 1``, below every output of a target's.  The argmax is the class with
-    the most wins; where the units' wins are transitive (they compare scores, ``h_ij = 1[s_i >= s_j]``,
-    :func:`differences`) that is the class of the largest score, won by a whole vote."""
-    m = len(targets)
-    units = _units(m)
-    Wo, bo = np.zeros((len(units), classes)), np.full(classes, -(m - 1) / 2 - 1.0)
-    for u, (i, j) in enumerate(units):
-        Wo[u, targets[i]], Wo[u, targets[j]] = 1.0, -1.0
-    for i in range(m):
-        bo[targets[i]] = i - (m - 1) / 2
-    return Wo, bo
 
 
 def separator_networks(problem: TrainingProblem) -> Iterator[tuple[str, list, list]]:

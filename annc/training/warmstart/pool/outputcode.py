@@ -30,7 +30,7 @@ docs/decisions.md).
 
 The number of units (:func:`code_bits`): ``ceil(log2 k)`` are needed; codes of up to two more
 are tried where the layer holds them, and the one that fits the training rows best is kept
-(:func:`~annc.training.warmstart.pool.linear.fewer_units`).
+(:func:`~annc.training.warmstart.pool.readings.fewer_units`).
 """
 from __future__ import annotations
 
