@@ -245,21 +245,30 @@ def test_a_classic_model_scored_on_every_fold_is_kept_when_the_spec_width_was_cu
     assert set(sel.not_reached()) == {Stop.TIME_LIMIT, Stop.WORK_LIMIT}
 
 
-def test_a_constant_network_alone_does_not_stand_against_the_spec_when_the_clock_cut_the_rest():
+def test_a_constant_network_alone_does_not_stand_against_the_spec_when_the_clock_cut_a_classic_model():
     """Where no setting scored on every fold beats a constant network (no weight on any fold, or a CV
-    accuracy at most the majority class's share) and the clock stopped the others, the spec is
-    trained as written (choose() gives (-1, -1)); where a setting that beats it was scored beside
-    it, or nothing was cut, the constant may still win."""
-    sel = _selection([(0.10, 0.01, 0), (0.95, 0.01, 2)])  # a constant setting, and width 2
-    sel.scores[1][0] = FoldScore.unscored(Stop.TIME_LIMIT, "not reached: the time limit")
-    assert sel.choose() == (-1, -1)
-    sel.scores[1][0] = FoldScore.unscored(Stop.WORK_LIMIT, "not reached: the plan's work limit")
-    assert sel.choose() == (0, 0)  # not the clock: the work limit is part of the plan
-    with_weights = _selection([(0.50, 0.01, 0), (0.40, 0.01, 2), (0.95, 0.01, 3)])
-    with_weights.scores[2][0] = FoldScore.unscored(Stop.TIME_LIMIT, "not reached: the time limit")
-    assert with_weights.choose()[0] == 0  # scored beside a network with weights: it stands on its folds
-    with_weights.chance = 0.6  # ... unless none of them beats the constant classifier
-    assert with_weights.choose() == (-1, -1)
+    accuracy at most the majority class's share) and the clock stopped a classic model, the spec is
+    trained as written (choose() gives (-1, -1)); where a setting that beats it was scored beside it,
+    where nothing was cut by the clock, or where every classic model was scored (only the spec's
+    own setting was cut: lending_club), the constant stands."""
+    def selection(rows, cut, stop=Stop.TIME_LIMIT, chance=0.0):
+        """``rows``: (mean, nnz, kept) per setting; ``cut``: the setting the clock (or ``stop``) cut."""
+        settings = tuple(Setting(1, 0.5, 0.1, logistic=0.01 * (i + 1)) if kept else Setting(2, 0.5, 0.1)
+                         for i, (_, _, kept) in enumerate(rows))
+        scores = [[FoldScore(mean + d, 1.0, nnz) for d in (0.01, -0.01, 0.01, -0.01)] for mean, nnz, _ in rows]
+        scores[cut][0] = FoldScore.unscored(stop, "not reached")
+        sel = CVSelection(Plan(settings, 4, ("penalty", "width")), [f"s{i}" for i in range(len(rows))], scores, 0, 0,
+                          parse_spec(RECIPE), 100_000, chance=chance)
+        return sel.choose()
+    constant, classic = (0.10, 0, True), (0.95, 3, True)
+    assert selection([constant, classic], cut=1) == (-1, -1)  # the clock cut a separator that might beat it
+    assert selection([constant, classic], cut=1, stop=Stop.WORK_LIMIT) == (0, 0)  # the plan's work limit: it stands
+    flat = [(0.9475, 0, True), (0.9475, 3, True), (0.9475, 8, False)]  # lending_club: nothing beats the majority
+    assert selection(flat, cut=2, chance=0.9475) == (0, 0)  # every classic model scored: the constant stands
+    assert selection(flat, cut=1, chance=0.9475) == (-1, -1)  # one cut by the clock: the spec as written
+    with_weights = [(0.50, 0, True), (0.40, 2, True), (0.95, 3, True)]
+    assert selection(with_weights, cut=2)[0] == 0  # scored beside a network with weights: it stands on its folds
+    assert selection(with_weights, cut=2, chance=0.6) == (-1, -1)  # ... unless none of them beats the majority
 
 
 @pytest.mark.parametrize("classes", [2, 3])
@@ -859,3 +868,29 @@ def test_a_held_path_network_is_the_network_and_the_mip_bounds_it(tmp_path):
     errors = int(np.sum(r.network.predict(X) != y))
     assert v.objective == pytest.approx(errors + 0.5 * r.network.nonzero_weights())
     assert v.lower_bound is not None and v.lower_bound <= v.objective + 1e-9
+
+
+def test_a_kept_classic_models_fit_on_all_rows_is_capped_by_the_whole_run_not_selections_share(monkeypatch):
+    """On large data the chosen separator or tree is fitted again on all rows and kept as it is; that
+    fit is work-limited, so the strategy caps it by the run's own context (``kept_ctx``), not by
+    selection's share of the limit, which a loaded machine had used up (hpc_data: 49 weights, not 29)."""
+    import annc.training.modelselect.strategy as strategy
+    from annc.training.context import RunContext
+    from annc.training.modelselect.strategy import Auto
+    seen = {}
+
+    def fake(spec, data, *, ctx, kept_ctx=None, **kw):
+        seen.update(ctx=ctx, kept_ctx=kept_ctx)
+        return None
+    monkeypatch.setattr(strategy, "cross_validate", fake)
+    monkeypatch.setattr(strategy, "applies", lambda *a, **k: True)
+
+    class Request:  # the fields Auto.choose reads
+        spec, data, merge, workers, scheduler, log = parse_spec(RECIPE), None, True, None, None, staticmethod(print)
+
+        class opts:
+            time_limit = 30.0
+    whole = RunContext.create(limit=30.0)
+    Auto().choose(Request(), whole, train=None)
+    assert seen["kept_ctx"] is whole and seen["ctx"] is not whole
+    assert seen["ctx"].left() < whole.left() - 5  # selection's share: 60% of the 30 s

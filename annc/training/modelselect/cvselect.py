@@ -218,11 +218,15 @@ def _eps(spec: NetworkSpec, data: Dataset, merge: bool) -> float:
     return float(resolve(spec, data, merge=merge).spec.eps)
 
 
-def cross_validate(spec: NetworkSpec, data: Dataset, *, ctx: RunContext | None = None, merge: bool = True, parallel: dict | None = None,
-                   log=silent, policy: SelectionPolicy = DEFAULT_POLICY) -> CVSelection | None:
+def cross_validate(spec: NetworkSpec, data: Dataset, *, ctx: RunContext | None = None, merge: bool = True,
+                   parallel: dict | None = None, log=silent, policy: SelectionPolicy = DEFAULT_POLICY,
+                   kept_ctx: RunContext | None = None) -> CVSelection | None:
     """Score every setting of :func:`plan_for` on every fold and choose one (module docstring).
     The run context ``ctx`` caps the folds and runs their
-    sub-MIPs (None: no cap, HiGHS); ``parallel`` (the executor's ``workers`` and ``scheduler``) runs
+    sub-MIPs (None: no cap, HiGHS); ``kept_ctx`` (None: ``ctx``) caps a kept classic model's fit on
+    all the rows of large data, which the run keeps as it is (the caller passes the whole run's
+    context: that fit is work-limited, and under selection's share the clock cut it on a loaded
+    machine, hpc_data's kept separator ending with 49 weights instead of 29); ``parallel`` (the executor's ``workers`` and ``scheduler``) runs
     each fold as an executor task (:mod:`annc.training.modelselect.cvfolds`).  None when no setting was scored on every fold (the
     caller trains the spec as written).  Where an optimal-tree library of ``policy.tree_makers`` is
     missing and the plan holds trees, ``log`` hears once what it would add."""
@@ -249,7 +253,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, ctx: RunContext | None =
         log("[select] no setting scored on every fold before the time limit beats a constant network: training the spec "
             "as written" if scored else "[select] no setting was scored on every fold: training the spec as written")
         return None
-    return _finish(sel, spec, data, cv_data, run, ctx, merge, log)
+    return _finish(sel, spec, data, cv_data, run, ctx, kept_ctx or ctx, merge, log)
 
 
 def _say_not_reached(sel: CVSelection, log) -> None:
@@ -261,13 +265,13 @@ def _say_not_reached(sel: CVSelection, log) -> None:
 
 
 def _finish(sel: CVSelection, spec: NetworkSpec, data: Dataset, cv_data: Dataset, run: FoldRun,
-            ctx: RunContext, merge: bool, log) -> CVSelection | None:
+            ctx: RunContext, kept_ctx: RunContext, merge: bool, log) -> CVSelection | None:
     """The rule's choice made trainable on all rows: the network the final training starts from or
     keeps, the spec at the chosen setting, its weight budget; None where no network fits."""
     plan, rule = sel.plan, sel.chosen
     if plan.large:  # a classic model is fitted again on all rows; the spec makes its own start
         setting = plan.settings[sel.chosen]
-        seed = kept_on_rows(spec, data, setting, ctx, merge) if sel.keeps else None
+        seed = kept_on_rows(spec, data, setting, kept_ctx, merge) if sel.keeps else None
         if sel.keeps and seed is None:
             log("[select] the chosen classic model could not be fitted on all rows: training the spec as written")
             return None

@@ -90,7 +90,7 @@ class CrossValidation(Strategy):
         parallel = None if r.workers is None and r.scheduler is None else dict(workers=r.workers,
                                                                              scheduler=r.scheduler)
         return cross_validate(r.spec, r.data, ctx=self.part(r, whole), merge=r.merge,
-                              parallel=parallel, log=r.log, policy=self.policy)
+                              parallel=parallel, log=r.log, policy=self.policy, kept_ctx=whole)
 
 
 @dataclass(frozen=True)
