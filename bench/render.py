@@ -104,9 +104,8 @@ def user_page(results: Path) -> str:
              "Each suite's newest tables. The runs that made them (command, machine, date, load) and the "
              f"suites' notes: [Benchmark runs]({LAB_PAGE}); earlier findings: "
              "[Benchmark history](benchmarks-history.md).",
-             "", "| suite | section |", "|---|---|"]
-    for s in SUITES.values():  # what each measures: `python bench/run.py list`; its newest run: the runs page
-        lines.append(f"| `{s.name}` | [{s.title}](#{_anchor(s.title)}) |")
+             "",  # what each suite measures: `python bench/run.py list`; its newest run: the runs page
+             "Suites: " + ", ".join(f"[`{s.name}`](#{_anchor(s.title)})" for s in SUITES.values()) + "."]
     for s in SUITES.values():
         runs = layout.suite_runs(s.name, results)
         lines += ["", f"## {s.title}", ""]
