@@ -253,7 +253,7 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, ctx: RunContext | None =
         log("[select] no setting scored on every fold before the time limit beats a constant network: training the spec "
             "as written" if scored else "[select] no setting was scored on every fold: training the spec as written")
         return None
-    return _finish(sel, spec, data, cv_data, run, ctx, kept_ctx or ctx, merge, log)
+    return _finish(sel, data, cv_data, run, ctx, kept_ctx or ctx, merge, log)
 
 
 def _say_not_reached(sel: CVSelection, log) -> None:
@@ -264,11 +264,12 @@ def _say_not_reached(sel: CVSelection, log) -> None:
             + ", ".join(labels[:3]) + (" ..." if len(labels) > 3 else ""))
 
 
-def _finish(sel: CVSelection, spec: NetworkSpec, data: Dataset, cv_data: Dataset, run: FoldRun,
-            ctx: RunContext, kept_ctx: RunContext, merge: bool, log) -> CVSelection | None:
+def _finish(sel: CVSelection, data: Dataset, cv_data: Dataset, run: FoldRun, ctx: RunContext,
+            kept_ctx: RunContext, merge: bool, log) -> CVSelection | None:
     """The rule's choice made trainable on all rows: the network the final training starts from or
-    keeps, the spec at the chosen setting, its weight budget; None where no network fits."""
-    plan, rule = sel.plan, sel.chosen
+    keeps, the spec at the chosen setting (``sel.spec``, the spec as given until then), its weight
+    budget; None where no network fits."""
+    plan, rule, spec = sel.plan, sel.chosen, sel.spec
     if plan.large:  # a classic model is fitted again on all rows; the spec makes its own start
         setting = plan.settings[sel.chosen]
         seed = kept_on_rows(spec, data, setting, kept_ctx, merge) if sel.keeps else None
