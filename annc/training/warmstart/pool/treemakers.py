@@ -35,8 +35,8 @@ wall clock, and each library's own:
   STreeD had ConTree's limits: on hmda, credit_data and healthinsurance (tuning half, split 0)
   its depth-3 tree on all the training rows fits them 0.4, 3.6 and 1.9 points better than on
   ConTree's sample, in 0.02-0.07 s.
-  The libraries' own time
-limit, :data:`SAFETY_SECONDS`, is a safety net only: a tree the library did not prove optimal is
+
+The libraries' own time limit, :data:`SAFETY_SECONDS`, is a safety net only: a tree the library did not prove optimal is
 dropped, so what is returned never depends on the machine's load.  A sample's thresholds are
 moved to the mid-point of the problem's own neighbouring values (:func:`snapped`): the same
 split of every row, clear of all of them.
