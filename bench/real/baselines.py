@@ -138,11 +138,13 @@ def run_tree3(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
                 depth=int(clf.get_depth()), balanced_test_accuracy=bal)
 
 
-def run_streed3(Xtr, ytr, Xte, yte, H, split, time_limit) -> dict:
-    """STreeD's optimal depth-3 tree (training accuracy) on its own binarisation, with its proof."""
+def run_streed3(Xtr, ytr, Xte, yte, H, split, time_limit, *, max_splits: int | None = None) -> dict:
+    """STreeD's optimal depth-3 tree (training accuracy) on its own binarisation, with its proof;
+    ``max_splits``: at most that many branching nodes (``max_num_nodes``; None: up to 7)."""
     from pystreed import STreeDClassifier
+    nodes = {} if max_splits is None else {"max_num_nodes": int(max_splits)}
     clf = STreeDClassifier(max_depth=3, optimization_task="accuracy", time_limit=time_limit,
-                           continuous_binarize_strategy="quantile", n_thresholds=5, n_categories=5)
+                           continuous_binarize_strategy="quantile", n_thresholds=5, n_categories=5, **nodes)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

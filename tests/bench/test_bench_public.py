@@ -78,6 +78,14 @@ def test_two_baselines_run_on_a_split_with_empty_cells():
     assert r["splits"] <= 3 and r["nonzero_weights"] is None
 
 
+def test_the_tree_a_width_holds_has_at_most_that_many_splits():
+    pytest.importorskip("pystreed", reason="STreeD is in the bench and test extras")
+    from bench.public.methods import METHODS
+    (split, Xtr, ytr, Xte, yte), = splits("iris", 1)  # STreeD's depth-3 tree has 6 splits here
+    full, held = (METHODS[m](Xtr, ytr, Xte, yte, 3, split, 10) for m in ("streed3", "streed3_h"))
+    assert held["splits"] <= 3 < full["splits"] and held["train_accuracy"] <= full["train_accuracy"]
+
+
 # -- the summary's arithmetic on hand-made rows ------------------------------------------------------
 def _runs(name, method, tests, trains=None, weights=None, balanced=None, seconds=1.0, **extra):
     trains = trains or [t + 0.02 for t in tests]
@@ -106,6 +114,10 @@ def _records():
     rows += _runs("iris", "streed3", [0.9]) + _runs("iris", "contree3", [0.85])
     # the references' CV choice on crabs only: 80.5 against 81 (within)
     rows += _runs("crabs", "cv_choice", [0.80, 0.81], weights=8)
+    # the trees a width-H network holds: crabs (annc within L1's 81) and iris, where STreeD with at
+    # most H splits scores 95 (annc's 90 within the references' 90, not within this); fgl has none
+    rows += _runs("crabs", "streed3_h", [0.70, 0.70]) + _runs("crabs", "contree2", [0.72, 0.72])
+    rows += _runs("iris", "streed3_h", [0.95]) + _runs("iris", "contree2", [0.8])
     return rows
 
 
@@ -123,6 +135,9 @@ def test_the_figures_of_each_half():
     # how hard the target is: each reference alone, and their CV choice where it ran
     assert {m: (v["count"], v["of"]) for m, v in tuning["reference_within"].items()} == {
         "logreg_l1_cv": (1, 2), "streed3": (0, 2), "contree3": (1, 2), "cv_choice": (1, 1)}
+    # against the trees the spec's width holds, where all three of HELD ran
+    assert (tuning["held_within"]["count"], tuning["held_within"]["of"]) == (1, 1)  # crabs
+    assert (rep["held_within"]["count"], rep["held_within"]["of"]) == (0, 1)  # iris: 90 against 95
 
 
 def test_the_comparison_lists_sets_worse_or_denser_in_the_second_run():
