@@ -18,6 +18,7 @@ one half (:func:`figures`), on the sets of that half with the needed rows:
 * ``reference_within``: how hard ``within`` is: the same count for each reference alone and for
   ``cv_choice`` (the best of the three by 3-fold CV on the training rows), on the judged sets
   where that method ran;
+* ``missed_by``: the sets annc misses, counted by the reference with the best mean there;
 * ``held_within``: annc's count against the best of :data:`HELD` instead (L1 CV, ConTree depth 2 and
   STreeD depth 3 with at most H splits), on the judged sets where all three ran: the trees of
   :data:`REFERENCES` have up to 7 splits, and a network of H step units holds a tree of at most H
@@ -89,11 +90,14 @@ def figures(records, half: str) -> dict:
     names = list(dict.fromkeys(r["set"] for r in records if half_of(r["set"]) == half))
     judged = [n for n in names if all((means.get((n, m)) or {}).get("test") is not None for m in (ANNC, *REFERENCES))]
     within, multi_within, multi, ratios, gaps = [], [], [], [], []
+    missed_by = dict.fromkeys(REFERENCES, 0)  # the sets annc misses, by the reference that scored best
     for n in judged:
         a = means[(n, ANNC)]
         best = max(means[(n, m)]["test"] for m in REFERENCES)
         ok = a["test"] >= best - WITHIN
         within.append(ok)
+        if not ok:
+            missed_by[max(REFERENCES, key=lambda m: means[(n, m)]["test"])] += 1
         if n in FACTS and FACTS[n][2] > 2:
             multi.append(n)
             multi_within.append(ok)
@@ -129,6 +133,7 @@ def figures(records, half: str) -> dict:
         "late": {"count": sum(_late(r) for r in annc_runs), "of": len(annc_runs)},
         "reference_within": reference_within,
         "held_within": _share(held_hits, len(held)),
+        "missed_by": missed_by,
         "errors": {m: sum(1 for r in annc_runs if r["method"] == m and r.get("status") == "error")
                    for m in (ANNC, BALANCED)},
     }
@@ -268,8 +273,11 @@ def docs_lines(latest: dict, full: bool = True) -> list[str]:
     if not latest:
         return ["No results yet: `python bench/run.py public --half tuning` (then `--half report`)."]
     records = [r for _, rows in latest.values() for r in rows]
+    halves = by_half(records)
     head = ["The tuning half chooses annc's rules; the report half is run once per change, quoted as it came "
-            "out. Means over the splits:", "", *figure_rows(by_half(records)), ""]
+            "out. Means over the splits:", "", *figure_rows(halves), ""]
+    for line in (reading(halves[h]) for h in HALF_NAMES if h in halves):
+        head += [line, ""] if line else []
     if full:
         return head + ["Per set (test % / non-zero weights, trees: split nodes; the balanced methods: balanced "
                        "accuracy):", "", *set_table(records), "", "Results these tables read (newest first):", ""]
@@ -280,17 +288,42 @@ def docs_lines(latest: dict, full: bool = True) -> list[str]:
                    f"The tuning half's sets: {', '.join(tuning)}."]
 
 
+def reading(f: dict, brief: bool = False) -> str:
+    """One half's target read (its figures ``f``): whom annc's misses go to, and what choosing among the
+    references by CV, and the trees of the spec's width, give (``brief``: the CV choice alone, for
+    the README); '' where there is nothing to say."""
+    missed = sum(f["missed_by"].values())
+    if not f["judged"] or not missed:
+        return ""
+    trees = missed - f["missed_by"][L1]
+    cv = f["reference_within"].get(CV_CHOICE)
+    choice = "" if not cv else (
+        f"The target takes the best reference on the test rows: choosing among the three by 3-fold CV on the "
+        f"training rows, as annc chooses, meets it on {cv['count']} of {cv['of']} sets.")
+    if brief:
+        return choice
+    out = (f"The {f['half']} half's sets missed, by the reference that scored best: {trees} a depth-3 tree (up to 7 "
+           f"splits, where 4 step units hold at most 4), {f['missed_by'][L1]} L1 logistic regression.")
+    out += f" {choice}" if choice else ""
+    if f["held_within"]["of"]:
+        out += (f" Against max(L1 CV, ConTree 2, STreeD 3 with at most 4 splits), annc is within a point on "
+                f"{f['held_within']['count']} of {f['held_within']['of']}.")
+    return out
+
+
 def readme_lines(latest: dict, every_set: str = "docs/benchmarks.md") -> list[str]:
     """The README's block: the done-when figures of the report half beside the tuning half's, and the
     run folders they come from; ``every_set``: the link to the per-set table (docs/benchmarks.md's)."""
     if not latest:
         return ["No results yet: `python bench/run.py public --half tuning` (then `--half report`)."]
     records = [r for _, rows in latest.values() for r in rows]
+    halves = by_half(records)
     limits = sorted({r["time_limit"] for r in records if r.get("method") in (ANNC, BALANCED) and r.get("time_limit")})
     folders = sorted({f.parent.name for f, _ in latest.values()}, reverse=True)
+    read = reading(halves["report"], brief=True) if "report" in halves else ""
     return [f"annc's default recipe at `--time-limit {', '.join(f'{t:g}' for t in limits)}` against L1 logistic "
             "regression (C by CV), STreeD and ConTree depth 3 on 82 real sets from installed packages, 70/30 splits, "
             "means over the splits. The tuning half chose annc's rules; the report half was run once, after:", "",
-            *figure_rows(by_half(records), references=False), "",
+            *figure_rows(halves, references=False), "", *([read, ""] if read else []),
             f"From `bench/results/`: {', '.join(f'`{n}`' for n in folders)} "
             f"([every set]({every_set}))."]

@@ -138,6 +138,11 @@ def test_the_figures_of_each_half():
     # against the trees the spec's width holds, where all three of HELD ran
     assert (tuning["held_within"]["count"], tuning["held_within"]["of"]) == (1, 1)  # crabs
     assert (rep["held_within"]["count"], rep["held_within"]["of"]) == (0, 1)  # iris: 90 against 95
+    # the sets missed, by the reference that scored best there: fgl's ConTree 3
+    assert tuning["missed_by"] == {"logreg_l1_cv": 0, "streed3": 0, "contree3": 1}
+    assert "1 a depth-3 tree" in report.reading(tuning) and "0 L1" in report.reading(tuning)
+    assert "1 of 1 sets" in report.reading(tuning)  # the CV choice, where it ran (crabs)
+    assert report.reading(rep) == ""  # iris is within: nothing missed
 
 
 def test_the_comparison_lists_sets_worse_or_denser_in_the_second_run():
