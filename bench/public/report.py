@@ -158,7 +158,7 @@ def figure_rows(by_half: dict, references: bool = True) -> list[str]:
         ("... met by L1 CV / STreeD 3 / ConTree 3 alone (/ their CV choice)",
          lambda f: " / ".join(str(f["reference_within"][m]["count"]) for m in (*REFERENCES, CV_CHOICE)
                               if m in f.get("reference_within", {}))),
-        ("... within 1 point of max(L1 CV, ConTree 2, STreeD 3 with at most 4 splits): the trees width 4 holds",
+        ("... within 1 point of the trees 4 units hold: max(L1 CV, ConTree 2, STreeD 3 of 4 splits)",
          lambda f: _frac(f["held_within"]) if f.get("held_within", {}).get("of") else "-"),
         ("weights / L1 CV's (mean ratio)", lambda f: _f(f["weights_ratio"], 2)),
         ("train - test, mean (points)", lambda f: _f(f["mean_gap"])),
@@ -290,8 +290,7 @@ def docs_lines(latest: dict, full: bool = True) -> list[str]:
 
 def reading(f: dict, brief: bool = False) -> str:
     """One half's target read (its figures ``f``): whom annc's misses go to, and what choosing among the
-    references by CV, and the trees of the spec's width, give (``brief``: the CV choice alone, for
-    the README); '' where there is nothing to say."""
+    references by CV gives (``brief``: that alone, for the README); '' where there is nothing to say."""
     missed = sum(f["missed_by"].values())
     if not f["judged"] or not missed:
         return ""
@@ -302,13 +301,9 @@ def reading(f: dict, brief: bool = False) -> str:
         f"training rows, as annc chooses, meets it on {cv['count']} of {cv['of']} sets.")
     if brief:
         return choice
-    out = (f"The {f['half']} half's sets missed, by the reference that scored best: {trees} a depth-3 tree (up to 7 "
-           f"splits, where 4 step units hold at most 4), {f['missed_by'][L1]} L1 logistic regression.")
-    out += f" {choice}" if choice else ""
-    if f["held_within"]["of"]:
-        out += (f" Against max(L1 CV, ConTree 2, STreeD 3 with at most 4 splits), annc is within a point on "
-                f"{f['held_within']['count']} of {f['held_within']['of']}.")
-    return out
+    out = (f"The {f['half']} half's misses, by the best reference there: {trees} a depth-3 tree (up to 7 splits; 4 "
+           f"units hold 4), {f['missed_by'][L1]} L1 logistic regression.")
+    return out + (f" {choice}" if choice else "")
 
 
 def readme_lines(latest: dict, every_set: str = "docs/benchmarks.md") -> list[str]:
