@@ -233,3 +233,23 @@ def test_the_held_out_grid_scores_balanced_accuracy_with_class_weights():
     assert scored(Result(Constant()), data, data).test_accuracy == 0.9  # no class weights: as trained
     weighted = with_weights(data, "balanced")
     assert scored(Result(Constant()), weighted, weighted).test_accuracy == pytest.approx(0.5)
+
+
+def test_selection_with_class_weights_scores_and_names_balanced_accuracy():
+    """With class weights the folds score balanced accuracy, so the selection says so, and the constant
+    network it weighs the settings against scores 1 / classes there, not the majority's share."""
+    from annc.app.api import as_data
+    from annc.core.rowweights import with_weights
+    from annc.io.spec import parse_spec
+    from annc.training.modelselect.cvselect import cross_validate
+
+    X, y = _minority_set(120)
+    spec = parse_spec("input 2\nhidden 2 binary\noutput 2\npenalty l0 0.5\n")  # the width open: a short path
+    plain = cross_validate(spec, as_data((X, y)))
+    weighted = cross_validate(spec, with_weights(as_data((X, y)), "balanced"))
+    assert plain.measure == "accuracy" and plain.chance == pytest.approx(np.mean(y == 0))
+    assert weighted.measure == "balanced accuracy" and weighted.chance == pytest.approx(0.5)
+    text = "\n".join(weighted.table_lines())
+    assert "CV estimate of test balanced accuracy" in text and "CV bal. acc" in text
+    assert weighted.to_dict()["measure"].endswith("cross-validation balanced accuracy")
+    assert "balanced" not in "\n".join(plain.table_lines())

@@ -29,6 +29,7 @@ from .settings import FoldScore, Plan, Stop
 
 __all__ = ["CVSelection"]
 
+BALANCED = "balanced accuracy"  # CVSelection.measure where the run has class weights
 CLASSIC_KEPT = "the MIP's minimiser of the training objective scored lower on the folds"  # why a tree or separator is kept
 
 
@@ -53,7 +54,9 @@ class CVSelection(Chosen):
     passed_over: list = field(default_factory=list)  # settings before the chosen one whose network on all
     # rows fitted them far worse than their CV accuracy
     policy: SelectionPolicy = field(default=DEFAULT_POLICY, repr=False)  # the rule's numbers
-    chance: float = 0.0  # the most frequent class's share of the rows: the constant classifier's accuracy
+    chance: float = 0.0  # the constant classifier's score: the most frequent class's share of the rows
+    # (accuracy), or 1 / classes (balanced accuracy: the constant's recall is 1 on one class, 0 on the rest)
+    measure: str = "accuracy"  # what the folds score: "balanced accuracy" where the run has class weights
 
     @property
     def label(self) -> str:
@@ -227,7 +230,7 @@ class CVSelection(Chosen):
 
     def heading(self) -> list[str]:
         b, c, se_rule, rows_a_fold, paired_se = self.best, self.chosen, *self._rule()
-        rule = (f"best CV accuracy {self.mean(b):.4f} ({self.labels[b]})" + (
+        rule = (f"best CV {self.measure} {self.mean(b):.4f} ({self.labels[b]})" + (
             f" less {se_rule:g} standard error {self.se(b):.4f}" if se_rule else "")
                 + (f" less {rows_a_fold:g} validation row a fold ({self.resolution():.4f})" if rows_a_fold else "")
                 + f": the simplest setting at or above {self.floor(b):.4f}")
@@ -238,7 +241,7 @@ class CVSelection(Chosen):
                 f"rule: {rule} (fewest non-zero weights, then width, then larger l0); a setting of the MIP path "
                 f"goes before the logistic separators only if it beats the first of them on the same folds by more "
                 f"than {paired_se:g} standard error of their paired differences and the resolution",
-                f"chosen: {self.labels[c]}; CV estimate of test accuracy {self.estimate:.4f} "
+                f"chosen: {self.labels[c]}; CV estimate of test {self.measure} {self.estimate:.4f} "
                 f"+- {self.se(c):.4f}" + ("" if self.refit_eps is None else
                                           f"; trained on all rows at eps {self.refit_eps:g} (at its own margin "
                                           "the network on all rows fitted them far worse than on the folds)")
@@ -255,8 +258,10 @@ class CVSelection(Chosen):
     def table_lines(self) -> list[str]:
         """The heading and one line per setting: CV accuracy +- its standard error, the fit
         accuracy, the mean non-zero weights, the accuracy of its network on all the rows (the
-        whole set's path); ``*`` the chosen setting, ``b`` the best."""
-        head = ["", "setting", "CV acc", "+- se", "fit acc", "non-zeros", "all rows"]
+        whole set's path); ``*`` the chosen setting, ``b`` the best.  Each is balanced accuracy where
+        the run has class weights (:attr:`measure`)."""
+        acc = "bal. acc" if self.measure == BALANCED else "acc"
+        head = ["", "setting", f"CV {acc}", "+- se", f"fit {acc}", "non-zeros", "all rows"]
         cells = []
         for i, label in enumerate(self.labels):
             mark = "*" if i == self.chosen else "b" if i == self.best else ""
@@ -279,7 +284,7 @@ class CVSelection(Chosen):
     def to_dict(self) -> dict:
         """JSON-able, for the weights' ``meta["selection"]`` (and so the report): the whole path."""
         se_rule, rows_a_fold, paired_se = self._rule()
-        return {"measure": f"{self.plan.folds}-fold stratified cross-validation accuracy",
+        return {"measure": f"{self.plan.folds}-fold stratified cross-validation {self.measure}",
                 "rule": f"the fewest mean non-zero weights within {se_rule:g} standard errors of the best"
                         f" and {rows_a_fold:g} validation row a fold; a path setting goes before the logistic"
                         f" separators only if it beats them by {paired_se:g} paired standard error and the resolution",

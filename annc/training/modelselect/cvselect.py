@@ -69,7 +69,7 @@ from ..large.compress import distinct_rows
 from ..warmstart.pool.readings import separator_width
 from ..warmstart.pool.treemakers import missing_note
 from .cvfolds import FoldRun, folds, run_folds, sample
-from .cvresults import CVSelection
+from .cvresults import BALANCED, CVSelection
 from .cvrows import budget, kept_on_rows, realise
 from .policy import DEFAULT_POLICY, SelectionPolicy
 from .settings import Plan, Setting, spec_at
@@ -244,8 +244,10 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, ctx: RunContext | None =
     whole_part = not plan.large  # the whole sample, whose networks seed the final training (two-way plan: none)
     parts = folds(cv_data, plan) + ([(cv_data, cv_data)] if whole_part else [])
     run = run_folds(spec, parts, plan, fold_ctx, whole_part=whole_part, parallel=parallel, log=log)
+    balanced = cv_data.class_weight is not None  # the folds score balanced accuracy: a constant's is 1 / classes
+    chance = 1.0 / max(int((counts > 0).sum()), 1) if balanced else float(counts.max() / max(counts.sum(), 1))
     sel = CVSelection(plan, labels, run.scores, 0, 0, spec, len(cv_data.y), capped=run.capped, whole=run.whole,
-                      policy=policy, chance=float(counts.max() / max(counts.sum(), 1)))
+                      policy=policy, chance=chance, measure=BALANCED if balanced else "accuracy")
     sel.best, sel.chosen = sel.choose()
     _say_not_reached(sel, log)
     if sel.chosen < 0:
@@ -291,5 +293,5 @@ def _finish(sel: CVSelection, data: Dataset, cv_data: Dataset, run: FoldRun, ctx
     if "penalty" in plan.open and spec.max_weights is None and not sel.keeps and not plan.large:
         sel.budget = budget(sel, seed)
         sel.spec = replace(sel.spec, max_weights=sel.budget)
-    log(f"[select] chose {sel.label}: CV accuracy {sel.estimate:.4f} +- {sel.se(sel.chosen):.4f}")
+    log(f"[select] chose {sel.label}: CV {sel.measure} {sel.estimate:.4f} +- {sel.se(sel.chosen):.4f}")
     return sel
