@@ -29,7 +29,6 @@ from .settings import FoldScore, Plan, Stop
 
 __all__ = ["CVSelection"]
 
-BALANCED = "balanced accuracy"  # CVSelection.measure where the run has class weights
 CLASSIC_KEPT = "the MIP's minimiser of the training objective scored lower on the folds"  # why a tree or separator is kept
 
 
@@ -56,7 +55,12 @@ class CVSelection(Chosen):
     policy: SelectionPolicy = field(default=DEFAULT_POLICY, repr=False)  # the rule's numbers
     chance: float = 0.0  # the constant classifier's score: the most frequent class's share of the rows
     # (accuracy), or 1 / classes (balanced accuracy: the constant's recall is 1 on one class, 0 on the rest)
-    measure: str = "accuracy"  # what the folds score: "balanced accuracy" where the run has class weights
+    balanced: bool = False  # the run has class weights: the folds score balanced accuracy (rowweights.fold_score)
+
+    @property
+    def measure(self) -> str:
+        """What the folds score, as the table, the log and the weights' record name it."""
+        return "balanced accuracy" if self.balanced else "accuracy"
 
     @property
     def label(self) -> str:
@@ -259,8 +263,8 @@ class CVSelection(Chosen):
         """The heading and one line per setting: CV accuracy +- its standard error, the fit
         accuracy, the mean non-zero weights, the accuracy of its network on all the rows (the
         whole set's path); ``*`` the chosen setting, ``b`` the best.  Each is balanced accuracy where
-        the run has class weights (:attr:`measure`)."""
-        acc = "bal. acc" if self.measure == BALANCED else "acc"
+        the run has class weights (:attr:`balanced`)."""
+        acc = "bal. acc" if self.balanced else "acc"
         head = ["", "setting", f"CV {acc}", "+- se", f"fit {acc}", "non-zeros", "all rows"]
         cells = []
         for i, label in enumerate(self.labels):

@@ -61,6 +61,7 @@ import numpy as np
 
 from ...core.log import silent
 from ...core.penalties import PENALTY
+from ...core.rowweights import constant_score
 from ...io.data import Dataset
 from ...io.recipe import _written
 from ...io.spec import NetworkSpec
@@ -69,7 +70,7 @@ from ..large.compress import distinct_rows
 from ..warmstart.pool.readings import separator_width
 from ..warmstart.pool.treemakers import missing_note
 from .cvfolds import FoldRun, folds, run_folds, sample
-from .cvresults import BALANCED, CVSelection
+from .cvresults import CVSelection
 from .cvrows import budget, kept_on_rows, realise
 from .policy import DEFAULT_POLICY, SelectionPolicy
 from .settings import Plan, Setting, spec_at
@@ -244,10 +245,9 @@ def cross_validate(spec: NetworkSpec, data: Dataset, *, ctx: RunContext | None =
     whole_part = not plan.large  # the whole sample, whose networks seed the final training (two-way plan: none)
     parts = folds(cv_data, plan) + ([(cv_data, cv_data)] if whole_part else [])
     run = run_folds(spec, parts, plan, fold_ctx, whole_part=whole_part, parallel=parallel, log=log)
-    balanced = cv_data.class_weight is not None  # the folds score balanced accuracy: a constant's is 1 / classes
-    chance = 1.0 / max(int((counts > 0).sum()), 1) if balanced else float(counts.max() / max(counts.sum(), 1))
+    balanced = cv_data.class_weight is not None  # the folds score balanced accuracy (rowweights.fold_score)
     sel = CVSelection(plan, labels, run.scores, 0, 0, spec, len(cv_data.y), capped=run.capped, whole=run.whole,
-                      policy=policy, chance=chance, measure=BALANCED if balanced else "accuracy")
+                      policy=policy, chance=constant_score(cv_data.y, len(cv_data.classes), balanced), balanced=balanced)
     sel.best, sel.chosen = sel.choose()
     _say_not_reached(sel, log)
     if sel.chosen < 0:
