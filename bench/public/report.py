@@ -84,17 +84,26 @@ def _share(k: int, n: int) -> dict:
     return {"count": k, "of": n, "share": round(k / n, 4) if n else None}
 
 
+def _ran(means: dict, name: str, methods) -> bool:
+    """Every one of ``methods`` has a mean test accuracy on set ``name``."""
+    return all((means.get((name, m)) or {}).get("test") is not None for m in methods)
+
+
+def _meets(means: dict, name: str, method: str, targets=REFERENCES) -> bool:
+    """``method``'s mean test accuracy on set ``name`` is within :data:`WITHIN` of the best of ``targets``'."""
+    return means[(name, method)]["test"] >= max(means[(name, m)]["test"] for m in targets) - WITHIN
+
+
 def figures(records, half: str) -> dict:
     """The done-when figures over the sets of ``half`` (``tuning`` or ``report``) in ``records``."""
     means = set_means(records)
     names = list(dict.fromkeys(r["set"] for r in records if half_of(r["set"]) == half))
-    judged = [n for n in names if all((means.get((n, m)) or {}).get("test") is not None for m in (ANNC, *REFERENCES))]
+    judged = [n for n in names if _ran(means, n, (ANNC, *REFERENCES))]
     within, multi_within, multi, ratios, gaps = [], [], [], [], []
     missed_by = dict.fromkeys(REFERENCES, 0)  # the sets annc misses, by the reference that scored best
     for n in judged:
         a = means[(n, ANNC)]
-        best = max(means[(n, m)]["test"] for m in REFERENCES)
-        ok = a["test"] >= best - WITHIN
+        ok = _meets(means, n, ANNC)
         within.append(ok)
         if not ok:
             missed_by[max(REFERENCES, key=lambda m: means[(n, m)]["test"])] += 1
@@ -108,10 +117,9 @@ def figures(records, half: str) -> dict:
             gaps.append((a["gap"], n))
     reference_within = {}
     for m in (*REFERENCES, CV_CHOICE):
-        ran = [n for n in judged if (means.get((n, m)) or {}).get("test") is not None]
+        ran = [n for n in judged if _ran(means, n, (m,))]
         if ran:
-            hits = sum(means[(n, m)]["test"] >= max(means[(n, r)]["test"] for r in REFERENCES) - WITHIN for n in ran)
-            reference_within[m] = _share(hits, len(ran))
+            reference_within[m] = _share(sum(_meets(means, n, m) for n in ran), len(ran))
     minority = []
     for n in names:
         if n in FACTS and FACTS[n][3] < MINORITY:
@@ -119,8 +127,8 @@ def figures(records, half: str) -> dict:
             if b.get("balanced") is not None and l1b.get("balanced") is not None:
                 minority.append({"set": n, "balanced": round(b["balanced"], 2), "l1_balanced": round(l1b["balanced"], 2),
                                  "within": b["balanced"] >= l1b["balanced"] - BALANCED_WITHIN})
-    held = [n for n in judged if all((means.get((n, m)) or {}).get("test") is not None for m in HELD)]
-    held_hits = sum(means[(n, ANNC)]["test"] >= max(means[(n, m)]["test"] for m in HELD) - WITHIN for n in held)
+    held = [n for n in judged if _ran(means, n, HELD)]
+    held_hits = sum(_meets(means, n, ANNC, HELD) for n in held)
     annc_runs = [r for r in records if half_of(r["set"]) == half and r["method"] in (ANNC, BALANCED)]
     worst = max(gaps) if gaps else None
     return {
